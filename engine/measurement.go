@@ -1,0 +1,140 @@
+package engine
+
+import (
+	"time"
+)
+
+// DirStats is what one direction (read or write) did during a measurement.
+// Counts and sums are exact; the histogram carries the distribution.
+type DirStats struct {
+	IOs      int64      `json:"ios"`
+	Bytes    int64      `json:"bytes"`
+	LatSumNs float64    `json:"lat_sum_ns"` // Σ latency, for the exact mean
+	LatMinNs int64      `json:"lat_min_ns"`
+	LatMaxNs int64      `json:"lat_max_ns"`
+	Hist     *Histogram `json:"lat_hist,omitempty"`
+}
+
+// Record adds n I/Os of size bytes each with latency ns.
+func (d *DirStats) Record(ns, n, bytes int64) {
+	if n <= 0 {
+		return
+	}
+	if d.Hist == nil {
+		d.Hist = NewHistogram()
+	}
+	if d.IOs == 0 || ns < d.LatMinNs {
+		d.LatMinNs = ns
+	}
+	d.LatMaxNs = max(d.LatMaxNs, ns)
+	d.IOs += n
+	d.Bytes += n * bytes
+	d.LatSumNs += float64(ns) * float64(n)
+	d.Hist.RecordN(ns, n)
+}
+
+// Merge adds o into d (another thread, target, host or round).
+func (d *DirStats) Merge(o DirStats) {
+	if o.IOs == 0 {
+		return
+	}
+	if d.IOs == 0 || o.LatMinNs < d.LatMinNs {
+		d.LatMinNs = o.LatMinNs
+	}
+	d.LatMaxNs = max(d.LatMaxNs, o.LatMaxNs)
+	d.IOs += o.IOs
+	d.Bytes += o.Bytes
+	d.LatSumNs += o.LatSumNs
+	if o.Hist != nil {
+		if d.Hist == nil {
+			d.Hist = NewHistogram()
+		}
+		d.Hist.Merge(o.Hist)
+	}
+}
+
+// IOPS over elapsed.
+func (d DirStats) IOPS(elapsed time.Duration) float64 {
+	if elapsed <= 0 {
+		return 0
+	}
+	return float64(d.IOs) / elapsed.Seconds()
+}
+
+// MBps is decimal megabytes per second (PTS §2.4.1).
+func (d DirStats) MBps(elapsed time.Duration) float64 {
+	if elapsed <= 0 {
+		return 0
+	}
+	return float64(d.Bytes) / 1e6 / elapsed.Seconds()
+}
+
+// MeanLatNs is the exact mean latency.
+func (d DirStats) MeanLatNs() float64 {
+	if d.IOs == 0 {
+		return 0
+	}
+	return d.LatSumNs / float64(d.IOs)
+}
+
+// PercentileNs is the latency at percentile p from the histogram, never above
+// the true maximum.
+func (d DirStats) PercentileNs(p float64) int64 {
+	if d.IOs == 0 || d.Hist == nil {
+		return 0
+	}
+	return min(percentileOrZero(d.Hist, p), d.LatMaxNs)
+}
+
+// Second is one second of a measurement (the per-second series).
+type Second struct {
+	ReadIOs    int64 `json:"r_ios"`
+	WriteIOs   int64 `json:"w_ios"`
+	ReadBytes  int64 `json:"r_bytes"`
+	WriteBytes int64 `json:"w_bytes"`
+	// LatMeanNs is the mean latency of the I/Os completed in this second.
+	LatMeanNs float64 `json:"lat_mean_ns"`
+}
+
+// CPU is host CPU utilisation during the measurement, as fractions of all CPUs.
+type CPU struct {
+	User float64 `json:"user"`
+	Sys  float64 `json:"sys"`
+}
+
+// TargetStats is the share of one target in a multi-target measurement.
+type TargetStats struct {
+	Target string   `json:"target"`
+	Host   string   `json:"host,omitempty"`
+	Read   DirStats `json:"read"`
+	Write  DirStats `json:"write"`
+}
+
+// Measurement is the result of one Run.
+type Measurement struct {
+	Engine  string        `json:"engine"`
+	Elapsed time.Duration `json:"elapsed_ns"`
+	Read    DirStats      `json:"read"`
+	Write   DirStats      `json:"write"`
+	Seconds []Second      `json:"seconds,omitempty"`
+	CPU     CPU           `json:"cpu"`
+	Targets []TargetStats `json:"targets,omitempty"`
+	// DeviceTime is the target's own clock when it has one (the simulated
+	// drive's virtual clock at the end of the run, since its last power-on).
+	DeviceTime time.Duration `json:"device_time_ns,omitempty"`
+	Error      string        `json:"error,omitempty"`
+}
+
+// Total merges both directions.
+func (m Measurement) Total() DirStats {
+	var t DirStats
+	t.Merge(m.Read)
+	t.Merge(m.Write)
+	return t
+}
+
+// IOPS is read IOPS + write IOPS (PTS: mixed-cell IOPS is the sum).
+func (m Measurement) IOPS() float64 { return m.Total().IOPS(m.Elapsed) }
+
+// MBps is total decimal MB/s.
+func (m Measurement) MBps() float64 { return m.Total().MBps(m.Elapsed) }

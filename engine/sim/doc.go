@@ -1,0 +1,27 @@
+// Package sim is a simulated SSD: a model, not a measurement of hardware. It
+// exists so that the whole PTS methodology, every report page and the golden
+// tests run in seconds on any machine, and so that `ptsrun demo` works
+// without a drive.
+//
+// The model has two layers:
+//
+//   - A page-mapped flash translation layer (ftl.go) with over-provisioning
+//     and greedy garbage collection. It is scaled: the user capacity is split
+//     into about 2^18 mapping units, and host writes are applied to it unit by
+//     unit, so the write amplification it shows after a purge, through the
+//     fresh-out-of-box period and into steady state is the one a greedy FTL
+//     with that over-provisioning really has.
+//   - A timing model (drive.go) on a virtual clock, stepped once per virtual
+//     second. Per-die NAND timing (read, program and erase times, die count)
+//     with the garbage-collection work the FTL reports, controller and link
+//     limits, and the outstanding I/Os give each second's IOPS; latency
+//     samples come from the same terms: a base service time, queueing by
+//     Little's law, waits behind programs and erases on a busy die, and rare
+//     firmware pauses, which give the distribution its tail.
+//
+// The drive is deterministic for a seed. Its state (mapping, block valid
+// counts, virtual clock) persists in a state directory as a snapshot plus an
+// append-only log of the operations it was given, written before each
+// operation runs; reopening replays the log, so an interrupted run finds the
+// drive as a real one would be: with everything it was asked to write.
+package sim

@@ -1,0 +1,567 @@
+package sim
+
+import (
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"github.com/ptsrun/ptsrun/engine"
+)
+
+// userUnitsTarget is the number of mapping units the user capacity is split into.
+const userUnitsTarget = 1 << 18
+
+// mapUnit is the host mapping granularity: writes smaller than it are
+// read-modify-write.
+const mapUnit = 4096
+
+// Drive is one simulated SSD.
+type Drive struct {
+	m         Model
+	f         *ftl
+	unitBytes int64
+	wce       bool          // volatile write cache enabled
+	clock     time.Duration // virtual time the drive has been running I/O
+
+	// Garbage-collection cost: relocated units per host unit, decayed so that
+	// it follows the FTL's recent behaviour.
+	gcRel, gcHost, gcErase float64
+	randCarry              float64 // random-write bytes not yet a whole unit
+
+	hostWritten int64 // bytes the host wrote since the drive was made
+	hostRead    int64
+}
+
+func newDrive(m Model) *Drive {
+	unit := (m.UserBytes + userUnitsTarget - 1) / userUnitsTarget
+	units := int32((m.UserBytes + unit - 1) / unit)
+	return &Drive{m: m, f: newFTL(units, m.OP, m.GCWindow), unitBytes: unit, wce: true}
+}
+
+// purge puts the drive back in the fresh-out-of-box state.
+func (d *Drive) purge() {
+	d.f.purge()
+	d.gcRel, d.gcHost, d.gcErase, d.randCarry = 0, 0, 0, 0
+}
+
+// gcCost is the recent number of units relocated per host unit written.
+func (d *Drive) gcCost() (reloc, erase float64) {
+	if d.gcHost <= 0 {
+		return 0, 0
+	}
+	return d.gcRel / d.gcHost, d.gcErase / d.gcHost
+}
+
+// ioCost is what one I/O of one block size costs.
+type ioCost struct {
+	bytes     int64
+	weight    float64 // share of I/Os
+	progPages float64 // pages programmed for a host write, before GC
+	rmw       bool    // sub-mapping-unit write: the old unit is read first
+	effBytes  float64 // bytes the write occupies in flash
+	lr0, lw0  float64 // base latency in seconds (no queueing, no waits)
+}
+
+func (d *Drive) costs(w engine.Workload) []ioCost {
+	shares := w.BlockSplit
+	if len(shares) == 0 {
+		shares = []engine.BlockShare{{Bytes: w.BlockSize, Percent: 100}}
+	}
+	m := d.m
+	page := float64(m.PageBytes)
+	var out []ioCost
+	for _, s := range shares {
+		bs := s.Bytes
+		eff := float64((bs + mapUnit - 1) / mapUnit * mapUnit)
+		c := ioCost{
+			bytes:     bs,
+			weight:    s.Percent / 100,
+			progPages: eff / page,
+			rmw:       bs < mapUnit,
+			effBytes:  eff,
+		}
+		xfer := float64(bs) / m.LinkBW
+		c.lr0 = m.CmdLatency.Seconds() + xfer // plus the NAND reads, which depend on the layout
+		c.lw0 = m.CmdLatency.Seconds() + xfer
+		if d.wce || m.PLP {
+			c.lw0 += m.BufLatency.Seconds()
+		} else {
+			c.lw0 += m.TProg.Seconds() * math.Ceil(c.progPages/float64(m.Dies))
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// rates is the timing model's answer for one step.
+type rates struct {
+	iops       float64
+	lr, lw     float64 // base latency incl. expected waits, seconds
+	q          float64 // queueing delay, seconds
+	busyProg   float64 // fraction of die time programming
+	busyErase  float64
+	readWaitP  float64 // chance a read waits behind an erase
+	writeWaitP float64
+}
+
+// pmin is a soft minimum: near the smallest bound, lower where two bounds are
+// close, as a queue near saturation is.
+func pmin(bounds ...float64) float64 {
+	var s float64
+	for _, b := range bounds {
+		if b > 0 && !math.IsInf(b, 1) {
+			s += math.Pow(b, -3)
+		}
+	}
+	if s == 0 {
+		return 0
+	}
+	return math.Pow(s, -1.0/3)
+}
+
+// layout counts the active range's units by how they were last written.
+type layout struct {
+	units  int32
+	counts [256]int64
+}
+
+func (d *Drive) newLayout(arUnits int32) *layout {
+	l := &layout{units: arUnits}
+	for _, g := range d.f.gran[:arUnits] {
+		l.counts[g]++
+	}
+	return l
+}
+
+func (l *layout) moved(lu int32, from, to uint8) {
+	if lu < l.units {
+		l.counts[from]--
+		l.counts[to]++
+	}
+}
+
+// readCost is the expected number of NAND page reads of a host read of bs
+// bytes and the expected NAND part of its latency: data laid down in pieces
+// smaller than the read costs a page read per piece; unmapped data costs none.
+func (d *Drive) readCost(l *layout, bs int64) (pages, lat float64) {
+	page := float64(d.m.PageBytes)
+	dies := float64(d.m.Dies)
+	for g, n := range l.counts {
+		if n == 0 || uint8(g) == gNone {
+			continue
+		}
+		frac := float64(n) / float64(l.units)
+		p := math.Ceil(float64(bs) / page)
+		if uint8(g) != gContig {
+			if piece := int64(1) << g; piece < bs {
+				p = float64(bs/piece) * math.Ceil(float64(piece)/page)
+			}
+		}
+		pages += frac * p
+		lat += frac * math.Ceil(p/dies) * d.m.TRead.Seconds()
+	}
+	return pages, lat
+}
+
+func granOf(bs int64) uint8 {
+	g := uint8(0)
+	for b := max(bs, mapUnit); b > 1; b >>= 1 {
+		g++
+	}
+	return g
+}
+
+func (d *Drive) rates(w engine.Workload, cs []ioCost, l *layout, noise float64) rates {
+	m := d.m
+	r := float64(w.ReadPct) / 100
+	wf := 1 - r
+	reloc, erase := d.gcCost()
+	tr, tp, te := m.TRead.Seconds(), m.TProg.Seconds(), m.TErase.Seconds()
+
+	var readDie, writeDie, progDie, eraseDie, bytesR, bytesW, lr0, lw0 float64
+	for _, c := range cs {
+		pages, nandLat := d.readCost(l, c.bytes)
+		readDie += c.weight * pages * tr
+		prog := c.progPages * tp * (1 + reloc)
+		gcRead := c.progPages * reloc * tr
+		er := erase * c.effBytes / float64(d.unitBytes) * te *
+			float64(d.unitBytes) / float64(m.EraseBlockBytes)
+		if erase == 0 {
+			// No collection yet: blocks are still erased once before reuse.
+			er = c.effBytes / float64(m.EraseBlockBytes) * te
+		}
+		rmw := 0.0
+		if c.rmw {
+			rmw = tr
+		}
+		writeDie += c.weight * (prog + gcRead + er + rmw)
+		progDie += c.weight * prog
+		eraseDie += c.weight * er
+		bytesR += c.weight * float64(c.bytes)
+		bytesW += c.weight * float64(c.bytes)
+		lr0 += c.weight * (c.lr0 + nandLat)
+		lw0 += c.weight * c.lw0
+	}
+	dies := float64(m.Dies)
+	oio := float64(w.OIO())
+
+	var out rates
+	// Two passes: the waits depend on how busy the dies are, which depends on IOPS.
+	for pass := 0; pass < 2; pass++ {
+		// A read waits for a program on its die (suspend shortens it) or, rarely
+		// and handled as a tail event, for an erase.
+		readWait := out.busyProg*tp*0.25 + out.busyErase*te*0.3*0.5 +
+			slowReadP*3.5*tr + m.HiccupProb*hiccupMean
+		writeWait := out.busyErase*0.02*(tp+te*0.5) + slowWriteP*0.6*tp + m.HiccupProb*hiccupMean
+		out.lr = lr0 + readWait
+		out.lw = lw0 + writeWait
+		l0 := r*out.lr + wf*out.lw
+		iopsDies := dies / (r*readDie + wf*writeDie)
+		iopsLat := oio / l0
+		iopsBW := 1 / (r*bytesR/m.MaxReadBW + wf*bytesW/m.MaxWriteBW)
+		out.iops = pmin(iopsDies, iopsLat, iopsBW, m.MaxIOPS) * noise
+		out.q = max(0, oio/out.iops-l0)
+		out.busyProg = min(1, out.iops*wf*progDie/dies)
+		out.busyErase = min(1, out.iops*wf*eraseDie/dies)
+	}
+	out.readWaitP = out.busyErase * 0.3
+	out.writeWaitP = out.busyErase * 0.02
+	return out
+}
+
+// streams generates host addresses.
+type streams struct {
+	access   engine.Access
+	arUnits  int32
+	arBytes  int64
+	zones    []zoneRange
+	pos      []int64 // sequential streams: current byte offset
+	lo, hi   []int64 // each stream's region
+	next     int     // stream that gets the next I/O
+	ioCarry  []float64
+	unitSize int64
+}
+
+type zoneRange struct {
+	cumIO    float64 // cumulative I/O share up to and including this zone
+	from, to int32   // units
+}
+
+func newStreams(w engine.Workload, userBytes, unitBytes int64, userUnits int32) *streams {
+	ar := int64(float64(userBytes) * w.ActiveRange / 100)
+	s := &streams{access: w.Access, arBytes: ar, unitSize: unitBytes,
+		arUnits: max(1, int32(float64(userUnits)*w.ActiveRange/100))}
+	if w.Access == engine.Sequential {
+		bs := max(w.BlockSize, 512)
+		for t := 0; t < w.TC; t++ {
+			lo := ar * int64(t) / int64(w.TC) / bs * bs
+			hi := ar * int64(t+1) / int64(w.TC) / bs * bs
+			s.lo = append(s.lo, lo)
+			s.hi = append(s.hi, hi)
+			s.pos = append(s.pos, lo)
+		}
+	}
+	var cum float64
+	var at int32
+	for i, z := range w.Zones {
+		cum += z.IOPercent / 100
+		to := at + int32(float64(s.arUnits)*z.RangePercent/100)
+		if i == len(w.Zones)-1 {
+			to = s.arUnits
+		}
+		s.zones = append(s.zones, zoneRange{cumIO: cum, from: at, to: max(to, at+1)})
+		at = to
+	}
+	return s
+}
+
+func (s *streams) randomUnit(rng *rand.Rand) int32 {
+	if len(s.zones) == 0 {
+		return int32(rng.Uint64N(uint64(s.arUnits)))
+	}
+	u := rng.Float64()
+	for _, z := range s.zones {
+		if u < z.cumIO {
+			return z.from + int32(rng.Uint64N(uint64(z.to-z.from)))
+		}
+	}
+	z := s.zones[len(s.zones)-1]
+	return z.from + int32(rng.Uint64N(uint64(z.to-z.from)))
+}
+
+// advance moves the sequential streams by n I/Os of bs bytes and calls
+// written for every unit a write stream finished.
+func (s *streams) advance(n int64, bs int64, written func(lu int32)) {
+	k := int64(len(s.pos))
+	for t := int64(0); t < k; t++ {
+		ios := n / k
+		if t < n%k {
+			ios++
+		}
+		// Streams take turns, so the remainder rotates between them.
+		i := (int64(s.next) + t) % k
+		for ios > 0 {
+			room := (s.hi[i] - s.pos[i]) / bs
+			if room <= 0 {
+				s.pos[i] = s.lo[i]
+				room = (s.hi[i] - s.lo[i]) / bs
+				if room <= 0 {
+					break
+				}
+			}
+			step := min(ios, room)
+			from := s.pos[i]
+			s.pos[i] += step * bs
+			ios -= step
+			if written != nil {
+				// A unit is written when the stream leaves it, or reaches the
+				// end of its region inside it.
+				end := s.pos[i] / s.unitSize
+				if s.pos[i] == s.hi[i] && s.pos[i]%s.unitSize != 0 {
+					end++
+				}
+				for u := from / s.unitSize; u < end; u++ {
+					written(int32(u))
+				}
+			}
+		}
+	}
+	s.next = int((int64(s.next) + n) % max(k, 1))
+}
+
+// run executes the workload on the drive's virtual clock.
+func (d *Drive) run(w engine.Workload, salt uint64) engine.Measurement {
+	rng := rand.New(rand.NewPCG(w.Seed, salt))
+	noise := 1 + d.m.Noise*rng.NormFloat64()
+	cs := d.costs(w)
+	st := newStreams(w, d.m.UserBytes, d.unitBytes, d.f.userUnits)
+	r := float64(w.ReadPct) / 100
+	lay := d.newLayout(st.arUnits)
+
+	meas := engine.Measurement{Engine: "sim"}
+	var elapsed float64
+	var readCarry, ioCarry float64
+	var doneBytes int64
+	limit := w.Duration.Seconds()
+	for {
+		dt := 1.0
+		if w.Bytes <= 0 && limit-elapsed < dt {
+			dt = limit - elapsed
+		}
+		if dt <= 1e-9 {
+			break
+		}
+		rt := d.rates(w, cs, lay, noise)
+		n := rt.iops*dt + ioCarry
+		if w.Bytes > 0 {
+			per := w.MeanBlockSize()
+			if rem := float64(w.Bytes-doneBytes) / per; n >= rem {
+				dt *= (rem - ioCarry) / (n - ioCarry)
+				n = math.Ceil(rem - 1e-9)
+			}
+		}
+		total := int64(n)
+		ioCarry = n - float64(total)
+		nr := int64(float64(total)*r + readCarry)
+		readCarry = float64(total)*r + readCarry - float64(nr)
+		nw := total - nr
+
+		d.applyWrites(w, cs, st, lay, rng, nr, nw)
+		sec := engine.Second{}
+		d.sample(&meas.Read, &sec, rng, cs, nr, rt.lr, rt.q, rt.readWaitP, true)
+		d.sample(&meas.Write, &sec, rng, cs, nw, rt.lw, rt.q, rt.writeWaitP, false)
+		if k := sec.ReadIOs + sec.WriteIOs; k > 0 {
+			sec.LatMeanNs /= float64(k)
+		}
+		meas.Seconds = append(meas.Seconds, sec)
+		elapsed += dt
+		doneBytes += sec.ReadBytes + sec.WriteBytes
+		if w.Bytes > 0 && doneBytes >= w.Bytes {
+			break
+		}
+		if w.Bytes > 0 && total == 0 && rt.iops <= 0 {
+			break // cannot progress; never loop forever
+		}
+	}
+	meas.Elapsed = time.Duration(elapsed * float64(time.Second))
+	d.clock += meas.Elapsed
+	meas.DeviceTime = d.clock
+	d.hostRead += meas.Read.Bytes
+	d.hostWritten += meas.Write.Bytes
+	return meas
+}
+
+// applyWrites sends nw host writes through the FTL and updates the GC cost.
+// Sequential streams advance by reads and writes alike; the units they finish
+// are written in proportion to the write share.
+func (d *Drive) applyWrites(w engine.Workload, cs []ioCost, st *streams, lay *layout, rng *rand.Rand, nr, nw int64) {
+	var rel, ers, host int64
+	gran := gContig
+	write := func(lu int32) {
+		if w.Access == engine.Random {
+			gran = granOf(pickSize(rng, cs))
+		}
+		lay.moved(lu, d.f.gran[lu], gran)
+		r, e := d.f.write(lu, gran)
+		rel += r
+		ers += e
+		host++
+	}
+	switch {
+	case w.Access == engine.Sequential:
+		wf := float64(100-w.ReadPct) / 100
+		st.advance(nr+nw, w.BlockSize, func(lu int32) {
+			d.randCarry += wf
+			if d.randCarry >= 1 {
+				d.randCarry--
+				write(lu)
+			}
+		})
+	case nw > 0:
+		var eff float64
+		for _, c := range cs {
+			eff += c.weight * c.effBytes
+		}
+		d.randCarry += float64(nw) * eff / float64(d.unitBytes)
+		for d.randCarry >= 1 {
+			d.randCarry--
+			write(st.randomUnit(rng))
+		}
+	}
+	d.decayGC(host, rel, ers)
+}
+
+// decayGC keeps an exponentially decayed account of garbage-collection work
+// per host unit; a half-life of about four host units' worth of steps.
+func (d *Drive) decayGC(host, rel, ers int64) {
+	const keep = 0.97
+	if host == 0 {
+		return
+	}
+	d.gcHost = d.gcHost*keep + float64(host)
+	d.gcRel = d.gcRel*keep + float64(rel)
+	d.gcErase = d.gcErase*keep + float64(ers)
+}
+
+const bodySamples = 24
+
+// Slow paths and firmware pauses, per I/O.
+const (
+	slowReadP  = 3e-4 // read retried with soft decoding: 1–6 extra page reads
+	slowWriteP = 4e-4 // write waits 20–100 % of a program for buffer space
+	hiccupMin  = 0.002
+	hiccupMax  = 0.008
+	hiccupMean = (hiccupMin + hiccupMax) / 2
+)
+
+// sample records n I/Os' latencies for one second: a body of weighted samples
+// around base+queueing, plus individually drawn tail events.
+func (d *Drive) sample(ds *engine.DirStats, sec *engine.Second, rng *rand.Rand, cs []ioCost,
+	n int64, base, q, waitP float64, read bool) {
+	if n <= 0 {
+		return
+	}
+	m := d.m
+	// Tail events: waits behind an erase, slow paths (a read retried with
+	// soft-decision decoding; a write waiting for buffer space), firmware
+	// pauses. Each is drawn individually.
+	eraseN := poisson(rng, float64(n)*waitP)
+	slowP := slowWriteP
+	if read {
+		slowP = slowReadP
+	}
+	slowN := poisson(rng, float64(n)*slowP)
+	hiccupN := poisson(rng, float64(n)*m.HiccupProb)
+	tail := min(eraseN+slowN+hiccupN, n)
+	body := n - tail
+	var bytes int64
+	rec := func(s float64, k int64) {
+		if k <= 0 {
+			return
+		}
+		ns := max(int64(s*1e9), 1)
+		bs := pickSize(rng, cs)
+		ds.Record(ns, k, bs)
+		bytes += k * bs
+		sec.LatMeanNs += float64(ns) * float64(k)
+	}
+	const sigma = 0.08
+	for i := int64(0); i < bodySamples && body > 0; i++ {
+		k := body / bodySamples
+		if i < body%bodySamples {
+			k++
+		}
+		if k == 0 {
+			continue
+		}
+		lat := base * math.Exp(sigma*rng.NormFloat64()-sigma*sigma/2)
+		lat += q * gamma2(rng)
+		rec(lat, k)
+	}
+	const tailRecords = 64
+	for i := int64(0); i < tail; {
+		k := int64(1)
+		if tail > tailRecords {
+			k = max(1, tail/tailRecords)
+		}
+		k = min(k, tail-i)
+		lat := base + q*gamma2(rng)
+		switch {
+		case i < eraseN:
+			lat += rng.Float64() * m.TErase.Seconds()
+			if !read {
+				lat += m.TProg.Seconds()
+			}
+		case i < eraseN+slowN && read:
+			lat += (1 + 5*rng.Float64()) * m.TRead.Seconds()
+		case i < eraseN+slowN:
+			lat += (0.2 + 0.8*rng.Float64()) * m.TProg.Seconds()
+		default:
+			lat += hiccupMin + (hiccupMax-hiccupMin)*rng.Float64()
+		}
+		rec(lat, k)
+		i += k
+	}
+	if read {
+		sec.ReadIOs += n
+		sec.ReadBytes += bytes
+	} else {
+		sec.WriteIOs += n
+		sec.WriteBytes += bytes
+	}
+}
+
+func pickSize(rng *rand.Rand, cs []ioCost) int64 {
+	if len(cs) == 1 {
+		return cs[0].bytes
+	}
+	u := rng.Float64()
+	for _, c := range cs {
+		if u < c.weight {
+			return c.bytes
+		}
+		u -= c.weight
+	}
+	return cs[len(cs)-1].bytes
+}
+
+// gamma2 is a Gamma(2, 1/2) variate: mean 1, a queueing-delay shape.
+func gamma2(rng *rand.Rand) float64 {
+	return (rng.ExpFloat64() + rng.ExpFloat64()) / 2
+}
+
+func poisson(rng *rand.Rand, mean float64) int64 {
+	switch {
+	case mean <= 0:
+		return 0
+	case mean > 30:
+		return max(0, int64(math.Round(mean+math.Sqrt(mean)*rng.NormFloat64())))
+	}
+	l := math.Exp(-mean)
+	k, p := int64(0), rng.Float64()
+	for p > l {
+		k++
+		p *= rng.Float64()
+	}
+	return k
+}

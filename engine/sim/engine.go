@@ -1,0 +1,192 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"strings"
+	"time"
+
+	"github.com/ptsrun/ptsrun/engine"
+)
+
+// Target is one simulated drive of a target set.
+type Target struct {
+	Name     string // as the user wrote it: "sim:enterprise"
+	Model    Model
+	StateDir string // where the drive persists; "" keeps it in memory
+}
+
+// Identity is what a simulated drive reports about itself.
+type Identity struct {
+	Vendor, Product, Serial, Firmware string
+	Capacity                          int64 // bytes
+	LogicalBlock                      int64
+	OP                                float64
+	Dies                              int
+	PLP                               bool
+}
+
+type simDrive struct {
+	t      Target
+	d      *Drive
+	st     *store
+	serial string
+	salt   uint64
+}
+
+// Engine runs workloads on one or more simulated drives.
+type Engine struct {
+	drives []*simDrive
+}
+
+var _ engine.Engine = (*Engine)(nil)
+var _ engine.Purger = (*Engine)(nil)
+var _ engine.WriteCacher = (*Engine)(nil)
+
+// Open makes or reloads the drives of a target set.
+func Open(targets []Target) (*Engine, error) {
+	if len(targets) == 0 {
+		return nil, fmt.Errorf("no simulated drive named")
+	}
+	e := &Engine{}
+	for i, t := range targets {
+		serial := fmt.Sprintf("%s-%04d", strings.ToUpper(t.Model.Name[:1])+"SIM", i+1)
+		h := fnv.New64a()
+		h.Write([]byte(t.Model.Name))
+		sd := &simDrive{t: t, serial: serial, salt: h.Sum64() + uint64(i)}
+		if t.StateDir == "" {
+			sd.d = newDrive(t.Model)
+		} else {
+			d, st, ser, err := openStore(t.StateDir, t.Model, serial)
+			if err != nil {
+				e.Close()
+				return nil, err
+			}
+			sd.d, sd.st, sd.serial = d, st, ser
+		}
+		e.drives = append(e.drives, sd)
+	}
+	return e, nil
+}
+
+// Identity of drive i.
+func (e *Engine) Identity(i int) Identity {
+	sd := e.drives[i]
+	m := sd.t.Model
+	return Identity{Vendor: m.Vendor, Product: m.Product, Serial: sd.serial, Firmware: m.Firmware,
+		Capacity: m.UserBytes, LogicalBlock: 512, OP: m.OP, Dies: m.Dies, PLP: m.PLP}
+}
+
+// Describe names the engine.
+func (e *Engine) Describe() string { return "sim (ptsrun simulated SSD model, not hardware)" }
+
+func (e *Engine) do(ctx context.Context, o op) ([]engine.Measurement, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var out []engine.Measurement
+	for _, sd := range e.drives {
+		oo := o
+		oo.Salt = sd.salt
+		if sd.st != nil {
+			if err := sd.st.record(&oo); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, sd.d.apply(oo))
+		if sd.st != nil {
+			sd.st.sinceSnap++
+			if sd.st.sinceSnap >= snapshotEvery {
+				if err := sd.st.snapshot(sd.d, sd.serial); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// Run executes the workload on every drive of the set at once. A run is short
+// in wall time and is not cut by ctx once started, so that the drive's state
+// and its log agree.
+func (e *Engine) Run(ctx context.Context, w engine.Workload) (engine.Measurement, error) {
+	if err := w.Validate(512); err != nil {
+		return engine.Measurement{}, err
+	}
+	ms, err := e.do(ctx, op{Op: "run", Workload: &w})
+	if err != nil {
+		return engine.Measurement{}, err
+	}
+	return merge(e.drives, ms), nil
+}
+
+// merge combines the per-drive measurements of a set.
+func merge(drives []*simDrive, ms []engine.Measurement) engine.Measurement {
+	if len(ms) == 1 {
+		return ms[0]
+	}
+	out := engine.Measurement{Engine: "sim"}
+	for i, m := range ms {
+		out.Read.Merge(m.Read)
+		out.Write.Merge(m.Write)
+		out.Elapsed = max(out.Elapsed, m.Elapsed)
+		out.DeviceTime = max(out.DeviceTime, m.DeviceTime)
+		out.Targets = append(out.Targets, engine.TargetStats{Target: drives[i].t.Name + "#" + drives[i].serial,
+			Read: m.Read, Write: m.Write})
+		for s, sec := range m.Seconds {
+			if s >= len(out.Seconds) {
+				out.Seconds = append(out.Seconds, engine.Second{})
+			}
+			o := &out.Seconds[s]
+			n0, n1 := float64(o.ReadIOs+o.WriteIOs), float64(sec.ReadIOs+sec.WriteIOs)
+			if n0+n1 > 0 {
+				o.LatMeanNs = (o.LatMeanNs*n0 + sec.LatMeanNs*n1) / (n0 + n1)
+			}
+			o.ReadIOs += sec.ReadIOs
+			o.WriteIOs += sec.WriteIOs
+			o.ReadBytes += sec.ReadBytes
+			o.WriteBytes += sec.WriteBytes
+		}
+	}
+	return out
+}
+
+// Purge returns every drive to its fresh-out-of-box state.
+func (e *Engine) Purge(ctx context.Context) error {
+	_, err := e.do(ctx, op{Op: "purge"})
+	return err
+}
+
+// WriteCache reports whether the volatile write cache is enabled.
+func (e *Engine) WriteCache() (bool, error) { return e.drives[0].d.wce, nil }
+
+// SetWriteCache enables or disables the volatile write cache.
+func (e *Engine) SetWriteCache(enabled bool) error {
+	_, err := e.do(context.Background(), op{Op: "wce", Enabled: enabled})
+	return err
+}
+
+// Clock is drive i's virtual time under I/O.
+func (e *Engine) Clock(i int) time.Duration { return e.drives[i].d.clock }
+
+// Close snapshots every persisted drive.
+func (e *Engine) Close() error {
+	var first error
+	for _, sd := range e.drives {
+		if sd.st == nil {
+			continue
+		}
+		if sd.st.sinceSnap > 0 {
+			if err := sd.st.snapshot(sd.d, sd.serial); err != nil && first == nil {
+				first = err
+			}
+		}
+		if err := sd.st.log.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+func durationNs(ns int64) time.Duration { return time.Duration(ns) }

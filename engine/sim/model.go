@@ -1,0 +1,92 @@
+package sim
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Model describes a simulated drive. Times are per NAND operation.
+type Model struct {
+	Name     string // catalogue name: "client", "enterprise"
+	Vendor   string
+	Product  string
+	Firmware string
+
+	UserBytes int64   // user capacity (decimal, as drives are sold)
+	OP        float64 // spare flash as a fraction of user capacity
+	// GCWindow is the share of the oldest full blocks garbage collection picks
+	// its victim from (windowed greedy, as controllers do for wear levelling);
+	// 1 is plain greedy.
+	GCWindow float64
+
+	Dies            int
+	PageBytes       int64 // NAND page; one program writes a page
+	EraseBlockBytes int64 // per die
+	TRead           time.Duration
+	TProg           time.Duration
+	TErase          time.Duration
+
+	MaxIOPS    float64 // controller command rate
+	MaxReadBW  float64 // bytes/s, link and controller
+	MaxWriteBW float64
+	LinkBW     float64       // bytes/s for the transfer part of a command's latency
+	CmdLatency time.Duration // controller time per command
+	BufLatency time.Duration // write acknowledged from the write buffer
+	// PLP: power-loss-protected buffer; writes are acknowledged from it even
+	// with the volatile write cache disabled.
+	PLP bool
+	// Noise is the relative standard deviation of a run's throughput
+	// (temperature, firmware scheduling): round-to-round scatter.
+	Noise float64
+	// HiccupProb is the chance per I/O of a firmware pause of 2–8 ms.
+	HiccupProb float64
+}
+
+var catalogue = []Model{
+	{
+		Name: "client", Vendor: "ptsrun", Product: "SIM-C512 (model)", Firmware: "SIM1",
+		UserBytes: 1_024_209_543_168, OP: 0.0737, GCWindow: 0.125,
+		Dies: 48, PageBytes: 16 << 10, EraseBlockBytes: 6 << 20,
+		TRead: 60 * time.Microsecond, TProg: 800 * time.Microsecond, TErase: 4 * time.Millisecond,
+		MaxIOPS: 600_000, MaxReadBW: 3.5e9, MaxWriteBW: 3.0e9, LinkBW: 3.9e9,
+		CmdLatency: 15 * time.Microsecond, BufLatency: 10 * time.Microsecond,
+		PLP: false, Noise: 0.01, HiccupProb: 4e-6,
+	},
+	{
+		Name: "enterprise", Vendor: "ptsrun", Product: "SIM-E1600 (model)", Firmware: "SIM1",
+		UserBytes: 3_200_631_791_616, OP: 0.28, GCWindow: 0.125,
+		Dies: 64, PageBytes: 16 << 10, EraseBlockBytes: 6 << 20,
+		TRead: 70 * time.Microsecond, TProg: 500 * time.Microsecond, TErase: 3500 * time.Microsecond,
+		MaxIOPS: 1_000_000, MaxReadBW: 6.8e9, MaxWriteBW: 4.0e9, LinkBW: 7.8e9,
+		CmdLatency: 12 * time.Microsecond, BufLatency: 8 * time.Microsecond,
+		PLP: true, Noise: 0.008, HiccupProb: 3e-6,
+	},
+}
+
+// DefaultModel is the model `sim` alone names.
+const DefaultModel = "enterprise"
+
+// Lookup returns the named model.
+func Lookup(name string) (Model, error) {
+	if name == "" {
+		name = DefaultModel
+	}
+	for _, m := range catalogue {
+		if m.Name == name {
+			return m, nil
+		}
+	}
+	return Model{}, fmt.Errorf("unknown simulated drive model %q: known models are %s", name, strings.Join(Names(), ", "))
+}
+
+// Names lists the catalogue.
+func Names() []string {
+	var n []string
+	for _, m := range catalogue {
+		n = append(n, m.Name)
+	}
+	slices.Sort(n)
+	return n
+}

@@ -1,0 +1,296 @@
+package sim
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ptsrun/ptsrun/engine"
+)
+
+func open(t *testing.T, model string, dir string) *Engine {
+	t.Helper()
+	m, err := Lookup(model)
+	require.NoError(t, err)
+	e, err := Open([]Target{{Name: "sim:" + model, Model: m, StateDir: dir}})
+	require.NoError(t, err)
+	t.Cleanup(func() { e.Close() })
+	return e
+}
+
+func run(t *testing.T, e *Engine, w engine.Workload) engine.Measurement {
+	t.Helper()
+	m, err := e.Run(context.Background(), w)
+	require.NoError(t, err)
+	return m
+}
+
+func rnd(read int, bs int64, tc, qd int, d time.Duration, seed uint64) engine.Workload {
+	return engine.Workload{Access: engine.Random, ReadPct: read, BlockSize: bs, TC: tc, QD: qd,
+		ActiveRange: 100, Duration: d, Seed: seed}
+}
+
+func wipc(m Model) engine.Workload {
+	return engine.Workload{Access: engine.Sequential, BlockSize: 128 << 10, TC: 1, QD: 32,
+		ActiveRange: 100, Bytes: 2 * m.UserBytes, Seed: 7}
+}
+
+func TestLookup(t *testing.T) {
+	for _, n := range Names() {
+		m, err := Lookup(n)
+		require.NoError(t, err)
+		assert.Equal(t, n, m.Name)
+	}
+	_, err := Lookup("nvme9000")
+	assert.ErrorContains(t, err, "unknown simulated drive model \"nvme9000\"")
+	m, err := Lookup("")
+	require.NoError(t, err)
+	assert.Equal(t, DefaultModel, m.Name)
+}
+
+// After a purge, random writes start at fresh-out-of-box speed and fall to a
+// steady level once garbage collection starts; more over-provisioning gives a
+// higher steady level.
+func TestFOBFallsToSteadyLevelSetByOP(t *testing.T) {
+	steady := map[string]float64{}
+	for _, name := range []string{"client", "enterprise"} {
+		e := open(t, name, "")
+		m := e.drives[0].t.Model
+		var iops []float64
+		var written int64
+		for i := 0; written < 3*m.UserBytes; i++ {
+			r := run(t, e, rnd(0, 4096, 4, 32, time.Minute, uint64(i)))
+			iops = append(iops, r.IOPS())
+			written += r.Write.Bytes
+		}
+		first, last := iops[0], iops[len(iops)-1]
+		assert.Greater(t, first, 2*last, "%s: FOB %.0f should be well above steady %.0f", name, first, last)
+		tail := iops[len(iops)-10:]
+		lo, hi := tail[0], tail[0]
+		for _, v := range tail {
+			lo, hi = min(lo, v), max(hi, v)
+		}
+		assert.Less(t, (hi-lo)/last, 0.10, "%s: last ten minutes should be steady: %v", name, tail)
+		steady[name] = last
+		t.Logf("%s: FOB %.0f IOPS, steady %.0f IOPS after %d minutes", name, first, last, len(iops))
+	}
+	assert.Greater(t, steady["enterprise"], 2*steady["client"], "28%% OP must sustain more than 7%% OP")
+
+	// Same drive, only the over-provisioning differs.
+	m, _ := Lookup("client")
+	var levels []float64
+	for _, op := range []float64{0.07, 0.28} {
+		m.OP = op
+		e, err := Open([]Target{{Name: "sim", Model: m}})
+		require.NoError(t, err)
+		run(t, e, wipc(m))
+		var last float64
+		for i := 0; i < 40; i++ {
+			last = run(t, e, rnd(0, 4096, 4, 32, time.Minute, uint64(i))).IOPS()
+		}
+		levels = append(levels, last)
+	}
+	assert.Greater(t, levels[1], 1.5*levels[0], "steady IOPS at 28%% OP vs 7%%: %v", levels)
+}
+
+// After the throughput test's preconditioning, sequential writes keep their
+// fresh speed.
+func TestSequentialWritesStayFast(t *testing.T) {
+	for _, name := range []string{"client", "enterprise"} {
+		e := open(t, name, "")
+		m := e.drives[0].t.Model
+		fresh := run(t, e, engine.Workload{Access: engine.Sequential, BlockSize: 1 << 20, TC: 1, QD: 32,
+			ActiveRange: 100, Duration: time.Minute}).MBps()
+		run(t, e, wipc(m))
+		for i := 0; i < 10; i++ {
+			mb := run(t, e, engine.Workload{Access: engine.Sequential, BlockSize: 1 << 20, TC: 1, QD: 32,
+				ActiveRange: 100, Duration: time.Minute, Seed: uint64(i)}).MBps()
+			assert.Greater(t, mb, 0.9*fresh, "%s minute %d: %.0f MB/s vs fresh %.0f", name, i, mb, fresh)
+		}
+	}
+}
+
+func TestReadsFasterThanWrites(t *testing.T) {
+	for _, name := range []string{"client", "enterprise"} {
+		e := open(t, name, "")
+		m := e.drives[0].t.Model
+		run(t, e, wipc(m))
+		for i := 0; i < 20; i++ {
+			run(t, e, rnd(0, 4096, 4, 32, time.Minute, uint64(i)))
+		}
+		rr := run(t, e, rnd(100, 4096, 4, 32, time.Minute, 1))
+		rw := run(t, e, rnd(0, 4096, 4, 32, time.Minute, 2))
+		assert.Greater(t, rr.IOPS(), 2*rw.IOPS(), "%s 4 KiB random", name)
+		sr := run(t, e, engine.Workload{Access: engine.Sequential, ReadPct: 100, BlockSize: 128 << 10, TC: 1, QD: 32, ActiveRange: 100, Duration: time.Minute})
+		sw := run(t, e, engine.Workload{Access: engine.Sequential, BlockSize: 128 << 10, TC: 1, QD: 32, ActiveRange: 100, Duration: time.Minute})
+		assert.Greater(t, sr.MBps(), sw.MBps(), "%s 128 KiB sequential", name)
+		// Reads at QD1 complete faster than a steady-state write queue drains.
+		q1r := run(t, e, rnd(100, 4096, 1, 1, time.Minute, 3))
+		assert.Less(t, q1r.Read.MeanLatNs(), rw.Write.MeanLatNs())
+	}
+}
+
+func TestLatencyHasATail(t *testing.T) {
+	for _, name := range []string{"client", "enterprise"} {
+		e := open(t, name, "")
+		m := e.drives[0].t.Model
+		run(t, e, wipc(m))
+		for i := 0; i < 10; i++ {
+			run(t, e, rnd(0, 4096, 4, 32, time.Minute, uint64(i)))
+		}
+		for _, read := range []int{0, 100, 65} {
+			r := run(t, e, rnd(read, 4096, 1, 1, time.Minute, 9))
+			tot := r.Total()
+			mean := tot.MeanLatNs()
+			p5 := float64(tot.PercentileNs(99.999))
+			assert.Greater(t, float64(tot.LatMaxNs), 5*mean, "%s %d%% read: max %d vs mean %.0f ns", name, read, tot.LatMaxNs, mean)
+			assert.Greater(t, p5, 3*mean, "%s %d%% read: 99.999%% %.0f vs mean %.0f ns", name, read, p5, mean)
+			assert.LessOrEqual(t, float64(tot.PercentileNs(99)), p5)
+			assert.Less(t, mean, float64(tot.PercentileNs(99)))
+			// QD1: Little's law, one I/O in flight.
+			assert.InDelta(t, 1.0, r.IOPS()*mean/1e9, 0.02)
+		}
+	}
+}
+
+// The requested I/Os are in flight: IOPS × mean latency = TC × QD.
+func TestLittlesLaw(t *testing.T) {
+	e := open(t, "enterprise", "")
+	run(t, e, wipc(e.drives[0].t.Model))
+	for _, w := range []engine.Workload{
+		rnd(100, 4096, 4, 32, time.Minute, 1),
+		rnd(0, 4096, 4, 32, time.Minute, 2),
+		rnd(65, 64<<10, 2, 16, time.Minute, 3),
+		rnd(100, 512, 1, 8, time.Minute, 4),
+	} {
+		r := run(t, e, w)
+		tot := r.Total()
+		assert.InDelta(t, float64(w.OIO()), r.IOPS()*tot.MeanLatNs()/1e9, 0.05*float64(w.OIO()), w.String())
+		assert.InDelta(t, float64(w.ReadPct), 100*float64(r.Read.IOs)/float64(tot.IOs), 0.01, w.String())
+		assert.Len(t, r.Seconds, 60)
+		assert.Equal(t, time.Minute, r.Elapsed)
+	}
+}
+
+func TestBytesLimitedRun(t *testing.T) {
+	e := open(t, "client", "")
+	m := e.drives[0].t.Model
+	r := run(t, e, wipc(m))
+	want := 2 * m.UserBytes
+	assert.InDelta(t, float64(want), float64(r.Write.Bytes), 128<<10)
+	assert.GreaterOrEqual(t, r.Write.Bytes, want)
+	assert.Equal(t, int64(e.drives[0].d.f.userUnits), e.drives[0].d.f.mapped())
+}
+
+func TestDeterministic(t *testing.T) {
+	seq := func(seed uint64) []byte {
+		e := open(t, "client", "")
+		run(t, e, wipc(e.drives[0].t.Model))
+		var out []engine.Measurement
+		for i := 0; i < 5; i++ {
+			out = append(out, run(t, e, rnd(30, 8192, 2, 16, time.Minute, seed+uint64(i))))
+		}
+		b, err := json.Marshal(out)
+		require.NoError(t, err)
+		return b
+	}
+	a, b, c := seq(1), seq(1), seq(2)
+	assert.Equal(t, a, b, "same seed, same numbers")
+	assert.NotEqual(t, a, c)
+}
+
+func TestPurgeResets(t *testing.T) {
+	e := open(t, "client", "")
+	fresh := run(t, e, rnd(0, 4096, 4, 32, time.Minute, 1)).IOPS()
+	run(t, e, wipc(e.drives[0].t.Model))
+	var used float64
+	for i := 0; i < 10; i++ {
+		used = run(t, e, rnd(0, 4096, 4, 32, time.Minute, uint64(i))).IOPS()
+	}
+	require.Less(t, used, fresh/2)
+	require.NoError(t, e.Purge(context.Background()))
+	assert.Zero(t, e.drives[0].d.f.mapped())
+	again := run(t, e, rnd(0, 4096, 4, 32, time.Minute, 1)).IOPS()
+	assert.InEpsilon(t, fresh, again, 0.02)
+}
+
+func TestWriteCache(t *testing.T) {
+	e := open(t, "client", "")
+	require.NoError(t, e.SetWriteCache(true))
+	on := run(t, e, rnd(0, 4096, 1, 1, time.Minute, 1))
+	require.NoError(t, e.SetWriteCache(false))
+	enabled, err := e.WriteCache()
+	require.NoError(t, err)
+	assert.False(t, enabled)
+	off := run(t, e, rnd(0, 4096, 1, 1, time.Minute, 1))
+	// The client model has no power-loss protection: without the cache a write
+	// waits for its program.
+	assert.Greater(t, off.Write.MeanLatNs(), 5*on.Write.MeanLatNs())
+}
+
+// A drive's state survives its process: reopened from its state directory,
+// with or without a clean close, it carries on exactly where it was.
+func TestStateSurvivesInterruption(t *testing.T) {
+	work := func(e *Engine, from, to int) []engine.Measurement {
+		var out []engine.Measurement
+		for i := from; i < to; i++ {
+			out = append(out, run(t, e, rnd(i%3*50, 4096<<(i%4), 2, 16, 20*time.Second, uint64(i))))
+		}
+		return out
+	}
+	// Reference: one process does everything.
+	ref := open(t, "client", "")
+	require.NoError(t, ref.Purge(context.Background()))
+	run(t, ref, wipc(ref.drives[0].t.Model))
+	want := work(ref, 0, 150)
+
+	dir := t.TempDir()
+	a := open(t, "client", dir)
+	require.NoError(t, a.Purge(context.Background()))
+	run(t, a, wipc(a.drives[0].t.Model))
+	got := work(a, 0, 100) // crosses a snapshot
+	// No Close: as if the process was killed. A second process opens the drive.
+	b, err := Open([]Target{{Name: "sim:client", Model: a.drives[0].t.Model, StateDir: dir}})
+	require.NoError(t, err)
+	assert.Equal(t, a.drives[0].serial, b.drives[0].serial)
+	assert.Equal(t, a.drives[0].d.clock, b.drives[0].d.clock)
+	got = append(got, work(b, 100, 120)...)
+	require.NoError(t, b.Close())
+	c, err := Open([]Target{{Name: "sim:client", Model: a.drives[0].t.Model, StateDir: dir}})
+	require.NoError(t, err)
+	got = append(got, work(c, 120, 150)...)
+	require.NoError(t, c.Close())
+
+	wj, _ := json.Marshal(want)
+	gj, _ := json.Marshal(got)
+	assert.Equal(t, string(wj), string(gj))
+
+	m, _ := Lookup("enterprise")
+	_, err = Open([]Target{{Name: "sim:enterprise", Model: m, StateDir: dir}})
+	assert.ErrorContains(t, err, "holds a sim:client drive, not sim:enterprise")
+}
+
+func TestSeveralDrives(t *testing.T) {
+	m, _ := Lookup("client")
+	e, err := Open([]Target{{Name: "sim:client", Model: m}, {Name: "sim:client", Model: m}})
+	require.NoError(t, err)
+	r := run(t, e, rnd(50, 4096, 2, 16, time.Minute, 1))
+	require.Len(t, r.Targets, 2)
+	assert.Equal(t, r.Targets[0].Read.IOs+r.Targets[1].Read.IOs, r.Read.IOs)
+	assert.NotEqual(t, r.Targets[0].Read.IOs, r.Targets[1].Read.IOs, "each drive has its own random stream")
+	assert.NotEqual(t, e.Identity(0).Serial, e.Identity(1).Serial)
+}
+
+func BenchmarkIOPSCell(b *testing.B) {
+	m, _ := Lookup("enterprise")
+	e, _ := Open([]Target{{Name: "sim", Model: m}})
+	ctx := context.Background()
+	_, _ = e.Run(ctx, wipc(m))
+	for i := 0; b.Loop(); i++ {
+		_, _ = e.Run(ctx, rnd(65, 4096, 4, 32, time.Minute, uint64(i)))
+	}
+}
