@@ -9,7 +9,7 @@ type ftl struct {
 	nBlocks       int32
 	reserve       int // collect garbage while fewer free blocks than this
 
-	l2p   []int32 // logical unit → physical unit, −1 unmapped
+	l2p []int32 // logical unit → physical unit, −1 unmapped
 	// gran is how the data of each logical unit was last written: gContig for
 	// sequential streams, else log2 of the random write's size. Data written
 	// by small random writes lies scattered over many pages, and a large read
