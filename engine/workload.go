@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -70,10 +71,11 @@ type Workload struct {
 	TC          int          `json:"tc"` // threads (fio numjobs)
 	QD          int          `json:"qd"` // outstanding I/Os per thread (fio iodepth)
 	ActiveRange float64      `json:"active_range_pct"`
-	// Duration is the run time; Bytes, when set, ends the workload after that
-	// many bytes instead (preconditioning writes an exact volume).
+	// Duration is the run time. Passes, when set, ends the workload instead
+	// after that many passes over each target's active range (preconditioning
+	// writes exactly twice the capacity: Passes 2).
 	Duration time.Duration `json:"duration_ns,omitempty"`
-	Bytes    int64         `json:"bytes,omitempty"`
+	Passes   float64       `json:"passes,omitempty"`
 	Seed     uint64        `json:"seed"`
 }
 
@@ -103,10 +105,10 @@ func (w Workload) Validate(lbs int64) error {
 		return bad("read percentage %d outside 0…100", w.ReadPct)
 	case !(w.ActiveRange > 0 && w.ActiveRange <= 100):
 		return bad("active range %v%% outside (0, 100]", w.ActiveRange)
-	case w.Duration <= 0 && w.Bytes <= 0:
-		return bad("neither a duration nor a byte count")
-	case w.Duration < 0 || w.Bytes < 0:
-		return bad("negative duration or byte count")
+	case w.Duration <= 0 && w.Passes <= 0:
+		return bad("neither a duration nor a number of passes")
+	case w.Duration < 0 || w.Passes < 0 || math.IsNaN(w.Passes) || math.IsInf(w.Passes, 0):
+		return bad("negative or infinite duration or passes")
 	}
 	sizes := []int64{w.BlockSize}
 	if len(w.BlockSplit) > 0 {
@@ -145,6 +147,21 @@ func (w Workload) Validate(lbs int64) error {
 		}
 	}
 	return nil
+}
+
+// RangeBytes is the active range of a target of the given capacity, aligned
+// down to the block size (the largest of a split).
+func (w Workload) RangeBytes(capacity int64) int64 {
+	bs := max(w.BlockSize, 512)
+	for _, s := range w.BlockSplit {
+		bs = max(bs, s.Bytes)
+	}
+	return int64(float64(capacity)*w.ActiveRange/100) / bs * bs
+}
+
+// PassBytes is the volume Passes asks of a target of the given capacity.
+func (w Workload) PassBytes(capacity int64) int64 {
+	return int64(w.Passes * float64(w.RangeBytes(capacity)))
 }
 
 // MeanBlockSize is the I/O-weighted average block size.

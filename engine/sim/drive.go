@@ -343,9 +343,10 @@ func (d *Drive) run(w engine.Workload, salt uint64) engine.Measurement {
 	var readCarry, ioCarry float64
 	var doneBytes int64
 	limit := w.Duration.Seconds()
+	wantBytes := w.PassBytes(d.m.UserBytes)
 	for {
 		dt := 1.0
-		if w.Bytes <= 0 && limit-elapsed < dt {
+		if wantBytes <= 0 && limit-elapsed < dt {
 			dt = limit - elapsed
 		}
 		if dt <= 1e-9 {
@@ -353,9 +354,9 @@ func (d *Drive) run(w engine.Workload, salt uint64) engine.Measurement {
 		}
 		rt := d.rates(w, cs, lay, noise)
 		n := rt.iops*dt + ioCarry
-		if w.Bytes > 0 {
+		if wantBytes > 0 {
 			per := w.MeanBlockSize()
-			if rem := float64(w.Bytes-doneBytes) / per; n >= rem {
+			if rem := float64(wantBytes-doneBytes) / per; n >= rem {
 				dt *= (rem - ioCarry) / (n - ioCarry)
 				n = math.Ceil(rem - 1e-9)
 			}
@@ -376,10 +377,10 @@ func (d *Drive) run(w engine.Workload, salt uint64) engine.Measurement {
 		meas.Seconds = append(meas.Seconds, sec)
 		elapsed += dt
 		doneBytes += sec.ReadBytes + sec.WriteBytes
-		if w.Bytes > 0 && doneBytes >= w.Bytes {
+		if wantBytes > 0 && doneBytes >= wantBytes {
 			break
 		}
-		if w.Bytes > 0 && total == 0 && rt.iops <= 0 {
+		if wantBytes > 0 && total == 0 && rt.iops <= 0 {
 			break // cannot progress; never loop forever
 		}
 	}

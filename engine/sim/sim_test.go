@@ -36,7 +36,7 @@ func rnd(read int, bs int64, tc, qd int, d time.Duration, seed uint64) engine.Wo
 
 func wipc(m Model) engine.Workload {
 	return engine.Workload{Access: engine.Sequential, BlockSize: 128 << 10, TC: 1, QD: 32,
-		ActiveRange: 100, Bytes: 2 * m.UserBytes, Seed: 7}
+		ActiveRange: 100, Passes: 2, Seed: 7}
 }
 
 func TestLookup(t *testing.T) {
@@ -180,9 +180,8 @@ func TestBytesLimitedRun(t *testing.T) {
 	e := open(t, "client", "")
 	m := e.drives[0].t.Model
 	r := run(t, e, wipc(m))
-	want := 2 * m.UserBytes
-	assert.InDelta(t, float64(want), float64(r.Write.Bytes), 128<<10)
-	assert.GreaterOrEqual(t, r.Write.Bytes, want)
+	want := 2 * (m.UserBytes / (128 << 10) * (128 << 10))
+	assert.Equal(t, want, r.Write.Bytes, "exactly twice the active range")
 	assert.Equal(t, int64(e.drives[0].d.f.userUnits), e.drives[0].d.f.mapped())
 }
 

@@ -1,0 +1,139 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/ptsrun/ptsrun/engine"
+	"github.com/ptsrun/ptsrun/engine/sim"
+	"github.com/ptsrun/ptsrun/precondition"
+	"github.com/ptsrun/ptsrun/pts"
+)
+
+func planCommand() *cli.Command {
+	flags := runFlags()
+	return &cli.Command{
+		Name:      "plan",
+		Usage:     "print the phases, cells and an ETA of a run; run nothing",
+		UsageText: "ptsrun plan (same flags as run)",
+		Flags:     flags,
+		Action: func(c *cli.Context) error {
+			cfg, p, err := configFromFlags(c)
+			if err != nil {
+				return err
+			}
+			return printPlan(c.App.Writer, cfg, p, c.Bool("json"))
+		},
+	}
+}
+
+// planStage is one stage of the plan with its time budget.
+type planStage struct {
+	pts.Stage
+	PurgeMethod     string        `json:"purge_method"`
+	WIPCBytes       int64         `json:"wipc_bytes"`
+	WIPCTime        time.Duration `json:"wipc_time_ns"`
+	RoundTime       time.Duration `json:"round_time_ns"`
+	MinRounds       int           `json:"min_rounds"`
+	MaxRoundsTime   time.Duration `json:"max_time_ns"`
+	MinRoundsTime   time.Duration `json:"min_time_ns"`
+	WIPCSpeedSource string        `json:"wipc_speed_source"`
+}
+
+func printPlan(w io.Writer, cfg pts.Config, p pts.Profile, asJSON bool) error {
+	kind, _ := checkTargets(cfg.Targets, cfg.Engine)
+	method, err := precondition.Choose(cfg.Purge, kind)
+	if err != nil {
+		return err
+	}
+	// Capacity and sequential speed: known for simulated drives.
+	var capacity int64
+	var seqMBps float64
+	src := "assumed 1000 MB/s (the device's speed is known only when it runs)"
+	for _, t := range cfg.Targets {
+		if m, ok, _ := parseSimTarget(t); ok {
+			capacity = max(capacity, m.UserBytes)
+			seqMBps = simSeqWriteMBps(m)
+			src = "the simulated drive's model"
+		}
+	}
+	if seqMBps == 0 {
+		seqMBps = 1000
+	}
+	var stages []planStage
+	var totalMin, totalMax time.Duration
+	for _, s := range cfg.Stages(p) {
+		ps := planStage{Stage: s, PurgeMethod: method, RoundTime: s.RoundTime(), MinRounds: cfg.SS.Window,
+			WIPCSpeedSource: src}
+		if !s.Purge {
+			ps.PurgeMethod = ""
+		}
+		if s.Precondition != nil && capacity > 0 {
+			ps.WIPCBytes = s.Precondition.PassBytes(capacity)
+			ps.WIPCTime = time.Duration(float64(ps.WIPCBytes) / (seqMBps * 1e6) * float64(time.Second))
+		}
+		ps.MinRoundsTime = ps.WIPCTime + time.Duration(ps.MinRounds)*ps.RoundTime
+		ps.MaxRoundsTime = ps.WIPCTime + time.Duration(s.MaxRounds)*ps.RoundTime
+		totalMin += ps.MinRoundsTime
+		totalMax += ps.MaxRoundsTime
+		stages = append(stages, ps)
+	}
+	if asJSON {
+		b, err := json.MarshalIndent(map[string]any{"config": cfg, "profile": p, "stages": stages,
+			"eta_min_ns": totalMin, "eta_max_ns": totalMax}, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintln(w, string(b))
+		return err
+	}
+	fmt.Fprintf(w, "Plan: %s on %v, %s profile (%s), %s, seed %d\n", cfg.Tests, cfg.Targets, p.Short,
+		p.WriteCacheLabel(), cfg.Engine, cfg.Seed)
+	fmt.Fprintf(w, "Steady state: %d-round window, range ≤ %g %%, slope excursion ≤ %g %%; round limit %d\n\n",
+		cfg.SS.Window, cfg.SS.MaxRange*100, cfg.SS.MaxSlope*100, cfg.MaxRounds)
+	for i, s := range stages {
+		fmt.Fprintf(w, "%d. %s\n", i+1, s.Title)
+		if s.Purge {
+			fmt.Fprintf(w, "   purge: %s\n", s.PurgeMethod)
+		}
+		if s.Precondition != nil {
+			fmt.Fprintf(w, "   WIPC: %s, %g × the active range", s.Precondition.String(), s.Precondition.Passes)
+			if s.WIPCBytes > 0 {
+				fmt.Fprintf(w, " = %.1f GB, about %s at %.0f MB/s (%s)", float64(s.WIPCBytes)/1e9, short(s.WIPCTime), seqMBps, src)
+			}
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintf(w, "   each round, %d cells of %v (%s):\n", len(s.Cells), time.Duration(cfg.CellTime), short(s.RoundTime))
+		for _, c := range s.Cells {
+			fmt.Fprintf(w, "     %2d  %-16s %s\n", c.Index+1, c.Key, c.Workload.String())
+		}
+		fmt.Fprintf(w, "   tracking:")
+		for _, t := range s.Tracking {
+			fmt.Fprintf(w, " [%s]", t.Name)
+		}
+		fmt.Fprintf(w, "\n   time: %s (steady at round %d) to %s (round limit %d)\n\n",
+			short(s.MinRoundsTime), s.MinRounds, short(s.MaxRoundsTime), s.MaxRounds)
+	}
+	fmt.Fprintf(w, "ETA: %s to %s of device time\n", short(totalMin), short(totalMax))
+	return nil
+}
+
+// simSeqWriteMBps estimates a model's sequential write speed from a short run
+// on a fresh in-memory drive.
+func simSeqWriteMBps(m sim.Model) float64 {
+	e, err := sim.Open([]sim.Target{{Name: "plan", Model: m}})
+	if err != nil {
+		return 0
+	}
+	defer e.Close()
+	r, err := e.Run(nilContext(), engine.Workload{Access: engine.Sequential, BlockSize: pts.WIPCBlockSize,
+		TC: pts.WIPCTC, QD: pts.WIPCQD, ActiveRange: 100, Duration: 10 * time.Second})
+	if err != nil {
+		return 0
+	}
+	return r.Write.MBps(r.Elapsed)
+}

@@ -1,0 +1,294 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/ptsrun/ptsrun/device"
+	"github.com/ptsrun/ptsrun/matrix"
+	"github.com/ptsrun/ptsrun/precondition"
+	"github.com/ptsrun/ptsrun/pts"
+	"github.com/ptsrun/ptsrun/steadystate"
+)
+
+// runFlags are the flags of run and plan.
+func runFlags() []cli.Flag {
+	d := pts.DefaultConfig()
+	return []cli.Flag{
+		&cli.StringSliceFlag{Name: "target", Usage: "target: sim, sim:client or sim:enterprise (repeatable: one target set)"},
+		&cli.StringFlag{Name: "out", Usage: "run directory to create"},
+		&cli.StringFlag{Name: "tests", Value: strings.Join(d.Tests, ","), Usage: "tests to run: iops, tp, lat"},
+		&cli.StringFlag{Name: "profile", Value: d.Profile, Usage: "enterprise (PTS-E) or client (PTS-C)"},
+		&cli.StringFlag{Name: "engine", Usage: "workload engine: sim (default for simulated drives)"},
+		&cli.IntFlag{Name: "tc", Usage: "IOPS test thread count (default: the profile's)"},
+		&cli.IntFlag{Name: "qd", Usage: "IOPS test queue depth per thread (default: the profile's)"},
+		&cli.DurationFlag{Name: "cell-time", Value: time.Duration(d.CellTime), Usage: "duration of each cell (PTS: 60s)"},
+		&cli.IntFlag{Name: "max-rounds", Value: d.MaxRounds, Usage: "round limit per stage (PTS: 25)"},
+		&cli.Float64Flag{Name: "active-range", Usage: "active range in % (default: the profile's)"},
+		&cli.StringFlag{Name: "purge", Value: d.Purge, Usage: "purge method: " + strings.Join(precondition.Methods(), ", ")},
+		&cli.StringSliceFlag{Name: "destroy-data", Usage: "confirm that the named target (serial or path) may be overwritten"},
+		&cli.Uint64Flag{Name: "seed", Value: d.Seed, Usage: "seed of every random stream (recorded)"},
+		&cli.IntFlag{Name: "ss-window", Value: d.SS.Window, Usage: "steady-state window in rounds (PTS: 5)"},
+		&cli.Float64Flag{Name: "ss-max-range", Value: d.SS.MaxRange, Usage: "allowed range as a fraction of the window average (PTS: 0.20)"},
+		&cli.Float64Flag{Name: "ss-max-slope", Value: d.SS.MaxSlope, Usage: "allowed slope excursion as a fraction of the average (PTS: 0.10)"},
+		&cli.BoolFlag{Name: "json", Usage: "print events as JSON lines on stdout"},
+	}
+}
+
+// configFromFlags builds and checks the run configuration.
+func configFromFlags(c *cli.Context) (pts.Config, pts.Profile, error) {
+	if c.Args().Len() > 0 {
+		return pts.Config{}, pts.Profile{}, fmt.Errorf("unexpected argument %q", c.Args().First())
+	}
+	cfg := pts.DefaultConfig()
+	tests, err := pts.ParseTests(c.String("tests"))
+	if err != nil {
+		return cfg, pts.Profile{}, err
+	}
+	cfg.Tests = tests
+	cfg.Profile = c.String("profile")
+	cfg.Engine = c.String("engine")
+	cfg.Targets = c.StringSlice("target")
+	cfg.TC, cfg.QD = c.Int("tc"), c.Int("qd")
+	if c.IsSet("tc") && cfg.TC == 0 || c.IsSet("qd") && cfg.QD == 0 {
+		return cfg, pts.Profile{}, fmt.Errorf("thread count and queue depth must be at least 1")
+	}
+	cfg.CellTime = pts.Duration(c.Duration("cell-time"))
+	cfg.MaxRounds = c.Int("max-rounds")
+	cfg.ActiveRange = c.Float64("active-range")
+	if c.IsSet("active-range") && cfg.ActiveRange == 0 {
+		return cfg, pts.Profile{}, fmt.Errorf("active range 0%% is outside (0, 100]")
+	}
+	cfg.Purge = c.String("purge")
+	cfg.DestroyData = c.StringSlice("destroy-data")
+	cfg.Seed = c.Uint64("seed")
+	cfg.SS = steadystate.Criteria{Window: c.Int("ss-window"), MaxRange: c.Float64("ss-max-range"), MaxSlope: c.Float64("ss-max-slope")}
+	p, err := cfg.Resolve()
+	if err != nil {
+		return cfg, p, err
+	}
+	kind, err := checkTargets(cfg.Targets, cfg.Engine)
+	if err != nil {
+		return cfg, p, err
+	}
+	if cfg.Engine == "" {
+		cfg.Engine = kind
+	}
+	if _, err := precondition.Choose(cfg.Purge, kind); err != nil {
+		return cfg, p, err
+	}
+	return cfg, p, nil
+}
+
+func runCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "run",
+		Usage:     "purge, precondition and run the PTS tests on a target",
+		UsageText: "ptsrun run --target T --out DIR [--tests iops,tp,lat] [--profile enterprise|client] ...",
+		Flags:     runFlags(),
+		Action: func(c *cli.Context) error {
+			cfg, p, err := configFromFlags(c)
+			if err != nil {
+				return err
+			}
+			dir := c.String("out")
+			if dir == "" {
+				return fmt.Errorf("no run directory: name one with --out")
+			}
+			return startRun(c.Context, cfg, p, dir, c.Bool("json"), c.App.Writer, c.App.ErrWriter)
+		},
+	}
+}
+
+// prepareDir makes dir for a new run: it may not exist, or be empty. It
+// returns a function that removes what it made, for a start that fails.
+func prepareDir(dir string) (func(), error) {
+	entries, err := os.ReadDir(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("run directory %s: %w", dir, err)
+		}
+		return func() { os.RemoveAll(dir) }, nil
+	case err != nil:
+		return nil, fmt.Errorf("run directory %s: %w", dir, err)
+	case len(entries) > 0:
+		if ri, err := pts.LoadRunInfo(dir); err == nil {
+			return nil, fmt.Errorf("run directory %s already holds a run (%s on %s, started %s): resume it with `ptsrun resume %s` or choose another --out",
+				dir, strings.Join(ri.Config.Tests, ","), strings.Join(ri.Config.Targets, ","), ri.Created.Format(time.RFC3339), dir)
+		}
+		return nil, fmt.Errorf("run directory %s is not empty", dir)
+	}
+	return func() {
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			os.RemoveAll(filepath.Join(dir, e.Name()))
+		}
+	}, nil
+}
+
+// startRun creates the run directory and runs.
+func startRun(ctx context.Context, cfg pts.Config, p pts.Profile, dir string, asJSON bool, stdout, stderr io.Writer) error {
+	undo, err := prepareDir(dir)
+	if err != nil {
+		return err
+	}
+	set, err := openTargets(cfg.Targets, dir)
+	if err != nil {
+		undo()
+		return err
+	}
+	ri := pts.RunInfo{Schema: pts.Schema, Tool: "ptsrun", Version: version, Spec: "PTS " + pts.SpecRevision,
+		Created: time.Now().UTC(), Config: cfg, Profile: p, Stages: cfg.Stages(p), Targets: set.Identities,
+		Host: device.FS{Root: "/"}.ProbeHost(version), Engine: set.Engine.Describe()}
+	if err := pts.WriteRunInfo(dir, ri); err != nil {
+		set.Engine.Close()
+		undo()
+		return err
+	}
+	return execute(ctx, dir, ri, set, nil, asJSON, stdout, stderr)
+}
+
+// execute runs (or resumes) the run in dir and writes its results.
+func execute(ctx context.Context, dir string, ri pts.RunInfo, set *targetSet, prior *pts.State, asJSON bool, stdout, stderr io.Writer) error {
+	j, err := pts.OpenJournal(dir)
+	if err != nil {
+		set.Engine.Close()
+		return err
+	}
+	method, err := precondition.Choose(ri.Config.Purge, set.Kind)
+	if err != nil {
+		set.Engine.Close()
+		j.Close()
+		return err
+	}
+	obs := newProgress(stderr, stdout, asJSON)
+	r := &pts.Runner{Info: ri, Engine: set.Engine, Journal: j, Observer: obs,
+		Purger: precondition.Purger{Method: method, Engine: set.Engine}}
+	if wc, ok := set.Engine.(pts.WriteCacheControl); ok {
+		r.Cache = wc
+	}
+	obs.begin(ri, dir)
+	runErr := r.Run(ctx, prior)
+	obs.finish()
+	if err := set.Engine.Close(); err != nil && runErr == nil {
+		runErr = err
+	}
+	if err := j.Close(); err != nil && runErr == nil {
+		runErr = err
+	}
+	res, _, err := matrix.Load(dir)
+	if err != nil {
+		return errors.Join(runErr, err)
+	}
+	if err := res.Save(dir); err != nil {
+		return errors.Join(runErr, err)
+	}
+	if errors.Is(runErr, pts.ErrInterrupted) {
+		fmt.Fprintf(stderr, "ptsrun: interrupted; the journal is intact. Continue with: ptsrun resume %s\n", dir)
+		return fmt.Errorf("%w", errors.Join(pts.ErrInterrupted, errQuiet))
+	}
+	if runErr != nil {
+		return runErr
+	}
+	summarize(stderr, stdout, res, dir, asJSON)
+	for _, t := range res.Tests {
+		for _, s := range t.Stages {
+			if !s.Steady {
+				return errNotSteady
+			}
+		}
+	}
+	return nil
+}
+
+func resumeCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "resume",
+		Usage:     "continue an interrupted run",
+		UsageText: "ptsrun resume DIR",
+		Flags:     []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print events as JSON lines on stdout"}},
+		Action: func(c *cli.Context) error {
+			if c.Args().Len() != 1 {
+				return fmt.Errorf("resume needs exactly one run directory")
+			}
+			return resumeRun(c.Context, c.Args().First(), c.Bool("json"), c.App.Writer, c.App.ErrWriter)
+		},
+	}
+}
+
+func resumeRun(ctx context.Context, dir string, asJSON bool, stdout, stderr io.Writer) error {
+	ri, err := pts.LoadRunInfo(dir)
+	if err != nil {
+		return err
+	}
+	recs, _, err := pts.LoadJournal(dir)
+	if err != nil {
+		return err
+	}
+	prior := pts.Replay(ri.Stages, recs)
+	if prior.Ended {
+		fmt.Fprintf(stderr, "ptsrun: the run in %s is already complete; rebuilding its results\n", dir)
+		return reportDir(dir, stdout, stderr)
+	}
+	if _, err := checkTargets(ri.Config.Targets, ri.Config.Engine); err != nil {
+		return fmt.Errorf("%s: %w", dir, err)
+	}
+	set, err := openTargets(ri.Config.Targets, dir)
+	if err != nil {
+		return err
+	}
+	if len(set.Identities) != len(ri.Targets) {
+		set.Engine.Close()
+		return fmt.Errorf("%w: %s was run on %d targets, now %d", errRefused, dir, len(ri.Targets), len(set.Identities))
+	}
+	for i, id := range set.Identities {
+		if !id.SameDevice(ri.Targets[i]) {
+			set.Engine.Close()
+			return fmt.Errorf("%w: target %d is not the device this run started on (%s, now %s)",
+				errRefused, i+1, ri.Targets[i].Label(), id.Label())
+		}
+	}
+	return execute(ctx, dir, ri, set, prior, asJSON, stdout, stderr)
+}
+
+func demoCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "demo",
+		Usage:     "run IOPS, throughput and latency on the simulated drive (a model, not hardware)",
+		UsageText: "ptsrun demo [--out DIR] [--model enterprise|client]",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "out", Usage: "run directory (default: ./ptsrun-demo-TIME)"},
+			&cli.StringFlag{Name: "model", Value: "enterprise", Usage: "simulated drive: enterprise or client"},
+			&cli.BoolFlag{Name: "json", Usage: "print events as JSON lines on stdout"},
+		},
+		Action: func(c *cli.Context) error {
+			cfg := pts.DefaultConfig()
+			model := c.String("model")
+			cfg.Targets = []string{"sim:" + model}
+			if model == "client" {
+				cfg.Profile = "client"
+			}
+			p, err := cfg.Resolve()
+			if err != nil {
+				return err
+			}
+			if _, err := checkTargets(cfg.Targets, cfg.Engine); err != nil {
+				return err
+			}
+			dir := c.String("out")
+			if dir == "" {
+				dir = "ptsrun-demo-" + time.Now().Format("20060102-150405")
+			}
+			return startRun(c.Context, cfg, p, dir, c.Bool("json"), c.App.Writer, c.App.ErrWriter)
+		},
+	}
+}

@@ -1,0 +1,108 @@
+// Command ptsrun runs the SNIA SSS Performance Test Specification on solid
+// state storage and writes its results and report. See README.md.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/ptsrun/ptsrun/pts"
+)
+
+// version is ptsrun's version, recorded in every run.
+const version = "0.1.0"
+
+// Exit codes (README "Exit codes"); 2 is left to the Go runtime.
+const (
+	exitOK          = 0
+	exitError       = 1
+	exitNotSteady   = 3 // completed, but steady state was not reached (or a regression was found)
+	exitRefused     = 4 // refused an unsafe target
+	exitInterrupted = 130
+)
+
+// errNotSteady marks a completed run whose steady state was not reached.
+var errNotSteady = errors.New("steady state not reached")
+
+// errRefused marks a target refused as unsafe.
+var errRefused = errors.New("refused")
+
+// exitCode decides the process exit status, in one place.
+func exitCode(err error) int {
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, pts.ErrInterrupted), errors.Is(err, context.Canceled):
+		return exitInterrupted
+	case errors.Is(err, errNotSteady):
+		return exitNotSteady
+	case errors.Is(err, errRefused):
+		return exitRefused
+	}
+	return exitError
+}
+
+func main() {
+	os.Exit(run(os.Args, os.Stdout, os.Stderr))
+}
+
+// run is main without the process: tests call it.
+func run(args []string, stdout, stderr io.Writer) int {
+	ctx, stop := signalContext()
+	defer stop()
+	app := newApp(stdout, stderr)
+	err := app.RunContext(ctx, args)
+	code := exitCode(err)
+	if err != nil && code != exitNotSteady && !errors.Is(err, errQuiet) {
+		fmt.Fprintf(stderr, "ptsrun: %v\n", err)
+	}
+	return code
+}
+
+// errQuiet wraps an error already reported to the user.
+var errQuiet = errors.New("")
+
+// signalContext is cancelled by the first SIGINT or SIGTERM; a second one
+// ends the process at once.
+func signalContext() (context.Context, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
+	go func() {
+		n := 0
+		for range ch {
+			n++
+			if n == 1 {
+				fmt.Fprintln(os.Stderr, "\nptsrun: stopping at the next cell boundary (again to quit at once)")
+				cancel()
+				continue
+			}
+			os.Exit(exitInterrupted)
+		}
+	}()
+	return ctx, func() { signal.Stop(ch); cancel() }
+}
+
+func newApp(stdout, stderr io.Writer) *cli.App {
+	return &cli.App{
+		Name:    "ptsrun",
+		Usage:   "SNIA SSS PTS 2.0.2 compliance tests for solid state storage",
+		Version: version,
+		Writer:  stdout, ErrWriter: stderr,
+		HideHelpCommand: true,
+		ExitErrHandler:  func(*cli.Context, error) {}, // exit codes are decided in run
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
+			return err
+		},
+		Commands: []*cli.Command{
+			runCommand(), resumeCommand(), reportCommand(), planCommand(), ssCommand(), demoCommand(),
+		},
+	}
+}

@@ -1,0 +1,214 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/ptsrun/ptsrun/pts"
+)
+
+// progress shows a run's progress on stderr: one updating line on a terminal,
+// plain lines otherwise; with --json, events as JSON lines on stdout.
+type progress struct {
+	w       io.Writer
+	out     io.Writer
+	json    bool
+	tty     bool
+	lastLen int
+	last    time.Time
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
+}
+
+func newProgress(stderr, stdout io.Writer, asJSON bool) *progress {
+	return &progress{w: stderr, out: stdout, json: asJSON, tty: isTerminal(stderr)}
+}
+
+func (p *progress) begin(ri pts.RunInfo, dir string) {
+	if p.json {
+		return
+	}
+	fmt.Fprintf(p.w, "ptsrun %s: %s on %s (%s, %s profile) → %s\n", version, strings.Join(ri.Config.Tests, ","),
+		strings.Join(ri.Config.Targets, ","), ri.Engine, ri.Profile.Short, dir)
+}
+
+func (p *progress) finish() {
+	if p.tty && p.lastLen > 0 {
+		fmt.Fprintf(p.w, "\r%s\r", strings.Repeat(" ", p.lastLen))
+		p.lastLen = 0
+	}
+}
+
+func short(d time.Duration) string {
+	switch {
+	case d >= time.Hour:
+		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+	case d >= time.Minute:
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	}
+	return fmt.Sprintf("%.1fs", d.Seconds())
+}
+
+// line prints a lasting line (clearing the bar first on a terminal).
+func (p *progress) line(format string, a ...any) {
+	p.finish()
+	fmt.Fprintf(p.w, format+"\n", a...)
+}
+
+func (p *progress) Observe(r pts.Record, pos pts.Position) {
+	if p.json {
+		p.event(r)
+		return
+	}
+	stage := ""
+	if pos.Stage != nil {
+		stage = fmt.Sprintf("[%d/%d] %s", pos.StageIndex+1, pos.Stages, pos.Stage.Title)
+	}
+	switch r.Type {
+	case pts.RecStageStart:
+		p.line("%s: started", stage)
+	case pts.RecResume:
+		p.line("%s: resumed: %s", stage, r.Message)
+	case pts.RecPurge:
+		if r.Purge.Skipped {
+			p.line("%s: NOT purged (%s)", stage, r.Purge.Note)
+		} else {
+			p.line("%s: purged by %s in %s", stage, r.Purge.Method, short(r.Purge.Duration))
+		}
+	case pts.RecWriteCache:
+		wc := r.WriteCache
+		if wc.Restore {
+			p.line("write cache restored: %s", wc.After)
+		} else {
+			p.line("write cache: %s before, %s now (wanted %s)%s", wc.Before, wc.After, label(wc.Requested), errSuffix(wc.Error))
+		}
+	case pts.RecPrecondition:
+		m := r.Measurement
+		p.line("%s: preconditioned: %s, %.1f GB in %s device time (%.0f MB/s)", stage, r.Workload.String(),
+			float64(m.Write.Bytes)/1e9, short(m.Elapsed), m.Write.MBps(m.Elapsed))
+	case pts.RecCell:
+		msg := fmt.Sprintf("%s round %d cell %d/%d %s: %.0f IOPS %.1f MB/s %.3f ms | round %s, stage %s–%s",
+			stage, r.Round, pos.Cell, len(pos.Stage.Cells), r.Key, r.Measurement.IOPS(), r.Measurement.MBps(),
+			r.Measurement.Total().MeanLatNs()/1e6, short(pos.RoundLeft), short(pos.StageLeftMin), short(pos.StageLeftMax))
+		switch {
+		case p.tty:
+			if time.Since(p.last) < 100*time.Millisecond {
+				return
+			}
+			p.last = time.Now()
+			if len(msg) > 160 {
+				msg = msg[:160]
+			}
+			fmt.Fprintf(p.w, "\r%-*s", p.lastLen, msg)
+			p.lastLen = len(msg)
+		case r.WallNs >= int64(time.Second):
+			p.line("%s", msg)
+		}
+	case pts.RecRoundEnd:
+		var vals []string
+		for i, v := range r.Tracking {
+			vals = append(vals, fmt.Sprintf("%s=%.4g", pos.Stage.Tracking[i].Name, v))
+		}
+		verdict := ""
+		if r.Verdict != nil {
+			verdict = " not steady"
+			if r.Verdict.Steady {
+				verdict = " STEADY"
+			}
+		}
+		p.line("%s round %d: %s%s", stage, r.Round, strings.Join(vals, " "), verdict)
+	case pts.RecStageEnd:
+		if *r.Steady {
+			p.line("%s: steady state at round %d (window %d–%d)", stage, r.SSRound, r.Window[0], r.Window[1])
+		} else {
+			p.line("%s: %s", stage, r.Message)
+		}
+	case pts.RecInterrupted:
+		p.line("%s: interrupted at round %d cell %d", stage, r.Round, *r.Cell+1)
+	case pts.RecError:
+		p.line("%s: error: %s", stage, r.Error)
+	}
+}
+
+func errSuffix(e string) string {
+	if e == "" {
+		return ""
+	}
+	return " (" + e + ")"
+}
+
+func label(enabled bool) string {
+	if enabled {
+		return "enabled"
+	}
+	return "disabled"
+}
+
+// event prints a compact JSON event: the record without histograms and
+// per-second series.
+func (p *progress) event(r pts.Record) {
+	ev := map[string]any{"type": r.Type, "time": r.Time}
+	if r.Stage != "" {
+		ev["stage"] = r.Stage
+	}
+	if r.Round > 0 {
+		ev["round"] = r.Round
+	}
+	if r.Cell != nil {
+		ev["cell"] = *r.Cell
+	}
+	if r.Key != "" {
+		ev["key"] = r.Key
+	}
+	if m := r.Measurement; m != nil {
+		t := m.Total()
+		ev["iops"], ev["mbps"] = m.IOPS(), m.MBps()
+		ev["lat_mean_ms"], ev["lat_max_ms"] = t.MeanLatNs()/1e6, float64(t.LatMaxNs)/1e6
+		ev["elapsed_s"] = m.Elapsed.Seconds()
+	}
+	for k, v := range map[string]any{"purge": r.Purge, "write_cache": r.WriteCache, "verdict": r.Verdict} {
+		switch x := v.(type) {
+		case nil:
+		default:
+			if !isNilPtr(x) {
+				ev[k] = x
+			}
+		}
+	}
+	if r.Tracking != nil {
+		ev["tracking"] = r.Tracking
+	}
+	if r.Steady != nil {
+		ev["steady"], ev["ss_round"], ev["window"] = *r.Steady, r.SSRound, r.Window
+	}
+	if r.Message != "" {
+		ev["message"] = r.Message
+	}
+	if r.Error != "" {
+		ev["error"] = r.Error
+	}
+	b, _ := json.Marshal(ev)
+	fmt.Fprintln(p.out, string(b))
+}
+
+func isNilPtr(v any) bool {
+	switch x := v.(type) {
+	case interface{ IsZero() bool }:
+		return x.IsZero()
+	}
+	b, _ := json.Marshal(v)
+	return string(b) == "null"
+}

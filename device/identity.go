@@ -1,0 +1,54 @@
+package device
+
+// Kinds of target.
+const (
+	KindSim   = "sim"
+	KindBlock = "block"
+	KindFile  = "file"
+)
+
+// Identity is what a run records about one target: in run.json, in the report
+// header, and to check on resume that the target is still the same one.
+type Identity struct {
+	Spec          string  `json:"spec"` // as the user wrote it
+	Kind          string  `json:"kind"` // sim, block, file
+	Path          string  `json:"path,omitempty"`
+	Vendor        string  `json:"vendor,omitempty"`
+	Model         string  `json:"model,omitempty"`
+	Serial        string  `json:"serial,omitempty"`
+	Firmware      string  `json:"firmware,omitempty"`
+	WWN           string  `json:"wwn,omitempty"`
+	CapacityBytes int64   `json:"capacity_bytes"`
+	LogicalBlock  int64   `json:"logical_block_bytes"`
+	PhysicalBlock int64   `json:"physical_block_bytes,omitempty"`
+	Rotational    bool    `json:"rotational,omitempty"`
+	Interface     string  `json:"interface,omitempty"` // NVMe, SATA, SAS, virtio, loop, simulated
+	Transport     string  `json:"transport,omitempty"`
+	PCIeLink      string  `json:"pcie_link,omitempty"`
+	WriteCache    string  `json:"write_cache,omitempty"` // enabled, disabled, unknown
+	Notes         string  `json:"notes,omitempty"`
+	OverProvision float64 `json:"over_provisioning,omitempty"` // simulated drives only
+}
+
+// SameDevice reports whether two identities name the same physical target:
+// the fields that do not change while a drive stays the same drive.
+func (a Identity) SameDevice(b Identity) bool {
+	return a.Kind == b.Kind && a.Serial == b.Serial && a.Model == b.Model &&
+		a.CapacityBytes == b.CapacityBytes && a.WWN == b.WWN &&
+		(a.Serial != "" || a.Path == b.Path)
+}
+
+// Label is a short human name: "vendor model (serial)".
+func (a Identity) Label() string {
+	s := a.Model
+	if a.Vendor != "" {
+		s = a.Vendor + " " + s
+	}
+	if a.Serial != "" {
+		s += " (" + a.Serial + ")"
+	}
+	if s == "" {
+		s = a.Spec
+	}
+	return s
+}

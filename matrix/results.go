@@ -1,0 +1,371 @@
+package matrix
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ptsrun/ptsrun/engine"
+	"github.com/ptsrun/ptsrun/precondition"
+	"github.com/ptsrun/ptsrun/pts"
+	"github.com/ptsrun/ptsrun/steadystate"
+)
+
+// Schema is the version of results.json.
+const Schema = 1
+
+// Results is results.json.
+type Results struct {
+	Schema     int          `json:"schema"`
+	Tool       string       `json:"tool"`
+	Version    string       `json:"version"`
+	Spec       string       `json:"spec"`    // "PTS 2.0.2"
+	Profile    string       `json:"profile"` // enterprise, client
+	Engine     string       `json:"engine"`
+	Conforming bool         `json:"conforming"`
+	Deviations []Deviation  `json:"deviations"`
+	Start      time.Time    `json:"start"`
+	Finish     time.Time    `json:"finish"`
+	Complete   bool         `json:"complete"`
+	Tests      []TestResult `json:"tests"`
+}
+
+// Deviation is one way the run departs from the PTS, in plain words.
+type Deviation struct {
+	Code string `json:"code"`
+	Text string `json:"text"`
+}
+
+// TestResult is one test with its stages (throughput has one per block size).
+type TestResult struct {
+	Test   string        `json:"test"`
+	Name   string        `json:"name"`
+	Stages []StageResult `json:"stages"`
+}
+
+// StageResult is one purge → precondition → rounds unit.
+type StageResult struct {
+	ID           string               `json:"id"`
+	Title        string               `json:"title"`
+	Complete     bool                 `json:"complete"`
+	Steady       bool                 `json:"steady"`
+	SSRound      int                  `json:"ss_round,omitempty"`
+	Window       [2]int               `json:"window"` // first and last round of the measurement window
+	Rounds       int                  `json:"rounds"`
+	Purge        *precondition.Result `json:"purge,omitempty"`
+	Precondition *Precondition        `json:"precondition,omitempty"`
+	Tracking     []TrackingResult     `json:"tracking"`
+	Cells        []CellResult         `json:"cells"`
+}
+
+// Precondition summarises the workload-independent preconditioning.
+type Precondition struct {
+	Workload engine.Workload `json:"workload"`
+	Bytes    int64           `json:"bytes_written"`
+	Seconds  float64         `json:"seconds"`
+	MBps     float64         `json:"mbps"`
+}
+
+// TrackingResult is a tracking variable: its value every round and the
+// verdict on the measurement window.
+type TrackingResult struct {
+	Name    string              `json:"name"`
+	Cell    int                 `json:"cell"`
+	Metric  pts.Metric          `json:"metric"`
+	Unit    string              `json:"unit"`
+	Values  []float64           `json:"values"` // round 1 first
+	Verdict steadystate.Verdict `json:"verdict"`
+}
+
+// CellResult is one cell's window aggregate.
+type CellResult struct {
+	Index     int     `json:"index"`
+	Key       string  `json:"key"`
+	Access    string  `json:"access"`
+	BlockSize int64   `json:"bs_bytes"`
+	ReadPct   int     `json:"read_pct"`
+	TC        int     `json:"tc"`
+	QD        int     `json:"qd"`
+	IOPS      float64 `json:"iops"`
+	ReadIOPS  float64 `json:"read_iops"`
+	WriteIOPS float64 `json:"write_iops"`
+	MBps      float64 `json:"mbps"`
+	ReadMBps  float64 `json:"read_mbps"`
+	WriteMBps float64 `json:"write_mbps"`
+	LatMeanMs float64 `json:"lat_mean_ms"`
+	LatMaxMs  float64 `json:"lat_max_ms"`
+	// LatMaxMeanMs is the mean of the per-round maxima, which other tools
+	// report; LatMaxMs is the true maximum over the window.
+	LatMaxMeanMs  float64 `json:"lat_max_mean_ms"`
+	LatP99Ms      float64 `json:"lat_p99_ms"`
+	LatP9999Ms    float64 `json:"lat_p99_99_ms"`
+	LatP99999Ms   float64 `json:"lat_p99_999_ms"`
+	ReadLatMeanMs float64 `json:"read_lat_mean_ms"`
+	WriteLatMean  float64 `json:"write_lat_mean_ms"`
+	// Hist is the window's merged response-time histogram.
+	Hist     *engine.Histogram `json:"lat_hist,omitempty"`
+	PerRound []RoundValue      `json:"rounds"`
+	Targets  []TargetCell      `json:"targets,omitempty"`
+}
+
+// RoundValue is one cell in one round.
+type RoundValue struct {
+	Round     int     `json:"round"`
+	IOPS      float64 `json:"iops"`
+	MBps      float64 `json:"mbps"`
+	LatMeanMs float64 `json:"lat_mean_ms"`
+	LatMaxMs  float64 `json:"lat_max_ms"`
+}
+
+// TargetCell is one target's share of a cell in a multi-target run.
+type TargetCell struct {
+	Target    string  `json:"target"`
+	Host      string  `json:"host,omitempty"`
+	IOPS      float64 `json:"iops"`
+	MBps      float64 `json:"mbps"`
+	LatMeanMs float64 `json:"lat_mean_ms"`
+	LatMaxMs  float64 `json:"lat_max_ms"`
+}
+
+// Build derives the results of a run from its run.json and journal.
+// cut says the journal's last line was cut short by a kill.
+func Build(ri pts.RunInfo, recs []pts.Record, cut bool) *Results {
+	st := pts.Replay(ri.Stages, recs)
+	st.Cut = cut
+	res := &Results{Schema: Schema, Tool: "ptsrun", Version: ri.Version,
+		Spec: "PTS " + pts.SpecRevision, Profile: ri.Profile.Name, Engine: ri.Engine,
+		Start: st.First.Time, Finish: st.Last.Time, Complete: st.Ended}
+	crit := ri.Config.SS
+	for _, td := range pts.Tests {
+		if !slices.Contains(ri.Config.Tests, td.ID) {
+			continue
+		}
+		tr := TestResult{Test: td.ID, Name: td.Name}
+		for i := range ri.Stages {
+			s := &ri.Stages[i]
+			if s.Test == td.ID {
+				tr.Stages = append(tr.Stages, buildStage(s, st, crit))
+			}
+		}
+		res.Tests = append(res.Tests, tr)
+	}
+	res.Deviations = deviations(ri, st, res)
+	res.Conforming = len(res.Deviations) == 0
+	return res
+}
+
+func buildStage(s *pts.Stage, st *pts.State, crit steadystate.Criteria) StageResult {
+	ss := st.Stages[s.ID]
+	out := StageResult{ID: s.ID, Title: s.Title, Complete: ss.Ended, Rounds: ss.Rounds()}
+	if p := st.Purges[s.ID]; p != nil {
+		out.Purge = p.Purge
+	}
+	if w := st.WIPC[s.ID]; w != nil && w.Measurement != nil && w.Workload != nil {
+		m := w.Measurement
+		out.Precondition = &Precondition{Workload: *w.Workload, Bytes: m.Write.Bytes,
+			Seconds: m.Elapsed.Seconds(), MBps: m.Write.MBps(m.Elapsed)}
+	}
+	n := ss.Rounds()
+	last := n
+	if ss.Ended && len(ss.Window) == 2 {
+		last = min(ss.Window[1], n)
+	}
+	first := max(1, last-crit.Window+1)
+	out.Window = [2]int{first, last}
+	out.Steady = ss.Ended && ss.Steady
+	out.SSRound = ss.SSRound
+	if !ss.Ended && last >= crit.Window {
+		// An unfinished stage: say how its last window looks, never steady.
+		out.Steady = false
+	}
+	for v, t := range s.Tracking {
+		tr := TrackingResult{Name: t.Name, Cell: t.Cell, Metric: t.Metric, Unit: t.Metric.Unit()}
+		if v < len(ss.Tracking) {
+			tr.Values = ss.Tracking[v][:n]
+		}
+		tr.Verdict = crit.CheckAt(tr.Values, last)
+		out.Tracking = append(out.Tracking, tr)
+	}
+	for _, c := range s.Cells {
+		out.Cells = append(out.Cells, buildCell(c, ss, first, last))
+	}
+	return out
+}
+
+type targetAcc struct {
+	host     string
+	iops, mb float64
+	lat      engine.DirStats
+	n        int
+}
+
+func ms(ns float64) float64 { return ns / 1e6 }
+
+func buildCell(c pts.Cell, ss *pts.StageState, first, last int) CellResult {
+	w := c.Workload
+	cr := CellResult{Index: c.Index, Key: c.Key, Access: w.Access.String(), BlockSize: w.BlockSize,
+		ReadPct: w.ReadPct, TC: w.TC, QD: w.QD}
+	var read, write, total engine.DirStats
+	var k int
+	targets := map[string]*targetAcc{}
+	var order []string
+	for r := first; r <= last && r >= 1; r++ {
+		m := ss.Cells[r-1][c.Index]
+		if m == nil {
+			continue
+		}
+		k++
+		t := m.Total()
+		cr.IOPS += m.IOPS()
+		cr.ReadIOPS += m.Read.IOPS(m.Elapsed)
+		cr.WriteIOPS += m.Write.IOPS(m.Elapsed)
+		cr.MBps += m.MBps()
+		cr.ReadMBps += m.Read.MBps(m.Elapsed)
+		cr.WriteMBps += m.Write.MBps(m.Elapsed)
+		cr.LatMaxMeanMs += ms(float64(t.LatMaxNs))
+		read.Merge(m.Read)
+		write.Merge(m.Write)
+		total.Merge(t)
+		cr.PerRound = append(cr.PerRound, RoundValue{Round: r, IOPS: m.IOPS(), MBps: m.MBps(),
+			LatMeanMs: ms(t.MeanLatNs()), LatMaxMs: ms(float64(t.LatMaxNs))})
+		for _, ts := range m.Targets {
+			e := targets[ts.Target]
+			if e == nil {
+				e = &targetAcc{host: ts.Host}
+				targets[ts.Target] = e
+				order = append(order, ts.Target)
+			}
+			var tt engine.DirStats
+			tt.Merge(ts.Read)
+			tt.Merge(ts.Write)
+			e.iops += tt.IOPS(m.Elapsed)
+			e.mb += tt.MBps(m.Elapsed)
+			e.lat.Merge(tt)
+			e.n++
+		}
+	}
+	if k == 0 {
+		return cr // no rounds: absent, and PerRound says so
+	}
+	f := float64(k)
+	cr.IOPS /= f
+	cr.ReadIOPS /= f
+	cr.WriteIOPS /= f
+	cr.MBps /= f
+	cr.ReadMBps /= f
+	cr.WriteMBps /= f
+	cr.LatMaxMeanMs /= f
+	cr.LatMeanMs = ms(total.MeanLatNs())
+	cr.LatMaxMs = ms(float64(total.LatMaxNs))
+	cr.LatP99Ms = ms(float64(total.PercentileNs(99)))
+	cr.LatP9999Ms = ms(float64(total.PercentileNs(99.99)))
+	cr.LatP99999Ms = ms(float64(total.PercentileNs(99.999)))
+	cr.ReadLatMeanMs = ms(read.MeanLatNs())
+	cr.WriteLatMean = ms(write.MeanLatNs())
+	cr.Hist = total.Hist
+	for _, name := range order {
+		e := targets[name]
+		cr.Targets = append(cr.Targets, TargetCell{Target: name, Host: e.host, IOPS: e.iops / float64(e.n),
+			MBps: e.mb / float64(e.n), LatMeanMs: ms(e.lat.MeanLatNs()), LatMaxMs: ms(float64(e.lat.LatMaxNs))})
+	}
+	return cr
+}
+
+// deviations lists every departure from PTS 2.0.2, in plain words.
+func deviations(ri pts.RunInfo, st *pts.State, res *Results) []Deviation {
+	var out []Deviation
+	add := func(code, format string, a ...any) {
+		out = append(out, Deviation{Code: code, Text: fmt.Sprintf(format, a...)})
+	}
+	cfg := ri.Config
+	if ri.Config.Engine == "sim" || strings.HasPrefix(ri.Engine, "sim") {
+		add("simulated", "The device is ptsrun's simulated SSD: the results describe a model, not hardware.")
+	}
+	if ct := time.Duration(cfg.CellTime); ct != pts.DefaultCellTime {
+		add("cell_time", "Each cell ran %v instead of the PTS's %v.", ct, pts.DefaultCellTime)
+	}
+	if cfg.ActiveRange < ri.Profile.ActiveRange {
+		add("active_range", "The active range was %g %%, below the %s profile's %g %%.",
+			cfg.ActiveRange, ri.Profile.Short, ri.Profile.ActiveRange)
+	}
+	def := steadystate.Default()
+	if cfg.SS != def {
+		add("ss_criteria", "Steady state was judged on a %d-round window, range ≤ %g %%, slope excursion ≤ %g %% instead of the PTS's 5 rounds, 20 %%, 10 %%.",
+			cfg.SS.Window, cfg.SS.MaxRange*100, cfg.SS.MaxSlope*100)
+	}
+	if cfg.MaxRounds < pts.DefaultMaxRounds {
+		add("max_rounds", "The round limit was %d instead of the PTS's %d.", cfg.MaxRounds, pts.DefaultMaxRounds)
+	}
+	for _, s := range ri.Stages {
+		if !s.Purge {
+			continue
+		}
+		p := st.Purges[s.ID]
+		switch {
+		case p == nil || p.Purge == nil:
+			if st.Stages[s.ID].Started {
+				add("purge_missing", "%s: no purge is recorded.", s.Title)
+			}
+		case p.Purge.Skipped:
+			add("purge_none", "%s: the device was not purged (--purge none).", s.Title)
+		case !p.Purge.Compliant:
+			add("purge_substitute", "%s: the device was prepared with %s, a substitute that is not a PTS purge.", s.Title, p.Purge.Method)
+		}
+	}
+	for _, wc := range st.WriteCache {
+		w := wc.WriteCache
+		if w == nil || w.Restore {
+			continue
+		}
+		if w.After != label(w.Requested) {
+			why := w.Error
+			if why == "" {
+				why = "state after setting: " + w.After
+			}
+			add("write_cache", "The write cache could not be set to %s as the %s profile asks (%s).",
+				strings.ToUpper(label(w.Requested)[:1])+label(w.Requested)[1:], ri.Profile.Short, why)
+		}
+	}
+	for _, t := range res.Tests {
+		for _, s := range t.Stages {
+			switch {
+			case s.Complete && !s.Steady:
+				add("not_steady", "%s: steady state was not reached in %d rounds; results are from the last %d rounds (%d–%d).",
+					s.Title, s.Rounds, s.Window[1]-s.Window[0]+1, s.Window[0], s.Window[1])
+			case !s.Complete:
+				add("incomplete", "%s: the stage did not finish (%d complete rounds).", s.Title, s.Rounds)
+			}
+		}
+	}
+	for _, r := range st.Resumes {
+		if r.Round > 0 {
+			add("resumed", "The run was interrupted and resumed: %s round %d was re-run from its first cell.", stageTitle(ri, r.Stage), r.Round)
+		} else {
+			add("resumed", "The run was interrupted and resumed: %s was restarted from its purge.", stageTitle(ri, r.Stage))
+		}
+	}
+	if len(st.Resumes) == 0 && len(st.Interrupts) > 0 {
+		add("interrupted", "The run was interrupted and has not been resumed.")
+	}
+	if st.Cut {
+		add("journal_cut", "The journal's last line was cut short (the process was killed); that record is ignored.")
+	}
+	return out
+}
+
+func stageTitle(ri pts.RunInfo, id string) string {
+	for _, s := range ri.Stages {
+		if s.ID == id {
+			return s.Title
+		}
+	}
+	return id
+}
+
+func label(enabled bool) string {
+	if enabled {
+		return "enabled"
+	}
+	return "disabled"
+}

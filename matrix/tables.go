@@ -1,0 +1,222 @@
+package matrix
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/ptsrun/ptsrun/pts"
+)
+
+// Table is a block size × R/W mix matrix (or a per-round series).
+type Table struct {
+	Name     string      // file name without .csv
+	Title    string      // human title
+	Unit     string      // IOPS, MB/s, ms
+	RowHead  string      // header of the label column
+	Cols     []string    // column labels: R/W mixes "65/35", or series names
+	Rows     []string    // row labels: block sizes "0.5KiB", or rounds
+	RowBytes []int64     // block size of each row (0 for non-size rows)
+	Values   [][]float64 // Values[row][col]; NaN where there is no value
+}
+
+// MixLabel writes a read percentage as "R/W".
+func MixLabel(read int) string { return fmt.Sprintf("%d/%d", read, 100-read) }
+
+// SizeLabel writes a block size the way tables and imports read it: "0.5KiB", "4KiB".
+func SizeLabel(b int64) string {
+	if b%1024 == 0 {
+		return fmt.Sprintf("%dKiB", b/1024)
+	}
+	return fmt.Sprintf("%gKiB", float64(b)/1024)
+}
+
+// Find returns a test's result, or nil.
+func (r *Results) Find(test string) *TestResult {
+	for i := range r.Tests {
+		if r.Tests[i].Test == test {
+			return &r.Tests[i]
+		}
+	}
+	return nil
+}
+
+// Tables derives every table of the results, in report order.
+func (r *Results) Tables() []Table {
+	var out []Table
+	if t := r.Find("iops"); t != nil && len(t.Stages) > 0 {
+		s := t.Stages[0]
+		out = append(out, matrixTable("iops", "IOPS", "IOPS", s.Cells, pts.IOPSBlockSizes, pts.IOPSMixes,
+			func(c CellResult) float64 { return c.IOPS }))
+		out = append(out, trackingTable(s))
+	}
+	if t := r.Find("tp"); t != nil && len(t.Stages) > 0 {
+		tb := Table{Name: "tp", Title: "Throughput", Unit: "MB/s", RowHead: "bs"}
+		for _, m := range pts.TPMixes {
+			tb.Cols = append(tb.Cols, MixLabel(m))
+		}
+		for _, s := range t.Stages {
+			if len(s.Cells) == 0 {
+				continue
+			}
+			bs := s.Cells[0].BlockSize
+			row := make([]float64, len(pts.TPMixes))
+			for i, m := range pts.TPMixes {
+				row[i] = math.NaN()
+				for _, c := range s.Cells {
+					if c.ReadPct == m {
+						row[i] = c.MBps
+					}
+				}
+			}
+			tb.Rows = append(tb.Rows, SizeLabel(bs))
+			tb.RowBytes = append(tb.RowBytes, bs)
+			tb.Values = append(tb.Values, row)
+		}
+		out = append(out, tb)
+		for _, s := range t.Stages {
+			out = append(out, trackingTable(s))
+		}
+	}
+	if t := r.Find("lat"); t != nil && len(t.Stages) > 0 {
+		s := t.Stages[0]
+		for _, spec := range []struct {
+			name, title, unit string
+			v                 func(CellResult) float64
+		}{
+			{"lat_mean_ms", "Average response time", "ms", func(c CellResult) float64 { return c.LatMeanMs }},
+			{"lat_p99_999_ms", "99.999 % response time", "ms", func(c CellResult) float64 { return c.LatP99999Ms }},
+			{"lat_max_ms", "Maximum response time", "ms", func(c CellResult) float64 { return c.LatMaxMs }},
+			{"lat_iops", "IOPS at TC1/QD1", "IOPS", func(c CellResult) float64 { return c.IOPS }},
+		} {
+			out = append(out, matrixTable(spec.name, spec.title, spec.unit, s.Cells, pts.LATBlockSizes, pts.LATMixes, spec.v))
+		}
+		out = append(out, trackingTable(s))
+	}
+	return out
+}
+
+func matrixTable(name, title, unit string, cells []CellResult, sizes []int64, mixes []int, v func(CellResult) float64) Table {
+	t := Table{Name: name, Title: title, Unit: unit, RowHead: "bs"}
+	for _, m := range mixes {
+		t.Cols = append(t.Cols, MixLabel(m))
+	}
+	for _, bs := range sizes {
+		row := make([]float64, len(mixes))
+		for i, m := range mixes {
+			row[i] = math.NaN()
+			for _, c := range cells {
+				if c.BlockSize == bs && c.ReadPct == m && len(c.PerRound) > 0 {
+					row[i] = v(c)
+				}
+			}
+		}
+		t.Rows = append(t.Rows, SizeLabel(bs))
+		t.RowBytes = append(t.RowBytes, bs)
+		t.Values = append(t.Values, row)
+	}
+	return t
+}
+
+func trackingTable(s StageResult) Table {
+	t := Table{Name: strings.ReplaceAll(s.ID, "/", "_") + "_tracking", Title: s.Title + " tracking variables per round",
+		RowHead: "round"}
+	n := 0
+	for _, tr := range s.Tracking {
+		t.Cols = append(t.Cols, tr.Name+" ("+tr.Unit+")")
+		n = max(n, len(tr.Values))
+	}
+	for r := 0; r < n; r++ {
+		row := make([]float64, len(s.Tracking))
+		for v, tr := range s.Tracking {
+			row[v] = math.NaN()
+			if r < len(tr.Values) {
+				row[v] = tr.Values[r]
+			}
+		}
+		t.Rows = append(t.Rows, strconv.Itoa(r+1))
+		t.RowBytes = append(t.RowBytes, 0)
+		t.Values = append(t.Values, row)
+	}
+	return t
+}
+
+// FormatValue writes a number at full precision; absent values are empty.
+func FormatValue(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return ""
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
+}
+
+// WriteCSV writes the table with its row labels.
+func (t Table) WriteCSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(append([]string{t.RowHead}, t.Cols...)); err != nil {
+		return err
+	}
+	for i, row := range t.Values {
+		rec := []string{t.Rows[i]}
+		for _, v := range row {
+			rec = append(rec, FormatValue(v))
+		}
+		if err := cw.Write(rec); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// Save writes results.json and tables/*.csv into dir, each file atomically.
+func (r *Results) Save(dir string) error {
+	tdir := filepath.Join(dir, "tables")
+	if err := os.MkdirAll(tdir, 0o755); err != nil {
+		return fmt.Errorf("tables directory %s: %w", tdir, err)
+	}
+	var names []string
+	for _, t := range r.Tables() {
+		var b bytes.Buffer
+		if err := t.WriteCSV(&b); err != nil {
+			return err
+		}
+		name := t.Name + ".csv"
+		names = append(names, name)
+		if err := pts.WriteFileAtomic(filepath.Join(tdir, name), b.Bytes()); err != nil {
+			return err
+		}
+	}
+	// Tables of an earlier build that this one no longer has would mislead.
+	old, _ := filepath.Glob(filepath.Join(tdir, "*.csv"))
+	for _, p := range old {
+		if !slices.Contains(names, filepath.Base(p)) {
+			os.Remove(p)
+		}
+	}
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	return pts.WriteFileAtomic(filepath.Join(dir, "results.json"), append(b, '\n'))
+}
+
+// Load rebuilds the results of the run in dir from run.json and the journal.
+func Load(dir string) (*Results, pts.RunInfo, error) {
+	ri, err := pts.LoadRunInfo(dir)
+	if err != nil {
+		return nil, ri, err
+	}
+	recs, cut, err := pts.LoadJournal(dir)
+	if err != nil {
+		return nil, ri, err
+	}
+	return Build(ri, recs, cut), ri, nil
+}

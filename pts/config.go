@@ -1,0 +1,198 @@
+package pts
+
+import (
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"time"
+
+	"github.com/ptsrun/ptsrun/engine"
+	"github.com/ptsrun/ptsrun/steadystate"
+)
+
+// Duration is a time.Duration that reads and writes as "60s" in JSON.
+type Duration time.Duration
+
+func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
+
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	v, err := time.ParseDuration(s)
+	*d = Duration(v)
+	return err
+}
+
+// Config is what a run was asked to do, after defaults. It is stored in run.json.
+type Config struct {
+	Tests       []string             `json:"tests"`
+	Profile     string               `json:"profile"`
+	Engine      string               `json:"engine"`
+	Targets     []string             `json:"targets"`
+	TC          int                  `json:"tc"` // IOPS test
+	QD          int                  `json:"qd"`
+	CellTime    Duration             `json:"cell_time"`
+	MaxRounds   int                  `json:"max_rounds"`
+	ActiveRange float64              `json:"active_range_pct"`
+	Purge       string               `json:"purge"`
+	DestroyData []string             `json:"destroy_data,omitempty"`
+	FioServers  []string             `json:"fio_servers,omitempty"`
+	Seed        uint64               `json:"seed"`
+	SS          steadystate.Criteria `json:"steady_state"`
+}
+
+// Limits on what a run may ask for.
+const (
+	MinCellTime  = time.Second
+	MaxCellTime  = time.Hour
+	MaxMaxRounds = 1000
+)
+
+// DefaultConfig is a PTS-conforming enterprise run of IOPS, throughput and latency.
+func DefaultConfig() Config {
+	return Config{
+		Tests: []string{"iops", "tp", "lat"}, Profile: "enterprise", Engine: "sim",
+		CellTime: Duration(DefaultCellTime), MaxRounds: DefaultMaxRounds, Purge: "auto",
+		Seed: 1, SS: steadystate.Default(),
+	}
+}
+
+// Resolve fills profile defaults (TC, QD, active range) and checks every
+// value; the error names the first bad one.
+func (c *Config) Resolve() (Profile, error) {
+	p, err := LookupProfile(c.Profile)
+	if err != nil {
+		return p, err
+	}
+	c.Profile = p.Name
+	if len(c.Tests) == 0 {
+		return p, fmt.Errorf("no test named")
+	}
+	for _, t := range c.Tests {
+		if _, err := LookupTest(t); err != nil {
+			return p, err
+		}
+	}
+	if c.TC == 0 {
+		c.TC = p.TC
+	}
+	if c.QD == 0 {
+		c.QD = p.QD
+	}
+	if c.ActiveRange == 0 {
+		c.ActiveRange = p.ActiveRange
+	}
+	switch {
+	case c.TC < 1 || c.TC > engine.MaxTC:
+		return p, fmt.Errorf("thread count %d is outside 1…%d", c.TC, engine.MaxTC)
+	case c.QD < 1 || c.QD > engine.MaxQD:
+		return p, fmt.Errorf("queue depth %d is outside 1…%d", c.QD, engine.MaxQD)
+	case time.Duration(c.CellTime) < MinCellTime || time.Duration(c.CellTime) > MaxCellTime:
+		return p, fmt.Errorf("cell time %v is outside %v…%v", time.Duration(c.CellTime), MinCellTime, MaxCellTime)
+	case !(c.ActiveRange > 0 && c.ActiveRange <= 100):
+		return p, fmt.Errorf("active range %v%% is outside (0, 100]", c.ActiveRange)
+	}
+	if err := c.SS.Validate(); err != nil {
+		return p, err
+	}
+	if c.MaxRounds < c.SS.Window || c.MaxRounds > MaxMaxRounds {
+		return p, fmt.Errorf("round limit %d is outside %d…%d (it may not be below the %d-round window)",
+			c.MaxRounds, c.SS.Window, MaxMaxRounds, c.SS.Window)
+	}
+	return p, nil
+}
+
+// Stages builds the stages of the configured tests, in run order.
+func (c Config) Stages(p Profile) []Stage {
+	var out []Stage
+	for _, t := range c.Tests {
+		switch t {
+		case "iops":
+			out = append(out, c.iopsStage())
+		case "tp":
+			for _, bs := range p.TPBlocks {
+				out = append(out, c.tpStage(bs))
+			}
+		case "lat":
+			out = append(out, c.latStage())
+		}
+	}
+	return out
+}
+
+func (c Config) wipc(bs int64) *engine.Workload {
+	return &engine.Workload{Access: engine.Sequential, ReadPct: 0, BlockSize: bs, TC: WIPCTC, QD: WIPCQD,
+		ActiveRange: c.ActiveRange, Passes: WIPCPasses}
+}
+
+func (c Config) cell(i int, acc engine.Access, read int, bs int64, tc, qd int) Cell {
+	w := engine.Workload{Access: acc, ReadPct: read, BlockSize: bs, TC: tc, QD: qd,
+		ActiveRange: c.ActiveRange, Duration: time.Duration(c.CellTime)}
+	return Cell{Index: i, Key: CellKey(w), Workload: w}
+}
+
+func (c Config) iopsStage() Stage {
+	s := Stage{ID: "iops", Test: "iops", Title: "IOPS", Purge: true, Precondition: c.wipc(WIPCBlockSize),
+		MaxRounds: c.MaxRounds}
+	for _, mix := range IOPSMixes {
+		for _, bs := range IOPSBlockSizes {
+			s.Cells = append(s.Cells, c.cell(len(s.Cells), engine.Random, mix, bs, c.TC, c.QD))
+		}
+	}
+	// PTS 2.0.2 §7: all three must be steady in the same window.
+	s.Tracking = []Tracking{
+		{Name: "IOPS RND 4 KiB 0/100", Cell: s.find(0, 4*KiB), Metric: MetricIOPS},
+		{Name: "IOPS RND 64 KiB 65/35", Cell: s.find(65, 64*KiB), Metric: MetricIOPS},
+		{Name: "IOPS RND 1024 KiB 100/0", Cell: s.find(100, 1024*KiB), Metric: MetricIOPS},
+	}
+	return s
+}
+
+func (c Config) tpStage(bs int64) Stage {
+	id := "tp-" + sizeKey(bs)
+	s := Stage{ID: id, Test: "tp", Title: "Throughput " + engine.FormatSize(bs), Purge: true,
+		Precondition: c.wipc(bs), MaxRounds: c.MaxRounds}
+	for _, mix := range TPMixes {
+		s.Cells = append(s.Cells, c.cell(len(s.Cells), engine.Sequential, mix, bs, TPDefaultTC, TPDefaultQD))
+	}
+	s.Tracking = []Tracking{{Name: "MB/s SEQ " + engine.FormatSize(bs) + " 0/100", Cell: s.find(0, bs), Metric: MetricWriteMBps}}
+	return s
+}
+
+func (c Config) latStage() Stage {
+	s := Stage{ID: "lat", Test: "lat", Title: "Latency", Purge: true, Precondition: c.wipc(WIPCBlockSize),
+		MaxRounds: c.MaxRounds}
+	for _, mix := range LATMixes {
+		for _, bs := range LATBlockSizes {
+			s.Cells = append(s.Cells, c.cell(len(s.Cells), engine.Random, mix, bs, LATTC, LATQD))
+		}
+	}
+	s.Tracking = []Tracking{{Name: "ART RND 4 KiB 0/100", Cell: s.find(0, 4*KiB), Metric: MetricMeanLatMs}}
+	return s
+}
+
+func (s Stage) find(read int, bs int64) int {
+	for _, c := range s.Cells {
+		if c.Workload.ReadPct == read && c.Workload.BlockSize == bs {
+			return c.Index
+		}
+	}
+	panic(fmt.Sprintf("pts: stage %s has no cell %d%% read %d B", s.ID, read, bs))
+}
+
+// CellSeed derives the seed of one cell of one round, so that a re-run of a
+// round draws the same addresses.
+func CellSeed(runSeed uint64, stage string, round, cell int) uint64 {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%d/%s/%d/%d", runSeed, stage, round, cell)
+	return splitmix(h.Sum64())
+}
+
+func splitmix(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
+}

@@ -1,0 +1,12 @@
+// Package pts is the SNIA Solid State Storage Performance Test Specification
+// (PTS 2.0.2) as code: the tests as data (stages, cells in loop order,
+// tracking variables, stopping rules), the Enterprise and Client profiles,
+// and the runner that executes them round by round, journaling every cell
+// before the next one starts.
+//
+// Loop order follows PTS §7–9 exactly: the R/W mix is the outer loop from
+// 100/0 to 0/100, the block size the inner loop from the largest to the
+// smallest. A steady-state check runs after every complete round from the
+// fifth; a stage stops at steady state or at the round limit, and then the
+// measurement window is the last five rounds.
+package pts

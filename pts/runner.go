@@ -1,0 +1,318 @@
+package pts
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/ptsrun/ptsrun/engine"
+	"github.com/ptsrun/ptsrun/precondition"
+	"github.com/ptsrun/ptsrun/steadystate"
+)
+
+// ErrInterrupted is returned when a signal stopped the run at a cell boundary.
+var ErrInterrupted = errors.New("interrupted")
+
+// Purger purges the target set before a stage.
+type Purger interface {
+	Purge(ctx context.Context) (precondition.Result, error)
+}
+
+// WriteCacheControl reads and sets the volatile write cache of the target set.
+type WriteCacheControl interface {
+	WriteCache() (enabled bool, err error)
+	SetWriteCache(enabled bool) error
+}
+
+// Position tells an observer where the run is and how long is left.
+type Position struct {
+	StageIndex, Stages int
+	Stage              *Stage
+	Round              int           // 0 before the rounds
+	Cell               int           // index of the next cell, or of the one just measured
+	CellWall           time.Duration // mean wall time of a cell so far
+	RoundLeft          time.Duration // estimated wall time to the end of the round
+	StageLeftMin       time.Duration // to the end of the stage if it becomes steady as early as it can
+	StageLeftMax       time.Duration // to the end of the stage at the round limit
+}
+
+// Observer is told about every journal record as it is written.
+type Observer interface {
+	Observe(r Record, p Position)
+}
+
+// Runner executes a run's stages.
+type Runner struct {
+	Info     RunInfo
+	Engine   engine.Engine
+	Purger   Purger
+	Cache    WriteCacheControl // nil when the write cache cannot be controlled
+	Journal  *Journal
+	Observer Observer
+	Now      func() time.Time
+
+	stageIdx int
+	cellWall time.Duration // running mean
+	cellsRun int
+}
+
+func (r *Runner) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}
+
+func (r *Runner) emit(rec Record, pos Position) error {
+	if rec.Time.IsZero() {
+		rec.Time = r.now()
+	}
+	if err := r.Journal.Append(rec); err != nil {
+		return err
+	}
+	if r.Observer != nil {
+		pos.StageIndex, pos.Stages = r.stageIdx, len(r.Info.Stages)
+		pos.CellWall = r.cellWall
+		r.Observer.Observe(rec, pos)
+	}
+	return nil
+}
+
+// Run executes every stage not yet complete in prior (nil for a new run).
+// It returns ErrInterrupted when ctx is cancelled, after journaling it.
+func (r *Runner) Run(ctx context.Context, prior *State) (err error) {
+	if prior == nil {
+		prior = Replay(r.Info.Stages, nil)
+	}
+	if err := r.emit(Record{Type: RecStart, Schema: Schema, Message: r.Engine.Describe()}, Position{}); err != nil {
+		return err
+	}
+	restore, err := r.setWriteCache(prior)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if rerr := restore(); rerr != nil && err == nil {
+			err = rerr
+		}
+	}()
+	for i := range r.Info.Stages {
+		r.stageIdx = i
+		s := &r.Info.Stages[i]
+		ss := prior.Stages[s.ID]
+		if ss != nil && ss.Ended {
+			continue
+		}
+		if err := r.runStage(ctx, s, ss); err != nil {
+			if errors.Is(err, ErrInterrupted) || ctx.Err() != nil {
+				return ErrInterrupted
+			}
+			_ = r.emit(Record{Type: RecError, Stage: s.ID, Error: err.Error()}, Position{Stage: s})
+			return err
+		}
+	}
+	return r.emit(Record{Type: RecEnd}, Position{})
+}
+
+func label(enabled bool) string {
+	if enabled {
+		return "enabled"
+	}
+	return "disabled"
+}
+
+// setWriteCache applies the profile's write-cache setting and returns the
+// function that restores the state found before the run began.
+func (r *Runner) setWriteCache(prior *State) (func() error, error) {
+	want := r.Info.Profile.WriteCache
+	noop := func() error { return nil }
+	if r.Cache == nil {
+		return noop, r.emit(Record{Type: RecWriteCache, WriteCache: &WriteCacheResult{Requested: want,
+			Before: "unknown", After: "unknown", Error: "the target's write cache cannot be read or set"}}, Position{})
+	}
+	res := &WriteCacheResult{Requested: want, Before: "unknown", After: "unknown"}
+	before, err := r.Cache.WriteCache()
+	if err == nil {
+		res.Before = label(before)
+	}
+	original := res.Before
+	// A resumed run restores what the first process found, not what it left.
+	for _, wc := range prior.WriteCache {
+		if wc.WriteCache != nil && !wc.WriteCache.Restore {
+			original = wc.WriteCache.Before
+			break
+		}
+	}
+	if err := r.Cache.SetWriteCache(want); err != nil {
+		res.Error = err.Error()
+	}
+	if now, err := r.Cache.WriteCache(); err == nil {
+		res.After = label(now)
+	}
+	if err := r.emit(Record{Type: RecWriteCache, WriteCache: res}, Position{}); err != nil {
+		return noop, err
+	}
+	return func() error {
+		if original == "unknown" || original == res.After {
+			return nil
+		}
+		back := &WriteCacheResult{Requested: original == "enabled", Restore: true, Before: res.After, After: "unknown"}
+		if err := r.Cache.SetWriteCache(back.Requested); err != nil {
+			back.Error = err.Error()
+		}
+		if now, err := r.Cache.WriteCache(); err == nil {
+			back.After = label(now)
+		}
+		return r.Journal.Append(Record{Type: RecWriteCache, Time: r.now(), WriteCache: back})
+	}, nil
+}
+
+func (r *Runner) runStage(ctx context.Context, s *Stage, ss *StageState) error {
+	if ctx.Err() != nil {
+		return ErrInterrupted
+	}
+	pos := Position{Stage: s}
+	switch {
+	case ss == nil || !ss.Started:
+		ss = &StageState{}
+		if err := r.emit(Record{Type: RecStageStart, Stage: s.ID, Message: s.Title}, pos); err != nil {
+			return err
+		}
+	case !ss.Preconditioned:
+		// The purge or the preconditioning was cut: start the stage again.
+		ss = &StageState{}
+		if err := r.emit(Record{Type: RecResume, Stage: s.ID,
+			Message: "interrupted before its preconditioning finished: the stage restarts from its purge"}, pos); err != nil {
+			return err
+		}
+	default:
+		next := ss.Rounds() + 1
+		if err := r.emit(Record{Type: RecResume, Stage: s.ID, Round: next,
+			Message: fmt.Sprintf("continues with round %d from its first cell", next)}, pos); err != nil {
+			return err
+		}
+	}
+
+	if !ss.Preconditioned {
+		if s.Purge {
+			res, err := r.Purger.Purge(ctx)
+			if err != nil {
+				if ctx.Err() != nil {
+					return ErrInterrupted
+				}
+				return fmt.Errorf("purge before %s: %w", s.Title, err)
+			}
+			if err := r.emit(Record{Type: RecPurge, Stage: s.ID, Purge: &res}, pos); err != nil {
+				return err
+			}
+		}
+		if s.Precondition != nil {
+			w := *s.Precondition
+			w.Seed = CellSeed(r.Info.Config.Seed, s.ID, 0, 0)
+			start := time.Now()
+			m, err := r.Engine.Run(ctx, w)
+			if err != nil {
+				if ctx.Err() != nil {
+					return r.interrupted(s, 0, -1)
+				}
+				return fmt.Errorf("preconditioning before %s: %w", s.Title, err)
+			}
+			m.Read.Hist, m.Write.Hist = nil, nil // volume and time are what matter here
+			if err := r.emit(Record{Type: RecPrecondition, Stage: s.ID, Workload: &w, Measurement: &m,
+				WallNs: int64(time.Since(start))}, pos); err != nil {
+				return err
+			}
+		}
+	}
+
+	crit := r.Info.Config.SS
+	series := make([]steadystate.Series, len(s.Tracking))
+	for v, t := range s.Tracking {
+		series[v].Name = t.Name
+		if v < len(ss.Tracking) {
+			series[v].Values = append([]float64(nil), ss.Tracking[v]...)
+		}
+	}
+	var joint steadystate.Joint
+	round := ss.Rounds()
+	if round >= crit.Window {
+		joint = crit.CheckAllAt(series, round)
+	}
+	for !joint.Steady && round < s.MaxRounds {
+		round++
+		if err := r.emit(Record{Type: RecRoundStart, Stage: s.ID, Round: round}, r.position(s, round, 0)); err != nil {
+			return err
+		}
+		row := make([]engine.Measurement, len(s.Cells))
+		for i := range s.Cells {
+			if ctx.Err() != nil {
+				return r.interrupted(s, round, i)
+			}
+			c := &s.Cells[i]
+			w := c.Workload
+			w.Seed = CellSeed(r.Info.Config.Seed, s.ID, round, c.Index)
+			start := time.Now()
+			m, err := r.Engine.Run(ctx, w)
+			if err != nil {
+				if ctx.Err() != nil {
+					return r.interrupted(s, round, i)
+				}
+				return fmt.Errorf("%s round %d cell %s: %w", s.Title, round, c.Key, err)
+			}
+			wall := time.Since(start)
+			r.cellsRun++
+			r.cellWall += (wall - r.cellWall) / time.Duration(r.cellsRun)
+			row[i] = m
+			idx := c.Index
+			if err := r.emit(Record{Type: RecCell, Stage: s.ID, Round: round, Cell: &idx, Key: c.Key,
+				Workload: &w, Measurement: &m, WallNs: int64(wall)}, r.position(s, round, i+1)); err != nil {
+				return err
+			}
+		}
+		vals := make([]float64, len(s.Tracking))
+		for v, t := range s.Tracking {
+			vals[v] = t.Metric.Value(row[t.Cell])
+			series[v].Values = append(series[v].Values, vals[v])
+		}
+		rec := Record{Type: RecRoundEnd, Stage: s.ID, Round: round, Tracking: vals}
+		if round >= crit.Window {
+			joint = crit.CheckAllAt(series, round)
+			rec.Verdict = &joint
+		}
+		if err := r.emit(rec, r.position(s, round, len(s.Cells))); err != nil {
+			return err
+		}
+	}
+	steady := joint.Steady
+	end := Record{Type: RecStageEnd, Stage: s.ID, Steady: &steady, Window: []int{max(1, round-crit.Window+1), round}}
+	if steady {
+		end.SSRound = round
+	} else {
+		end.Message = fmt.Sprintf("steady state not reached in %d rounds: the window is the last %d rounds", round, crit.Window)
+	}
+	return r.emit(end, Position{Stage: s, Round: round})
+}
+
+func (r *Runner) interrupted(s *Stage, round, cell int) error {
+	c := cell
+	_ = r.emit(Record{Type: RecInterrupted, Stage: s.ID, Round: round, Cell: &c,
+		Message: "stopped at a cell boundary; `ptsrun resume` continues"}, Position{Stage: s, Round: round, Cell: cell})
+	return ErrInterrupted
+}
+
+func (r *Runner) position(s *Stage, round, next int) Position {
+	p := Position{Stage: s, Round: round, Cell: next}
+	per := r.cellWall
+	if per == 0 && len(s.Cells) > 0 {
+		per = s.Cells[0].Workload.Duration
+	}
+	n := len(s.Cells)
+	p.RoundLeft = time.Duration(n-next) * per
+	window := r.Info.Config.SS.Window
+	minRounds := max(window, round) - round
+	maxRounds := s.MaxRounds - round
+	p.StageLeftMin = p.RoundLeft + time.Duration(minRounds*n)*per
+	p.StageLeftMax = p.RoundLeft + time.Duration(maxRounds*n)*per
+	return p
+}

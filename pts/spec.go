@@ -1,0 +1,239 @@
+package pts
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ptsrun/ptsrun/engine"
+)
+
+// SpecRevision is the PTS revision ptsrun implements.
+const SpecRevision = "2.0.2"
+
+const (
+	KiB = 1 << 10
+	MiB = 1 << 20
+)
+
+// Spec constants (pts-spec.md §7).
+const (
+	DefaultCellTime  = 60 * time.Second
+	DefaultMaxRounds = 25
+	WIPCPasses       = 2.0
+	WIPCBlockSize    = 128 * KiB
+	WIPCTC, WIPCQD   = 1, 32
+)
+
+// IOPSMixes are the read percentages of the IOPS test, outer loop, in order.
+var IOPSMixes = []int{100, 95, 65, 50, 35, 5, 0}
+
+// IOPSBlockSizes are the block sizes of the IOPS test, inner loop, in order.
+var IOPSBlockSizes = []int64{1024 * KiB, 128 * KiB, 64 * KiB, 32 * KiB, 16 * KiB, 8 * KiB, 4 * KiB, 512}
+
+// Throughput and latency test matrices.
+var (
+	TPMixes        = []int{100, 0}
+	LATMixes       = []int{100, 65, 0}
+	LATBlockSizes  = []int64{8 * KiB, 4 * KiB, 512}
+	TPDefaultTC    = 1
+	TPDefaultQD    = 32
+	LATTC, LATQD   = 1, 1
+	LATPercentile  = 99.999
+	ClientTPBlocks = []int64{1024 * KiB}
+	EntTPBlocks    = []int64{1024 * KiB, 128 * KiB}
+)
+
+// Profile is PTS-E or PTS-C (pts-spec.md §1.5).
+type Profile struct {
+	Name        string  `json:"name"`  // enterprise, client
+	Short       string  `json:"short"` // PTS-E, PTS-C
+	ActiveRange float64 `json:"active_range_pct"`
+	TC          int     `json:"tc"`
+	QD          int     `json:"qd"`
+	WriteCache  bool    `json:"write_cache_enabled"` // E: WCD, C: WCE
+	TPBlocks    []int64 `json:"tp_block_sizes"`
+}
+
+// Profiles are the two PTS profiles.
+var Profiles = []Profile{
+	{Name: "enterprise", Short: "PTS-E", ActiveRange: 100, TC: 4, QD: 32, WriteCache: false, TPBlocks: EntTPBlocks},
+	{Name: "client", Short: "PTS-C", ActiveRange: 75, TC: 2, QD: 16, WriteCache: true, TPBlocks: ClientTPBlocks},
+}
+
+// LookupProfile finds a profile by name (or its short name).
+func LookupProfile(name string) (Profile, error) {
+	for _, p := range Profiles {
+		if strings.EqualFold(name, p.Name) || strings.EqualFold(name, p.Short) {
+			return p, nil
+		}
+	}
+	return Profile{}, fmt.Errorf("unknown profile %q: want enterprise or client", name)
+}
+
+// WriteCacheLabel is WCE or WCD.
+func (p Profile) WriteCacheLabel() string {
+	if p.WriteCache {
+		return "WCE"
+	}
+	return "WCD"
+}
+
+// Metric is what a tracking variable reads from a cell.
+type Metric string
+
+const (
+	MetricIOPS        Metric = "iops"
+	MetricWriteMBps   Metric = "write_mbps"
+	MetricReadMBps    Metric = "read_mbps"
+	MetricMeanLatMs   Metric = "mean_lat_ms"
+	MetricMaxLatMs    Metric = "max_lat_ms"
+	MetricTotalMBps   Metric = "mbps"
+	MetricP99999LatMs Metric = "p99999_lat_ms"
+)
+
+// Value reads the metric from a measurement. Latencies are in ms.
+func (m Metric) Value(x engine.Measurement) float64 {
+	t := x.Total()
+	switch m {
+	case MetricIOPS:
+		return x.IOPS()
+	case MetricWriteMBps:
+		return x.Write.MBps(x.Elapsed)
+	case MetricReadMBps:
+		return x.Read.MBps(x.Elapsed)
+	case MetricTotalMBps:
+		return x.MBps()
+	case MetricMeanLatMs:
+		return t.MeanLatNs() / 1e6
+	case MetricMaxLatMs:
+		return float64(t.LatMaxNs) / 1e6
+	case MetricP99999LatMs:
+		return float64(t.PercentileNs(LATPercentile)) / 1e6
+	}
+	return 0
+}
+
+// Unit is the display unit of the metric.
+func (m Metric) Unit() string {
+	switch m {
+	case MetricIOPS:
+		return "IOPS"
+	case MetricWriteMBps, MetricReadMBps, MetricTotalMBps:
+		return "MB/s"
+	}
+	return "ms"
+}
+
+// Cell is one workload of a round.
+type Cell struct {
+	Index    int             `json:"index"`
+	Key      string          `json:"key"` // stable name: "rnd-4k-65/35"
+	Workload engine.Workload `json:"workload"`
+}
+
+// Tracking is a steady-state tracking variable: one metric of one cell.
+type Tracking struct {
+	Name   string `json:"name"`
+	Cell   int    `json:"cell"`
+	Metric Metric `json:"metric"`
+}
+
+// Stage is a purge → precondition → rounds unit of a test. IOPS and latency
+// have one; throughput has one per block size (PTS §8: purge and
+// precondition again for each block size).
+type Stage struct {
+	ID           string           `json:"id"`   // iops, tp-1024k, lat
+	Test         string           `json:"test"` // iops, tp, lat
+	Title        string           `json:"title"`
+	Purge        bool             `json:"purge"`
+	Precondition *engine.Workload `json:"precondition,omitempty"`
+	Cells        []Cell           `json:"cells"`
+	Tracking     []Tracking       `json:"tracking"`
+	MaxRounds    int              `json:"max_rounds"`
+}
+
+// RoundTime is the nominal duration of one round.
+func (s Stage) RoundTime() time.Duration {
+	var d time.Duration
+	for _, c := range s.Cells {
+		d += c.Workload.Duration
+	}
+	return d
+}
+
+// CellKey names a cell stably: access, block size, mix.
+func CellKey(w engine.Workload) string {
+	acc := "rnd"
+	if w.Access == engine.Sequential {
+		acc = "seq"
+	}
+	return fmt.Sprintf("%s-%s-%d/%d", acc, sizeKey(w.BlockSize), w.ReadPct, 100-w.ReadPct)
+}
+
+func sizeKey(b int64) string {
+	if b%KiB == 0 {
+		return fmt.Sprintf("%dk", b/KiB)
+	}
+	return fmt.Sprintf("%gk", float64(b)/KiB)
+}
+
+// Tests are the tests ptsrun runs, in the order of the PTS.
+var Tests = []TestDef{
+	{ID: "iops", Name: "IOPS", Section: "§7"},
+	{ID: "tp", Name: "Throughput", Section: "§8"},
+	{ID: "lat", Name: "Latency", Section: "§9"},
+}
+
+// TestDef names a test.
+type TestDef struct {
+	ID      string
+	Name    string
+	Section string
+}
+
+// LookupTest finds a test by id.
+func LookupTest(id string) (TestDef, error) {
+	for _, t := range Tests {
+		if t.ID == id {
+			return t, nil
+		}
+	}
+	var ids []string
+	for _, t := range Tests {
+		ids = append(ids, t.ID)
+	}
+	return TestDef{}, fmt.Errorf("unknown test %q: known tests are %s", id, strings.Join(ids, ", "))
+}
+
+// ParseTests reads a comma-separated test list, keeping the PTS order.
+func ParseTests(s string) ([]string, error) {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		f = strings.ToLower(strings.TrimSpace(f))
+		if f == "" {
+			continue
+		}
+		if _, err := LookupTest(f); err != nil {
+			return nil, err
+		}
+		if !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no test named")
+	}
+	slices.SortFunc(out, func(a, b string) int { return testOrder(a) - testOrder(b) })
+	return out, nil
+}
+
+func testOrder(id string) int {
+	for i, t := range Tests {
+		if t.ID == id {
+			return i
+		}
+	}
+	return len(Tests)
+}

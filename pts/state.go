@@ -1,0 +1,115 @@
+package pts
+
+import "github.com/ptsrun/ptsrun/engine"
+
+// StageState is how far a stage got, rebuilt from the journal.
+type StageState struct {
+	Started        bool
+	Preconditioned bool
+	Ended          bool
+	Steady         bool
+	SSRound        int
+	Window         []int
+	// Tracking holds the tracking values of every complete round:
+	// Tracking[v][r] is variable v in round r+1.
+	Tracking [][]float64
+	// Cells holds the measurements of complete rounds: Cells[r][c].
+	Cells [][]*engine.Measurement
+	// partial is the round being measured when the journal ends.
+	partial      map[int]*engine.Measurement
+	partialRound int
+}
+
+// Rounds is the number of complete rounds.
+func (s *StageState) Rounds() int { return len(s.Cells) }
+
+// State is a run as its journal tells it.
+type State struct {
+	Stages      map[string]*StageState
+	Ended       bool
+	Resumes     []Record // every resume record, in order
+	Interrupts  []Record
+	Errors      []Record
+	Purges      map[string]*Record // stage → its (last) purge record
+	WIPC        map[string]*Record // stage → its (last) precondition record
+	WriteCache  []Record
+	First, Last Record // first and last record (times)
+	Cut         bool   // the journal ended in a line cut short
+}
+
+// Replay rebuilds the state of a run from its journal records. A resume
+// record discards what the interrupted round (or stage) had measured.
+func Replay(stages []Stage, recs []Record) *State {
+	st := &State{Stages: map[string]*StageState{}, Purges: map[string]*Record{}, WIPC: map[string]*Record{}}
+	ncells := map[string]int{}
+	for _, s := range stages {
+		st.Stages[s.ID] = &StageState{}
+		ncells[s.ID] = len(s.Cells)
+	}
+	for i := range recs {
+		r := &recs[i]
+		if i == 0 {
+			st.First = *r
+		}
+		st.Last = *r
+		ss := st.Stages[r.Stage]
+		if ss == nil && r.Stage != "" {
+			continue // a stage this plan does not have
+		}
+		switch r.Type {
+		case RecStageStart:
+			ss.Started = true
+		case RecPurge:
+			st.Purges[r.Stage] = r
+		case RecPrecondition:
+			ss.Preconditioned = true
+			st.WIPC[r.Stage] = r
+		case RecRoundStart:
+			ss.partial, ss.partialRound = map[int]*engine.Measurement{}, r.Round
+		case RecCell:
+			if ss.partial != nil && r.Round == ss.partialRound && r.Cell != nil && r.Measurement != nil {
+				ss.partial[*r.Cell] = r.Measurement
+			}
+		case RecRoundEnd:
+			if ss.partial == nil || r.Round != ss.Rounds()+1 || len(ss.partial) != ncells[r.Stage] {
+				continue // a round_end without its cells is not a complete round
+			}
+			row := make([]*engine.Measurement, ncells[r.Stage])
+			for c, m := range ss.partial {
+				if c >= 0 && c < len(row) {
+					row[c] = m
+				}
+			}
+			ss.Cells = append(ss.Cells, row)
+			if len(ss.Tracking) < len(r.Tracking) {
+				ss.Tracking = append(ss.Tracking, make([][]float64, len(r.Tracking)-len(ss.Tracking))...)
+			}
+			for v, x := range r.Tracking {
+				ss.Tracking[v] = append(ss.Tracking[v], x)
+			}
+			ss.partial = nil
+		case RecStageEnd:
+			ss.Ended = true
+			ss.Steady = r.Steady != nil && *r.Steady
+			ss.SSRound, ss.Window = r.SSRound, r.Window
+		case RecResume:
+			st.Resumes = append(st.Resumes, *r)
+			if ss == nil {
+				break
+			}
+			ss.partial = nil
+			if r.Round == 0 { // the stage restarts from its purge
+				*ss = StageState{Started: true}
+			}
+		case RecInterrupted:
+			st.Interrupts = append(st.Interrupts, *r)
+		case RecError:
+			st.Errors = append(st.Errors, *r)
+		case RecWriteCache:
+			st.WriteCache = append(st.WriteCache, *r)
+		case RecEnd:
+			st.Ended = true
+		}
+	}
+	return st
+}
