@@ -81,7 +81,7 @@ func (r *Runner) emit(rec Record, pos Position) error {
 
 // Run executes every stage not yet complete in prior (nil for a new run).
 // It returns ErrInterrupted when ctx is cancelled, after journaling it.
-func (r *Runner) Run(ctx context.Context, prior *State) (err error) {
+func (r *Runner) Run(ctx context.Context, prior *State) error {
 	if prior == nil {
 		prior = Replay(r.Info.Stages, nil)
 	}
@@ -92,11 +92,19 @@ func (r *Runner) Run(ctx context.Context, prior *State) (err error) {
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if rerr := restore(); rerr != nil && err == nil {
-			err = rerr
-		}
-	}()
+	err = r.runStages(ctx, prior)
+	// The write cache goes back to what the run found, after an interrupt or
+	// an error too.
+	if rerr := restore(); rerr != nil && err == nil {
+		err = rerr
+	}
+	if err != nil {
+		return err
+	}
+	return r.emit(Record{Type: RecEnd}, Position{})
+}
+
+func (r *Runner) runStages(ctx context.Context, prior *State) error {
 	for i := range r.Info.Stages {
 		r.stageIdx = i
 		s := &r.Info.Stages[i]
@@ -112,7 +120,7 @@ func (r *Runner) Run(ctx context.Context, prior *State) (err error) {
 			return err
 		}
 	}
-	return r.emit(Record{Type: RecEnd}, Position{})
+	return nil
 }
 
 func label(enabled bool) string {

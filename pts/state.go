@@ -53,8 +53,11 @@ func Replay(stages []Stage, recs []Record) *State {
 		}
 		st.Last = *r
 		ss := st.Stages[r.Stage]
-		if ss == nil && r.Stage != "" {
-			continue // a stage this plan does not have
+		switch r.Type {
+		case RecStageStart, RecPurge, RecPrecondition, RecRoundStart, RecCell, RecRoundEnd, RecStageEnd:
+			if ss == nil {
+				continue // a stage this plan does not have
+			}
 		}
 		switch r.Type {
 		case RecStageStart:

@@ -137,20 +137,24 @@ func prepareDir(dir string) (func(), error) {
 
 // startRun creates the run directory and runs.
 func startRun(ctx context.Context, cfg pts.Config, p pts.Profile, dir string, asJSON bool, stdout, stderr io.Writer) error {
+	ids, err := identify(cfg.Targets)
+	if err != nil {
+		return err
+	}
 	undo, err := prepareDir(dir)
 	if err != nil {
 		return err
 	}
-	set, err := openTargets(cfg.Targets, dir)
-	if err != nil {
+	ri := pts.RunInfo{Schema: pts.Schema, Tool: "ptsrun", Version: version, Spec: "PTS " + pts.SpecRevision,
+		Created: time.Now().UTC(), Config: cfg, Profile: p, Stages: cfg.Stages(p), Targets: ids,
+		Host: device.FS{Root: "/"}.ProbeHost(version), Engine: engineDescription(cfg.Engine)}
+	// run.json first: from here on, a kill leaves a run that resume accepts.
+	if err := pts.WriteRunInfo(dir, ri); err != nil {
 		undo()
 		return err
 	}
-	ri := pts.RunInfo{Schema: pts.Schema, Tool: "ptsrun", Version: version, Spec: "PTS " + pts.SpecRevision,
-		Created: time.Now().UTC(), Config: cfg, Profile: p, Stages: cfg.Stages(p), Targets: set.Identities,
-		Host: device.FS{Root: "/"}.ProbeHost(version), Engine: set.Engine.Describe()}
-	if err := pts.WriteRunInfo(dir, ri); err != nil {
-		set.Engine.Close()
+	set, err := openTargets(cfg.Targets, dir)
+	if err != nil {
 		undo()
 		return err
 	}
@@ -208,6 +212,15 @@ func execute(ctx context.Context, dir string, ri pts.RunInfo, set *targetSet, pr
 		}
 	}
 	return nil
+}
+
+// engineDescription names an engine for run.json before it is opened.
+func engineDescription(name string) string {
+	switch name {
+	case "sim":
+		return "sim (ptsrun simulated SSD model, not hardware)"
+	}
+	return name
 }
 
 func resumeCommand() *cli.Command {

@@ -52,8 +52,30 @@ func checkTargets(specs []string, engineName string) (string, error) {
 	return device.KindSim, nil
 }
 
+// identify describes the targets without opening or changing anything.
+func identify(specs []string) ([]device.Identity, error) {
+	var ids []device.Identity
+	for i, s := range specs {
+		m, _, err := parseSimTarget(s)
+		if err != nil {
+			return nil, err
+		}
+		ids = append(ids, simIdentity(s, sim.IdentityOf(m, i)))
+	}
+	return ids, nil
+}
+
+func simIdentity(spec string, id sim.Identity) device.Identity {
+	return device.Identity{
+		Spec: spec, Kind: device.KindSim, Vendor: id.Vendor, Model: id.Product, Serial: id.Serial,
+		Firmware: id.Firmware, CapacityBytes: id.Capacity, LogicalBlock: id.LogicalBlock,
+		PhysicalBlock: 4096, Interface: "simulated NVMe", OverProvision: id.OP,
+		Notes: fmt.Sprintf("model: %d dies, %.1f %% over-provisioning, power-loss protection %v", id.Dies, id.OP*100, id.PLP),
+	}
+}
+
 // openTargets opens the targets for a run in dir (sim drives keep their
-// state in dir/sim/N).
+// state in dir/sim/N) and reports who they say they are.
 func openTargets(specs []string, dir string) (*targetSet, error) {
 	var ts []sim.Target
 	for i, s := range specs {
@@ -73,13 +95,7 @@ func openTargets(specs []string, dir string) (*targetSet, error) {
 	}
 	set := &targetSet{Kind: device.KindSim, Engine: e}
 	for i, t := range ts {
-		id := e.Identity(i)
-		set.Identities = append(set.Identities, device.Identity{
-			Spec: t.Name, Kind: device.KindSim, Vendor: id.Vendor, Model: id.Product, Serial: id.Serial,
-			Firmware: id.Firmware, CapacityBytes: id.Capacity, LogicalBlock: id.LogicalBlock,
-			PhysicalBlock: 4096, Interface: "simulated NVMe", OverProvision: id.OP,
-			Notes: fmt.Sprintf("model: %d dies, %.1f %% over-provisioning, power-loss protection %v", id.Dies, id.OP*100, id.PLP),
-		})
+		set.Identities = append(set.Identities, simIdentity(t.Name, e.Identity(i)))
 	}
 	return set, nil
 }

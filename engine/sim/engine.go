@@ -51,7 +51,7 @@ func Open(targets []Target) (*Engine, error) {
 	}
 	e := &Engine{}
 	for i, t := range targets {
-		serial := fmt.Sprintf("%s-%04d", strings.ToUpper(t.Model.Name[:1])+"SIM", i+1)
+		serial := IdentityOf(t.Model, i).Serial
 		h := fnv.New64a()
 		h.Write([]byte(t.Model.Name))
 		sd := &simDrive{t: t, serial: serial, salt: h.Sum64() + uint64(i)}
@@ -70,12 +70,20 @@ func Open(targets []Target) (*Engine, error) {
 	return e, nil
 }
 
-// Identity of drive i.
+// IdentityOf is what a new drive of model m at position i of a target set
+// reports, before any drive exists.
+func IdentityOf(m Model, i int) Identity {
+	return Identity{Vendor: m.Vendor, Product: m.Product, Firmware: m.Firmware,
+		Serial:   fmt.Sprintf("%sSIM-%04d", strings.ToUpper(m.Name[:1]), i+1),
+		Capacity: m.UserBytes, LogicalBlock: 512, OP: m.OP, Dies: m.Dies, PLP: m.PLP}
+}
+
+// Identity of drive i as it is.
 func (e *Engine) Identity(i int) Identity {
 	sd := e.drives[i]
-	m := sd.t.Model
-	return Identity{Vendor: m.Vendor, Product: m.Product, Serial: sd.serial, Firmware: m.Firmware,
-		Capacity: m.UserBytes, LogicalBlock: 512, OP: m.OP, Dies: m.Dies, PLP: m.PLP}
+	id := IdentityOf(sd.t.Model, i)
+	id.Serial = sd.serial
+	return id
 }
 
 // Describe names the engine.

@@ -1,0 +1,309 @@
+package pts
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ptsrun/ptsrun/engine"
+	"github.com/ptsrun/ptsrun/engine/sim"
+	"github.com/ptsrun/ptsrun/precondition"
+)
+
+// hooked wraps an engine: it cancels the run's context or fails after a
+// number of runs.
+type hooked struct {
+	engine.Engine
+	runs     int
+	cancelAt int
+	cancel   context.CancelFunc
+	failAt   int
+}
+
+func (h *hooked) Run(ctx context.Context, w engine.Workload) (engine.Measurement, error) {
+	h.runs++
+	if h.failAt > 0 && h.runs == h.failAt {
+		return engine.Measurement{}, errors.Join(engine.ErrIO, errors.New("pwrite: input/output error"))
+	}
+	m, err := h.Engine.Run(ctx, w)
+	if h.cancelAt > 0 && h.runs == h.cancelAt {
+		h.cancel()
+	}
+	return m, err
+}
+
+func (h *hooked) Purge(ctx context.Context) error { return h.Engine.(engine.Purger).Purge(ctx) }
+
+type setup struct {
+	dir  string
+	info RunInfo
+	eng  *sim.Engine
+}
+
+func newSetup(t *testing.T, model string, mod func(*Config)) *setup {
+	t.Helper()
+	c := DefaultConfig()
+	c.Targets = []string{"sim:" + model}
+	if model == "client" {
+		c.Profile = "client"
+	}
+	if mod != nil {
+		mod(&c)
+	}
+	p, err := c.Resolve()
+	require.NoError(t, err)
+	s := &setup{dir: t.TempDir()}
+	s.info = RunInfo{Schema: Schema, Tool: "ptsrun", Version: "test", Config: c, Profile: p, Stages: c.Stages(p)}
+	require.NoError(t, WriteRunInfo(s.dir, s.info))
+	s.open(t)
+	return s
+}
+
+func (s *setup) open(t *testing.T) {
+	m, err := sim.Lookup(s.info.Config.Targets[0][4:])
+	require.NoError(t, err)
+	s.eng, err = sim.Open([]sim.Target{{Name: s.info.Config.Targets[0], Model: m, StateDir: filepath.Join(s.dir, "sim")}})
+	require.NoError(t, err)
+}
+
+func (s *setup) runner(t *testing.T, e engine.Engine) (*Runner, *Journal) {
+	j, err := OpenJournal(s.dir)
+	require.NoError(t, err)
+	t.Cleanup(func() { j.Close() })
+	return &Runner{Info: s.info, Engine: e, Journal: j, Cache: s.eng,
+		Purger: precondition.Purger{Method: precondition.SimFormat, Engine: s.eng}}, j
+}
+
+func (s *setup) records(t *testing.T) []Record {
+	recs, cut, err := LoadJournal(s.dir)
+	require.NoError(t, err)
+	require.False(t, cut)
+	return recs
+}
+
+// The IOPS test reaches steady state after more than 5 and fewer than 25
+// rounds on both simulated models.
+func TestIOPSSteadyStateOnBothModels(t *testing.T) {
+	for _, model := range sim.Names() {
+		t.Run(model, func(t *testing.T) {
+			s := newSetup(t, model, func(c *Config) { c.Tests = []string{"iops"} })
+			r, _ := s.runner(t, s.eng)
+			require.NoError(t, r.Run(context.Background(), nil))
+			require.NoError(t, s.eng.Close())
+			st := Replay(s.info.Stages, s.records(t))
+			ss := st.Stages["iops"]
+			require.True(t, ss.Ended)
+			require.True(t, ss.Steady, "not steady in %d rounds", ss.Rounds())
+			assert.Greater(t, ss.SSRound, 5)
+			assert.Less(t, ss.SSRound, 25)
+			assert.Equal(t, ss.SSRound, ss.Rounds(), "no round runs after steady state")
+			assert.Equal(t, []int{ss.SSRound - 4, ss.SSRound}, ss.Window)
+			t.Logf("%s: steady at round %d; 4 KiB write IOPS per round %v", model, ss.SSRound, ss.Tracking[0])
+			// Random-write IOPS fall from their first-round level.
+			assert.Greater(t, ss.Tracking[1][0], 1.15*ss.Tracking[1][ss.SSRound-1])
+		})
+	}
+}
+
+func TestJournalOrderAndContent(t *testing.T) {
+	s := newSetup(t, "enterprise", func(c *Config) { c.Tests = []string{"lat"}; c.CellTime = Duration(5 * time.Second) })
+	r, _ := s.runner(t, s.eng)
+	require.NoError(t, r.Run(context.Background(), nil))
+	recs := s.records(t)
+	var types []string
+	for _, rec := range recs[:7] {
+		types = append(types, rec.Type)
+	}
+	assert.Equal(t, []string{RecStart, RecWriteCache, RecStageStart, RecPurge, RecPrecondition, RecRoundStart, RecCell}, types)
+	last := recs[len(recs)-1]
+	assert.Equal(t, RecEnd, last.Type)
+	wc := recs[1].WriteCache
+	assert.Equal(t, "enabled", wc.Before)
+	assert.Equal(t, "disabled", wc.After, "enterprise profile: WCD")
+	enabled, _ := s.eng.WriteCache()
+	assert.True(t, enabled, "the original write-cache state is restored at the end")
+	cells := 0
+	for _, rec := range recs {
+		if rec.Type == RecCell {
+			cells++
+			require.NotNil(t, rec.Measurement)
+			assert.Equal(t, 5*time.Second, rec.Measurement.Elapsed)
+			assert.NotNil(t, rec.Measurement.Total().Hist)
+		}
+		if rec.Type == RecRoundEnd {
+			assert.Len(t, rec.Tracking, 1)
+			if rec.Round >= 5 {
+				assert.NotNil(t, rec.Verdict)
+			} else {
+				assert.Nil(t, rec.Verdict, "no check before the window is full")
+			}
+		}
+	}
+	st := Replay(s.info.Stages, recs)
+	assert.Equal(t, 9*st.Stages["lat"].Rounds(), cells)
+}
+
+func TestRoundLimitWithoutSteadyState(t *testing.T) {
+	s := newSetup(t, "client", func(c *Config) {
+		c.Tests = []string{"lat"}
+		c.MaxRounds = 6
+		c.SS.MaxRange = 1e-9 // nothing is that steady
+		c.CellTime = Duration(2 * time.Second)
+	})
+	r, _ := s.runner(t, s.eng)
+	require.NoError(t, r.Run(context.Background(), nil))
+	st := Replay(s.info.Stages, s.records(t))
+	ss := st.Stages["lat"]
+	assert.True(t, ss.Ended)
+	assert.False(t, ss.Steady)
+	assert.Equal(t, 6, ss.Rounds())
+	assert.Equal(t, []int{2, 6}, ss.Window, "the window is the last 5 rounds")
+	assert.Zero(t, ss.SSRound)
+}
+
+func TestInterruptAndResume(t *testing.T) {
+	s := newSetup(t, "enterprise", func(c *Config) { c.Tests = []string{"iops", "lat"} })
+	ctx, cancel := context.WithCancel(context.Background())
+	// WIPC, three rounds of 56 cells, and 10 cells into round 4.
+	h := &hooked{Engine: s.eng, cancelAt: 1 + 3*56 + 10, cancel: cancel}
+	r, j := s.runner(t, h)
+	err := r.Run(ctx, nil)
+	require.ErrorIs(t, err, ErrInterrupted)
+	require.NoError(t, j.Close())
+	require.NoError(t, s.eng.Close())
+	recs := s.records(t)
+	last := recs[len(recs)-2]
+	assert.Equal(t, RecInterrupted, last.Type)
+	assert.Equal(t, 4, last.Round)
+	assert.Equal(t, 10, *last.Cell)
+	restore := recs[len(recs)-1]
+	require.Equal(t, RecWriteCache, restore.Type, "the write cache is restored after an interrupt too")
+	assert.True(t, restore.WriteCache.Restore)
+	prior := Replay(s.info.Stages, recs)
+	require.Equal(t, 3, prior.Stages["iops"].Rounds(), "the partial round is not a round")
+
+	// A new process: reopen the drive from its state directory and resume.
+	s.open(t)
+	r2, _ := s.runner(t, s.eng)
+	require.NoError(t, r2.Run(context.Background(), prior))
+	require.NoError(t, s.eng.Close())
+	recs = s.records(t)
+	st := Replay(s.info.Stages, recs)
+	assert.True(t, st.Ended)
+	require.Len(t, st.Resumes, 1)
+	assert.Equal(t, 4, st.Resumes[0].Round)
+	assert.Equal(t, "iops", st.Resumes[0].Stage)
+	iops := st.Stages["iops"]
+	assert.True(t, iops.Ended)
+	for r, row := range iops.Cells {
+		for c, m := range row {
+			require.NotNil(t, m, "round %d cell %d", r+1, c)
+		}
+	}
+	assert.True(t, st.Stages["lat"].Ended)
+	// Round 4 was measured twice in the journal; only the re-run counts.
+	n := 0
+	for _, rec := range recs {
+		if rec.Type == RecCell && rec.Stage == "iops" && rec.Round == 4 {
+			n++
+		}
+	}
+	assert.Equal(t, 10+56, n)
+}
+
+func TestInterruptDuringPreconditioningRestartsTheStage(t *testing.T) {
+	s := newSetup(t, "client", func(c *Config) { c.Tests = []string{"lat"}; c.CellTime = Duration(2 * time.Second) })
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // cancelled before the first step
+	r, j := s.runner(t, s.eng)
+	require.ErrorIs(t, r.Run(ctx, nil), ErrInterrupted)
+	j.Close()
+	prior := Replay(s.info.Stages, s.records(t))
+	r2, _ := s.runner(t, s.eng)
+	require.NoError(t, r2.Run(context.Background(), prior))
+	st := Replay(s.info.Stages, s.records(t))
+	assert.True(t, st.Stages["lat"].Ended)
+	assert.True(t, st.Stages["lat"].Preconditioned)
+}
+
+func TestEngineErrorStopsCleanly(t *testing.T) {
+	s := newSetup(t, "client", func(c *Config) { c.Tests = []string{"tp"}; c.CellTime = Duration(2 * time.Second) })
+	h := &hooked{Engine: s.eng, failAt: 6}
+	r, _ := s.runner(t, h)
+	err := r.Run(context.Background(), nil)
+	require.ErrorIs(t, err, engine.ErrIO)
+	assert.ErrorContains(t, err, "round 3 cell seq-1024k-100/0")
+	recs := s.records(t)
+	last := recs[len(recs)-1]
+	assert.Equal(t, RecError, last.Type)
+	assert.Contains(t, last.Error, "input/output error")
+	st := Replay(s.info.Stages, recs)
+	assert.Equal(t, 2, st.Stages["tp-1024k"].Rounds(), "every cell before the error is kept")
+}
+
+func TestJournalCutLastLine(t *testing.T) {
+	dir := t.TempDir()
+	j, err := OpenJournal(dir)
+	require.NoError(t, err)
+	require.NoError(t, j.Append(Record{Type: RecStart, Time: time.Unix(1, 0).UTC()}))
+	require.NoError(t, j.Append(Record{Type: RecStageStart, Stage: "iops", Time: time.Unix(2, 0).UTC()}))
+	require.NoError(t, j.Close())
+	path := filepath.Join(dir, JournalFile)
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString(`{"type":"cell","stage":"iops","measurement":{"rea`)
+	require.NoError(t, err)
+	f.Close()
+
+	recs, cut, err := LoadJournal(dir)
+	require.NoError(t, err)
+	assert.True(t, cut)
+	assert.Len(t, recs, 2)
+
+	j, err = OpenJournal(dir)
+	require.NoError(t, err)
+	require.NoError(t, j.Append(Record{Type: RecEnd, Time: time.Unix(3, 0).UTC()}))
+	j.Close()
+	recs, cut, err = LoadJournal(dir)
+	require.NoError(t, err)
+	assert.False(t, cut)
+	require.Len(t, recs, 3)
+	assert.Equal(t, RecEnd, recs[2].Type)
+}
+
+func TestJournalBadLineNamed(t *testing.T) {
+	in := "{\"type\":\"start\"}\n{\"type\":\n{\"type\":\"end\"}\n"
+	_, _, err := ReadJournal(bytes.NewBufferString(in))
+	assert.ErrorContains(t, err, "line 2")
+	_, _, err = ReadJournal(bytes.NewBufferString("{\"time\":\"2026-01-01T00:00:00Z\"}\n"))
+	assert.ErrorContains(t, err, "line 1: record without a type")
+}
+
+func FuzzReadJournal(f *testing.F) {
+	f.Add([]byte("{\"type\":\"start\"}\n{\"type\":\"cell\",\"cell\":3}\n"))
+	f.Add([]byte("{\"type\":\"cell\",\"measurement\":{\"read\":{\"lat_hist\":\"HISTFAAAA\"}}}\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		recs, _, err := ReadJournal(bytes.NewReader(data))
+		if err != nil {
+			return
+		}
+		Replay([]Stage{{ID: "iops", Cells: make([]Cell, 2)}}, recs)
+	})
+}
+
+func TestRunInfoRoundTrip(t *testing.T) {
+	s := newSetup(t, "client", nil)
+	ri, err := LoadRunInfo(s.dir)
+	require.NoError(t, err)
+	assert.Equal(t, s.info.Config, ri.Config)
+	assert.Equal(t, s.info.Stages, ri.Stages)
+	_, err = LoadRunInfo(t.TempDir())
+	assert.ErrorIs(t, err, ErrNoRun)
+}

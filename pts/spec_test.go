@@ -1,0 +1,167 @@
+package pts
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ptsrun/ptsrun/engine"
+)
+
+func resolved(t *testing.T, mod func(*Config)) (Config, Profile) {
+	t.Helper()
+	c := DefaultConfig()
+	c.Targets = []string{"sim"}
+	if mod != nil {
+		mod(&c)
+	}
+	p, err := c.Resolve()
+	require.NoError(t, err)
+	return c, p
+}
+
+func TestIOPSStageLoopOrder(t *testing.T) {
+	c, p := resolved(t, nil)
+	stages := c.Stages(p)
+	require.Equal(t, []string{"iops", "tp-1024k", "tp-128k", "lat"}, ids(stages))
+	s := stages[0]
+	require.Len(t, s.Cells, 56)
+	// Mix outer 100/0 → 0/100, block size inner 1024 KiB → 0.5 KiB.
+	i := 0
+	for _, mix := range []int{100, 95, 65, 50, 35, 5, 0} {
+		for _, bs := range []int64{1 << 20, 128 << 10, 64 << 10, 32 << 10, 16 << 10, 8 << 10, 4 << 10, 512} {
+			w := s.Cells[i].Workload
+			assert.Equal(t, mix, w.ReadPct, "cell %d", i)
+			assert.Equal(t, bs, w.BlockSize, "cell %d", i)
+			assert.Equal(t, engine.Random, w.Access)
+			assert.Equal(t, 4, w.TC)
+			assert.Equal(t, 32, w.QD)
+			assert.Equal(t, 100.0, w.ActiveRange)
+			assert.Equal(t, time.Minute, w.Duration)
+			assert.Equal(t, i, s.Cells[i].Index)
+			i++
+		}
+	}
+	assert.Equal(t, "rnd-0.5k-65/35", s.Cells[2*8+7].Key)
+	require.Len(t, s.Tracking, 3)
+	for _, tc := range []struct {
+		tr   Tracking
+		read int
+		bs   int64
+	}{{s.Tracking[0], 0, 4 << 10}, {s.Tracking[1], 65, 64 << 10}, {s.Tracking[2], 100, 1 << 20}} {
+		w := s.Cells[tc.tr.Cell].Workload
+		assert.Equal(t, tc.read, w.ReadPct, tc.tr.Name)
+		assert.Equal(t, tc.bs, w.BlockSize, tc.tr.Name)
+		assert.Equal(t, MetricIOPS, tc.tr.Metric)
+	}
+	assert.True(t, s.Purge)
+	require.NotNil(t, s.Precondition)
+	assert.Equal(t, engine.Workload{Access: engine.Sequential, BlockSize: 128 << 10, TC: 1, QD: 32,
+		ActiveRange: 100, Passes: 2}, *s.Precondition)
+	assert.Equal(t, 56*time.Minute, s.RoundTime())
+	assert.Equal(t, 25, s.MaxRounds)
+}
+
+func TestThroughputAndLatencyStages(t *testing.T) {
+	c, p := resolved(t, nil)
+	st := c.Stages(p)
+	for i, bs := range []int64{1 << 20, 128 << 10} {
+		s := st[1+i]
+		assert.Equal(t, "tp", s.Test)
+		assert.True(t, s.Purge, "throughput purges per block size")
+		assert.Equal(t, bs, s.Precondition.BlockSize, "WIPC at the test block size")
+		require.Len(t, s.Cells, 2)
+		assert.Equal(t, 100, s.Cells[0].Workload.ReadPct)
+		assert.Equal(t, 0, s.Cells[1].Workload.ReadPct)
+		for _, c := range s.Cells {
+			assert.Equal(t, engine.Sequential, c.Workload.Access)
+			assert.Equal(t, bs, c.Workload.BlockSize)
+		}
+		require.Len(t, s.Tracking, 1)
+		assert.Equal(t, MetricWriteMBps, s.Tracking[0].Metric)
+		assert.Equal(t, 1, s.Tracking[0].Cell)
+	}
+	lat := st[3]
+	require.Len(t, lat.Cells, 9)
+	i := 0
+	for _, mix := range []int{100, 65, 0} {
+		for _, bs := range []int64{8 << 10, 4 << 10, 512} {
+			w := lat.Cells[i].Workload
+			assert.Equal(t, mix, w.ReadPct)
+			assert.Equal(t, bs, w.BlockSize)
+			assert.Equal(t, 1, w.TC)
+			assert.Equal(t, 1, w.QD)
+			i++
+		}
+	}
+	require.Len(t, lat.Tracking, 1)
+	assert.Equal(t, MetricMeanLatMs, lat.Tracking[0].Metric)
+	assert.Equal(t, 0, lat.Cells[lat.Tracking[0].Cell].Workload.ReadPct)
+	assert.Equal(t, int64(4<<10), lat.Cells[lat.Tracking[0].Cell].Workload.BlockSize)
+}
+
+func TestClientProfile(t *testing.T) {
+	c, p := resolved(t, func(c *Config) { c.Profile = "client" })
+	assert.Equal(t, "PTS-C", p.Short)
+	assert.True(t, p.WriteCache)
+	assert.Equal(t, "WCE", p.WriteCacheLabel())
+	st := c.Stages(p)
+	assert.Equal(t, []string{"iops", "tp-1024k", "lat"}, ids(st))
+	w := st[0].Cells[0].Workload
+	assert.Equal(t, 2, w.TC)
+	assert.Equal(t, 16, w.QD)
+	assert.Equal(t, 75.0, w.ActiveRange)
+	assert.Equal(t, 75.0, st[0].Precondition.ActiveRange)
+
+	ep, err := LookupProfile("PTS-E")
+	require.NoError(t, err)
+	assert.False(t, ep.WriteCache)
+}
+
+func TestResolveRejects(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		mod  func(*Config)
+		msg  string
+	}{
+		{"profile", func(c *Config) { c.Profile = "consumer" }, `unknown profile "consumer"`},
+		{"test", func(c *Config) { c.Tests = []string{"iops", "wsat2"} }, `unknown test "wsat2"`},
+		{"tc", func(c *Config) { c.TC = 300 }, "thread count 300"},
+		{"qd", func(c *Config) { c.QD = -1 }, "queue depth -1"},
+		{"cell time", func(c *Config) { c.CellTime = Duration(500 * time.Millisecond) }, "cell time 500ms"},
+		{"long cell", func(c *Config) { c.CellTime = Duration(2 * time.Hour) }, "cell time 2h0m0s"},
+		{"rounds", func(c *Config) { c.MaxRounds = 3 }, "round limit 3"},
+		{"range", func(c *Config) { c.ActiveRange = 120 }, "active range 120%"},
+		{"window", func(c *Config) { c.SS.Window = 1 }, "window must be at least 2"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := DefaultConfig()
+			tc.mod(&c)
+			_, err := c.Resolve()
+			assert.ErrorContains(t, err, tc.msg)
+		})
+	}
+	tests, err := ParseTests("lat, iops,lat")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"iops", "lat"}, tests, "PTS order, no repeats")
+	_, err = ParseTests(" , ")
+	assert.Error(t, err)
+}
+
+func TestCellSeed(t *testing.T) {
+	a := CellSeed(1, "iops", 3, 7)
+	assert.Equal(t, a, CellSeed(1, "iops", 3, 7))
+	assert.NotEqual(t, a, CellSeed(1, "iops", 4, 7))
+	assert.NotEqual(t, a, CellSeed(2, "iops", 3, 7))
+	assert.NotEqual(t, a, CellSeed(1, "lat", 3, 7))
+}
+
+func ids(st []Stage) []string {
+	var out []string
+	for _, s := range st {
+		out = append(out, s.ID)
+	}
+	return out
+}
