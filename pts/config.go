@@ -27,20 +27,23 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 
 // Config is what a run was asked to do, after defaults. It is stored in run.json.
 type Config struct {
-	Tests       []string             `json:"tests"`
-	Profile     string               `json:"profile"`
-	Engine      string               `json:"engine"`
-	Targets     []string             `json:"targets"`
-	TC          int                  `json:"tc"` // IOPS test
-	QD          int                  `json:"qd"`
-	CellTime    Duration             `json:"cell_time"`
-	MaxRounds   int                  `json:"max_rounds"`
-	ActiveRange float64              `json:"active_range_pct"`
-	Purge       string               `json:"purge"`
-	DestroyData []string             `json:"destroy_data,omitempty"`
-	FioServers  []string             `json:"fio_servers,omitempty"`
-	Seed        uint64               `json:"seed"`
-	SS          steadystate.Criteria `json:"steady_state"`
+	Tests       []string `json:"tests"`
+	Profile     string   `json:"profile"`
+	Engine      string   `json:"engine"`
+	Targets     []string `json:"targets"`
+	TC          int      `json:"tc"` // IOPS test
+	QD          int      `json:"qd"`
+	CellTime    Duration `json:"cell_time"`
+	MaxRounds   int      `json:"max_rounds"`
+	ActiveRange float64  `json:"active_range_pct"`
+	// PCActiveRange is the active range of the workload-independent
+	// preconditioning (PTS "PC AR"): the whole device unless set.
+	PCActiveRange float64              `json:"pc_active_range_pct"`
+	Purge         string               `json:"purge"`
+	DestroyData   []string             `json:"destroy_data,omitempty"`
+	FioServers    []string             `json:"fio_servers,omitempty"`
+	Seed          uint64               `json:"seed"`
+	SS            steadystate.Criteria `json:"steady_state"`
 }
 
 // Limits on what a run may ask for.
@@ -84,6 +87,9 @@ func (c *Config) Resolve() (Profile, error) {
 	if c.ActiveRange == 0 {
 		c.ActiveRange = p.ActiveRange
 	}
+	if c.PCActiveRange == 0 {
+		c.PCActiveRange = 100
+	}
 	switch {
 	case c.TC < 1 || c.TC > engine.MaxTC:
 		return p, fmt.Errorf("thread count %d is outside 1…%d", c.TC, engine.MaxTC)
@@ -93,6 +99,8 @@ func (c *Config) Resolve() (Profile, error) {
 		return p, fmt.Errorf("cell time %v is outside %v…%v", time.Duration(c.CellTime), MinCellTime, MaxCellTime)
 	case !(c.ActiveRange > 0 && c.ActiveRange <= 100):
 		return p, fmt.Errorf("active range %v%% is outside (0, 100]", c.ActiveRange)
+	case !(c.PCActiveRange > 0 && c.PCActiveRange <= 100):
+		return p, fmt.Errorf("preconditioning active range %v%% is outside (0, 100]", c.PCActiveRange)
 	}
 	if err := c.SS.Validate(); err != nil {
 		return p, err
@@ -124,7 +132,7 @@ func (c Config) Stages(p Profile) []Stage {
 
 func (c Config) wipc(bs int64) *engine.Workload {
 	return &engine.Workload{Access: engine.Sequential, ReadPct: 0, BlockSize: bs, TC: WIPCTC, QD: WIPCQD,
-		ActiveRange: c.ActiveRange, Passes: WIPCPasses}
+		ActiveRange: c.PCActiveRange, Passes: WIPCPasses}
 }
 
 func (c Config) cell(i int, acc engine.Access, read int, bs int64, tc, qd int) Cell {

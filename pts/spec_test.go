@@ -113,7 +113,7 @@ func TestClientProfile(t *testing.T) {
 	assert.Equal(t, 2, w.TC)
 	assert.Equal(t, 16, w.QD)
 	assert.Equal(t, 75.0, w.ActiveRange)
-	assert.Equal(t, 75.0, st[0].Precondition.ActiveRange)
+	assert.Equal(t, 100.0, st[0].Precondition.ActiveRange, "PC AR is the whole device")
 
 	ep, err := LookupProfile("PTS-E")
 	require.NoError(t, err)
