@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"time"
 )
 
 // Engine runs workloads on the target set it was opened for.
@@ -18,8 +19,9 @@ type Engine interface {
 
 // Purger is implemented by engines whose targets purge themselves (the
 // simulated drive). Real devices are purged by the precondition package.
+// Purge returns how long the purge took on the target's own clock.
 type Purger interface {
-	Purge(ctx context.Context) error
+	Purge(ctx context.Context) (time.Duration, error)
 }
 
 // WriteCacher is implemented by engines that control the target's volatile

@@ -40,7 +40,9 @@ func (h *hooked) Run(ctx context.Context, w engine.Workload) (engine.Measurement
 	return m, err
 }
 
-func (h *hooked) Purge(ctx context.Context) error { return h.Engine.(engine.Purger).Purge(ctx) }
+func (h *hooked) Purge(ctx context.Context) (time.Duration, error) {
+	return h.Engine.(engine.Purger).Purge(ctx)
+}
 
 type setup struct {
 	dir  string

@@ -91,7 +91,7 @@ func signalContext() (context.Context, func()) {
 }
 
 func newApp(stdout, stderr io.Writer) *cli.App {
-	return &cli.App{
+	app := &cli.App{
 		Name:    "ptsrun",
 		Usage:   "SNIA SSS PTS 2.0.2 compliance tests for solid state storage",
 		Version: version,
@@ -105,4 +105,9 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			runCommand(), resumeCommand(), reportCommand(), planCommand(), ssCommand(), demoCommand(),
 		},
 	}
+	// A usage error is one line, not a help page.
+	for _, c := range app.Commands {
+		c.OnUsageError = app.OnUsageError
+	}
+	return app
 }

@@ -44,6 +44,13 @@ func (d *Drive) purge() {
 	d.gcRel, d.gcHost, d.gcErase, d.randCarry = 0, 0, 0, 0
 }
 
+// purgeTime is how long a block erase of the whole drive takes.
+func (d *Drive) purgeTime() time.Duration {
+	flash := float64(d.m.UserBytes) * (1 + d.m.OP)
+	perDie := math.Ceil(flash / float64(d.m.EraseBlockBytes) / float64(d.m.Dies))
+	return time.Duration(perDie) * d.m.TErase
+}
+
 // gcCost is the recent number of units relocated per host unit written.
 func (d *Drive) gcCost() (reloc, erase float64) {
 	if d.gcHost <= 0 {

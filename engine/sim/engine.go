@@ -160,10 +160,17 @@ func merge(drives []*simDrive, ms []engine.Measurement) engine.Measurement {
 	return out
 }
 
-// Purge returns every drive to its fresh-out-of-box state.
-func (e *Engine) Purge(ctx context.Context) error {
-	_, err := e.do(ctx, op{Op: "purge"})
-	return err
+// Purge returns every drive to its fresh-out-of-box state, and says how long
+// that takes the drives: every block erased, the dies working in parallel.
+func (e *Engine) Purge(ctx context.Context) (time.Duration, error) {
+	if _, err := e.do(ctx, op{Op: "purge"}); err != nil {
+		return 0, err
+	}
+	var longest time.Duration
+	for _, sd := range e.drives {
+		longest = max(longest, sd.d.purgeTime())
+	}
+	return longest, nil
 }
 
 // WriteCache reports whether the volatile write cache is enabled.

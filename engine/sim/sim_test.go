@@ -211,7 +211,8 @@ func TestPurgeResets(t *testing.T) {
 		used = run(t, e, rnd(0, 4096, 4, 32, time.Minute, uint64(i))).IOPS()
 	}
 	require.Less(t, used, fresh/2)
-	require.NoError(t, e.Purge(context.Background()))
+	_, err := e.Purge(context.Background())
+	require.NoError(t, err)
 	assert.Zero(t, e.drives[0].d.f.mapped())
 	again := run(t, e, rnd(0, 4096, 4, 32, time.Minute, 1)).IOPS()
 	assert.InEpsilon(t, fresh, again, 0.02)
@@ -243,13 +244,15 @@ func TestStateSurvivesInterruption(t *testing.T) {
 	}
 	// Reference: one process does everything.
 	ref := open(t, "client", "")
-	require.NoError(t, ref.Purge(context.Background()))
+	_, err := ref.Purge(context.Background())
+	require.NoError(t, err)
 	run(t, ref, wipc(ref.drives[0].t.Model))
 	want := work(ref, 0, 150)
 
 	dir := t.TempDir()
 	a := open(t, "client", dir)
-	require.NoError(t, a.Purge(context.Background()))
+	_, err = a.Purge(context.Background())
+	require.NoError(t, err)
 	run(t, a, wipc(a.drives[0].t.Model))
 	got := work(a, 0, 100) // crosses a snapshot
 	// No Close: as if the process was killed. A second process opens the drive.

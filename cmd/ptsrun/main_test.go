@@ -1,0 +1,325 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ptsrun/ptsrun/matrix"
+	"github.com/ptsrun/ptsrun/pts"
+)
+
+// binary is ptsrun built for the tests that need a process to kill.
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "ptsrun-test")
+	if err != nil {
+		panic(err)
+	}
+	binary = filepath.Join(dir, "ptsrun")
+	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building ptsrun: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func ptsrun(args ...string) (code int, stdout, stderr string) {
+	var o, e bytes.Buffer
+	code = run(append([]string{"ptsrun"}, args...), &o, &e)
+	return code, o.String(), e.String()
+}
+
+func TestDemo(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "demo")
+	code, _, stderr := ptsrun("demo", "--out", dir)
+	require.Equal(t, 0, code, stderr)
+	for _, f := range []string{"run.json", "journal.jsonl", "results.json", "tables/iops.csv", "tables/tp.csv",
+		"tables/lat_mean_ms.csv", "tables/lat_p99_999_ms.csv", "tables/lat_max_ms.csv", "tables/lat_iops.csv",
+		"tables/iops_tracking.csv"} {
+		_, err := os.Stat(filepath.Join(dir, f))
+		assert.NoError(t, err, f)
+	}
+	assert.Contains(t, stderr, "IOPS: steady state at round")
+	assert.Contains(t, stderr, "simulated SSD")
+	res, _, err := matrix.Load(dir)
+	require.NoError(t, err)
+	assert.True(t, res.Complete)
+	for _, tr := range res.Tests {
+		for _, s := range tr.Stages {
+			assert.True(t, s.Steady, s.Title)
+		}
+	}
+
+	// The directory now holds a run: another run may not use it.
+	code, _, stderr = ptsrun("run", "--target", "sim", "--out", dir)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, "already holds a run")
+	assert.Contains(t, stderr, "ptsrun resume")
+
+	// report rebuilds results.json and the tables from run.json and the journal alone.
+	before, err := os.ReadFile(filepath.Join(dir, "results.json"))
+	require.NoError(t, err)
+	csvBefore, err := os.ReadFile(filepath.Join(dir, "tables", "iops.csv"))
+	require.NoError(t, err)
+	require.NoError(t, os.Remove(filepath.Join(dir, "results.json")))
+	require.NoError(t, os.RemoveAll(filepath.Join(dir, "tables")))
+	code, _, stderr = ptsrun("report", dir)
+	require.Equal(t, 0, code, stderr)
+	after, err := os.ReadFile(filepath.Join(dir, "results.json"))
+	require.NoError(t, err)
+	assert.Equal(t, string(before), string(after))
+	csvAfter, err := os.ReadFile(filepath.Join(dir, "tables", "iops.csv"))
+	require.NoError(t, err)
+	assert.Equal(t, string(csvBefore), string(csvAfter))
+
+	// A complete run resumes to nothing new.
+	code, _, stderr = ptsrun("resume", dir)
+	assert.Equal(t, 0, code, stderr)
+	assert.Contains(t, stderr, "already complete")
+}
+
+func TestSameSeedSameResults(t *testing.T) {
+	var out []map[string]any
+	for i := 0; i < 2; i++ {
+		dir := filepath.Join(t.TempDir(), "r")
+		code, _, stderr := ptsrun("run", "--target", "sim:client", "--profile", "client", "--tests", "lat",
+			"--cell-time", "10s", "--out", dir)
+		require.Equal(t, 0, code, stderr)
+		res, _, err := matrix.Load(dir)
+		require.NoError(t, err)
+		b, _ := json.Marshal(res.Tests)
+		var m map[string]any
+		require.NoError(t, json.Unmarshal([]byte(`{"t":`+string(b)+`}`), &m))
+		out = append(out, m)
+	}
+	assert.Equal(t, out[0], out[1])
+}
+
+func TestBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		msg  string
+	}{
+		{"unknown test", []string{"run", "--target", "sim", "--tests", "iops,wsat9"}, `unknown test "wsat9"`},
+		{"unknown profile", []string{"run", "--target", "sim", "--profile", "gaming"}, `unknown profile "gaming"`},
+		{"unknown model", []string{"run", "--target", "sim:nvme9"}, `unknown simulated drive model "nvme9"`},
+		{"unknown flag", []string{"run", "--target", "sim", "--turbo"}, "flag provided but not defined: -turbo"},
+		{"tc zero", []string{"run", "--target", "sim", "--tc", "0"}, "thread count and queue depth must be at least 1"},
+		{"tc high", []string{"run", "--target", "sim", "--tc", "1000"}, "thread count 1000 is outside"},
+		{"qd high", []string{"run", "--target", "sim", "--qd", "5000"}, "queue depth 5000 is outside"},
+		{"cell time", []string{"run", "--target", "sim", "--cell-time", "100ms"}, "cell time 100ms is outside"},
+		{"rounds below window", []string{"run", "--target", "sim", "--max-rounds", "4"}, "round limit 4 is outside 5…1000"},
+		{"active range", []string{"run", "--target", "sim", "--active-range", "0"}, "active range 0% is outside"},
+		{"block device", []string{"run", "--target", "/dev/nvme0n1"}, `target "/dev/nvme0n1": block devices and files are not supported yet`},
+		{"no target", []string{"run"}, "no target"},
+		{"engine", []string{"run", "--target", "sim", "--engine", "spdk"}, `unknown engine "spdk"`},
+		{"purge", []string{"run", "--target", "sim", "--purge", "trim"}, `unknown purge method "trim"`},
+		{"purge for sim", []string{"run", "--target", "sim", "--purge", "nvme-format"}, `unknown purge method "nvme-format"`},
+		{"no out", []string{"run", "--target", "sim"}, "no run directory"},
+		{"extra arg", []string{"run", "--target", "sim", "extra"}, `unexpected argument "extra"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "out")
+			args := tc.args
+			if tc.name != "no out" {
+				args = append(args, "--out", dir)
+			}
+			code, stdout, stderr := ptsrun(args...)
+			assert.Equal(t, 1, code)
+			assert.Contains(t, stderr, tc.msg)
+			assert.Equal(t, 1, strings.Count(strings.TrimSpace(stderr), "\n")+1, "one line: %q", stderr)
+			assert.Empty(t, stdout)
+			_, err := os.Stat(dir)
+			assert.True(t, os.IsNotExist(err), "no run directory may be made")
+		})
+	}
+	notEmpty := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(notEmpty, "x"), nil, 0o644))
+	code, _, stderr := ptsrun("run", "--target", "sim", "--out", notEmpty)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, "is not empty")
+	code, _, stderr = ptsrun("resume", t.TempDir())
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, "not a ptsrun run directory")
+	code, _, stderr = ptsrun("report", t.TempDir())
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, "not a ptsrun run directory")
+}
+
+func TestSS(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, s string) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(s), 0o644))
+		return p
+	}
+	// pts-spec.md §2.3: rounds 6–10 of a series.
+	worked := write("worked.txt", "# IOPS per round\n14000\n12500\n11000\n10600\n10400\n10100\n9800\n10300\n9900\n10200\n")
+	code, stdout, stderr := ptsrun("ss", "--json", worked)
+	require.Equal(t, 0, code, stderr)
+	var v map[string]any
+	require.NoError(t, json.Unmarshal([]byte(stdout), &v))
+	assert.Equal(t, true, v["steady"])
+	assert.Equal(t, []any{6.0, 10.0}, v["window"])
+	assert.InDelta(t, 10060, v["avg"], 1e-9)
+	assert.InDelta(t, 500, v["range"], 1e-9)
+	assert.InDelta(t, 2012, v["max_range"], 1e-9)
+	assert.InDelta(t, 30, v["slope"], 1e-9)
+	assert.InDelta(t, 120, v["slope_excursion"], 1e-9)
+	assert.InDelta(t, 1006, v["max_slope_excursion"], 1e-9)
+	assert.InDelta(t, 10060-8*30, v["intercept"], 1e-9)
+	assert.NotNil(t, v["first_steady_round"])
+
+	code, stdout, _ = ptsrun("ss", worked)
+	assert.Equal(t, 0, code)
+	assert.Contains(t, stdout, "STEADY over rounds 6–10")
+	assert.Contains(t, stdout, "y = 30·R")
+
+	// Exact boundaries are inclusive; a hair beyond is not.
+	code, _, _ = ptsrun("ss", write("edge.txt", "90\n110\n100\n100\n100\n"))
+	assert.Equal(t, 0, code)
+	code, _, _ = ptsrun("ss", write("slope.txt", "95\n97.5\n100\n102.5\n105\n"))
+	assert.Equal(t, 0, code)
+	code, stdout, _ = ptsrun("ss", "--json", write("over.txt", "94.999\n97.5\n100\n102.5\n105.001\n"))
+	assert.Equal(t, 3, code)
+	assert.Contains(t, stdout, `"first_steady_round": null`)
+
+	// Slope excursion 120 on an average of 10060 is 1.193 %.
+	code, _, _ = ptsrun("ss", "--max-slope", "0.012", worked)
+	assert.Equal(t, 0, code)
+	code, _, _ = ptsrun("ss", "--max-slope", "0.0119", worked)
+	assert.Equal(t, 3, code)
+
+	code, _, stderr = ptsrun("ss", write("bad.txt", "1\n2\nabc\n4\n5\n"))
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, "line 3")
+	code, _, stderr = ptsrun("ss", write("nan.txt", "1\n2\nNaN\n4\n5\n"))
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, "line 3")
+	code, _, _ = ptsrun("ss", write("short.txt", "1\n2\n"))
+	assert.Equal(t, 3, code, "fewer values than the window is not steady")
+	code, _, stderr = ptsrun("ss", filepath.Join(dir, "missing.txt"))
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, "missing.txt")
+
+	csvFile := write("rounds.csv", "round,iops,lat\n1,10100,0.2\n2,9800,0.2\n3,10300,0.2\n4,9900,0.2\n5,10200,0.2\n")
+	code, stdout, _ = ptsrun("ss", "--column", "iops", "--json", csvFile)
+	assert.Equal(t, 0, code)
+	assert.Contains(t, stdout, `"avg": 10060`)
+	code, _, stderr = ptsrun("ss", "--column", "bw", csvFile)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, `no column "bw"`)
+	code, _, stderr = ptsrun("ss", "--column", "iops", write("badcsv.csv", "round,iops\n1,5\n2,x\n"))
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, "line 3")
+
+	// Standard input.
+	cmd := exec.Command(binary, "ss", "--json", "-")
+	cmd.Stdin = strings.NewReader("10100\n9800\n10300\n9900\n10200\n")
+	out, err := cmd.Output()
+	require.NoError(t, err)
+	assert.Contains(t, string(out), `"steady": true`)
+}
+
+func TestPlan(t *testing.T) {
+	code, stdout, stderr := ptsrun("plan", "--target", "sim:client", "--profile", "client")
+	require.Equal(t, 0, code, stderr)
+	for _, s := range []string{"1. IOPS", "2. Throughput 1024 KiB", "3. Latency", "purge: sim-format",
+		"WIPC: SEQ 128 KiB 0/100 TC1/QD32", "56 cells", "rnd-0.5k-0/100", "ETA:", "PTS-C profile (WCE)"} {
+		assert.Contains(t, stdout, s)
+	}
+	code, stdout, _ = ptsrun("plan", "--target", "sim", "--json")
+	require.Equal(t, 0, code)
+	var p map[string]any
+	require.NoError(t, json.Unmarshal([]byte(stdout), &p))
+	assert.Len(t, p["stages"], 4)
+}
+
+// A run killed at any moment leaves a journal that report and resume accept,
+// and resume finishes it.
+func TestKillAndResume(t *testing.T) {
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
+	for i := 0; i < 6; i++ {
+		delay := time.Duration(10+rng.IntN(700)) * time.Millisecond
+		t.Run(delay.String(), func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "run")
+			cmd := exec.Command(binary, "run", "--target", "sim:enterprise", "--tests", "iops,lat", "--out", dir)
+			require.NoError(t, cmd.Start())
+			time.Sleep(delay)
+			_ = cmd.Process.Signal(syscall.SIGKILL)
+			_ = cmd.Wait()
+			if _, err := os.Stat(filepath.Join(dir, "run.json")); err != nil {
+				t.Skipf("killed after %v, before the run existed", delay)
+			}
+			code, _, stderr := ptsrun("report", dir)
+			assert.Equal(t, 0, code, "report after a kill: %s", stderr)
+			code, _, stderr = ptsrun("resume", dir)
+			require.Contains(t, []int{0, 3}, code, stderr)
+			res, _, err := matrix.Load(dir)
+			require.NoError(t, err)
+			assert.True(t, res.Complete)
+			for _, tr := range res.Tests {
+				for _, s := range tr.Stages {
+					assert.True(t, s.Complete, s.Title)
+					assert.NotZero(t, s.Cells[0].IOPS)
+				}
+			}
+		})
+	}
+}
+
+func TestInterruptExits130(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	cmd := exec.Command(binary, "run", "--target", "sim:enterprise", "--tests", "iops", "--out", dir)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	require.NoError(t, cmd.Start())
+	// Wait for the first round to be under way.
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if b, _ := os.ReadFile(filepath.Join(dir, pts.JournalFile)); bytes.Contains(b, []byte(`"round_start"`)) {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	require.ErrorAs(t, err, &ee, stderr.String())
+	assert.Equal(t, 130, ee.ExitCode())
+	assert.Contains(t, stderr.String(), "ptsrun resume "+dir)
+	recs, cut, err := pts.LoadJournal(dir)
+	require.NoError(t, err)
+	assert.False(t, cut)
+	var types []string
+	for _, r := range recs {
+		types = append(types, r.Type)
+	}
+	assert.Contains(t, types, pts.RecInterrupted)
+	code, _, serr := ptsrun("resume", dir)
+	require.Equal(t, 0, code, serr)
+	res, _, err := matrix.Load(dir)
+	require.NoError(t, err)
+	assert.True(t, res.Complete)
+	found := false
+	for _, d := range res.Deviations {
+		found = found || d.Code == "resumed"
+	}
+	assert.True(t, found, "a resumed run is a deviation")
+}

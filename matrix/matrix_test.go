@@ -1,0 +1,292 @@
+package matrix
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ptsrun/ptsrun/engine"
+	"github.com/ptsrun/ptsrun/precondition"
+	"github.com/ptsrun/ptsrun/pts"
+)
+
+func info(t *testing.T, mod func(*pts.Config)) pts.RunInfo {
+	t.Helper()
+	c := pts.DefaultConfig()
+	c.Targets = []string{"sim"}
+	if mod != nil {
+		mod(&c)
+	}
+	p, err := c.Resolve()
+	require.NoError(t, err)
+	return pts.RunInfo{Schema: pts.Schema, Tool: "ptsrun", Version: "test", Config: c, Profile: p,
+		Stages: c.Stages(p), Engine: "test"}
+}
+
+// meas builds a measurement of one minute: reads and writes with given
+// counts and a single latency each, plus an optional slow outlier.
+func meas(reads, writes int64, readLatNs, writeLatNs int64, bs int64) *engine.Measurement {
+	m := &engine.Measurement{Engine: "test", Elapsed: time.Minute}
+	m.Read.Record(readLatNs, reads, bs)
+	m.Write.Record(writeLatNs, writes, bs)
+	return m
+}
+
+type journalBuilder struct {
+	recs []pts.Record
+	t    time.Time
+}
+
+func (b *journalBuilder) add(r pts.Record) {
+	b.t = b.t.Add(time.Second)
+	r.Time = b.t
+	b.recs = append(b.recs, r)
+}
+
+// stage journals a complete stage whose cells come from cell(round, index).
+func (b *journalBuilder) stage(s pts.Stage, rounds int, steadyAt int, cell func(round, idx int) *engine.Measurement) {
+	b.add(pts.Record{Type: pts.RecStageStart, Stage: s.ID})
+	b.add(pts.Record{Type: pts.RecPurge, Stage: s.ID, Purge: &precondition.Result{Method: precondition.SimFormat, Compliant: true}})
+	w := *s.Precondition
+	b.add(pts.Record{Type: pts.RecPrecondition, Stage: s.ID, Workload: &w, Measurement: meas(0, 1000, 0, 1000, 128<<10)})
+	for r := 1; r <= rounds; r++ {
+		b.add(pts.Record{Type: pts.RecRoundStart, Stage: s.ID, Round: r})
+		row := make([]*engine.Measurement, len(s.Cells))
+		for i := range s.Cells {
+			idx := i
+			row[i] = cell(r, i)
+			b.add(pts.Record{Type: pts.RecCell, Stage: s.ID, Round: r, Cell: &idx, Key: s.Cells[i].Key, Measurement: row[i]})
+		}
+		var vals []float64
+		for _, tr := range s.Tracking {
+			vals = append(vals, tr.Metric.Value(*row[tr.Cell]))
+		}
+		b.add(pts.Record{Type: pts.RecRoundEnd, Stage: s.ID, Round: r, Tracking: vals})
+	}
+	steady := steadyAt > 0
+	end := pts.Record{Type: pts.RecStageEnd, Stage: s.ID, Steady: &steady, Window: []int{max(1, rounds-4), rounds}}
+	if steady {
+		end.SSRound = steadyAt
+	}
+	b.add(end)
+}
+
+func TestWindowAggregates(t *testing.T) {
+	ri := info(t, func(c *pts.Config) { c.Tests = []string{"lat"} })
+	s := ri.Stages[0]
+	b := &journalBuilder{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+	b.add(pts.Record{Type: pts.RecStart})
+	b.stage(s, 6, 6, func(r, i int) *engine.Measurement {
+		switch i {
+		case 0: // 8 KiB 100/0: more I/Os and higher latency each round
+			m := meas(int64(1000*r), 0, int64(r)*1_000_000, 0, 8192)
+			if r == 3 {
+				m.Read.Record(50_000_000, 1, 8192) // one 50 ms outlier in round 3
+			}
+			return m
+		case 3: // 8 KiB 65/35: reads and writes
+			return meas(650, 350, 100_000, 300_000, 8192)
+		}
+		return meas(100, 100, 50_000, 50_000, 4096)
+	})
+	b.add(pts.Record{Type: pts.RecEnd})
+	res := Build(ri, b.recs, false)
+	require.True(t, res.Complete)
+	st := res.Find("lat").Stages[0]
+	assert.Equal(t, [2]int{2, 6}, st.Window)
+	assert.True(t, st.Steady)
+	assert.Equal(t, 6, st.SSRound)
+
+	c := st.Cells[0]
+	// IOPS: mean of the per-round IOPS of rounds 2–6.
+	wantIOPS := 0.0
+	for r := 2; r <= 6; r++ {
+		n := float64(1000 * r)
+		if r == 3 {
+			n++
+		}
+		wantIOPS += n / 60 / 5
+	}
+	assert.InDelta(t, wantIOPS, c.IOPS, 1e-9)
+	// Mean latency: weighted by I/Os, not the mean of the round means.
+	var sum, n float64
+	for r := 2; r <= 6; r++ {
+		sum += float64(1000*r) * float64(r)
+		n += float64(1000 * r)
+	}
+	sum += 50
+	n++
+	assert.InDelta(t, sum/n, c.LatMeanMs, 1e-9)
+	assert.NotEqual(t, 4.0, c.LatMeanMs, "the mean of round means would be 4 ms")
+	assert.Equal(t, 50.0, c.LatMaxMs, "the maximum is the maximum")
+	assert.InDelta(t, (2+50+4+5+6)/5.0, c.LatMaxMeanMs, 1e-9, "the mean of the per-round maxima is reported apart")
+	// 99.999 %: from the merged histogram; 20 001 I/Os, so it is the outlier.
+	assert.InEpsilon(t, 50.0, c.LatP99999Ms, 0.01)
+	assert.InEpsilon(t, 6.0, c.LatP99Ms, 0.01)
+	require.Len(t, c.PerRound, 5)
+	assert.Equal(t, 2, c.PerRound[0].Round)
+
+	mixed := st.Cells[3]
+	assert.InDelta(t, 1000.0/60, mixed.IOPS, 1e-9, "mixed-cell IOPS is read + write")
+	assert.InDelta(t, 650.0/60, mixed.ReadIOPS, 1e-9)
+	assert.InDelta(t, (650*0.1+350*0.3)/1000, mixed.LatMeanMs, 1e-12)
+	assert.InDelta(t, 0.1, mixed.ReadLatMeanMs, 1e-12)
+	assert.InDelta(t, 0.3, mixed.WriteLatMean, 1e-12)
+	assert.InDelta(t, 1000.0*8192/60/1e6, mixed.MBps, 1e-12)
+
+	// Tracking: ART of 4 KiB 0/100 per round.
+	require.Len(t, st.Tracking, 1)
+	assert.Len(t, st.Tracking[0].Values, 6)
+	assert.Equal(t, 2, st.Tracking[0].Verdict.FirstRound)
+	assert.True(t, st.Tracking[0].Verdict.Steady)
+
+	assert.Equal(t, []Deviation{{Code: "simulated", Text: "The device is ptsrun's simulated SSD: the results describe a model, not hardware."}}, res.Deviations)
+	assert.False(t, res.Conforming)
+	b2, err := json.Marshal(res)
+	require.NoError(t, err)
+	assert.Contains(t, string(b2), `"lat_p99_999_ms"`)
+}
+
+func TestDeviations(t *testing.T) {
+	ri := info(t, func(c *pts.Config) {
+		c.Tests = []string{"tp"}
+		c.Profile = "client"
+		c.CellTime = pts.Duration(10 * time.Second)
+		c.ActiveRange = 50
+		c.MaxRounds = 6
+		c.Engine = "native"
+	})
+	ri.Engine = "native io_uring"
+	s := ri.Stages[0]
+	b := &journalBuilder{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+	b.add(pts.Record{Type: pts.RecStart})
+	b.add(pts.Record{Type: pts.RecWriteCache, WriteCache: &pts.WriteCacheResult{Requested: true, Before: "unknown", After: "unknown", Error: "cannot be read"}})
+	b.add(pts.Record{Type: pts.RecStageStart, Stage: s.ID})
+	b.add(pts.Record{Type: pts.RecPurge, Stage: s.ID, Purge: &precondition.Result{Method: "none", Skipped: true}})
+	w := *s.Precondition
+	b.add(pts.Record{Type: pts.RecPrecondition, Stage: s.ID, Workload: &w, Measurement: meas(0, 10, 0, 1, 1<<20)})
+	for r := 1; r <= 4; r++ {
+		b.add(pts.Record{Type: pts.RecRoundStart, Stage: s.ID, Round: r})
+		for i := range s.Cells {
+			idx := i
+			b.add(pts.Record{Type: pts.RecCell, Stage: s.ID, Round: r, Cell: &idx, Measurement: meas(int64(r*100), 0, 1000, 0, 1<<20)})
+		}
+		b.add(pts.Record{Type: pts.RecRoundEnd, Stage: s.ID, Round: r, Tracking: []float64{float64(r)}})
+	}
+	b.add(pts.Record{Type: pts.RecRoundStart, Stage: s.ID, Round: 5})
+	b.add(pts.Record{Type: pts.RecInterrupted, Stage: s.ID, Round: 5})
+	b.add(pts.Record{Type: pts.RecResume, Stage: s.ID, Round: 5})
+	for r := 5; r <= 6; r++ {
+		b.add(pts.Record{Type: pts.RecRoundStart, Stage: s.ID, Round: r})
+		for i := range s.Cells {
+			idx := i
+			b.add(pts.Record{Type: pts.RecCell, Stage: s.ID, Round: r, Cell: &idx, Measurement: meas(int64(r*100), 0, 1000, 0, 1<<20)})
+		}
+		b.add(pts.Record{Type: pts.RecRoundEnd, Stage: s.ID, Round: r, Tracking: []float64{float64(r)}})
+	}
+	f := false
+	b.add(pts.Record{Type: pts.RecStageEnd, Stage: s.ID, Steady: &f, Window: []int{2, 6}})
+	b.add(pts.Record{Type: pts.RecEnd})
+	res := Build(ri, b.recs, true)
+	codes := map[string]string{}
+	for _, d := range res.Deviations {
+		codes[d.Code] = d.Text
+	}
+	for _, c := range []string{"cell_time", "active_range", "max_rounds", "purge_none", "write_cache", "not_steady", "resumed", "journal_cut"} {
+		assert.Contains(t, codes, c)
+	}
+	assert.NotContains(t, codes, "simulated")
+	assert.Contains(t, codes["not_steady"], "rounds (2–6)")
+	assert.Contains(t, codes["resumed"], "round 5 was re-run")
+	assert.Contains(t, codes["active_range"], "50 %, below the PTS-C profile's 75 %")
+	assert.False(t, res.Conforming)
+	st := res.Tests[0].Stages[0]
+	assert.False(t, st.Steady)
+	assert.Equal(t, 6, st.Rounds)
+	assert.InDelta(t, (200+300+400+500+600)/5.0/60, st.Cells[0].IOPS, 1e-9)
+}
+
+func TestTablesAndCSV(t *testing.T) {
+	ri := info(t, nil)
+	b := &journalBuilder{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+	for _, s := range ri.Stages {
+		b.stage(s, 5, 5, func(r, i int) *engine.Measurement {
+			w := s.Cells[i].Workload
+			rd := int64(w.ReadPct) * 10 * int64(i+1)
+			return meas(rd, int64(100-w.ReadPct)*10*int64(i+1), 100_000, 20_000, w.BlockSize)
+		})
+	}
+	res := Build(ri, b.recs, false)
+	tabs := res.Tables()
+	var names []string
+	for _, tb := range tabs {
+		names = append(names, tb.Name)
+	}
+	assert.Equal(t, []string{"iops", "iops_tracking", "tp", "tp-1024k_tracking", "tp-128k_tracking",
+		"lat_mean_ms", "lat_p99_999_ms", "lat_max_ms", "lat_iops", "lat_tracking"}, names)
+	iops := tabs[0]
+	assert.Equal(t, []string{"1024KiB", "128KiB", "64KiB", "32KiB", "16KiB", "8KiB", "4KiB", "0.5KiB"}, iops.Rows)
+	assert.Equal(t, []string{"100/0", "95/5", "65/35", "50/50", "35/65", "5/95", "0/100"}, iops.Cols)
+	// Row 4 KiB (index 6), mix 65/35 (column 2) is cell 2*8+6.
+	assert.InDelta(t, float64(1000*(2*8+6+1))/60, iops.Values[6][2], 1e-9)
+	var buf bytes.Buffer
+	require.NoError(t, iops.WriteCSV(&buf))
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	require.Len(t, lines, 9)
+	assert.Equal(t, "bs,100/0,95/5,65/35,50/50,35/65,5/95,0/100", lines[0])
+	assert.True(t, strings.HasPrefix(lines[8], "0.5KiB,"))
+
+	tp := tabs[2]
+	assert.Equal(t, []string{"1024KiB", "128KiB"}, tp.Rows)
+	assert.InDelta(t, 1000.0*(1<<20)/60/1e6, tp.Values[0][0], 1e-9)
+
+	dir := t.TempDir()
+	require.NoError(t, res.Save(dir))
+	for _, n := range names {
+		_, err := os.Stat(filepath.Join(dir, "tables", n+".csv"))
+		assert.NoError(t, err, n)
+	}
+	var back Results
+	data, err := os.ReadFile(filepath.Join(dir, "results.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &back))
+	assert.Equal(t, res.Tests[0].Stages[0].Cells[5].IOPS, back.Tests[0].Stages[0].Cells[5].IOPS)
+}
+
+func TestMissingCellsAreAbsent(t *testing.T) {
+	ri := info(t, func(c *pts.Config) { c.Tests = []string{"iops"} })
+	b := &journalBuilder{}
+	s := ri.Stages[0]
+	b.add(pts.Record{Type: pts.RecStageStart, Stage: s.ID})
+	b.add(pts.Record{Type: pts.RecRoundStart, Stage: s.ID, Round: 1})
+	idx := 0
+	b.add(pts.Record{Type: pts.RecCell, Stage: s.ID, Round: 1, Cell: &idx, Measurement: meas(1, 0, 1, 0, 1<<20)})
+	res := Build(ri, b.recs, false)
+	st := res.Tests[0].Stages[0]
+	assert.False(t, st.Complete)
+	assert.Zero(t, st.Rounds)
+	tb := res.Tables()[0]
+	for _, row := range tb.Values {
+		for _, v := range row {
+			assert.True(t, math.IsNaN(v), "an unmeasured cell is absent, not zero")
+		}
+	}
+	var buf bytes.Buffer
+	require.NoError(t, tb.WriteCSV(&buf))
+	assert.Contains(t, buf.String(), "\n1024KiB,,,,,,,\n")
+	_, err := json.Marshal(res)
+	require.NoError(t, err)
+	codes := []string{}
+	for _, d := range res.Deviations {
+		codes = append(codes, d.Code)
+	}
+	assert.Contains(t, codes, "incomplete")
+}
