@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"strings"
 
+	"github.com/ptsrun/ptsrun/engine"
 	"github.com/ptsrun/ptsrun/matrix"
 )
 
@@ -80,7 +80,7 @@ func headline(res *matrix.Results) []headlineValue {
 					dir = "write"
 				}
 				if len(c.PerRound) > 0 {
-					out = append(out, headlineValue{"SEQ " + strings.TrimSuffix(matrix.SizeLabel(c.BlockSize), "iB") + "iB " + dir,
+					out = append(out, headlineValue{"SEQ " + engine.FormatSize(c.BlockSize) + " " + dir,
 						fmt.Sprintf("%.0f MB/s", c.MBps)})
 				}
 			}

@@ -245,7 +245,6 @@ type streams struct {
 	pos      []int64 // sequential streams: current byte offset
 	lo, hi   []int64 // each stream's region
 	next     int     // stream that gets the next I/O
-	ioCarry  []float64
 	unitSize int64
 }
 

@@ -1,0 +1,152 @@
+package engine
+
+import (
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestParseSize(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int64
+	}{
+		{"512", 512}, {"0.5k", 512}, {"4k", 4096}, {"4K", 4096}, {"4KiB", 4096}, {"4kb", 4096},
+		{"128k", 128 << 10}, {"1m", 1 << 20}, {"1024k", 1 << 20}, {"1MiB", 1 << 20}, {"2g", 2 << 30},
+		{" 8k ", 8192}, {"0.5KiB", 512},
+	} {
+		got, err := ParseSize(tc.in)
+		require.NoError(t, err, tc.in)
+		assert.Equal(t, tc.want, got, tc.in)
+	}
+	for _, bad := range []string{"", "k", "4x", "-4k", "0", "0.3", "1.5", "abc", "4 k b"} {
+		_, err := ParseSize(bad)
+		assert.Error(t, err, bad)
+	}
+}
+
+func TestFormatSize(t *testing.T) {
+	for b, want := range map[int64]string{512: "0.5 KiB", 4096: "4 KiB", 1 << 20: "1024 KiB", 128 << 10: "128 KiB",
+		1536: "1.5 KiB", 2 << 20: "2 MiB", 1 << 30: "1 GiB", 100: "100 B"} {
+		assert.Equal(t, want, FormatSize(b))
+	}
+}
+
+func TestWorkloadValidate(t *testing.T) {
+	ok := Workload{Access: Random, ReadPct: 65, BlockSize: 4096, TC: 4, QD: 32, ActiveRange: 100, Duration: time.Second}
+	require.NoError(t, ok.Validate(512))
+	for _, tc := range []struct {
+		name string
+		mod  func(*Workload)
+		msg  string
+	}{
+		{"tc", func(w *Workload) { w.TC = 0 }, "thread count 0"},
+		{"qd", func(w *Workload) { w.QD = 2000 }, "queue depth 2000"},
+		{"read", func(w *Workload) { w.ReadPct = 101 }, "read percentage 101"},
+		{"range", func(w *Workload) { w.ActiveRange = 0 }, "active range 0%"},
+		{"no end", func(w *Workload) { w.Duration = 0 }, "neither a duration nor a number of passes"},
+		{"nan passes", func(w *Workload) { w.Passes = math.NaN() }, "negative or infinite"},
+		{"alignment", func(w *Workload) { w.BlockSize = 4000 }, "not a multiple of the logical block size 512"},
+		{"split sum", func(w *Workload) { w.BlockSplit = []BlockShare{{4096, 50}, {8192, 40}} }, "add up to 90%"},
+		{"zones", func(w *Workload) { w.Zones = []Zone{{50, 5}, {50, 5}} }, "cover 100% of the I/O and 10% of the range"},
+	} {
+		w := ok
+		tc.mod(&w)
+		err := w.Validate(512)
+		assert.ErrorIs(t, err, ErrBadWorkload, tc.name)
+		assert.ErrorContains(t, err, tc.msg, tc.name)
+	}
+	w := ok
+	w.BlockSize = 512
+	assert.ErrorContains(t, w.Validate(4096), "0.5 KiB is not a multiple of the logical block size 4096")
+	assert.Equal(t, "RND 4 KiB 65/35 TC4/QD32", ok.String())
+	assert.Equal(t, 128, ok.OIO())
+}
+
+func TestPassBytes(t *testing.T) {
+	w := Workload{BlockSize: 128 << 10, ActiveRange: 75, Passes: 2}
+	capacity := int64(1_000_204_886_016)
+	ar := w.RangeBytes(capacity)
+	assert.Zero(t, ar%(128<<10))
+	assert.LessOrEqual(t, ar, capacity*3/4)
+	assert.Greater(t, ar, capacity*3/4-(128<<10))
+	assert.Equal(t, 2*ar, w.PassBytes(capacity))
+}
+
+func TestAccessJSON(t *testing.T) {
+	b, err := json.Marshal(Workload{Access: Sequential})
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `"access":"seq"`)
+	var w Workload
+	require.NoError(t, json.Unmarshal(b, &w))
+	assert.Equal(t, Sequential, w.Access)
+	assert.Error(t, json.Unmarshal([]byte(`{"access":"zigzag"}`), &w))
+}
+
+// Merging histograms is exact: the merge of parts equals one histogram of all.
+func TestHistogramMergeExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	all := NewHistogram()
+	parts := []*Histogram{NewHistogram(), NewHistogram(), NewHistogram()}
+	for i := 0; i < 100000; i++ {
+		v := int64(rng.ExpFloat64()*80_000) + 1000
+		all.Record(v)
+		parts[i%3].Record(v)
+	}
+	merged := NewHistogram()
+	for _, p := range parts {
+		merged.Merge(p)
+	}
+	assert.True(t, merged.Equal(all))
+	assert.Equal(t, all.Count(), merged.Count())
+	for _, p := range []float64{50, 99, 99.9, 99.99, 99.999, 100} {
+		assert.Equal(t, all.Percentile(p), merged.Percentile(p), "p%v", p)
+	}
+}
+
+func TestHistogramAccuracyAndJSON(t *testing.T) {
+	h := NewHistogram()
+	for v := int64(1); v <= 1_000_000; v++ {
+		h.Record(v * 100) // 100 ns … 100 ms, uniform
+	}
+	for _, p := range []float64{10, 50, 90, 99, 99.9, 99.999} {
+		want := p / 100 * 1e8
+		assert.InEpsilon(t, want, float64(h.Percentile(p)), 0.01, "p%v within 1 %%", p)
+	}
+	b, err := json.Marshal(h)
+	require.NoError(t, err)
+	var back Histogram
+	require.NoError(t, json.Unmarshal(b, &back))
+	assert.True(t, back.Equal(h))
+	assert.Error(t, json.Unmarshal([]byte(`"not a histogram"`), &back))
+
+	h.RecordN(5e12, 3) // beyond the geometry: clamped, counted
+	assert.Equal(t, int64(1_000_003), h.Count())
+	bins := h.Bins()
+	require.NotEmpty(t, bins)
+	assert.LessOrEqual(t, bins[0].LowNs, bins[0].HighNs)
+}
+
+func TestDirStats(t *testing.T) {
+	var a, b DirStats
+	a.Record(1000, 10, 4096)
+	a.Record(3000, 10, 4096)
+	b.Record(500, 5, 4096)
+	b.Record(90_000, 1, 4096)
+	a.Merge(b)
+	assert.Equal(t, int64(26), a.IOs)
+	assert.Equal(t, int64(26*4096), a.Bytes)
+	assert.Equal(t, int64(500), a.LatMinNs)
+	assert.Equal(t, int64(90_000), a.LatMaxNs)
+	assert.InDelta(t, (10*1000+10*3000+5*500+90_000)/26.0, a.MeanLatNs(), 1e-9)
+	assert.LessOrEqual(t, a.PercentileNs(100), a.LatMaxNs, "never above the true maximum")
+	assert.InDelta(t, 26.0, a.IOPS(time.Second), 1e-12)
+	assert.InDelta(t, 26*4096/1e6, a.MBps(time.Second), 1e-12)
+	m := Measurement{Elapsed: 2 * time.Second, Read: a, Write: b}
+	assert.InDelta(t, 16.0, m.IOPS(), 1e-12, "read + write")
+}
