@@ -109,6 +109,9 @@ func (p *progress) Observe(r pts.Record, pos pts.Position) {
 				return
 			}
 			p.last = time.Now()
+			msg = fmt.Sprintf("%s r%d %s %d/%d %s %.0f IOPS | round %s, stage %s–%s", stage, r.Round,
+				bar(pos.Cell, len(pos.Stage.Cells), 20), pos.Cell, len(pos.Stage.Cells), r.Key, r.Measurement.IOPS(),
+				short(pos.RoundLeft), short(pos.StageLeftMin), short(pos.StageLeftMax))
 			if len(msg) > 160 {
 				msg = msg[:160]
 			}
@@ -141,6 +144,15 @@ func (p *progress) Observe(r pts.Record, pos pts.Position) {
 	case pts.RecError:
 		p.line("%s: error: %s", stage, r.Error)
 	}
+}
+
+// bar draws done of total as a text bar of width characters.
+func bar(done, total, width int) string {
+	if total <= 0 {
+		return ""
+	}
+	n := min(width, done*width/total)
+	return "[" + strings.Repeat("#", n) + strings.Repeat(".", width-n) + "]"
 }
 
 func errSuffix(e string) string {
