@@ -123,6 +123,18 @@ type Measurement struct {
 	// drive's virtual clock at the end of the run, since its last power-on).
 	DeviceTime time.Duration `json:"device_time_ns,omitempty"`
 	Error      string        `json:"error,omitempty"`
+	// Trace holds the first I/Os of each thread when an engine was asked to
+	// trace them (the conformance suite does); normally empty.
+	Trace []TraceIO `json:"trace,omitempty"`
+}
+
+// TraceIO is one traced I/O.
+type TraceIO struct {
+	Target int   `json:"target"`
+	Thread int   `json:"thread"`
+	Offset int64 `json:"off"`
+	Size   int64 `json:"size"`
+	Read   bool  `json:"read"`
 }
 
 // Total merges both directions.

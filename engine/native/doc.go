@@ -1,0 +1,17 @@
+// Package native is ptsrun's own workload engine: pure Go on
+// golang.org/x/sys/unix, O_DIRECT on block devices and files.
+//
+// Each thread of a workload (TC per target) owns an io_uring ring with QD I/Os
+// in flight, registered files and buffers, and reaps completions in batches:
+// one io_uring_enter per batch submits the refills and waits for the next
+// completions. Where io_uring is not available (an old kernel, or
+// io_uring_disabled set) a pool of TC × QD goroutines doing pread/pwrite takes
+// its place, and the measurement says which one ran.
+//
+// Latencies are taken on the monotonic clock, once per completion batch, and
+// go into mergeable histograms; nothing is kept per I/O, so memory stays flat
+// however long a workload runs. Write buffers are refreshed for every write
+// from a pool of random bytes at a random offset and stamped with a unique
+// counter in every 512-byte sector, so the data is incompressible and no two
+// written blocks are alike.
+package native

@@ -1,0 +1,524 @@
+package native
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/ptsrun/ptsrun/engine"
+)
+
+// Target is one block device or file the engine drives.
+type Target struct {
+	Name         string // as the user named it
+	Path         string
+	Size         int64 // bytes
+	LogicalBlock int64 // bytes; offsets and sizes are multiples of it
+}
+
+// Options tune the engine.
+type Options struct {
+	// ForcePread uses the pread/pwrite pool even where io_uring works.
+	ForcePread bool
+	// NoPin leaves I/O threads free to move between CPUs. By default each
+	// io_uring thread is pinned to one of the allowed CPUs, round robin:
+	// completions then wake it where it sleeps instead of across CPUs.
+	NoPin bool
+	// Trace keeps the first Trace I/Os of every thread in the measurement.
+	Trace int
+}
+
+// Engine is the native engine opened on a target set.
+type Engine struct {
+	targets []Target
+	files   []*os.File
+	ro      []bool
+	opts    Options
+	mode    string // "io_uring" or "pread"
+	stamp   atomic.Uint64
+}
+
+// Each thread writes from its own pool of random bytes: a write takes the
+// pool at a random offset and stamps every 512-byte sector of it with a
+// unique counter and its disk offset. The pool is small enough to stay in
+// the CPU cache, so making a write's data costs a few stores, not a copy.
+const writePoolBytes = 1 << 20
+
+// Open opens every target with O_DIRECT and checks io_uring.
+func Open(targets []Target, opts Options) (*Engine, error) {
+	if len(targets) == 0 {
+		return nil, errors.New("native engine: no target")
+	}
+	e := &Engine{targets: targets, opts: opts}
+	for _, t := range targets {
+		f, err := os.OpenFile(t.Path, os.O_RDWR|unix.O_DIRECT, 0)
+		ro := false
+		if errors.Is(err, unix.EROFS) || errors.Is(err, unix.EACCES) || errors.Is(err, unix.EPERM) {
+			f, err = os.OpenFile(t.Path, os.O_RDONLY|unix.O_DIRECT, 0)
+			ro = true
+		}
+		if errors.Is(err, unix.EINVAL) {
+			err = fmt.Errorf("%s cannot be opened with O_DIRECT: its filesystem (tmpfs?) does not do direct I/O", t.Path)
+		}
+		if err != nil {
+			e.Close()
+			return nil, fmt.Errorf("native engine: %w", err)
+		}
+		e.files = append(e.files, f)
+		e.ro = append(e.ro, ro)
+	}
+	e.mode = "pread"
+	if !opts.ForcePread {
+		if r, err := newRing(4); err == nil {
+			r.close()
+			e.mode = "io_uring"
+		}
+	}
+	return e, nil
+}
+
+// Mode says which I/O path runs: io_uring or pread.
+func (e *Engine) Mode() string { return e.mode }
+
+// Describe names the engine.
+func (e *Engine) Describe() string { return "native " + e.mode }
+
+// Close closes the targets.
+func (e *Engine) Close() error {
+	var first error
+	for _, f := range e.files {
+		if err := f.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	e.files = nil
+	return first
+}
+
+func alignedBuffer(n int) []byte {
+	b, err := unix.Mmap(-1, 0, n, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	if err != nil {
+		panic(fmt.Sprintf("native engine: cannot map %d bytes of buffers: %v", n, err))
+	}
+	return b
+}
+
+// threadResult is what one thread measured.
+type threadResult struct {
+	target  int
+	read    engine.DirStats
+	write   engine.DirStats
+	seconds []engine.Second
+	trace   []engine.TraceIO
+	err     error
+	end     time.Time
+}
+
+func (t *threadResult) second(i int) *engine.Second {
+	for len(t.seconds) <= i {
+		t.seconds = append(t.seconds, engine.Second{})
+	}
+	return &t.seconds[i]
+}
+
+// Run executes the workload on every target at once: TC threads per target,
+// each with QD I/Os in flight.
+func (e *Engine) Run(ctx context.Context, w engine.Workload) (engine.Measurement, error) {
+	var maxBS int64 = w.BlockSize
+	for _, s := range w.BlockSplit {
+		maxBS = max(maxBS, s.Bytes)
+	}
+	for i, t := range e.targets {
+		if err := w.Validate(t.LogicalBlock); err != nil {
+			return engine.Measurement{}, fmt.Errorf("%s: %w", t.Name, err)
+		}
+		if w.RangeBytes(t.Size)/int64(w.TC) < maxBS {
+			return engine.Measurement{}, fmt.Errorf("%s: %w: the active range of %d bytes is too small for %d threads of %s",
+				t.Name, engine.ErrBadWorkload, w.RangeBytes(t.Size), w.TC, engine.FormatSize(maxBS))
+		}
+		if e.ro[i] && w.ReadPct < 100 {
+			return engine.Measurement{}, fmt.Errorf("%s is read-only: it cannot take writes", t.Name)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return engine.Measurement{}, err
+	}
+
+	var stop atomic.Bool
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		<-runCtx.Done()
+		stop.Store(true)
+	}()
+	var ru0 unix.Rusage
+	_ = unix.Getrusage(unix.RUSAGE_SELF, &ru0)
+	start := time.Now()
+	var deadline time.Time
+	if w.Duration > 0 {
+		deadline = start.Add(w.Duration)
+	}
+
+	// Every I/O thread blocks in io_uring_enter without giving up its P, so
+	// each needs a P of its own, and the rest of the process one more.
+	threads := len(e.targets) * w.TC
+	if e.mode == "io_uring" {
+		if prev := runtime.GOMAXPROCS(0); prev < threads+2 {
+			runtime.GOMAXPROCS(threads + 2)
+			defer runtime.GOMAXPROCS(prev)
+		}
+	}
+	var allowed []int
+	if !e.opts.NoPin {
+		var set unix.CPUSet
+		if unix.SchedGetaffinity(0, &set) == nil {
+			for c := 0; c < 1024 && len(allowed) < set.Count(); c++ {
+				if set.IsSet(c) {
+					allowed = append(allowed, c)
+				}
+			}
+		}
+	}
+	var results []*threadResult
+	var wg sync.WaitGroup
+	for ti := range e.targets {
+		for th := 0; th < w.TC; th++ {
+			cpu := -1
+			if len(allowed) > 0 {
+				cpu = allowed[len(results)%len(allowed)]
+			}
+			res := &threadResult{target: ti}
+			results = append(results, res)
+			gen := engine.NewAddrGen(w, e.targets[ti].Size, th, w.TC, ti)
+			wg.Add(1)
+			go func(ti, th int) {
+				defer wg.Done()
+				if e.mode == "io_uring" {
+					res.err = e.uringThread(w, ti, th, cpu, gen, start, deadline, &stop, maxBS, res)
+				} else {
+					res.err = e.preadThread(w, ti, th, gen, start, deadline, &stop, maxBS, res)
+				}
+				res.end = time.Now()
+				if res.err != nil {
+					stop.Store(true) // an I/O error ends the cell for every thread
+				}
+			}(ti, th)
+		}
+	}
+	wg.Wait()
+	end := start
+	for _, r := range results {
+		if r.end.After(end) {
+			end = r.end
+		}
+	}
+	var ru1 unix.Rusage
+	_ = unix.Getrusage(unix.RUSAGE_SELF, &ru1)
+
+	// The cell's time runs to its last completion: I/Os in flight at the
+	// deadline are waited for and counted.
+	m := engine.Measurement{Engine: e.Describe(), Elapsed: end.Sub(start)}
+	cpus := float64(runtime.NumCPU())
+	el := m.Elapsed.Seconds()
+	m.CPU.User = tvSeconds(ru1.Utime, ru0.Utime) / el / cpus
+	m.CPU.Sys = tvSeconds(ru1.Stime, ru0.Stime) / el / cpus
+	per := make([]engine.TargetStats, len(e.targets))
+	var errs []error
+	for _, r := range results {
+		m.Read.Merge(r.read)
+		m.Write.Merge(r.write)
+		per[r.target].Read.Merge(r.read)
+		per[r.target].Write.Merge(r.write)
+		for i, s := range r.seconds {
+			if i >= len(m.Seconds) {
+				m.Seconds = append(m.Seconds, engine.Second{})
+			}
+			o := &m.Seconds[i]
+			o.ReadIOs += s.ReadIOs
+			o.WriteIOs += s.WriteIOs
+			o.ReadBytes += s.ReadBytes
+			o.WriteBytes += s.WriteBytes
+			o.LatMeanNs += s.LatMeanNs // a sum until divided below
+		}
+		m.Trace = append(m.Trace, r.trace...)
+		if r.err != nil {
+			errs = append(errs, r.err)
+		}
+	}
+	for i := range m.Seconds {
+		if n := m.Seconds[i].ReadIOs + m.Seconds[i].WriteIOs; n > 0 {
+			m.Seconds[i].LatMeanNs /= float64(n)
+		}
+	}
+	if len(e.targets) > 1 {
+		for i, t := range e.targets {
+			per[i].Target = t.Name
+		}
+		m.Targets = per
+	}
+	if len(errs) > 0 {
+		err := errors.Join(errs...)
+		m.Error = err.Error()
+		return m, err
+	}
+	if err := ctx.Err(); err != nil {
+		return m, err
+	}
+	return m, nil
+}
+
+func tvSeconds(a, b unix.Timeval) float64 {
+	return float64(a.Sec-b.Sec) + float64(a.Usec-b.Usec)/1e6
+}
+
+// slot is one I/O in flight.
+type slot struct {
+	buf    unsafe.Pointer
+	start  int64 // ns since the run started
+	size   int64
+	off    int64
+	read   bool
+	active bool
+}
+
+// buffers is one thread's I/O memory: a read buffer per slot, then the pool
+// writes are taken from. One region, so that one registration covers it.
+type buffers struct {
+	mem    []byte
+	maxBS  int64
+	slots  int
+	align  int64
+	poolAt int64 // offset of the write pool in mem
+}
+
+func newBuffers(slots int, maxBS, align int64, seed uint64) *buffers {
+	b := &buffers{maxBS: maxBS, slots: slots, align: max(align, 512)}
+	b.poolAt = int64(slots) * maxBS
+	b.mem = alignedBuffer(int(b.poolAt + writePoolBytes + maxBS))
+	var key [32]byte
+	for i := range 8 {
+		key[i] = byte(seed >> (8 * i))
+	}
+	_, _ = rand.NewChaCha8(key).Read(b.mem[b.poolAt:])
+	return b
+}
+
+func (b *buffers) free() { _ = unix.Munmap(b.mem) }
+
+func (b *buffers) read(slot int) unsafe.Pointer {
+	return unsafe.Pointer(&b.mem[int64(slot)*b.maxBS])
+}
+
+// write returns size bytes of random data for a write to disk offset off,
+// each 512-byte sector stamped with a number no other write carries.
+func (b *buffers) write(size, off int64, rng *rand.Rand, stamp *atomic.Uint64) unsafe.Pointer {
+	at := b.poolAt + int64(rng.Uint64N(uint64(writePoolBytes/b.align)))*b.align
+	dst := b.mem[at : at+size]
+	seq := stamp.Add(uint64(size / 512))
+	for s := int64(0); s < size; s += 512 {
+		*(*uint64)(unsafe.Pointer(&dst[s])) = seq
+		*(*uint64)(unsafe.Pointer(&dst[s+8])) = uint64(off + s)
+		seq--
+	}
+	return unsafe.Pointer(&dst[0])
+}
+
+func ioError(t Target, s *slot, res int64) error {
+	dir := "write"
+	if s.read {
+		dir = "read"
+	}
+	if res < 0 {
+		return fmt.Errorf("%w: %s %s of %d bytes at offset %d: %v", engine.ErrIO, t.Name, dir, s.size, s.off, unix.Errno(-res))
+	}
+	return fmt.Errorf("%w: %s short %s: %d of %d bytes at offset %d", engine.ErrIO, t.Name, dir, res, s.size, s.off)
+}
+
+func (e *Engine) uringThread(w engine.Workload, ti, th, cpu int, gen *engine.AddrGen, start, deadline time.Time,
+	stop *atomic.Bool, maxBS int64, res *threadResult) error {
+	// A single-issuer ring must be entered from the thread that made it.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if cpu >= 0 {
+		var one, all unix.CPUSet
+		if unix.SchedGetaffinity(0, &all) == nil {
+			one.Set(cpu)
+			if unix.SchedSetaffinity(0, &one) == nil {
+				// The thread goes back to the pool; leave it as it was.
+				defer unix.SchedSetaffinity(0, &all)
+			}
+		}
+	}
+	qd := uint32(w.QD)
+	entries := uint32(1)
+	for entries < qd {
+		entries <<= 1
+	}
+	r, err := newRing(entries)
+	if err != nil {
+		return fmt.Errorf("%s: %w", e.targets[ti].Name, err)
+	}
+	defer r.close()
+	fd := int32(e.files[ti].Fd())
+	if r.registerFiles([]int32{fd}) == nil {
+		fd = 0
+	}
+	bufs := newBuffers(w.QD, maxBS, e.targets[ti].LogicalBlock, w.Seed+uint64(ti)<<32+uint64(th))
+	defer bufs.free()
+	_ = r.registerBuffer(bufs.mem) // unregistered buffers work too, a little slower
+	rng := rand.New(rand.NewPCG(w.Seed^0x5bd1e995, uint64(ti)<<32|uint64(th)))
+	slots := make([]slot, w.QD)
+	trace := e.opts.Trace
+	now := func() int64 { return int64(time.Since(start)) }
+	var deadNs int64 = 1<<63 - 1
+	if !deadline.IsZero() {
+		deadNs = int64(deadline.Sub(start))
+	}
+	issue := func(i int, t int64) bool {
+		io := gen.Next()
+		if io.Size == 0 {
+			return false
+		}
+		s := &slots[i]
+		s.size, s.off, s.read, s.start, s.active = io.Size, io.Offset, io.Read, t, true
+		if io.Read {
+			s.buf = bufs.read(i)
+		} else {
+			s.buf = bufs.write(io.Size, io.Offset, rng, &e.stamp)
+		}
+		if trace > 0 {
+			res.trace = append(res.trace, engine.TraceIO{Target: ti, Thread: th, Offset: io.Offset, Size: io.Size, Read: io.Read})
+			trace--
+		}
+		r.prep(io.Read, fd, s.buf, uint32(io.Size), io.Offset, uint64(i))
+		return true
+	}
+	inflight := 0
+	t0 := now()
+	for i := range slots {
+		if issue(i, t0) {
+			inflight++
+		}
+	}
+	var firstErr error
+	for inflight > 0 {
+		// Wait for one completion, not more: the queue stays as full as
+		// the workload asks.
+		if err := r.enter(1); err != nil {
+			return fmt.Errorf("%s: %w", e.targets[ti].Name, err)
+		}
+		t := now()
+		halt := firstErr != nil || t >= deadNs || stop.Load()
+		sec := res.second(int(t / int64(time.Second)))
+		r.reap(func(ud uint64, rv int32) {
+			s := &slots[ud]
+			s.active = false
+			inflight--
+			if int64(rv) != s.size {
+				if firstErr == nil {
+					firstErr = ioError(e.targets[ti], s, int64(rv))
+				}
+				return
+			}
+			lat := t - s.start
+			if s.read {
+				res.read.Record(lat, 1, s.size)
+				sec.ReadIOs++
+				sec.ReadBytes += s.size
+			} else {
+				res.write.Record(lat, 1, s.size)
+				sec.WriteIOs++
+				sec.WriteBytes += s.size
+			}
+			sec.LatMeanNs += float64(lat)
+			if !halt && firstErr == nil && issue(int(ud), t) {
+				inflight++
+			}
+		})
+	}
+	return firstErr
+}
+
+func (e *Engine) preadThread(w engine.Workload, ti, th int, gen *engine.AddrGen, start, deadline time.Time,
+	stop *atomic.Bool, maxBS int64, res *threadResult) error {
+	var mu sync.Mutex // guards gen, res and firstErr among the QD workers
+	var firstErr error
+	var wg sync.WaitGroup
+	fd := int(e.files[ti].Fd())
+	trace := e.opts.Trace
+	for q := 0; q < w.QD; q++ {
+		wg.Add(1)
+		go func(q int) {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(w.Seed^0x5bd1e995, uint64(ti)<<32|uint64(th)<<16|uint64(q)))
+			bufs := newBuffers(1, maxBS, e.targets[ti].LogicalBlock, w.Seed+uint64(ti)<<32+uint64(th)<<16+uint64(q))
+			defer bufs.free()
+			for {
+				mu.Lock()
+				if firstErr != nil || stop.Load() || (!deadline.IsZero() && !time.Now().Before(deadline)) {
+					mu.Unlock()
+					return
+				}
+				io := gen.Next()
+				if trace > 0 && io.Size > 0 {
+					res.trace = append(res.trace, engine.TraceIO{Target: ti, Thread: th, Offset: io.Offset, Size: io.Size, Read: io.Read})
+					trace--
+				}
+				mu.Unlock()
+				if io.Size == 0 {
+					return
+				}
+				buf := bufs.read(0)
+				if !io.Read {
+					buf = bufs.write(io.Size, io.Offset, rng, &e.stamp)
+				}
+				b := unsafe.Slice((*byte)(buf), io.Size)
+				t0 := time.Now()
+				var n int
+				var err error
+				if io.Read {
+					n, err = unix.Pread(fd, b, io.Offset)
+				} else {
+					n, err = unix.Pwrite(fd, b, io.Offset)
+				}
+				t1 := time.Now()
+				lat := int64(t1.Sub(t0))
+				mu.Lock()
+				if err != nil || int64(n) != io.Size {
+					if firstErr == nil {
+						rv := int64(n)
+						if errno, ok := err.(unix.Errno); ok {
+							rv = -int64(errno)
+						}
+						firstErr = ioError(e.targets[ti], &slot{size: io.Size, off: io.Offset, read: io.Read}, rv)
+					}
+					mu.Unlock()
+					return
+				}
+				sec := res.second(int(t1.Sub(start) / time.Second))
+				if io.Read {
+					res.read.Record(lat, 1, io.Size)
+					sec.ReadIOs++
+					sec.ReadBytes += io.Size
+				} else {
+					res.write.Record(lat, 1, io.Size)
+					sec.WriteIOs++
+					sec.WriteBytes += io.Size
+				}
+				sec.LatMeanNs += float64(lat)
+				mu.Unlock()
+			}
+		}(q)
+	}
+	wg.Wait()
+	return firstErr
+}

@@ -1,0 +1,40 @@
+//go:build !linux
+
+package native
+
+import (
+	"context"
+	"errors"
+
+	"github.com/ptsrun/ptsrun/engine"
+)
+
+// Target is one block device or file the engine drives.
+type Target struct {
+	Name         string
+	Path         string
+	Size         int64
+	LogicalBlock int64
+}
+
+// Options tune the engine.
+type Options struct {
+	ForcePread bool
+	NoPin      bool
+	Trace      int
+}
+
+// Engine is not available on this OS.
+type Engine struct{}
+
+var errOS = errors.New("the native engine needs Linux")
+
+// Open fails: the native engine needs Linux.
+func Open([]Target, Options) (*Engine, error) { return nil, errOS }
+
+func (*Engine) Run(context.Context, engine.Workload) (engine.Measurement, error) {
+	return engine.Measurement{}, errOS
+}
+func (*Engine) Describe() string { return "native (not supported on this OS)" }
+func (*Engine) Close() error     { return nil }
+func (*Engine) Mode() string     { return "" }
