@@ -47,11 +47,16 @@ type Engine struct {
 	stamp   atomic.Uint64
 }
 
-// Each thread writes from its own pool of random bytes: a write takes the
-// pool at a random offset and stamps every 512-byte sector of it with a
-// unique counter and its disk offset. The pool is small enough to stay in
-// the CPU cache, so making a write's data costs a few stores, not a copy.
-const writePoolBytes = 1 << 20
+// Write data: a write's buffer is a window of the thread's pool of random
+// bytes, at a random offset, XORed with a fresh random 64-bit key, and the
+// first word of every 512-byte sector is replaced by a mixed unique counter.
+// Blocks are incompressible; no two are alike, nor a shifted copy of another
+// that a compressor or deduplicator could find (two windows that overlap
+// differ by a random key in every word); and the pool stays in the CPU cache,
+// so making the data costs one pass over the block. A slot has one write in
+// flight at a time and its buffer is its own, so the kernel never sees data
+// change before it is written.
+const writeVariety = 64 << 10
 
 // Open opens every target with O_DIRECT and checks io_uring.
 func Open(targets []Target, opts Options) (*Engine, error) {
@@ -290,46 +295,56 @@ type slot struct {
 	active bool
 }
 
-// buffers is one thread's I/O memory: a read buffer per slot, then the pool
-// writes are taken from. One region, so that one registration covers it.
+// buffers is one thread's I/O memory: a buffer per slot, then the random
+// pool. One mapping, so that one registration covers it.
 type buffers struct {
-	mem    []byte
-	maxBS  int64
-	slots  int
-	align  int64
-	poolAt int64 // offset of the write pool in mem
+	mem   []byte
+	maxBS int64
+	align int64
+	pool  int64 // offset of the pool in mem
 }
 
 func newBuffers(slots int, maxBS, align int64, seed uint64) *buffers {
-	b := &buffers{maxBS: maxBS, slots: slots, align: max(align, 512)}
-	b.poolAt = int64(slots) * maxBS
-	b.mem = alignedBuffer(int(b.poolAt + writePoolBytes + maxBS))
+	b := &buffers{maxBS: maxBS, align: max(align, 512)}
+	b.pool = int64(slots) * maxBS
+	b.mem = alignedBuffer(int(b.pool + maxBS + writeVariety))
 	var key [32]byte
 	for i := range 8 {
 		key[i] = byte(seed >> (8 * i))
 	}
-	_, _ = rand.NewChaCha8(key).Read(b.mem[b.poolAt:])
+	_, _ = rand.NewChaCha8(key).Read(b.mem[b.pool:])
 	return b
 }
 
 func (b *buffers) free() { _ = unix.Munmap(b.mem) }
 
-func (b *buffers) read(slot int) unsafe.Pointer {
-	return unsafe.Pointer(&b.mem[int64(slot)*b.maxBS])
+func (b *buffers) slot(i int) unsafe.Pointer {
+	return unsafe.Pointer(&b.mem[int64(i)*b.maxBS])
 }
 
-// write returns size bytes of random data for a write to disk offset off,
-// each 512-byte sector stamped with a number no other write carries.
-func (b *buffers) write(size, off int64, rng *rand.Rand, stamp *atomic.Uint64) unsafe.Pointer {
-	at := b.poolAt + int64(rng.Uint64N(uint64(writePoolBytes/b.align)))*b.align
-	dst := b.mem[at : at+size]
-	seq := stamp.Add(uint64(size / 512))
-	for s := int64(0); s < size; s += 512 {
-		*(*uint64)(unsafe.Pointer(&dst[s])) = seq
-		*(*uint64)(unsafe.Pointer(&dst[s+8])) = uint64(off + s)
+// write makes slot i's buffer the data of a write of size bytes.
+func (b *buffers) write(i int, size int64, rng *rand.Rand, stamp *atomic.Uint64) {
+	at := b.pool + int64(rng.Uint64N(uint64(writeVariety/b.align)))*b.align
+	key := rng.Uint64()
+	words := int(size / 8)
+	src := unsafe.Slice((*uint64)(unsafe.Pointer(&b.mem[at])), words)
+	dst := unsafe.Slice((*uint64)(unsafe.Pointer(&b.mem[int64(i)*b.maxBS])), words)
+	for w := range dst {
+		dst[w] = src[w] ^ key
+	}
+	seq := stamp.Add(uint64(words / 64))
+	for w := 0; w < words; w += 64 { // one word per 512-byte sector
+		dst[w] = mix(seq)
 		seq--
 	}
-	return unsafe.Pointer(&dst[0])
+}
+
+// mix is splitmix64's finaliser: a bijection, so unique counters give unique,
+// random-looking stamps.
+func mix(x uint64) uint64 {
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
 }
 
 func ioError(t Target, s *slot, res int64) error {
@@ -390,10 +405,9 @@ func (e *Engine) uringThread(w engine.Workload, ti, th, cpu int, gen *engine.Add
 		}
 		s := &slots[i]
 		s.size, s.off, s.read, s.start, s.active = io.Size, io.Offset, io.Read, t, true
-		if io.Read {
-			s.buf = bufs.read(i)
-		} else {
-			s.buf = bufs.write(io.Size, io.Offset, rng, &e.stamp)
+		s.buf = bufs.slot(i)
+		if !io.Read {
+			bufs.write(i, io.Size, rng, &e.stamp)
 		}
 		if trace > 0 {
 			res.trace = append(res.trace, engine.TraceIO{Target: ti, Thread: th, Offset: io.Offset, Size: io.Size, Read: io.Read})
@@ -477,9 +491,9 @@ func (e *Engine) preadThread(w engine.Workload, ti, th int, gen *engine.AddrGen,
 				if io.Size == 0 {
 					return
 				}
-				buf := bufs.read(0)
+				buf := bufs.slot(0)
 				if !io.Read {
-					buf = bufs.write(io.Size, io.Offset, rng, &e.stamp)
+					bufs.write(0, io.Size, rng, &e.stamp)
 				}
 				b := unsafe.Slice((*byte)(buf), io.Size)
 				t0 := time.Now()

@@ -241,16 +241,11 @@ type streams struct {
 	access   engine.Access
 	arUnits  int32
 	arBytes  int64
-	zones    []zoneRange
-	pos      []int64 // sequential streams: current byte offset
-	lo, hi   []int64 // each stream's region
-	next     int     // stream that gets the next I/O
+	gen      *engine.AddrGen // random writes' offsets
+	pos      []int64         // sequential streams: current byte offset
+	lo, hi   []int64         // each stream's region
+	next     int             // stream that gets the next I/O
 	unitSize int64
-}
-
-type zoneRange struct {
-	cumIO    float64 // cumulative I/O share up to and including this zone
-	from, to int32   // units
 }
 
 func newStreams(w engine.Workload, userBytes, unitBytes int64, userUnits int32) *streams {
@@ -267,32 +262,18 @@ func newStreams(w engine.Workload, userBytes, unitBytes int64, userUnits int32) 
 			s.pos = append(s.pos, lo)
 		}
 	}
-	var cum float64
-	var at int32
-	for i, z := range w.Zones {
-		cum += z.IOPercent / 100
-		to := at + int32(float64(s.arUnits)*z.RangePercent/100)
-		if i == len(w.Zones)-1 {
-			to = s.arUnits
-		}
-		s.zones = append(s.zones, zoneRange{cumIO: cum, from: at, to: max(to, at+1)})
-		at = to
-	}
+	writes := w
+	writes.ReadPct = 0
+	writes.Passes = 0
+	s.gen = engine.NewAddrGen(writes, userBytes, 0, 1, 0)
 	return s
 }
 
-func (s *streams) randomUnit(rng *rand.Rand) int32 {
-	if len(s.zones) == 0 {
-		return int32(rng.Uint64N(uint64(s.arUnits)))
-	}
-	u := rng.Float64()
-	for _, z := range s.zones {
-		if u < z.cumIO {
-			return z.from + int32(rng.Uint64N(uint64(z.to-z.from)))
-		}
-	}
-	z := s.zones[len(s.zones)-1]
-	return z.from + int32(rng.Uint64N(uint64(z.to-z.from)))
+// randomUnit picks the unit the next random write lands in: the offset the
+// host would write, from the same generator the real engines use, divided
+// into mapping units.
+func (s *streams) randomUnit() int32 {
+	return int32(s.gen.Next().Offset / s.unitSize)
 }
 
 // advance moves the sequential streams by n I/Os of bs bytes and calls
@@ -432,7 +413,7 @@ func (d *Drive) applyWrites(w engine.Workload, cs []ioCost, st *streams, lay *la
 		d.randCarry += float64(nw) * eff / float64(d.unitBytes)
 		for d.randCarry >= 1 {
 			d.randCarry--
-			write(st.randomUnit(rng))
+			write(st.randomUnit())
 		}
 	}
 	d.decayGC(host, rel, ers)

@@ -38,7 +38,13 @@ type simDrive struct {
 // Engine runs workloads on one or more simulated drives.
 type Engine struct {
 	drives []*simDrive
+	trace  int
 }
+
+// SetTrace keeps the first n I/Os of every thread in each measurement: the
+// addresses the simulated host issues, from the generator the real engines
+// use.
+func (e *Engine) SetTrace(n int) { e.trace = n }
 
 var _ engine.Engine = (*Engine)(nil)
 var _ engine.Purger = (*Engine)(nil)
@@ -126,7 +132,19 @@ func (e *Engine) Run(ctx context.Context, w engine.Workload) (engine.Measurement
 	if err != nil {
 		return engine.Measurement{}, err
 	}
-	return merge(e.drives, ms), nil
+	m := merge(e.drives, ms)
+	if e.trace > 0 {
+		for i, sd := range e.drives {
+			for th := 0; th < w.TC; th++ {
+				g := engine.NewAddrGen(w, sd.t.Model.UserBytes, th, w.TC, i)
+				for k := 0; k < e.trace && !g.Done(); k++ {
+					io := g.Next()
+					m.Trace = append(m.Trace, engine.TraceIO{Target: i, Thread: th, Offset: io.Offset, Size: io.Size, Read: io.Read})
+				}
+			}
+		}
+	}
+	return m, nil
 }
 
 // merge combines the per-drive measurements of a set.

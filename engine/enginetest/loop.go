@@ -1,0 +1,96 @@
+package enginetest
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// NeedRoot skips the test unless it runs as root with the named commands.
+func NeedRoot(t testing.TB, commands ...string) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root (loop devices); CI runs it as root")
+	}
+	for _, c := range commands {
+		if _, err := exec.LookPath(c); err != nil {
+			t.Skipf("needs %s (Debian: apt-get install %s)", c, pkgOf(c))
+		}
+	}
+}
+
+func pkgOf(cmd string) string {
+	switch cmd {
+	case "losetup", "blockdev", "wipefs", "mkswap", "blkdiscard", "sfdisk":
+		return "util-linux"
+	case "mkfs.ext4":
+		return "e2fsprogs"
+	case "mkfs.vfat":
+		return "dosfstools"
+	case "sgdisk":
+		return "gdisk"
+	}
+	return cmd
+}
+
+// LoopDevice makes a loop device of size bytes backed by a file in dir
+// (/dev/shm when dir is empty, for speed), detached and removed when the test
+// ends. It skips the test when loop devices cannot be made here.
+func LoopDevice(t testing.TB, size int64, dir string) string {
+	t.Helper()
+	NeedRoot(t, "losetup")
+	if dir == "" {
+		dir = "/dev/shm"
+	}
+	f, err := os.CreateTemp(dir, "ptsrun-test-*.img")
+	if err != nil {
+		t.Skipf("cannot make a backing file in %s: %v", dir, err)
+	}
+	img := f.Name()
+	f.Close()
+	if err := os.Truncate(img, size); err != nil {
+		os.Remove(img)
+		t.Fatal(err)
+	}
+	out, err := exec.Command("losetup", "-f", "--show", img).CombinedOutput()
+	if err != nil {
+		os.Remove(img)
+		t.Skipf("losetup: %v: %s", err, strings.TrimSpace(string(out)))
+	}
+	dev := strings.TrimSpace(string(out))
+	t.Cleanup(func() {
+		if out, err := exec.Command("losetup", "-d", dev).CombinedOutput(); err != nil {
+			t.Logf("losetup -d %s: %v: %s", dev, err, out)
+		}
+		os.Remove(img)
+	})
+	return dev
+}
+
+// TempFile makes a file of size bytes (zeros, allocated) on a filesystem that
+// does direct I/O, for file targets.
+func TempFile(t testing.TB, size int64) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "target.img")
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	buf := make([]byte, 1<<20)
+	for n := int64(0); n < size; n += int64(len(buf)) {
+		if _, err := f.Write(buf[:min(int64(len(buf)), size-n)]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := f.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// Describe helps messages name a target.
+func Describe(path string, size int64) string { return fmt.Sprintf("%s (%d MiB)", path, size>>20) }

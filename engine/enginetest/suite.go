@@ -1,0 +1,246 @@
+package enginetest
+
+import (
+	"bytes"
+	"compress/flate"
+	"context"
+	"crypto/sha256"
+	"io"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ptsrun/ptsrun/engine"
+)
+
+// Target is one target of the engine under test.
+type Target struct {
+	Name         string
+	Path         string // a file to read back written data from; "" when there is none
+	Capacity     int64
+	LogicalBlock int64
+}
+
+// Opener opens the engine under test on n targets, tracing the first I/Os
+// of every thread.
+type Opener func(t *testing.T, n int) (engine.Engine, []Target)
+
+// Caps says what an engine can be asked.
+type Caps struct {
+	// ReadBack: targets are files whose written data can be read back.
+	ReadBack bool
+	// MinIOs is the I/O count a 2-second 4 KiB random workload reaches at
+	// least on this engine's targets (the mix assertion needs 10 000).
+	MinIOs int64
+}
+
+func run(t *testing.T, e engine.Engine, w engine.Workload) engine.Measurement {
+	t.Helper()
+	if w.Seed == 0 {
+		w.Seed = 42
+	}
+	m, err := e.Run(context.Background(), w)
+	require.NoError(t, err, w.String())
+	return m
+}
+
+func rnd(read int, bs int64, tc, qd int, ar float64, d time.Duration) engine.Workload {
+	return engine.Workload{Access: engine.Random, ReadPct: read, BlockSize: bs, TC: tc, QD: qd, ActiveRange: ar, Duration: d}
+}
+
+// Run runs the suite.
+func Run(t *testing.T, open Opener, caps Caps) {
+	t.Run("BlockSizeAlignmentRange", func(t *testing.T) {
+		e, ts := open(t, 1)
+		for _, w := range []engine.Workload{
+			rnd(50, 4096, 2, 4, 50, time.Second),
+			rnd(30, 512, 1, 8, 100, time.Second),
+			rnd(70, 64<<10, 2, 2, 25, time.Second),
+		} {
+			m := run(t, e, w)
+			tot := m.Total()
+			require.NotZero(t, tot.IOs, w.String())
+			assert.Equal(t, tot.IOs*w.BlockSize, tot.Bytes, "%s: every I/O is exactly the block size", w)
+			ar := w.RangeBytes(ts[0].Capacity)
+			require.NotEmpty(t, m.Trace, "%s: no trace", w)
+			for _, io := range m.Trace {
+				require.Equal(t, w.BlockSize, io.Size, w.String())
+				require.Zero(t, io.Offset%w.BlockSize, "%s: offset %d not aligned", w, io.Offset)
+				require.Zero(t, io.Offset%ts[0].LogicalBlock, w.String())
+				require.GreaterOrEqual(t, io.Offset, int64(0))
+				require.LessOrEqual(t, io.Offset+io.Size, ar, "%s: offset %d outside the active range %d", w, io.Offset, ar)
+			}
+			// Uniform over the range: both halves of it are used.
+			var low, high int
+			for _, io := range m.Trace {
+				if io.Offset < ar/2 {
+					low++
+				} else {
+					high++
+				}
+			}
+			assert.Greater(t, low, len(m.Trace)/4, w.String())
+			assert.Greater(t, high, len(m.Trace)/4, w.String())
+		}
+	})
+
+	t.Run("Mix", func(t *testing.T) {
+		e, _ := open(t, 1)
+		for _, read := range []int{70, 5, 100, 0} {
+			w := rnd(read, 4096, 2, 16, 100, 2*time.Second)
+			m := run(t, e, w)
+			tot := m.Total()
+			if tot.IOs < 10000 {
+				t.Skipf("only %d I/Os in 2 s; the mix needs 10 000", tot.IOs)
+			}
+			got := 100 * float64(m.Read.IOs) / float64(tot.IOs)
+			assert.InDelta(t, float64(read), got, 2, "read share of %d I/Os", tot.IOs)
+			if read == 100 {
+				assert.Zero(t, m.Write.IOs)
+			}
+			if read == 0 {
+				assert.Zero(t, m.Read.IOs)
+			}
+		}
+	})
+
+	t.Run("SequentialStreams", func(t *testing.T) {
+		e, ts := open(t, 1)
+		for _, w := range []engine.Workload{
+			{Access: engine.Sequential, ReadPct: 100, BlockSize: 64 << 10, TC: 2, QD: 4, ActiveRange: 100, Duration: time.Second},
+			{Access: engine.Sequential, ReadPct: 0, BlockSize: 128 << 10, TC: 1, QD: 8, ActiveRange: 50, Duration: time.Second},
+		} {
+			m := run(t, e, w)
+			ar := w.RangeBytes(ts[0].Capacity)
+			region := ar / int64(w.TC) / w.BlockSize * w.BlockSize
+			streams := map[int64][]int64{}
+			for _, io := range m.Trace {
+				r := io.Offset / region
+				require.Less(t, r, int64(w.TC), "%s: offset %d beyond the streams' regions", w, io.Offset)
+				streams[r] = append(streams[r], io.Offset)
+			}
+			require.Len(t, streams, w.TC, "%s: every thread is a stream of its own part of the range", w)
+			for r, offs := range streams {
+				for i := 1; i < len(offs); i++ {
+					next := offs[i-1] + w.BlockSize
+					if next+w.BlockSize > (r+1)*region {
+						next = r * region // wrap to the start of the region
+					}
+					require.Equal(t, next, offs[i], "%s: stream %d is not sequential at I/O %d", w, r, i)
+				}
+			}
+		}
+	})
+
+	t.Run("InFlight", func(t *testing.T) {
+		e, _ := open(t, 1)
+		for _, w := range []engine.Workload{rnd(100, 4096, 2, 8, 100, 2*time.Second), rnd(0, 4096, 1, 4, 100, 2*time.Second)} {
+			m := run(t, e, w)
+			tot := m.Total()
+			inflight := tot.LatSumNs / float64(m.Elapsed.Nanoseconds())
+			assert.InDelta(t, float64(w.OIO()), inflight, 0.2*float64(w.OIO()), "%s: mean I/Os in flight", w)
+		}
+	})
+
+	t.Run("Duration", func(t *testing.T) {
+		e, _ := open(t, 1)
+		w := rnd(50, 4096, 1, 4, 100, 2*time.Second)
+		m := run(t, e, w)
+		assert.GreaterOrEqual(t, m.Elapsed, 1950*time.Millisecond)
+		assert.Less(t, m.Elapsed, 2500*time.Millisecond)
+		require.NotEmpty(t, m.Seconds)
+		assert.InDelta(t, 2, len(m.Seconds), 1)
+		var n int64
+		for _, s := range m.Seconds {
+			n += s.ReadIOs + s.WriteIOs
+		}
+		tot := m.Total().IOs
+		assert.LessOrEqual(t, n, tot+tot/50, "per-second samples add up to at most the total")
+		assert.Greater(t, n, tot*8/10, "per-second samples cover the run")
+	})
+
+	t.Run("PercentilesOrdered", func(t *testing.T) {
+		e, _ := open(t, 1)
+		m := run(t, e, rnd(65, 8192, 2, 8, 100, 2*time.Second))
+		for _, d := range []engine.DirStats{m.Read, m.Write, m.Total()} {
+			prev := d.LatMinNs
+			for _, p := range []float64{50, 90, 99, 99.9, 99.99, 99.999} {
+				v := d.PercentileNs(p)
+				assert.GreaterOrEqual(t, v, prev, "p%v", p)
+				prev = v
+			}
+			assert.LessOrEqual(t, prev, d.LatMaxNs)
+			assert.LessOrEqual(t, float64(d.LatMinNs), d.MeanLatNs())
+			assert.LessOrEqual(t, d.MeanLatNs(), float64(d.LatMaxNs))
+			require.NotNil(t, d.Hist)
+			assert.Equal(t, d.IOs, d.Hist.Count(), "the histogram counts every I/O")
+		}
+	})
+
+	t.Run("TwoTargetsMergeExactly", func(t *testing.T) {
+		e, ts := open(t, 2)
+		m := run(t, e, rnd(50, 4096, 1, 8, 100, time.Second))
+		require.Len(t, m.Targets, 2)
+		merged := engine.NewHistogram()
+		var ios int64
+		for i, tg := range m.Targets {
+			assert.Equal(t, ts[i].Name, tg.Target)
+			tot := engine.DirStats{}
+			tot.Merge(tg.Read)
+			tot.Merge(tg.Write)
+			assert.NotZero(t, tot.IOs, "target %d did I/O", i)
+			merged.Merge(tot.Hist)
+			ios += tot.IOs
+		}
+		all := m.Total()
+		assert.Equal(t, all.IOs, ios)
+		assert.True(t, merged.Equal(all.Hist), "merging the targets' histograms gives the aggregate exactly")
+		seen := map[int]bool{}
+		for _, io := range m.Trace {
+			seen[io.Target] = true
+		}
+		assert.Len(t, seen, 2, "both targets are loaded at once")
+	})
+
+	t.Run("Passes", func(t *testing.T) {
+		e, ts := open(t, 1)
+		w := engine.Workload{Access: engine.Sequential, BlockSize: 128 << 10, TC: 1, QD: 8, ActiveRange: 25, Passes: 1}
+		m := run(t, e, w)
+		assert.Equal(t, w.RangeBytes(ts[0].Capacity), m.Write.Bytes, "one pass writes the active range exactly once")
+	})
+
+	if caps.ReadBack {
+		t.Run("WrittenDataIncompressible", func(t *testing.T) {
+			e, ts := open(t, 1)
+			w := rnd(0, 4096, 2, 8, 100, 2*time.Second)
+			m := run(t, e, w)
+			require.NotZero(t, m.Write.IOs)
+			data, err := os.ReadFile(ts[0].Path)
+			require.NoError(t, err)
+			zero := make([]byte, 4096)
+			var written bytes.Buffer
+			seen := map[[32]byte]int{}
+			for off := 0; off+4096 <= len(data); off += 4096 {
+				blk := data[off : off+4096]
+				if bytes.Equal(blk, zero) {
+					continue
+				}
+				written.Write(blk)
+				seen[sha256.Sum256(blk)]++
+			}
+			require.Greater(t, written.Len(), 1<<20, "at least 1 MiB written")
+			for h, n := range seen {
+				require.Equal(t, 1, n, "block %x appears %d times: a deduplicating device could exploit that", h[:6], n)
+			}
+			var z bytes.Buffer
+			fw, _ := flate.NewWriter(&z, flate.BestCompression)
+			_, _ = io.Copy(fw, bytes.NewReader(written.Bytes()))
+			fw.Close()
+			ratio := float64(z.Len()) / float64(written.Len())
+			assert.Greater(t, ratio, 0.99, "written data compresses to %.3f of its size", ratio)
+		})
+	}
+}

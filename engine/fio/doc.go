@@ -1,0 +1,13 @@
+// Package fio drives fio (https://github.com/axboe/fio) as a workload engine:
+// one job file per cell, kept in the run directory so that anyone can run it
+// by hand, fio run with --output-format=json+, and its output parsed into the
+// same Measurement the other engines return. With fio servers on several
+// hosts (fio --server) one cell loads targets on all of them at once through
+// fio's own client/server mode.
+//
+// The parser reads what fio really prints: text before the JSON, several
+// documents (status dumps), -nan and inf, the local jobs[] and the
+// client/server client_stats[] forms, io_bytes in KiB before fio 2.21 and
+// latencies in microseconds before fio 3.0. Percentiles come from merged
+// json+ histogram bins, never from averaging fio's own percentiles.
+package fio

@@ -1,0 +1,161 @@
+package fio
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ptsrun/ptsrun/engine"
+)
+
+// Target is one block device or file fio drives, on this host or on the host
+// of a fio server.
+type Target struct {
+	Name         string
+	Path         string // file name on the host that does the I/O
+	Size         int64  // bytes; 0 when unknown (a remote target)
+	LogicalBlock int64
+	Server       string // "host:port" of a fio server; "" for this host
+}
+
+// Percentiles fio is asked for; 99.999 is the PTS "five nines". The report
+// uses the json+ bins; these are fio's own, kept in its output.
+const percentileList = "50:90:99:99.9:99.99:99.999"
+
+// jobSpec is what a job file needs besides the workload.
+type jobSpec struct {
+	IOEngine  string
+	LogPrefix string // per-second iops/bw logs; "" for none
+	IOLog     string // write_iolog prefix, one file per target; "" for none
+	Comment   string
+}
+
+func rwOption(w engine.Workload) string {
+	seq := w.Access == engine.Sequential
+	switch {
+	case w.ReadPct == 100 && seq:
+		return "read"
+	case w.ReadPct == 100:
+		return "randread"
+	case w.ReadPct == 0 && seq:
+		return "write"
+	case w.ReadPct == 0:
+		return "randwrite"
+	case seq:
+		return "rw"
+	}
+	return "randrw"
+}
+
+// JobFile writes the fio job file of a workload on targets of one host: one
+// job section per target, each its own reporting group, TC clones of QD each.
+func JobFile(w engine.Workload, targets []Target, spec jobSpec) string {
+	var b strings.Builder
+	p := func(format string, a ...any) { fmt.Fprintf(&b, format+"\n", a...) }
+	if spec.Comment != "" {
+		for _, l := range strings.Split(spec.Comment, "\n") {
+			p("; %s", l)
+		}
+	}
+	p("[global]")
+	p("ioengine=%s", spec.IOEngine)
+	p("direct=1")
+	p("thread")
+	p("group_reporting=1")
+	// No clock calibration and no disk statistics thread: both cost time
+	// at every start and stop of fio, that is between every two cells.
+	p("clocksource=clock_gettime")
+	p("disk_util=0")
+	p("rw=%s", rwOption(w))
+	if w.ReadPct > 0 && w.ReadPct < 100 {
+		p("rwmixread=%d", w.ReadPct)
+	}
+	if len(w.BlockSplit) > 0 {
+		var parts []string
+		for _, s := range w.BlockSplit {
+			parts = append(parts, fmt.Sprintf("%d/%s", s.Bytes, strconv.FormatFloat(s.Percent, 'g', -1, 64)))
+		}
+		p("bssplit=%s", strings.Join(parts, ":"))
+	} else {
+		p("bs=%d", w.BlockSize)
+	}
+	p("numjobs=%d", w.TC)
+	p("iodepth=%d", w.QD)
+	p("norandommap=1")
+	p("randrepeat=1")
+	p("randseed=%d", w.Seed)
+	p("random_generator=tausworthe64")
+	if len(w.Zones) > 0 {
+		var parts []string
+		for _, z := range w.Zones {
+			parts = append(parts, fmt.Sprintf("%g/%g", z.IOPercent, z.RangePercent))
+		}
+		p("random_distribution=zoned:%s", strings.Join(parts, ":"))
+	}
+	p("lat_percentiles=1")
+	p("percentile_list=%s", percentileList)
+	if w.Duration > 0 && w.Passes <= 0 {
+		p("time_based=1")
+		p("runtime=%dms", w.Duration.Milliseconds())
+	}
+	if spec.LogPrefix != "" {
+		p("write_iops_log=%s", spec.LogPrefix)
+		p("write_bw_log=%s", spec.LogPrefix)
+		p("log_avg_msec=1000")
+	}
+	for i, t := range targets {
+		p("")
+		p("[t%d]", i)
+		p("new_group")
+		p("filename=%s", t.Path)
+		if spec.IOLog != "" {
+			p("write_iolog=%s.t%d", spec.IOLog, i)
+		}
+		size, perJob := jobSize(w, t)
+		if size != "" {
+			p("size=%s", size)
+		}
+		if w.Access == engine.Sequential && w.TC > 1 && perJob > 0 {
+			// Each clone owns its part of the active range: sequential
+			// streams that never overlap.
+			p("offset_increment=%d", perJob)
+		}
+		if w.Passes > 0 && perJob > 0 {
+			vol := int64(w.Passes * float64(perJob))
+			if w.Access == engine.Random {
+				vol = int64(w.Passes*float64(w.RangeBytes(t.Size))) / int64(w.TC)
+			}
+			p("io_size=%d", vol)
+		} else if w.Passes > 0 {
+			p("loops=%d", int(w.Passes+0.5))
+		}
+	}
+	return b.String()
+}
+
+// jobSize is the size= of a target's job and the bytes each clone covers.
+// With a known capacity sizes are exact bytes aligned to the block size;
+// without one (a remote target) they are percentages of the device.
+func jobSize(w engine.Workload, t Target) (string, int64) {
+	if t.Size <= 0 {
+		if w.ActiveRange >= 100 && w.Access != engine.Sequential {
+			return "", 0
+		}
+		pct := w.ActiveRange
+		if w.Access == engine.Sequential && w.TC > 1 {
+			pct /= float64(w.TC)
+		}
+		return strconv.FormatFloat(pct, 'f', -1, 64) + "%", 0
+	}
+	ar := w.RangeBytes(t.Size)
+	if w.Access == engine.Sequential && w.TC > 1 {
+		bs := max(w.BlockSize, 512)
+		per := ar / int64(w.TC) / bs * bs
+		return strconv.FormatInt(per, 10), per
+	}
+	return strconv.FormatInt(ar, 10), ar
+}
+
+// runtimeOf is the runtime a job file asks for, for timeouts.
+func runtimeOf(w engine.Workload) time.Duration { return w.Duration }
