@@ -151,15 +151,20 @@ func Run(t *testing.T, open Opener, caps Caps) {
 		m := run(t, e, w)
 		assert.GreaterOrEqual(t, m.Elapsed, 1950*time.Millisecond)
 		assert.Less(t, m.Elapsed, 2500*time.Millisecond)
-		require.NotEmpty(t, m.Seconds)
-		assert.InDelta(t, 2, len(m.Seconds), 1)
+		// Every whole second has its sample (fio drops a last interval that
+		// ends with the run), and the samples add up to at most the total.
+		require.GreaterOrEqual(t, len(m.Seconds), 1)
+		assert.LessOrEqual(t, len(m.Seconds), 3)
 		var n int64
-		for _, s := range m.Seconds {
+		for i, s := range m.Seconds {
+			if i < len(m.Seconds)-1 || len(m.Seconds) == 1 {
+				assert.Positive(t, s.ReadIOs+s.WriteIOs, "second %d", i)
+			}
 			n += s.ReadIOs + s.WriteIOs
 		}
 		tot := m.Total().IOs
 		assert.LessOrEqual(t, n, tot+tot/50, "per-second samples add up to at most the total")
-		assert.Greater(t, n, tot*8/10, "per-second samples cover the run")
+		assert.Greater(t, n, tot*4/10, "the samples cover at least the first second of two")
 	})
 
 	t.Run("PercentilesOrdered", func(t *testing.T) {

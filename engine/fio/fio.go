@@ -289,9 +289,7 @@ func (e *Engine) Run(ctx context.Context, w engine.Workload) (engine.Measurement
 	return m, nil
 }
 
-// readIOLogs reads fio's write_iolog files ("fio version 3 iolog": time,
-// file, action, offset, length). fio does not say which clone issued an
-// I/O, so Thread is -1.
+// readIOLogs reads fio's write_iolog files, one per thread.
 func (e *Engine) readIOLogs(dir string) []engine.TraceIO {
 	var out []engine.TraceIO
 	for hi, h := range e.hosts {
@@ -300,27 +298,13 @@ func (e *Engine) readIOLogs(dir string) []engine.TraceIO {
 			if t.Server != h {
 				continue
 			}
-			f, err := os.Open(filepath.Join(dir, fmt.Sprintf("iolog.h%d.t%d", hi, k)))
+			logs, _ := filepath.Glob(filepath.Join(dir, fmt.Sprintf("iolog.h%d.t%d.*", hi, k)))
 			k++
-			if err != nil {
-				continue
+			sort.Strings(logs)
+			for _, l := range logs {
+				th, _ := strconv.Atoi(l[strings.LastIndexByte(l, '.')+1:])
+				out = append(out, readIOLog(l, ti, th, e.opts.Trace)...)
 			}
-			sc := bufio.NewScanner(f)
-			n := 0
-			for sc.Scan() && n < e.opts.Trace {
-				fs := strings.Fields(sc.Text())
-				if len(fs) != 5 || (fs[2] != "read" && fs[2] != "write") {
-					continue
-				}
-				off, err1 := strconv.ParseInt(fs[3], 10, 64)
-				size, err2 := strconv.ParseInt(fs[4], 10, 64)
-				if err1 != nil || err2 != nil {
-					continue
-				}
-				out = append(out, engine.TraceIO{Target: ti, Thread: -1, Offset: off, Size: size, Read: fs[2] == "read"})
-				n++
-			}
-			f.Close()
 		}
 	}
 	return out
@@ -411,6 +395,31 @@ func addrMatches(server string, j Job) bool {
 	host, port, _ := strings.Cut(server, ":")
 	p, _ := strconv.Atoi(port)
 	return j.Port == p && (j.Host == host || host == "localhost" || j.Host == "")
+}
+
+// readIOLog reads one I/O log ("fio version 3 iolog": time, file, action,
+// offset, length).
+func readIOLog(path string, target, thread, limit int) []engine.TraceIO {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	var out []engine.TraceIO
+	sc := bufio.NewScanner(f)
+	for sc.Scan() && len(out) < limit {
+		fs := strings.Fields(sc.Text())
+		if len(fs) != 5 || (fs[2] != "read" && fs[2] != "write") {
+			continue
+		}
+		off, err1 := strconv.ParseInt(fs[3], 10, 64)
+		size, err2 := strconv.ParseInt(fs[4], 10, 64)
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		out = append(out, engine.TraceIO{Target: target, Thread: thread, Offset: off, Size: size, Read: fs[2] == "read"})
+	}
+	return out
 }
 
 // readLogs builds the per-second series from fio's iops and bw logs (one

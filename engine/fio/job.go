@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/ptsrun/ptsrun/engine"
 )
@@ -80,7 +79,6 @@ func JobFile(w engine.Workload, targets []Target, spec jobSpec) string {
 	} else {
 		p("bs=%d", w.BlockSize)
 	}
-	p("numjobs=%d", w.TC)
 	p("iodepth=%d", w.QD)
 	p("norandommap=1")
 	p("randrepeat=1")
@@ -92,6 +90,11 @@ func JobFile(w engine.Workload, targets []Target, spec jobSpec) string {
 			parts = append(parts, fmt.Sprintf("%g/%g", z.IOPercent, z.RangePercent))
 		}
 		p("random_distribution=zoned:%s", strings.Join(parts, ":"))
+	}
+	if w.ReadPct < 100 {
+		// PTS: random, incompressible data. fio's default is one buffer per
+		// I/O slot with a few bytes scrambled per write, which compresses.
+		p("refill_buffers=1")
 	}
 	p("lat_percentiles=1")
 	p("percentile_list=%s", percentileList)
@@ -105,30 +108,35 @@ func JobFile(w engine.Workload, targets []Target, spec jobSpec) string {
 		p("log_avg_msec=1000")
 	}
 	for i, t := range targets {
-		p("")
-		p("[t%d]", i)
-		p("new_group")
-		p("filename=%s", t.Path)
-		if spec.IOLog != "" {
-			p("write_iolog=%s.t%d", spec.IOLog, i)
-		}
 		size, perJob := jobSize(w, t)
-		if size != "" {
-			p("size=%s", size)
-		}
-		if w.Access == engine.Sequential && w.TC > 1 && perJob > 0 {
-			// Each clone owns its part of the active range: sequential
-			// streams that never overlap.
-			p("offset_increment=%d", perJob)
-		}
-		if w.Passes > 0 && perJob > 0 {
-			vol := int64(w.Passes * float64(perJob))
-			if w.Access == engine.Random {
-				vol = int64(w.Passes*float64(w.RangeBytes(t.Size))) / int64(w.TC)
+		// One section per thread rather than numjobs clones: each thread
+		// gets its own part of the range for sequential streams and its own
+		// I/O log, and the sections of a target form one reporting group.
+		for th := 0; th < w.TC; th++ {
+			p("")
+			p("[t%d]", i)
+			if th == 0 {
+				p("new_group")
 			}
-			p("io_size=%d", vol)
-		} else if w.Passes > 0 {
-			p("loops=%d", int(w.Passes+0.5))
+			p("filename=%s", t.Path)
+			if size != "" {
+				p("size=%s", size)
+			}
+			if w.Access == engine.Sequential && w.TC > 1 {
+				p("offset=%s", jobOffset(w, t, th))
+			}
+			if spec.IOLog != "" {
+				p("write_iolog=%s.t%d.%d", spec.IOLog, i, th)
+			}
+			if w.Passes > 0 && perJob > 0 {
+				vol := int64(w.Passes * float64(perJob))
+				if w.Access == engine.Random {
+					vol = int64(w.Passes*float64(w.RangeBytes(t.Size))) / int64(w.TC)
+				}
+				p("io_size=%d", vol)
+			} else if w.Passes > 0 {
+				p("loops=%d", int(w.Passes+0.5))
+			}
 		}
 	}
 	return b.String()
@@ -157,5 +165,11 @@ func jobSize(w engine.Workload, t Target) (string, int64) {
 	return strconv.FormatInt(ar, 10), ar
 }
 
-// runtimeOf is the runtime a job file asks for, for timeouts.
-func runtimeOf(w engine.Workload) time.Duration { return w.Duration }
+// jobOffset is where thread th's sequential stream starts.
+func jobOffset(w engine.Workload, t Target, th int) string {
+	if t.Size <= 0 {
+		return strconv.FormatFloat(w.ActiveRange*float64(th)/float64(w.TC), 'f', -1, 64) + "%"
+	}
+	_, per := jobSize(w, t)
+	return strconv.FormatInt(per*int64(th), 10)
+}

@@ -1,0 +1,102 @@
+package fio
+
+import (
+	"fmt"
+	"net"
+	"os/exec"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/ptsrun/ptsrun/engine"
+	"github.com/ptsrun/ptsrun/engine/enginetest"
+)
+
+const testSize = 256 << 20
+
+func needFio(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("fio"); err != nil {
+		t.Skip("fio is not installed (Debian: apt-get install fio); CI installs it")
+	}
+}
+
+func opener(files bool, servers []string) enginetest.Opener {
+	return func(t *testing.T, n int) (engine.Engine, []enginetest.Target) {
+		needFio(t)
+		var ts []Target
+		var out []enginetest.Target
+		for i := 0; i < n; i++ {
+			size := int64(testSize)
+			var path, readBack string
+			if files {
+				size = 64 << 20
+				path = enginetest.TempFile(t, size)
+				readBack = path
+			} else {
+				path = enginetest.LoopDevice(t, size, "")
+			}
+			server := ""
+			if len(servers) > 0 {
+				server = servers[i%len(servers)]
+			}
+			name := fmt.Sprintf("t%d:%s", i, path)
+			ts = append(ts, Target{Name: name, Path: path, Size: size, LogicalBlock: 512, Server: server})
+			out = append(out, enginetest.Target{Name: name, Path: readBack, Capacity: size, LogicalBlock: 512})
+		}
+		e, err := Open(ts, Options{Trace: 2000, WorkDir: t.TempDir()})
+		require.NoError(t, err)
+		t.Cleanup(func() { e.Close() })
+		return e, out
+	}
+}
+
+func TestConformanceLoopDevice(t *testing.T) {
+	needFio(t)
+	enginetest.Run(t, opener(false, nil), enginetest.Caps{})
+}
+
+func TestConformanceFiles(t *testing.T) {
+	needFio(t)
+	enginetest.Run(t, opener(true, nil), enginetest.Caps{ReadBack: true})
+}
+
+// FioServers starts n fio servers on 127.0.0.1 ports, stopped when the test
+// ends, and returns their addresses.
+func FioServers(t *testing.T, n int) []string {
+	t.Helper()
+	needFio(t)
+	var addrs []string
+	for i := 0; i < n; i++ {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		port := l.Addr().(*net.TCPAddr).Port
+		l.Close()
+		cmd := exec.Command("fio", "--server=ip:127.0.0.1,"+strconv.Itoa(port))
+		require.NoError(t, cmd.Start())
+		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+		addr := "127.0.0.1:" + strconv.Itoa(port)
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			c, err := net.Dial("tcp", addr)
+			if err == nil {
+				c.Close()
+				break
+			}
+			require.True(t, time.Now().Before(deadline), "fio server on %s did not start", addr)
+			time.Sleep(20 * time.Millisecond)
+		}
+		addrs = append(addrs, addr)
+	}
+	return addrs
+}
+
+// Two fio servers on this host, each with its own loop device: one cell
+// loads both at once and reports both.
+func TestConformanceClientServer(t *testing.T) {
+	enginetest.NeedRoot(t, "losetup", "fio")
+	servers := FioServers(t, 2)
+	enginetest.Run(t, opener(false, servers), enginetest.Caps{})
+}

@@ -1,0 +1,175 @@
+package fio
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ptsrun/ptsrun/engine"
+)
+
+func parseFile(t *testing.T, name string) *Output {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", name))
+	require.NoError(t, err)
+	defer f.Close()
+	out, err := Parse(f)
+	require.NoError(t, err, name)
+	return out
+}
+
+// rawTotals reads the reference numbers straight from the JSON.
+func rawTotals(t *testing.T, name string) (ios, size int64, meanNs float64) {
+	data, err := os.ReadFile(filepath.Join("testdata", name))
+	require.NoError(t, err)
+	var doc struct {
+		Jobs []struct {
+			Read struct {
+				TotalIOs int64 `json:"total_ios"`
+				IOBytes  int64 `json:"io_bytes"`
+				LatNs    struct {
+					Mean float64 `json:"mean"`
+				} `json:"lat_ns"`
+			} `json:"read"`
+		} `json:"jobs"`
+	}
+	require.NoError(t, json.Unmarshal(data[bytes.IndexByte(data, '{'):], &doc))
+	r := doc.Jobs[0].Read
+	return r.TotalIOs, r.IOBytes, r.LatNs.Mean
+}
+
+func TestParseLocal(t *testing.T) {
+	out := parseFile(t, "local-3.33.json")
+	assert.Equal(t, 3, out.Version.Major)
+	assert.Equal(t, 33, out.Version.Minor)
+	assert.False(t, out.ClientServer)
+	require.Len(t, out.Jobs, 1, "group_reporting: one entry")
+	j := out.Jobs[0]
+	assert.Equal(t, "cell", j.Name)
+	assert.Equal(t, "randrw", j.Options["rw"])
+	ios, by, mean := rawTotals(t, "local-3.33.json")
+	assert.Equal(t, ios, j.Read.IOs)
+	assert.Equal(t, by, j.Read.Bytes)
+	assert.True(t, j.Read.HasLat)
+	assert.InDelta(t, mean, j.Read.Lat.Mean, 1e-6)
+	assert.Equal(t, time.Second+time.Millisecond, j.Elapsed().Round(time.Millisecond))
+	s := j.Read.Stats()
+	assert.Equal(t, ios, s.IOs)
+	require.NotNil(t, s.Hist)
+	assert.Equal(t, ios, s.Hist.Count(), "json+ bins count every I/O")
+	assert.InDelta(t, mean, s.MeanLatNs(), 1e-6)
+	assert.LessOrEqual(t, s.PercentileNs(99.999), s.LatMaxNs)
+	// The percentile from the bins agrees with fio's own within its 1/64 bin width.
+	p := j.Read.Lat.Percentiles[99.0]
+	assert.InEpsilon(t, p, float64(s.PercentileNs(99)), 0.03)
+	w := j.Write.Stats()
+	assert.NotZero(t, w.IOs)
+	share := float64(s.IOs) / float64(s.IOs+w.IOs)
+	assert.InDelta(t, 0.65, share, 0.02)
+}
+
+func TestParseSurvivesTextNanAndSeveralDocuments(t *testing.T) {
+	ref := parseFile(t, "local-3.33.json")
+	for _, name := range []string{"prefixed-nan-3.33.json", "two-docs-3.33.json"} {
+		out := parseFile(t, name)
+		require.Len(t, out.Jobs, 1, name)
+		assert.Equal(t, ref.Jobs[0].Read.IOs, out.Jobs[0].Read.IOs, "%s: the last document counts", name)
+		assert.Equal(t, ref.Jobs[0].Write.Bytes, out.Jobs[0].Write.Bytes, name)
+	}
+}
+
+func TestParseOldUnits(t *testing.T) {
+	ref := parseFile(t, "local-3.33.json").Jobs[0]
+	old := parseFile(t, "old-2.20.json")
+	assert.Equal(t, 2, old.Version.Major)
+	j := old.Jobs[0]
+	// fio 2.20 wrote io_bytes in KiB and latencies in µs.
+	assert.InDelta(t, float64(ref.Read.Bytes), float64(j.Read.Bytes), 1024)
+	assert.InDelta(t, ref.Read.Lat.Mean, j.Read.Lat.Mean, 1)
+	assert.InDelta(t, ref.Read.Lat.Max, j.Read.Lat.Max, 1)
+	assert.Equal(t, ref.Read.IOs, j.Read.IOs, "without total_ios the latency N counts the I/Os")
+	s := j.Read.Stats()
+	require.NotNil(t, s.Hist)
+	assert.Equal(t, ref.Read.IOs, s.Hist.Count())
+	assert.InEpsilon(t, float64(ref.Read.Stats().PercentileNs(99)), float64(s.PercentileNs(99)), 0.02)
+}
+
+func TestParseClientServer(t *testing.T) {
+	out := parseFile(t, "clients-3.33.json")
+	assert.True(t, out.ClientServer)
+	require.Len(t, out.Jobs, 2, "the All clients aggregate is left out")
+	ports := map[int]bool{}
+	for _, j := range out.Jobs {
+		assert.Equal(t, "127.0.0.1", j.Host)
+		ports[j.Port] = true
+		s := j.Read.Stats()
+		assert.Equal(t, s.IOs, s.Hist.Count())
+	}
+	assert.Len(t, ports, 2)
+}
+
+func TestParseErrors(t *testing.T) {
+	_, err := Parse(strings.NewReader("fio: failed to open /dev/nope: No such file\n"))
+	assert.ErrorIs(t, err, ErrNoJSON)
+	_, err = Parse(strings.NewReader("warning\n{\"fio version\": \"fio-3.33\", \"jobs\": [ {\"jobname\": \n"))
+	assert.ErrorContains(t, err, "JSON from line 2")
+	_, err = Parse(strings.NewReader(`{"fio version":"fio-3.33","jobs":[{"jobname":"x","read":{"lat_ns":{"bins":{"abc":3}}}}]}`))
+	assert.ErrorContains(t, err, `histogram bin "abc"`)
+	out := parseFile(t, "error-3.33.json")
+	assert.Equal(t, 5, out.Jobs[0].Error)
+	e := &Engine{targets: []Target{{Name: "/dev/loop0", Path: "/dev/loop0"}}, hosts: []string{""}}
+	_, err = e.measurement(out, engine.Workload{})
+	assert.ErrorIs(t, err, engine.ErrIO)
+	assert.ErrorContains(t, err, "error 5 (input/output error)")
+}
+
+func TestSanitize(t *testing.T) {
+	in := `{"a": -nan, "b": nan, "c": inf, "d": -inf, "s": "-nan inf", "e": 1e-3, "n": null, "info": 2}`
+	got := string(sanitize([]byte(in)))
+	assert.Equal(t, `{"a": null, "b": null, "c": null, "d": null, "s": "-nan inf", "e": 1e-3, "n": null, "info": 2}`, got)
+	var v map[string]any
+	assert.NoError(t, json.Unmarshal([]byte(got), &v))
+}
+
+func TestParseVersion(t *testing.T) {
+	for in, want := range map[string][3]int{"fio-3.33": {3, 33, 0}, "fio-2.2.10\n": {2, 2, 10}, "3.36-23-gabcdef": {3, 36, 0}} {
+		v, err := ParseVersion(in)
+		require.NoError(t, err, in)
+		assert.Equal(t, want, [3]int{v.Major, v.Minor, v.Patch}, in)
+	}
+	_, err := ParseVersion("fio")
+	assert.Error(t, err)
+	v, _ := ParseVersion("fio-3.13")
+	assert.True(t, v.AtLeast(3, 13))
+	assert.False(t, v.AtLeast(3, 14))
+	assert.True(t, v.AtLeast(2, 99))
+}
+
+func FuzzParse(f *testing.F) {
+	for _, n := range []string{"local-3.33.json", "clients-3.33.json", "old-2.20.json"} {
+		b, _ := os.ReadFile(filepath.Join("testdata", n))
+		f.Add(b[:min(len(b), 4000)])
+	}
+	f.Add([]byte("text {\"jobs\":[{\"read\":{\"lat_ns\":{\"bins\":{\"1\":-5}}}}]} {"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		out, err := Parse(bytes.NewReader(data))
+		if err != nil {
+			return
+		}
+		for _, j := range out.Jobs {
+			for _, d := range []Dir{j.Read, j.Write, j.Trim} {
+				s := d.Stats()
+				if s.Hist != nil && s.Hist.Count() < 0 {
+					t.Fatal("negative histogram count")
+				}
+			}
+		}
+	})
+}
