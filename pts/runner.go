@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/ptsrun/ptsrun/engine"
@@ -23,6 +24,28 @@ type Purger interface {
 type WriteCacheControl interface {
 	WriteCache() (enabled bool, err error)
 	SetWriteCache(enabled bool) error
+}
+
+// CellNamer is implemented by engines that keep files per cell (fio's job
+// files): the runner names them after the stage, round and cell.
+type CellNamer interface {
+	SetCellName(name string)
+}
+
+func (r *Runner) name(n string) {
+	if cn, ok := r.Engine.(CellNamer); ok {
+		cn.SetCellName(n)
+	}
+}
+
+// Preparer is implemented by engines that can get the next cell ready while
+// the current one runs (fio starts its next process ahead).
+type Preparer interface {
+	Prepare(w engine.Workload, name string)
+}
+
+func cellName(s *Stage, round int, c *Cell) string {
+	return strings.NewReplacer("/", "_", " ", "_").Replace(fmt.Sprintf("%s-r%02d-c%02d-%s", s.ID, round, c.Index+1, c.Key))
 }
 
 // Position tells an observer where the run is and how long is left.
@@ -218,6 +241,7 @@ func (r *Runner) runStage(ctx context.Context, s *Stage, ss *StageState) error {
 		if s.Precondition != nil {
 			w := *s.Precondition
 			w.Seed = CellSeed(r.Info.Config.Seed, s.ID, 0, 0)
+			r.name(s.ID + "-precondition")
 			start := time.Now()
 			m, err := r.Engine.Run(ctx, w)
 			if err != nil {
@@ -260,6 +284,13 @@ func (r *Runner) runStage(ctx context.Context, s *Stage, ss *StageState) error {
 			c := &s.Cells[i]
 			w := c.Workload
 			w.Seed = CellSeed(r.Info.Config.Seed, s.ID, round, c.Index)
+			r.name(cellName(s, round, c))
+			if pr, ok := r.Engine.(Preparer); ok && i+1 < len(s.Cells) {
+				n := &s.Cells[i+1]
+				nw := n.Workload
+				nw.Seed = CellSeed(r.Info.Config.Seed, s.ID, round, n.Index)
+				pr.Prepare(nw, cellName(s, round, n))
+			}
 			start := time.Now()
 			m, err := r.Engine.Run(ctx, w)
 			if err != nil {

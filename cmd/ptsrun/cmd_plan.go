@@ -8,7 +8,11 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"strings"
+
+	"github.com/ptsrun/ptsrun/device"
 	"github.com/ptsrun/ptsrun/engine"
+	"github.com/ptsrun/ptsrun/engine/fio"
 	"github.com/ptsrun/ptsrun/engine/sim"
 	"github.com/ptsrun/ptsrun/precondition"
 	"github.com/ptsrun/ptsrun/pts"
@@ -22,11 +26,11 @@ func planCommand() *cli.Command {
 		UsageText: "ptsrun plan (same flags as run)",
 		Flags:     flags,
 		Action: func(c *cli.Context) error {
-			cfg, p, err := configFromFlags(c)
+			cfg, p, tp, err := configFromFlags(c, false)
 			if err != nil {
 				return err
 			}
-			return printPlan(c.App.Writer, cfg, p, c.Bool("json"))
+			return printPlan(c.App.Writer, cfg, p, tp, c.Bool("json"))
 		},
 	}
 }
@@ -44,9 +48,8 @@ type planStage struct {
 	WIPCSpeedSource string        `json:"wipc_speed_source"`
 }
 
-func printPlan(w io.Writer, cfg pts.Config, p pts.Profile, asJSON bool) error {
-	kind, _ := checkTargets(cfg.Targets, cfg.Engine)
-	method, err := precondition.Choose(cfg.Purge, kind)
+func printPlan(w io.Writer, cfg pts.Config, p pts.Profile, tp *targetPlan, asJSON bool) error {
+	method, err := precondition.Choose(cfg.Purge, tp.purgeKind())
 	if err != nil {
 		return err
 	}
@@ -54,12 +57,13 @@ func printPlan(w io.Writer, cfg pts.Config, p pts.Profile, asJSON bool) error {
 	var capacity int64
 	var seqMBps float64
 	src := "assumed 1000 MB/s (the device's speed is known only when it runs)"
-	for _, t := range cfg.Targets {
-		if m, ok, _ := parseSimTarget(t); ok {
-			capacity = max(capacity, m.UserBytes)
-			seqMBps = simSeqWriteMBps(m)
-			src = "the simulated drive's model"
-		}
+	for _, m := range tp.Sim {
+		capacity = max(capacity, m.UserBytes)
+		seqMBps = simSeqWriteMBps(m)
+		src = "the simulated drive's model"
+	}
+	for _, t := range tp.Local {
+		capacity = max(capacity, t.Capacity)
 	}
 	if seqMBps == 0 {
 		seqMBps = 1000
@@ -119,6 +123,47 @@ func printPlan(w io.Writer, cfg pts.Config, p pts.Profile, asJSON bool) error {
 			short(s.MinRoundsTime), s.MinRounds, short(s.MaxRoundsTime), s.MaxRounds)
 	}
 	fmt.Fprintf(w, "ETA: %s to %s of device time\n", short(totalMin), short(totalMax))
+	if len(tp.Local) > 0 {
+		fmt.Fprintln(w, "\nTargets:")
+		sys, err := device.Live.System()
+		if err != nil {
+			return err
+		}
+		for _, t := range tp.Local {
+			v := device.Live.Check(t, sys)
+			switch {
+			case !v.Usable:
+				fmt.Fprintf(w, "  %s: REFUSED: %s\n", t.Raw, strings.Join(v.Refused, "; "))
+			case v.New:
+				fmt.Fprintf(w, "  %s: a new file of %s\n", t.Raw, engine.FormatSize(t.Capacity))
+			case v.Confirmed(t, cfg.DestroyData):
+				fmt.Fprintf(w, "  %s: %s, %d bytes; its data will be destroyed (confirmed)\n", t.Raw, t.Identity.Label(), t.Capacity)
+			default:
+				fmt.Fprintf(w, "  %s: %s, %d bytes; needs --destroy-data %s\n", t.Raw, t.Identity.Label(), t.Capacity, v.Confirm)
+			}
+		}
+	}
+	if tp.Engine == "fio" {
+		var ts []fio.Target
+		for _, t := range tp.Local {
+			ts = append(ts, fio.Target{Name: t.Raw, Path: devicePath(t), Size: t.Capacity, LogicalBlock: t.LogicalBlock})
+		}
+		ts = append(ts, tp.Remote...)
+		for _, s := range stages {
+			if len(s.Cells) == 0 {
+				continue
+			}
+			wl := s.Cells[0].Workload
+			wl.Seed = pts.CellSeed(cfg.Seed, s.ID, 1, 0)
+			fmt.Fprintf(w, "\nfio job file of %s, round 1, cell 1 (%s); every cell has its own in DIR/fio:\n", s.Title, s.Cells[0].Key)
+			for host, job := range fio.JobFilesFor(wl, ts) {
+				if host != "local" {
+					fmt.Fprintf(w, "--- for %s\n", host)
+				}
+				fmt.Fprint(w, job)
+			}
+		}
+	}
 	return nil
 }
 

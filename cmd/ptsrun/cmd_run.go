@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ptsrun/ptsrun/device"
+	"github.com/ptsrun/ptsrun/engine/fio"
 	"github.com/ptsrun/ptsrun/matrix"
 	"github.com/ptsrun/ptsrun/precondition"
 	"github.com/ptsrun/ptsrun/pts"
@@ -23,11 +24,12 @@ import (
 func runFlags() []cli.Flag {
 	d := pts.DefaultConfig()
 	return []cli.Flag{
-		&cli.StringSliceFlag{Name: "target", Usage: "target: sim, sim:client or sim:enterprise (repeatable: one target set)"},
+		&cli.StringSliceFlag{Name: "target", Usage: "target: a block device, file:PATH[:SIZE], sim, sim:client or sim:enterprise (repeatable: one target set, loaded at once)"},
 		&cli.StringFlag{Name: "out", Usage: "run directory to create"},
 		&cli.StringFlag{Name: "tests", Value: strings.Join(d.Tests, ","), Usage: "tests to run: iops, tp, lat"},
 		&cli.StringFlag{Name: "profile", Value: d.Profile, Usage: "enterprise (PTS-E) or client (PTS-C)"},
-		&cli.StringFlag{Name: "engine", Usage: "workload engine: sim (default for simulated drives)"},
+		&cli.StringFlag{Name: "engine", Usage: "workload engine: native (default for devices and files), fio, or sim (simulated drives)"},
+		&cli.StringSliceFlag{Name: "fio-server", Usage: "HOST:PORT[=TARGET] of a fio server whose host loads TARGET (repeatable; engine fio)"},
 		&cli.IntFlag{Name: "tc", Usage: "IOPS test thread count (default: the profile's)"},
 		&cli.IntFlag{Name: "qd", Usage: "IOPS test queue depth per thread (default: the profile's)"},
 		&cli.DurationFlag{Name: "cell-time", Value: time.Duration(d.CellTime), Usage: "duration of each cell (PTS: 60s)"},
@@ -43,11 +45,29 @@ func runFlags() []cli.Flag {
 	}
 }
 
-// configFromFlags builds and checks the run configuration.
-func configFromFlags(c *cli.Context) (pts.Config, pts.Profile, error) {
+// configFromFlags builds and checks the run configuration and its targets;
+// gate applies the safety check to them.
+func configFromFlags(c *cli.Context, gate bool) (pts.Config, pts.Profile, *targetPlan, error) {
 	if c.Args().Len() > 0 {
-		return pts.Config{}, pts.Profile{}, fmt.Errorf("unexpected argument %q", c.Args().First())
+		return pts.Config{}, pts.Profile{}, nil, fmt.Errorf("unexpected argument %q", c.Args().First())
 	}
+	cfg, p, err := baseConfig(c)
+	if err != nil {
+		return cfg, p, nil, err
+	}
+	tp, err := planTargets(targetOptions{Specs: cfg.Targets, Engine: cfg.Engine, FioServers: cfg.FioServers,
+		DestroyData: cfg.DestroyData, Gate: gate})
+	if err != nil {
+		return cfg, p, nil, err
+	}
+	cfg.Engine = tp.Engine
+	if _, err := precondition.Choose(cfg.Purge, tp.purgeKind()); err != nil {
+		return cfg, p, nil, err
+	}
+	return cfg, p, tp, nil
+}
+
+func baseConfig(c *cli.Context) (pts.Config, pts.Profile, error) {
 	cfg := pts.DefaultConfig()
 	tests, err := pts.ParseTests(c.String("tests"))
 	if err != nil {
@@ -69,23 +89,11 @@ func configFromFlags(c *cli.Context) (pts.Config, pts.Profile, error) {
 	}
 	cfg.Purge = c.String("purge")
 	cfg.DestroyData = c.StringSlice("destroy-data")
+	cfg.FioServers = c.StringSlice("fio-server")
 	cfg.Seed = c.Uint64("seed")
 	cfg.SS = steadystate.Criteria{Window: c.Int("ss-window"), MaxRange: c.Float64("ss-max-range"), MaxSlope: c.Float64("ss-max-slope")}
 	p, err := cfg.Resolve()
-	if err != nil {
-		return cfg, p, err
-	}
-	kind, err := checkTargets(cfg.Targets, cfg.Engine)
-	if err != nil {
-		return cfg, p, err
-	}
-	if cfg.Engine == "" {
-		cfg.Engine = kind
-	}
-	if _, err := precondition.Choose(cfg.Purge, kind); err != nil {
-		return cfg, p, err
-	}
-	return cfg, p, nil
+	return cfg, p, err
 }
 
 func runCommand() *cli.Command {
@@ -95,15 +103,15 @@ func runCommand() *cli.Command {
 		UsageText: "ptsrun run --target T --out DIR [--tests iops,tp,lat] [--profile enterprise|client] ...",
 		Flags:     runFlags(),
 		Action: func(c *cli.Context) error {
-			cfg, p, err := configFromFlags(c)
+			dir := c.String("out")
+			cfg, p, tp, err := configFromFlags(c, true)
 			if err != nil {
 				return err
 			}
-			dir := c.String("out")
 			if dir == "" {
 				return fmt.Errorf("no run directory: name one with --out")
 			}
-			return startRun(c.Context, cfg, p, dir, c.Bool("json"), c.App.Writer, c.App.ErrWriter)
+			return startRun(c.Context, cfg, p, tp, dir, c.Bool("json"), c.App.Writer, c.App.ErrWriter)
 		},
 	}
 }
@@ -136,29 +144,34 @@ func prepareDir(dir string) (func(), error) {
 }
 
 // startRun creates the run directory and runs.
-func startRun(ctx context.Context, cfg pts.Config, p pts.Profile, dir string, asJSON bool, stdout, stderr io.Writer) error {
-	ids, err := identify(cfg.Targets)
-	if err != nil {
-		return err
-	}
+func startRun(ctx context.Context, cfg pts.Config, p pts.Profile, tp *targetPlan, dir string, asJSON bool, stdout, stderr io.Writer) error {
 	undo, err := prepareDir(dir)
 	if err != nil {
 		return err
 	}
 	ri := pts.RunInfo{Schema: pts.Schema, Tool: "ptsrun", Version: version, Spec: "PTS " + pts.SpecRevision,
-		Created: time.Now().UTC(), Config: cfg, Profile: p, Stages: cfg.Stages(p), Targets: ids,
-		Host: device.FS{Root: "/"}.ProbeHost(version), Engine: engineDescription(cfg.Engine)}
+		Created: time.Now().UTC(), Config: cfg, Profile: p, Stages: cfg.Stages(p), Targets: tp.Identities,
+		Host: hostInfo(), Engine: tp.describe()}
 	// run.json first: from here on, a kill leaves a run that resume accepts.
 	if err := pts.WriteRunInfo(dir, ri); err != nil {
 		undo()
 		return err
 	}
-	set, err := openTargets(cfg.Targets, dir)
+	set, err := tp.open(dir, 0)
 	if err != nil {
 		undo()
 		return err
 	}
 	return execute(ctx, dir, ri, set, nil, asJSON, stdout, stderr)
+}
+
+// hostInfo describes this host, with the fio version when fio is installed.
+func hostInfo() device.Host {
+	h := device.Live.ProbeHost(version)
+	if v, err := fio.ProbeVersion(""); err == nil {
+		h.Fio = v.Raw
+	}
+	return h
 }
 
 // execute runs (or resumes) the run in dir and writes its results.
@@ -168,7 +181,7 @@ func execute(ctx context.Context, dir string, ri pts.RunInfo, set *targetSet, pr
 		set.Engine.Close()
 		return err
 	}
-	method, err := precondition.Choose(ri.Config.Purge, set.Kind)
+	method, err := precondition.Choose(ri.Config.Purge, set.purgeKind())
 	if err != nil {
 		set.Engine.Close()
 		j.Close()
@@ -214,15 +227,6 @@ func execute(ctx context.Context, dir string, ri pts.RunInfo, set *targetSet, pr
 	return nil
 }
 
-// engineDescription names an engine for run.json before it is opened.
-func engineDescription(name string) string {
-	switch name {
-	case "sim":
-		return "sim (ptsrun simulated SSD model, not hardware)"
-	}
-	return name
-}
-
 func resumeCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "resume",
@@ -252,22 +256,25 @@ func resumeRun(ctx context.Context, dir string, asJSON bool, stdout, stderr io.W
 		fmt.Fprintf(stderr, "ptsrun: the run in %s is already complete; rebuilding its results\n", dir)
 		return reportDir(dir, stdout, stderr)
 	}
-	if _, err := checkTargets(ri.Config.Targets, ri.Config.Engine); err != nil {
+	// The same targets, checked again: a device may have been mounted since.
+	tp, err := planTargets(targetOptions{Specs: ri.Config.Targets, Engine: ri.Config.Engine,
+		FioServers: ri.Config.FioServers, DestroyData: ri.Config.DestroyData, Gate: true})
+	if err != nil {
 		return fmt.Errorf("%s: %w", dir, err)
 	}
-	set, err := openTargets(ri.Config.Targets, dir)
+	set, err := tp.open(dir, 0)
 	if err != nil {
 		return err
 	}
 	if len(set.Identities) != len(ri.Targets) {
 		set.Engine.Close()
-		return fmt.Errorf("%w: %s was run on %d targets, now %d", errRefused, dir, len(ri.Targets), len(set.Identities))
+		return fmt.Errorf("%w: %s was run on %d targets, now %d", device.ErrUnsafe, dir, len(ri.Targets), len(set.Identities))
 	}
 	for i, id := range set.Identities {
 		if !id.SameDevice(ri.Targets[i]) {
 			set.Engine.Close()
 			return fmt.Errorf("%w: target %d is not the device this run started on (%s, now %s)",
-				errRefused, i+1, ri.Targets[i].Label(), id.Label())
+				device.ErrUnsafe, i+1, ri.Targets[i].Label(), id.Label())
 		}
 	}
 	return execute(ctx, dir, ri, set, prior, asJSON, stdout, stderr)
@@ -294,14 +301,15 @@ func demoCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			if _, err := checkTargets(cfg.Targets, cfg.Engine); err != nil {
+			tp, err := planTargets(targetOptions{Specs: cfg.Targets, Engine: cfg.Engine})
+			if err != nil {
 				return err
 			}
 			dir := c.String("out")
 			if dir == "" {
 				dir = "ptsrun-demo-" + time.Now().Format("20060102-150405")
 			}
-			return startRun(c.Context, cfg, p, dir, c.Bool("json"), c.App.Writer, c.App.ErrWriter)
+			return startRun(c.Context, cfg, p, tp, dir, c.Bool("json"), c.App.Writer, c.App.ErrWriter)
 		},
 	}
 }

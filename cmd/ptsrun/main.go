@@ -13,6 +13,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/ptsrun/ptsrun/device"
 	"github.com/ptsrun/ptsrun/pts"
 )
 
@@ -43,7 +44,7 @@ func exitCode(err error) int {
 		return exitInterrupted
 	case errors.Is(err, errNotSteady):
 		return exitNotSteady
-	case errors.Is(err, errRefused):
+	case errors.Is(err, errRefused), errors.Is(err, device.ErrUnsafe):
 		return exitRefused
 	}
 	return exitError
@@ -102,7 +103,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			return err
 		},
 		Commands: []*cli.Command{
-			runCommand(), resumeCommand(), reportCommand(), planCommand(), ssCommand(), demoCommand(),
+			runCommand(), resumeCommand(), reportCommand(), planCommand(), workloadCommand(), ssCommand(), demoCommand(),
 		},
 	}
 	// A usage error is one line, not a help page.

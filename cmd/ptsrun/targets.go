@@ -1,101 +1,291 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
 
 	"github.com/ptsrun/ptsrun/device"
 	"github.com/ptsrun/ptsrun/engine"
+	"github.com/ptsrun/ptsrun/engine/fio"
+	"github.com/ptsrun/ptsrun/engine/native"
 	"github.com/ptsrun/ptsrun/engine/sim"
 )
 
-// targetSet is the opened targets of a run with the engine that drives them.
-type targetSet struct {
+// Kinds of target set.
+const (
+	setSim    = device.KindSim
+	setLocal  = "local"  // block devices and files on this host
+	setRemote = "remote" // targets on fio servers
+)
+
+// targetPlan is a checked target set: what will be opened and by which
+// engine. Making one changes nothing.
+type targetPlan struct {
 	Kind       string
+	Engine     string
+	Sim        []sim.Model
+	Local      []device.Target
+	Remote     []fio.Target
 	Identities []device.Identity
-	Engine     engine.Engine
 }
 
-// parseSimTarget reads "sim" or "sim:MODEL".
-func parseSimTarget(spec string) (sim.Model, bool, error) {
-	name, ok := strings.CutPrefix(spec, "sim")
-	if !ok || (name != "" && name[0] != ':') {
-		return sim.Model{}, false, nil
-	}
-	m, err := sim.Lookup(strings.TrimPrefix(name, ":"))
-	return m, true, err
+// targetSet is an opened target set with its engine.
+type targetSet struct {
+	*targetPlan
+	Engine engine.Engine
 }
 
-// checkTargets validates target specs and the engine name without touching
-// anything, and returns the kind of the set.
-func checkTargets(specs []string, engineName string) (string, error) {
-	if len(specs) == 0 {
-		return "", fmt.Errorf("no target: name one with --target (sim, sim:client, sim:enterprise)")
-	}
-	for _, s := range specs {
-		_, isSim, err := parseSimTarget(s)
-		if err != nil {
-			return "", err
-		}
-		if !isSim {
-			return "", fmt.Errorf("target %q: block devices and files are not supported yet; use a simulated drive (sim:client, sim:enterprise)", s)
-		}
-	}
-	switch engineName {
-	case "", "sim":
-	case "native", "fio":
-		return "", fmt.Errorf("engine %s cannot drive a simulated drive; use --engine sim", engineName)
-	default:
-		return "", fmt.Errorf("unknown engine %q: want sim, native or fio", engineName)
-	}
-	return device.KindSim, nil
+// targetOptions are the command-line inputs that choose targets.
+type targetOptions struct {
+	Specs       []string
+	Engine      string
+	FioServers  []string
+	DestroyData []string
+	// Gate applies the safety check (run, workload, resume); plan only
+	// reports.
+	Gate bool
 }
 
-// identify describes the targets without opening or changing anything.
-func identify(specs []string) ([]device.Identity, error) {
-	var ids []device.Identity
-	for i, s := range specs {
-		m, _, err := parseSimTarget(s)
+// planTargets checks the targets and the engine without changing anything.
+// Unsafe targets give an error wrapping device.ErrUnsafe.
+func planTargets(o targetOptions) (*targetPlan, error) {
+	p := &targetPlan{Engine: o.Engine}
+	if len(o.FioServers) > 0 {
+		return planRemote(p, o)
+	}
+	if len(o.Specs) == 0 {
+		return nil, errors.New("no target: name one with --target (a block device, file:PATH[:SIZE], sim, sim:client, sim:enterprise)")
+	}
+	var specs []device.Spec
+	for _, s := range o.Specs {
+		sp, err := device.ParseSpec(s)
 		if err != nil {
 			return nil, err
 		}
-		ids = append(ids, simIdentity(s, sim.IdentityOf(m, i)))
+		specs = append(specs, sp)
 	}
-	return ids, nil
+	sims := 0
+	for _, sp := range specs {
+		if sp.Kind == device.KindSim {
+			sims++
+		}
+	}
+	switch {
+	case sims == len(specs):
+		p.Kind = setSim
+		switch p.Engine {
+		case "", "sim":
+			p.Engine = "sim"
+		case "native", "fio":
+			return nil, fmt.Errorf("engine %s cannot drive a simulated drive; use --engine sim", p.Engine)
+		default:
+			return nil, fmt.Errorf("unknown engine %q: want sim, native or fio", p.Engine)
+		}
+		for i, sp := range specs {
+			m, err := sim.Lookup(sp.Model)
+			if err != nil {
+				return nil, err
+			}
+			p.Sim = append(p.Sim, m)
+			p.Identities = append(p.Identities, simIdentity(sp.Raw, sim.IdentityOf(m, i)))
+		}
+		return p, nil
+	case sims > 0:
+		return nil, errors.New("simulated drives and real targets cannot be one target set")
+	}
+	p.Kind = setLocal
+	switch p.Engine {
+	case "":
+		p.Engine = "native"
+	case "native", "fio":
+	case "sim":
+		return nil, errors.New("engine sim drives only simulated drives (--target sim:MODEL)")
+	default:
+		return nil, fmt.Errorf("unknown engine %q: want sim, native or fio", p.Engine)
+	}
+	seen := map[string]bool{}
+	for _, sp := range specs {
+		t, err := device.Live.Inspect(sp)
+		if err != nil {
+			return nil, err
+		}
+		key := t.Path
+		if t.Block != nil {
+			key = t.Block.Path()
+		}
+		if seen[key] {
+			return nil, fmt.Errorf("target %s is named twice", t.Raw)
+		}
+		seen[key] = true
+		p.Local = append(p.Local, t)
+		p.Identities = append(p.Identities, t.Identity)
+	}
+	if o.Gate {
+		sys, err := device.Live.System()
+		if err != nil {
+			return nil, err
+		}
+		if err := device.Live.Gate(p.Local, sys, o.DestroyData); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// planRemote reads --fio-server HOST:PORT[=TARGET]: the targets are on the
+// servers' hosts, where ptsrun cannot look; writing to them needs
+// --destroy-data naming each HOST:PORT=TARGET.
+func planRemote(p *targetPlan, o targetOptions) (*targetPlan, error) {
+	if p.Engine != "" && p.Engine != "fio" {
+		return nil, fmt.Errorf("--fio-server drives targets through fio; engine %s cannot", p.Engine)
+	}
+	p.Engine, p.Kind = "fio", setRemote
+	if len(o.Specs) > 1 {
+		return nil, errors.New("with --fio-server, name each server's target as HOST:PORT=TARGET (one --target at most, used on every server)")
+	}
+	for _, s := range o.FioServers {
+		addr, path, ok := strings.Cut(s, "=")
+		if !ok {
+			if len(o.Specs) == 0 {
+				return nil, fmt.Errorf("fio server %q has no target: write HOST:PORT=TARGET", s)
+			}
+			path = o.Specs[0]
+		}
+		if strings.HasPrefix(path, "sim") || strings.HasPrefix(path, "file:") {
+			return nil, fmt.Errorf("fio server %s: target %q must be a path on that host", addr, path)
+		}
+		spec := addr + "=" + path
+		if o.Gate && !contains(o.DestroyData, spec) {
+			return nil, fmt.Errorf("%w: ptsrun cannot check %s on %s: confirm that its data may be destroyed with --destroy-data %s",
+				device.ErrUnsafe, path, addr, spec)
+		}
+		p.Remote = append(p.Remote, fio.Target{Name: spec, Path: path, Server: addr, LogicalBlock: 512})
+		p.Identities = append(p.Identities, device.Identity{Spec: spec, Kind: "remote", Path: path,
+			Interface: "fio server", Notes: "on the fio server at " + addr + "; identity not visible from here"})
+	}
+	return p, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }
 
 func simIdentity(spec string, id sim.Identity) device.Identity {
 	return device.Identity{
 		Spec: spec, Kind: device.KindSim, Vendor: id.Vendor, Model: id.Product, Serial: id.Serial,
 		Firmware: id.Firmware, CapacityBytes: id.Capacity, LogicalBlock: id.LogicalBlock,
-		PhysicalBlock: 4096, Interface: "simulated NVMe", OverProvision: id.OP,
+		PhysicalBlock: 4096, Interface: "simulated NVMe", OverProvision: id.OP, WriteCache: "enabled",
 		Notes: fmt.Sprintf("model: %d dies, %.1f %% over-provisioning, power-loss protection %v", id.Dies, id.OP*100, id.PLP),
 	}
 }
 
-// openTargets opens the targets for a run in dir (sim drives keep their
-// state in dir/sim/N) and reports who they say they are.
-func openTargets(specs []string, dir string) (*targetSet, error) {
-	var ts []sim.Target
-	for i, s := range specs {
-		m, _, err := parseSimTarget(s)
+// describe names the engine before it is opened (for run.json).
+func (p *targetPlan) describe() string {
+	switch p.Engine {
+	case "sim":
+		return "sim (ptsrun simulated SSD model, not hardware)"
+	case "native":
+		return "native " + native.Probe()
+	case "fio":
+		if v, err := fio.ProbeVersion(""); err == nil {
+			return "fio " + strings.TrimPrefix(v.Raw, "fio-")
+		}
+	}
+	return p.Engine
+}
+
+// open makes file targets that do not exist yet and opens the engine. dir is
+// the run directory (sim drives keep their state in dir/sim/N, fio its job
+// files in dir/fio); "" keeps everything in memory or temporary.
+func (p *targetPlan) open(dir string, trace int) (*targetSet, error) {
+	set := &targetSet{targetPlan: p}
+	switch p.Kind {
+	case setSim:
+		var ts []sim.Target
+		for i, m := range p.Sim {
+			state := ""
+			if dir != "" {
+				state = filepath.Join(dir, "sim", fmt.Sprint(i))
+			}
+			ts = append(ts, sim.Target{Name: p.Identities[i].Spec, Model: m, StateDir: state})
+		}
+		e, err := sim.Open(ts)
 		if err != nil {
 			return nil, err
 		}
-		state := ""
-		if dir != "" {
-			state = filepath.Join(dir, "sim", fmt.Sprint(i))
+		e.SetTrace(trace)
+		for i := range ts {
+			p.Identities[i] = simIdentity(ts[i].Name, e.Identity(i))
 		}
-		ts = append(ts, sim.Target{Name: s, Model: m, StateDir: state})
-	}
-	e, err := sim.Open(ts)
-	if err != nil {
-		return nil, err
-	}
-	set := &targetSet{Kind: device.KindSim, Engine: e}
-	for i, t := range ts {
-		set.Identities = append(set.Identities, simIdentity(t.Name, e.Identity(i)))
+		set.Engine = e
+	case setLocal:
+		for i := range p.Local {
+			if err := p.Local[i].Prepare(device.Live); err != nil {
+				return nil, err
+			}
+		}
+		if p.Engine == "native" {
+			var ts []native.Target
+			for _, t := range p.Local {
+				ts = append(ts, native.Target{Name: t.Raw, Path: devicePath(t), Size: t.Capacity, LogicalBlock: t.LogicalBlock})
+			}
+			e, err := native.Open(ts, native.Options{Trace: trace})
+			if err != nil {
+				return nil, err
+			}
+			set.Engine = e
+		} else {
+			var ts []fio.Target
+			for _, t := range p.Local {
+				ts = append(ts, fio.Target{Name: t.Raw, Path: devicePath(t), Size: t.Capacity, LogicalBlock: t.LogicalBlock})
+			}
+			e, err := fio.Open(ts, fio.Options{WorkDir: fioDir(dir), Trace: trace})
+			if err != nil {
+				return nil, err
+			}
+			set.Engine = e
+		}
+	case setRemote:
+		e, err := fio.Open(p.Remote, fio.Options{WorkDir: fioDir(dir), Trace: trace})
+		if err != nil {
+			return nil, err
+		}
+		set.Engine = e
 	}
 	return set, nil
+}
+
+func fioDir(dir string) string {
+	if dir == "" {
+		return ""
+	}
+	return filepath.Join(dir, "fio")
+}
+
+func devicePath(t device.Target) string {
+	if t.Block != nil {
+		return t.Block.Path()
+	}
+	return t.Path
+}
+
+// purgeKind is the kind the purge methods are chosen for.
+func (p *targetPlan) purgeKind() string {
+	switch p.Kind {
+	case setSim:
+		return device.KindSim
+	case setRemote:
+		return "remote"
+	}
+	if p.Local[0].Kind == device.KindFile {
+		return device.KindFile
+	}
+	return device.KindBlock
 }

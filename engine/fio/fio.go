@@ -9,12 +9,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/ptsrun/ptsrun/engine"
 )
@@ -45,7 +48,10 @@ type Engine struct {
 	ioeng   string
 	tmp     string
 	seq     atomic.Int64
-	name    string // name of the next job file (SetCellName)
+	name    string    // name of the next job file (SetCellName)
+	flock   bool      // flock(1) is there: cells can be started ahead
+	next    *nextCell // what Prepare announced
+	held    *proc     // a started fio waiting for its turn
 }
 
 // ErrNoFio is returned when fio cannot be run.
@@ -109,6 +115,9 @@ func Open(targets []Target, opts Options) (*Engine, error) {
 			e.ioeng = "io_uring"
 		}
 	}
+	if _, err := exec.LookPath("flock"); err == nil {
+		e.flock = true
+	}
 	if opts.WorkDir == "" {
 		d, err := os.MkdirTemp("", "ptsrun-fio-")
 		if err != nil {
@@ -164,28 +173,51 @@ func (e *Engine) Version() Version { return e.version }
 // round and cell, so that a run directory's fio/ folder reads like the plan).
 func (e *Engine) SetCellName(name string) { e.name = name }
 
-// Close removes the temporary work directory, if the engine made one.
+// Close stops a held fio and removes the temporary work directory, if the
+// engine made one.
 func (e *Engine) Close() error {
+	e.dropHeld()
 	if e.tmp != "" {
 		return os.RemoveAll(e.tmp)
 	}
 	return nil
 }
 
-// JobFiles returns the job files a workload would run, one per host, without
-// running anything (ptsrun plan prints them).
-func (e *Engine) JobFiles(w engine.Workload) map[string]string {
+// JobFilesFor returns the job files a workload would run on targets, one per
+// host (keyed "local" or by server address), without running anything:
+// ptsrun plan prints them. The ioengine is the one fio would get on a
+// current kernel.
+func JobFilesFor(w engine.Workload, targets []Target) map[string]string {
 	out := map[string]string{}
-	for hi, h := range e.hosts {
+	var hosts []string
+	for _, t := range targets {
+		if !contains(hosts, t.Server) {
+			hosts = append(hosts, t.Server)
+		}
+	}
+	for _, h := range hosts {
 		var ts []Target
-		for _, t := range e.targets {
+		for _, t := range targets {
 			if t.Server == h {
 				ts = append(ts, t)
 			}
 		}
-		out[hostKey(hi, h)] = JobFile(w, ts, jobSpec{IOEngine: e.ioeng, Comment: "ptsrun: " + w.String()})
+		key := h
+		if h == "" {
+			key = "local"
+		}
+		out[key] = JobFile(w, ts, jobSpec{IOEngine: "io_uring", Comment: "ptsrun: " + w.String()})
 	}
 	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }
 
 func hostKey(i int, h string) string {
@@ -193,6 +225,34 @@ func hostKey(i int, h string) string {
 		return "local"
 	}
 	return fmt.Sprintf("host%d", i)
+}
+
+// Prepare says which workload comes next, under which name. Run starts
+// that cell's fio process while the current cell runs, held before its I/O
+// by a lock (exec_prerun=flock), and releases it when the runner asks for it:
+// the next cell starts a few milliseconds after this one ends, instead of
+// after fio's start-up (about a fifth of a second). Local targets only.
+func (e *Engine) Prepare(w engine.Workload, name string) {
+	if e.hosts[0] != "" || !e.flock {
+		return
+	}
+	e.next = &nextCell{w: w, name: name}
+}
+
+type nextCell struct {
+	w    engine.Workload
+	name string
+}
+
+// proc is one fio process.
+type proc struct {
+	w      engine.Workload
+	name   string
+	base   string
+	logDir string
+	cmd    *exec.Cmd
+	stderr bytes.Buffer
+	lock   *os.File // held exclusively until the cell may start; nil when not held
 }
 
 // Run executes one workload: the job files are written to the work directory
@@ -205,6 +265,7 @@ func (e *Engine) Run(ctx context.Context, w engine.Workload) (engine.Measurement
 		}
 	}
 	if err := ctx.Err(); err != nil {
+		e.dropHeld()
 		return engine.Measurement{}, err
 	}
 	name := e.name
@@ -212,14 +273,67 @@ func (e *Engine) Run(ctx context.Context, w engine.Workload) (engine.Measurement
 	if name == "" {
 		name = fmt.Sprintf("workload-%04d", e.seq.Add(1))
 	}
-	dir := e.opts.WorkDir
-	base := filepath.Join(dir, name)
-	logDir := base + ".logs"
-	_ = os.RemoveAll(logDir)
-	if err := os.MkdirAll(logDir, 0o755); err != nil {
-		return engine.Measurement{}, fmt.Errorf("fio engine: %w", err)
+	var p *proc
+	if h := e.held; h != nil && h.name == name && reflect.DeepEqual(h.w, w) {
+		e.held = nil
+		p = h
+		_ = unix.Flock(int(p.lock.Fd()), unix.LOCK_UN)
+		p.lock.Close()
+		p.lock = nil
+	} else {
+		e.dropHeld()
+		var err error
+		if p, err = e.launch(w, name, false); err != nil {
+			return engine.Measurement{}, err
+		}
 	}
-	args := []string{"--output-format=json+", "--output=" + base + ".json"}
+	if n := e.next; n != nil {
+		e.next = nil
+		if h, err := e.launch(n.w, n.name, true); err == nil {
+			e.held = h
+		}
+	}
+	return e.finish(ctx, p)
+}
+
+// dropHeld stops a held process that will not be used.
+func (e *Engine) dropHeld() {
+	if h := e.held; h != nil {
+		e.held = nil
+		_ = h.cmd.Process.Kill()
+		_ = h.cmd.Wait()
+		h.lock.Close()
+		_ = os.RemoveAll(h.logDir)
+		for _, f := range []string{h.base + ".fio", h.base + ".json", h.base + ".lock"} {
+			_ = os.Remove(f)
+		}
+	}
+}
+
+// launch writes a cell's job files and starts fio, held behind a lock when
+// hold is set.
+func (e *Engine) launch(w engine.Workload, name string, hold bool) (*proc, error) {
+	dir := e.opts.WorkDir
+	p := &proc{w: w, name: name, base: filepath.Join(dir, name)}
+	p.logDir = p.base + ".logs"
+	_ = os.RemoveAll(p.logDir)
+	if err := os.MkdirAll(p.logDir, 0o755); err != nil {
+		return nil, fmt.Errorf("fio engine: %w", err)
+	}
+	prerun := ""
+	if hold {
+		lock, err := os.OpenFile(p.base+".lock", os.O_RDWR|os.O_CREATE, 0o644)
+		if err != nil {
+			return nil, err
+		}
+		if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX); err != nil {
+			lock.Close()
+			return nil, err
+		}
+		p.lock = lock
+		prerun = "flock -s " + p.base + ".lock true"
+	}
+	args := []string{"--output-format=json+", "--output=" + p.base + ".json"}
 	for hi, h := range e.hosts {
 		var ts []Target
 		for _, t := range e.targets {
@@ -227,87 +341,94 @@ func (e *Engine) Run(ctx context.Context, w engine.Workload) (engine.Measurement
 				ts = append(ts, t)
 			}
 		}
-		jobPath := base + ".fio"
+		jobPath := p.base + ".fio"
 		if len(e.hosts) > 1 || h != "" {
-			jobPath = fmt.Sprintf("%s.%s.fio", base, hostKey(hi, h))
+			jobPath = fmt.Sprintf("%s.%s.fio", p.base, hostKey(hi, h))
 		}
-		prefix := filepath.Join(logDir, "t")
 		iolog := ""
 		if e.opts.Trace > 0 {
-			iolog = filepath.Join(logDir, fmt.Sprintf("iolog.h%d", hi))
+			iolog = filepath.Join(p.logDir, fmt.Sprintf("iolog.h%d", hi))
 		}
-		content := JobFile(w, ts, jobSpec{IOEngine: e.ioeng, LogPrefix: prefix, IOLog: iolog,
+		content := JobFile(w, ts, jobSpec{IOEngine: e.ioeng, LogPrefix: filepath.Join(p.logDir, "t"), IOLog: iolog,
+			Prerun:  prerun,
 			Comment: fmt.Sprintf("ptsrun cell %s: %s\nrun by hand: fio --output-format=json+ %s", name, w.String(), filepath.Base(jobPath))})
 		if err := os.WriteFile(jobPath, []byte(content), 0o644); err != nil {
-			return engine.Measurement{}, fmt.Errorf("fio engine: %w", err)
+			p.release()
+			return nil, fmt.Errorf("fio engine: %w", err)
 		}
 		if h != "" {
 			args = append(args, "--client="+clientAddr(h))
 		}
 		args = append(args, jobPath)
 	}
-	cmd := exec.CommandContext(ctx, e.bin, args...)
-	cmd.Dir = logDir // client/server writes returned logs in the current directory
-	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
-	cmd.WaitDelay = 10 * time.Second
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	p.cmd = exec.Command(e.bin, args...)
+	p.cmd.Dir = p.logDir // client/server writes returned logs (and fio its prerun output) here
+	p.cmd.Stderr = &p.stderr
+	if err := p.cmd.Start(); err != nil {
+		p.release()
+		return nil, fmt.Errorf("%w: %v", ErrNoFio, err)
+	}
+	return p, nil
+}
+
+func (p *proc) release() {
+	if p.lock != nil {
+		p.lock.Close()
+		p.lock = nil
+	}
+}
+
+// finish waits for a running fio and reads its result.
+func (e *Engine) finish(ctx context.Context, p *proc) (engine.Measurement, error) {
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+			_ = p.cmd.Process.Signal(syscall.SIGTERM)
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				_ = p.cmd.Process.Kill()
+			}
+		case <-done:
+		}
+	}()
 	var ru0, ru1 syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru0)
-	runErr := cmd.Run()
+	runErr := p.cmd.Wait()
 	_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru1)
+	close(done)
 	if ctx.Err() != nil {
+		e.dropHeld()
 		return engine.Measurement{}, ctx.Err()
 	}
-	outPath := base + ".json"
+	outPath := p.base + ".json"
 	data, readErr := os.ReadFile(outPath)
 	if runErr != nil && (readErr != nil || len(data) == 0) {
-		return engine.Measurement{}, fmt.Errorf("fio failed (%v): %s", runErr, tail(stderr.String()))
+		return engine.Measurement{}, fmt.Errorf("fio failed (%v): %s", runErr, tail(p.stderr.String()))
 	}
 	out, err := Parse(bytes.NewReader(data))
 	if err != nil {
-		return engine.Measurement{}, fmt.Errorf("%s: %w (fio said: %s)", outPath, err, tail(stderr.String()))
+		return engine.Measurement{}, fmt.Errorf("%s: %w (fio said: %s)", outPath, err, tail(p.stderr.String()))
 	}
-	m, err := e.measurement(out, w)
+	m, err := e.measurement(out, p.w)
 	if err != nil {
 		return m, err
 	}
 	if runErr != nil {
-		return m, fmt.Errorf("fio failed (%v): %s", runErr, tail(stderr.String()))
+		return m, fmt.Errorf("fio failed (%v): %s", runErr, tail(p.stderr.String()))
 	}
-	if local := e.hosts[0] == ""; local {
-		el := m.Elapsed.Seconds()
-		if el > 0 {
+	if e.hosts[0] == "" {
+		if el := m.Elapsed.Seconds(); el > 0 {
 			m.CPU.User = tv(ru1.Utime, ru0.Utime) / el / float64(numCPU())
 			m.CPU.Sys = tv(ru1.Stime, ru0.Stime) / el / float64(numCPU())
 		}
 	}
-	m.Seconds = readLogs(logDir)
+	m.Seconds = readLogs(p.logDir)
 	if e.opts.Trace > 0 {
-		m.Trace = e.readIOLogs(logDir)
+		m.Trace = e.readIOLogs(p.logDir)
 	}
 	return m, nil
-}
-
-// readIOLogs reads fio's write_iolog files, one per thread.
-func (e *Engine) readIOLogs(dir string) []engine.TraceIO {
-	var out []engine.TraceIO
-	for hi, h := range e.hosts {
-		k := 0
-		for ti, t := range e.targets {
-			if t.Server != h {
-				continue
-			}
-			logs, _ := filepath.Glob(filepath.Join(dir, fmt.Sprintf("iolog.h%d.t%d.*", hi, k)))
-			k++
-			sort.Strings(logs)
-			for _, l := range logs {
-				th, _ := strconv.Atoi(l[strings.LastIndexByte(l, '.')+1:])
-				out = append(out, readIOLog(l, ti, th, e.opts.Trace)...)
-			}
-		}
-	}
-	return out
 }
 
 func clientAddr(h string) string {
@@ -480,4 +601,25 @@ func readLogs(dir string) []engine.Second {
 		fh.Close()
 	}
 	return secs
+}
+
+// readIOLogs reads fio's write_iolog files, one per thread.
+func (e *Engine) readIOLogs(dir string) []engine.TraceIO {
+	var out []engine.TraceIO
+	for hi, h := range e.hosts {
+		k := 0
+		for ti, t := range e.targets {
+			if t.Server != h {
+				continue
+			}
+			logs, _ := filepath.Glob(filepath.Join(dir, fmt.Sprintf("iolog.h%d.t%d.*", hi, k)))
+			k++
+			sort.Strings(logs)
+			for _, l := range logs {
+				th, _ := strconv.Atoi(l[strings.LastIndexByte(l, '.')+1:])
+				out = append(out, readIOLog(l, ti, th, e.opts.Trace)...)
+			}
+		}
+	}
+	return out
 }

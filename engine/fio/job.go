@@ -27,6 +27,7 @@ type jobSpec struct {
 	IOEngine  string
 	LogPrefix string // per-second iops/bw logs; "" for none
 	IOLog     string // write_iolog prefix, one file per target; "" for none
+	Prerun    string // exec_prerun command (holds a cell started ahead of its turn)
 	Comment   string
 }
 
@@ -82,7 +83,7 @@ func JobFile(w engine.Workload, targets []Target, spec jobSpec) string {
 	p("iodepth=%d", w.QD)
 	p("norandommap=1")
 	p("randrepeat=1")
-	p("randseed=%d", w.Seed)
+	p("randseed=%d", w.Seed&(1<<62-1)) // fio reads a signed 64-bit number
 	p("random_generator=tausworthe64")
 	if len(w.Zones) > 0 {
 		var parts []string
@@ -101,6 +102,9 @@ func JobFile(w engine.Workload, targets []Target, spec jobSpec) string {
 	if w.Duration > 0 && w.Passes <= 0 {
 		p("time_based=1")
 		p("runtime=%dms", w.Duration.Milliseconds())
+	}
+	if spec.Prerun != "" {
+		p("exec_prerun=%s", spec.Prerun)
 	}
 	if spec.LogPrefix != "" {
 		p("write_iops_log=%s", spec.LogPrefix)

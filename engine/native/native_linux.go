@@ -536,3 +536,12 @@ func (e *Engine) preadThread(w engine.Workload, ti, th int, gen *engine.AddrGen,
 	wg.Wait()
 	return firstErr
 }
+
+// Probe says which I/O path the engine would take here: io_uring or pread.
+func Probe() string {
+	if r, err := newRing(4); err == nil {
+		r.close()
+		return "io_uring"
+	}
+	return "pread"
+}

@@ -38,3 +38,6 @@ func (*Engine) Run(context.Context, engine.Workload) (engine.Measurement, error)
 func (*Engine) Describe() string { return "native (not supported on this OS)" }
 func (*Engine) Close() error     { return nil }
 func (*Engine) Mode() string     { return "" }
+
+// Probe says the engine is not available.
+func Probe() string { return "unavailable on this OS" }

@@ -1,0 +1,231 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/ptsrun/ptsrun/engine"
+	"github.com/ptsrun/ptsrun/pts"
+)
+
+func workloadCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "workload",
+		Usage: "run one workload on a target for a time, outside the PTS methodology",
+		UsageText: "ptsrun workload --target T --engine native|fio|sim --access random|seq --read PCT --bs SIZE\n" +
+			"   --tc N --qd N --time DURATION [--active-range PCT] [--json] [--out DIR]",
+		Flags: []cli.Flag{
+			&cli.StringSliceFlag{Name: "target", Usage: "a block device, file:PATH[:SIZE] or sim:MODEL (repeatable: loaded at once)"},
+			&cli.StringFlag{Name: "engine", Usage: "native (default for devices and files), fio, or sim"},
+			&cli.StringSliceFlag{Name: "fio-server", Usage: "HOST:PORT[=TARGET] of a fio server (repeatable; engine fio)"},
+			&cli.StringFlag{Name: "access", Value: "random", Usage: "random or seq"},
+			&cli.IntFlag{Name: "read", Value: 100, Usage: "read percentage, 0…100"},
+			&cli.StringFlag{Name: "bs", Value: "4k", Usage: "block size (512, 4k, 128k, 1m)"},
+			&cli.IntFlag{Name: "tc", Value: 1, Usage: "threads per target"},
+			&cli.IntFlag{Name: "qd", Value: 32, Usage: "queue depth per thread"},
+			&cli.DurationFlag{Name: "time", Value: time.Minute, Usage: "duration"},
+			&cli.Float64Flag{Name: "active-range", Value: 100, Usage: "active range in %"},
+			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the address and data streams"},
+			&cli.StringSliceFlag{Name: "destroy-data", Usage: "confirm that the named target (serial or path) may be overwritten"},
+			&cli.BoolFlag{Name: "json", Usage: "print the measurement as JSON"},
+			&cli.StringFlag{Name: "out", Usage: "record the workload and its per-second series in this directory"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.Args().Len() > 0 {
+				return fmt.Errorf("unexpected argument %q", c.Args().First())
+			}
+			acc, err := engine.ParseAccess(c.String("access"))
+			if err != nil {
+				return err
+			}
+			bs, err := engine.ParseSize(c.String("bs"))
+			if err != nil {
+				return fmt.Errorf("--bs: %w", err)
+			}
+			w := engine.Workload{Access: acc, ReadPct: c.Int("read"), BlockSize: bs, TC: c.Int("tc"), QD: c.Int("qd"),
+				ActiveRange: c.Float64("active-range"), Duration: c.Duration("time"), Seed: c.Uint64("seed")}
+			if err := w.Validate(512); err != nil {
+				return err
+			}
+			dir := c.String("out")
+			if dir != "" {
+				if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
+					return fmt.Errorf("output directory %s is not empty", dir)
+				}
+			}
+			// Reading destroys nothing: only workloads that write are gated.
+			tp, err := planTargets(targetOptions{Specs: c.StringSlice("target"), Engine: c.String("engine"),
+				FioServers: c.StringSlice("fio-server"), DestroyData: c.StringSlice("destroy-data"), Gate: w.ReadPct < 100})
+			if err != nil {
+				return err
+			}
+			for _, t := range tp.Local {
+				if bs%t.LogicalBlock != 0 {
+					return fmt.Errorf("block size %s is not a multiple of %s's logical block size %d", engine.FormatSize(bs), t.Raw, t.LogicalBlock)
+				}
+			}
+			return runWorkload(c.Context, tp, w, dir, c.Bool("json"), c.App.Writer, c.App.ErrWriter)
+		},
+	}
+}
+
+// workloadResult is the JSON of `ptsrun workload --json` and DIR/workload.json.
+type workloadResult struct {
+	Tool     string            `json:"tool"`
+	Version  string            `json:"version"`
+	Engine   string            `json:"engine"`
+	Workload engine.Workload   `json:"workload"`
+	Targets  []string          `json:"targets"`
+	Elapsed  float64           `json:"elapsed_s"`
+	Read     dirJSON           `json:"read"`
+	Write    dirJSON           `json:"write"`
+	Total    dirJSON           `json:"total"`
+	CPU      engine.CPU        `json:"cpu"`
+	PerTgt   []targetJSON      `json:"per_target,omitempty"`
+	Seconds  []engine.Second   `json:"seconds,omitempty"`
+	Hosts    map[string]string `json:"host,omitempty"`
+}
+
+type dirJSON struct {
+	IOs         int64              `json:"ios"`
+	Bytes       int64              `json:"bytes"`
+	IOPS        float64            `json:"iops"`
+	MBps        float64            `json:"mbps"`
+	LatMeanMs   float64            `json:"lat_mean_ms"`
+	LatMinMs    float64            `json:"lat_min_ms"`
+	LatMaxMs    float64            `json:"lat_max_ms"`
+	Percentiles map[string]float64 `json:"lat_percentiles_ms,omitempty"`
+}
+
+type targetJSON struct {
+	Target string  `json:"target"`
+	Host   string  `json:"host,omitempty"`
+	Read   dirJSON `json:"read"`
+	Write  dirJSON `json:"write"`
+}
+
+var workloadPercentiles = []float64{50, 90, 99, 99.9, 99.99, 99.999}
+
+func dirOf(d engine.DirStats, el time.Duration) dirJSON {
+	j := dirJSON{IOs: d.IOs, Bytes: d.Bytes, IOPS: d.IOPS(el), MBps: d.MBps(el), LatMeanMs: d.MeanLatNs() / 1e6,
+		LatMinMs: float64(d.LatMinNs) / 1e6, LatMaxMs: float64(d.LatMaxNs) / 1e6}
+	if d.IOs > 0 {
+		j.Percentiles = map[string]float64{}
+		for _, p := range workloadPercentiles {
+			j.Percentiles[strconv.FormatFloat(p, 'f', -1, 64)] = float64(d.PercentileNs(p)) / 1e6
+		}
+	}
+	return j
+}
+
+func runWorkload(ctx context.Context, tp *targetPlan, w engine.Workload, dir string, asJSON bool, stdout, stderr io.Writer) error {
+	if dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("output directory %s: %w", dir, err)
+		}
+	}
+	set, err := tp.open(dir, 0)
+	if err != nil {
+		return err
+	}
+	defer set.Engine.Close()
+	var names []string
+	for _, id := range tp.Identities {
+		names = append(names, id.Spec)
+	}
+	if !asJSON {
+		fmt.Fprintf(stderr, "ptsrun workload: %s on %v with %s for %v\n", w.String(), names, set.Engine.Describe(), w.Duration)
+	}
+	m, err := set.Engine.Run(ctx, w)
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return fmt.Errorf("%w: the workload was stopped; nothing recorded", pts.ErrInterrupted)
+		}
+		return err
+	}
+	res := workloadResult{Tool: "ptsrun", Version: version, Engine: set.Engine.Describe(), Workload: w, Targets: names,
+		Elapsed: m.Elapsed.Seconds(), Read: dirOf(m.Read, m.Elapsed), Write: dirOf(m.Write, m.Elapsed),
+		Total: dirOf(m.Total(), m.Elapsed), CPU: m.CPU, Seconds: m.Seconds}
+	for _, t := range m.Targets {
+		res.PerTgt = append(res.PerTgt, targetJSON{Target: t.Target, Host: t.Host, Read: dirOf(t.Read, m.Elapsed), Write: dirOf(t.Write, m.Elapsed)})
+	}
+	if dir != "" {
+		if err := saveWorkload(dir, res); err != nil {
+			return err
+		}
+	}
+	if asJSON {
+		out := res
+		out.Seconds = nil
+		b, err := json.MarshalIndent(out, "", "  ")
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, string(b))
+		return nil
+	}
+	printWorkload(stdout, res)
+	if dir != "" {
+		fmt.Fprintf(stderr, "recorded in %s (workload.json, seconds.csv)\n", dir)
+	}
+	return nil
+}
+
+func printWorkload(w io.Writer, r workloadResult) {
+	fmt.Fprintf(w, "%s, %s, %.1f s\n", r.Workload.String(), r.Engine, r.Elapsed)
+	fmt.Fprintf(w, "%-7s %12s %10s %10s %9s %9s %9s %9s %9s %9s\n", "", "IOPS", "MB/s", "mean ms", "p50", "p99", "p99.9", "p99.99", "p99.999", "max ms")
+	row := func(name string, d dirJSON) {
+		if d.IOs == 0 {
+			return
+		}
+		p := func(k string) float64 { return d.Percentiles[k] }
+		fmt.Fprintf(w, "%-7s %12.0f %10.1f %10.4f %9.4f %9.4f %9.4f %9.4f %9.4f %9.4f\n", name, d.IOPS, d.MBps, d.LatMeanMs,
+			p("50"), p("99"), p("99.9"), p("99.99"), p("99.999"), d.LatMaxMs)
+	}
+	row("read", r.Read)
+	row("write", r.Write)
+	row("total", r.Total)
+	fmt.Fprintf(w, "host CPU: user %.1f %%, system %.1f %%\n", r.CPU.User*100, r.CPU.Sys*100)
+	for _, t := range r.PerTgt {
+		tot := t.Read.IOPS + t.Write.IOPS
+		fmt.Fprintf(w, "  %s%s: %.0f IOPS, %.1f MB/s\n", t.Target, hostSuffix(t.Host), tot, t.Read.MBps+t.Write.MBps)
+	}
+}
+
+func hostSuffix(h string) string {
+	if h == "" {
+		return ""
+	}
+	return " on " + h
+}
+
+func saveWorkload(dir string, r workloadResult) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := pts.WriteFileAtomic(filepath.Join(dir, "workload.json"), append(b, '\n')); err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	cw := csv.NewWriter(&buf)
+	_ = cw.Write([]string{"second", "read_iops", "write_iops", "read_mbps", "write_mbps", "lat_mean_ms"})
+	for i, s := range r.Seconds {
+		_ = cw.Write([]string{strconv.Itoa(i + 1), strconv.FormatInt(s.ReadIOs, 10), strconv.FormatInt(s.WriteIOs, 10),
+			strconv.FormatFloat(float64(s.ReadBytes)/1e6, 'f', -1, 64), strconv.FormatFloat(float64(s.WriteBytes)/1e6, 'f', -1, 64),
+			strconv.FormatFloat(s.LatMeanNs/1e6, 'f', -1, 64)})
+	}
+	cw.Flush()
+	return pts.WriteFileAtomic(filepath.Join(dir, "seconds.csv"), buf.Bytes())
+}

@@ -1,0 +1,51 @@
+package device
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// Live is the running system.
+var Live = FS{Root: "/"}
+
+func (fs FS) live() bool { return fs.Root == "/" || fs.Root == "" }
+
+func (fs FS) exists(p string) bool {
+	_, err := os.Lstat(fs.path(p))
+	return err == nil
+}
+
+func (fs FS) readInt(p string) (int64, bool) {
+	s := fs.read(p)
+	if s == "" {
+		return 0, false
+	}
+	v, err := strconv.ParseInt(s, 10, 64)
+	return v, err == nil
+}
+
+func (fs FS) list(p string) []string {
+	entries, err := os.ReadDir(fs.path(p))
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		out = append(out, e.Name())
+	}
+	return out
+}
+
+// link resolves a symlink inside the root, relative to the root.
+func (fs FS) link(p string) string {
+	target, err := os.Readlink(fs.path(p))
+	if err != nil {
+		return ""
+	}
+	if !filepath.IsAbs(target) {
+		target = filepath.Join(filepath.Dir(p), target)
+	}
+	return filepath.Clean(strings.TrimPrefix(target, fs.Root))
+}

@@ -1,0 +1,162 @@
+package device
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Verdict says whether a target may be written.
+type Verdict struct {
+	Target  string   `json:"target"`
+	Usable  bool     `json:"usable"`            // may be written once confirmed with --destroy-data
+	Refused []string `json:"refused,omitempty"` // why it may never be written
+	Confirm string   `json:"confirm,omitempty"` // what --destroy-data must name
+	Carries []string `json:"carries,omitempty"` // what is on it now (partition table, filesystem, …)
+	New     bool     `json:"new,omitempty"`     // a file ptsrun will make: nothing to destroy
+}
+
+// System is the state of the machine the safety check needs.
+type System struct {
+	Mounts []Mount
+	Swaps  []string
+}
+
+// System reads the mount table and active swap.
+func (fs FS) System() (System, error) {
+	m, err := fs.Mounts()
+	if err != nil {
+		return System{}, err
+	}
+	return System{Mounts: m, Swaps: fs.Swaps()}, nil
+}
+
+// Check decides whether a target may be written: devices in use are refused
+// whatever the user says; everything else with data on it needs
+// --destroy-data naming it.
+func (fs FS) Check(t Target, sys System) Verdict {
+	v := Verdict{Target: t.Raw}
+	switch t.Kind {
+	case KindFile:
+		if !t.Exists {
+			v.Usable, v.New = true, true
+			return v
+		}
+		v.Usable, v.Confirm = true, t.Path
+		return v
+	case KindBlock:
+	default:
+		v.Usable = true
+		return v
+	}
+	b := t.Block
+	v.Confirm = b.Path()
+	if b.Serial != "" {
+		v.Confirm = b.Serial
+	}
+	disk := b.Name
+	if b.Partition {
+		disk = b.Parent
+	}
+	// The device, its disk, and the disk's partitions: a mount or swap on
+	// any of them makes writing this one destroy a live filesystem.
+	related := map[string]bool{b.Name: true}
+	if db, err := fs.Block(disk); err == nil {
+		related[db.Name] = true
+		for _, p := range db.Partitions {
+			related[p] = true
+		}
+	}
+	for _, p := range b.Partitions {
+		related[p] = true
+	}
+	devOf := map[string]string{}
+	for name := range related {
+		if x, err := fs.Block(name); err == nil {
+			devOf[x.Dev] = name
+		}
+	}
+	for _, m := range sys.Mounts {
+		name, ok := devOf[m.Dev]
+		if !ok {
+			continue
+		}
+		switch {
+		case name == b.Name && m.MountPoint == "/":
+			v.Refused = append(v.Refused, fmt.Sprintf("it holds the root filesystem (/)"))
+		case name == b.Name:
+			v.Refused = append(v.Refused, fmt.Sprintf("it is mounted at %s (%s)", m.MountPoint, m.FSType))
+		case name == disk:
+			v.Refused = append(v.Refused, fmt.Sprintf("its disk %s is mounted at %s", disk, m.MountPoint))
+		default:
+			v.Refused = append(v.Refused, fmt.Sprintf("partition %s of the same disk is mounted at %s", name, m.MountPoint))
+		}
+	}
+	for _, s := range sys.Swaps {
+		if name := filepath.Base(s); strings.HasPrefix(s, "/dev/") && related[name] {
+			v.Refused = append(v.Refused, fmt.Sprintf("%s is active swap", s))
+		}
+	}
+	holders := slices.Clone(b.Holders)
+	for _, p := range b.Partitions {
+		if pb, err := fs.Block(p); err == nil {
+			holders = append(holders, pb.Holders...)
+		}
+	}
+	if len(holders) > 0 {
+		v.Refused = append(v.Refused, fmt.Sprintf("it is in use by %s (device-mapper, md or LVM holds it)", strings.Join(holders, ", ")))
+	}
+	if b.ReadOnly {
+		v.Refused = append(v.Refused, "it is read-only")
+	}
+	v.Refused = dedupe(v.Refused)
+	v.Usable = len(v.Refused) == 0
+	return v
+}
+
+func dedupe(s []string) []string {
+	var out []string
+	for _, x := range s {
+		if !slices.Contains(out, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// Confirmed reports whether --destroy-data names the target exactly: its
+// serial, or its path (as given or as the device node).
+func (v Verdict) Confirmed(t Target, destroy []string) bool {
+	if v.New {
+		return true
+	}
+	for _, d := range destroy {
+		if d == "" {
+			continue
+		}
+		if d == v.Confirm || d == t.Path || (t.Block != nil && (d == t.Block.Path() || d == t.Block.Serial && d != "")) {
+			return true
+		}
+	}
+	return false
+}
+
+// Gate checks every target and returns an error wrapping ErrUnsafe for the
+// first one that may not be written: in use, or not confirmed.
+func (fs FS) Gate(ts []Target, sys System, destroy []string) error {
+	for _, t := range ts {
+		v := fs.Check(t, sys)
+		if !v.Usable {
+			return fmt.Errorf("%w: refusing to write to %s: %s", ErrUnsafe, t.Raw, strings.Join(v.Refused, "; "))
+		}
+		if !v.Confirmed(t, destroy) {
+			what := "its data"
+			if len(v.Carries) > 0 {
+				what = strings.Join(v.Carries, ", ")
+			}
+			return fmt.Errorf("%w: writing to %s destroys %s: confirm with --destroy-data %s", ErrUnsafe, t.Raw, what, v.Confirm)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,166 @@
+package device
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Block is what sysfs says about one block device (a disk or a partition).
+type Block struct {
+	Name          string   // sda, nvme0n1, loop3, sda1
+	Dev           string   // major:minor
+	Partition     bool     // a partition of Parent
+	Parent        string   // the disk of a partition
+	Partitions    []string // partitions of a disk
+	Holders       []string // devices stacked on this one (dm, md)
+	Slaves        []string // devices this one stacks on
+	SizeBytes     int64
+	LogicalBlock  int64
+	PhysicalBlock int64
+	Rotational    bool
+	ReadOnly      bool
+	Removable     bool
+	Vendor        string
+	Model         string
+	Serial        string
+	Firmware      string
+	WWN           string
+	Interface     string // NVMe, SATA, SAS, SCSI, virtio, loop, md, dm, …
+	Transport     string // pcie, sata, sas, fc, …
+	PCIeLink      string // "16.0 GT/s PCIe x4"
+	WriteCache    string // enabled, disabled, unknown ("write back"/"write through" in sysfs)
+	BackingFile   string // loop devices
+	DMName        string // dm devices
+	MDLevel       string // md devices
+}
+
+// Path is the device node.
+func (b Block) Path() string { return "/dev/" + b.Name }
+
+// Blocks lists every block device the system knows, disks and partitions.
+func (fs FS) Blocks() ([]Block, error) {
+	names := fs.list("sys/class/block")
+	if names == nil {
+		return nil, fmt.Errorf("%s: no block devices listed", fs.path("sys/class/block"))
+	}
+	var out []Block
+	for _, n := range names {
+		b, err := fs.Block(n)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, b)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// Block reads one block device by kernel name.
+func (fs FS) Block(name string) (Block, error) {
+	base := "sys/class/block/" + name
+	if !fs.exists(base) {
+		return Block{}, fmt.Errorf("no block device %q in %s", name, fs.path("sys/class/block"))
+	}
+	b := Block{Name: name, Dev: fs.read(base + "/dev")}
+	sectors, _ := fs.readInt(base + "/size")
+	b.SizeBytes = sectors * 512 // sysfs counts 512-byte sectors whatever the block size
+	b.Partition = fs.exists(base + "/partition")
+	if b.Partition {
+		b.Parent = filepath.Base(filepath.Dir(fs.link(base)))
+		disk := "sys/class/block/" + b.Parent
+		b.LogicalBlock, _ = fs.readInt(disk + "/queue/logical_block_size")
+		b.PhysicalBlock, _ = fs.readInt(disk + "/queue/physical_block_size")
+		rot, _ := fs.readInt(disk + "/queue/rotational")
+		b.Rotational = rot == 1
+	} else {
+		b.LogicalBlock, _ = fs.readInt(base + "/queue/logical_block_size")
+		b.PhysicalBlock, _ = fs.readInt(base + "/queue/physical_block_size")
+		rot, _ := fs.readInt(base + "/queue/rotational")
+		b.Rotational = rot == 1
+		for _, e := range fs.list(base) {
+			if strings.HasPrefix(e, name) && fs.exists(base+"/"+e+"/partition") {
+				b.Partitions = append(b.Partitions, e)
+			}
+		}
+	}
+	ro, _ := fs.readInt(base + "/ro")
+	b.ReadOnly = ro == 1
+	rm, _ := fs.readInt(base + "/removable")
+	b.Removable = rm == 1
+	b.Holders = fs.list(base + "/holders")
+	b.Slaves = fs.list(base + "/slaves")
+	disk := base
+	if b.Partition {
+		disk = "sys/class/block/" + b.Parent
+	}
+	fs.identify(&b, disk)
+	return b, nil
+}
+
+// identify fills vendor, model, serial, firmware, WWN, interface, transport
+// and the write cache from the disk's sysfs directory.
+func (fs FS) identify(b *Block, disk string) {
+	dev := disk + "/device"
+	name := filepath.Base(disk)
+	clean := func(s string) string { return strings.TrimSpace(s) }
+	b.WriteCache = cacheState(fs.read(disk + "/queue/write_cache"))
+	switch {
+	case strings.HasPrefix(name, "nvme"):
+		b.Interface, b.Transport = "NVMe", clean(fs.read(dev+"/transport"))
+		b.Model = clean(fs.read(dev + "/model"))
+		b.Serial = clean(fs.read(dev + "/serial"))
+		b.Firmware = clean(fs.read(dev + "/firmware_rev"))
+		b.WWN = clean(fs.read(disk + "/wwid"))
+		if b.WWN == "" {
+			b.WWN = clean(fs.read(disk + "/eui"))
+		}
+		// The PCI function holds the link: device → nvme controller → PCI device.
+		pci := dev + "/device"
+		if sp := fs.read(pci + "/current_link_speed"); sp != "" {
+			b.PCIeLink = sp + " x" + fs.read(pci+"/current_link_width")
+		}
+	case strings.HasPrefix(name, "loop"):
+		b.Interface, b.Transport = "loop", "loop"
+		b.BackingFile = fs.read(disk + "/loop/backing_file")
+		b.Model = "loop device"
+	case strings.HasPrefix(name, "dm-"):
+		b.Interface = "dm"
+		b.DMName = fs.read(disk + "/dm/name")
+		b.Model = "device-mapper " + b.DMName
+		b.Serial = fs.read(disk + "/dm/uuid")
+	case strings.HasPrefix(name, "md"):
+		b.Interface = "md"
+		b.MDLevel = fs.read(disk + "/md/level")
+		b.Model = "md " + b.MDLevel
+	case strings.HasPrefix(name, "vd"):
+		b.Interface, b.Transport = "virtio", "virtio"
+		b.Serial = clean(fs.read(disk + "/serial"))
+		b.Vendor = clean(fs.read(dev + "/vendor"))
+		b.Model = "virtio block device"
+	case fs.exists(dev+"/scsi_device") || fs.exists(dev+"/model"):
+		b.Vendor = clean(fs.read(dev + "/vendor"))
+		b.Model = clean(fs.read(dev + "/model"))
+		b.Firmware = clean(fs.read(dev + "/rev"))
+		b.WWN = clean(fs.read(dev + "/wwid"))
+		b.Serial = clean(fs.read(dev + "/vpd_pg80"))
+		b.Serial = strings.TrimLeft(b.Serial, "\x00\x80 ")
+		b.Interface, b.Transport = "SCSI", "scsi"
+		if b.Vendor == "ATA" {
+			b.Interface, b.Transport = "SATA", "sata"
+		} else if fs.exists(dev + "/sas_address") {
+			b.Interface, b.Transport = "SAS", "sas"
+		}
+	}
+}
+
+func cacheState(s string) string {
+	switch s {
+	case "write back":
+		return "enabled"
+	case "write through":
+		return "disabled"
+	}
+	return "unknown"
+}

@@ -1,0 +1,95 @@
+package device
+
+import (
+	"fmt"
+	"os"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+func deviceNumber(path string) (string, bool, error) {
+	var st unix.Stat_t
+	if err := unix.Stat(path, &st); err != nil {
+		return "", false, err
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFBLK {
+		return "", false, nil
+	}
+	return fmt.Sprintf("%d:%d", unix.Major(uint64(st.Rdev)), unix.Minor(uint64(st.Rdev))), true, nil
+}
+
+// blockGeometry asks the kernel for a block device's size (BLKGETSIZE64),
+// logical block size (BLKSSZGET) and read-only flag (BLKROGET).
+func blockGeometry(path string) (size, lbs int64, ro bool, err error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return 0, 0, false, err
+	}
+	defer f.Close()
+	fd := f.Fd()
+	var sz uint64
+	if _, _, e := unix.Syscall(unix.SYS_IOCTL, fd, unix.BLKGETSIZE64, uintptr(unsafe.Pointer(&sz))); e != 0 {
+		return 0, 0, false, fmt.Errorf("BLKGETSIZE64: %w", e)
+	}
+	ss, err := unix.IoctlGetInt(int(fd), unix.BLKSSZGET)
+	if err != nil {
+		return 0, 0, false, fmt.Errorf("BLKSSZGET: %w", err)
+	}
+	r, err := unix.IoctlGetInt(int(fd), unix.BLKROGET)
+	if err != nil {
+		return 0, 0, false, fmt.Errorf("BLKROGET: %w", err)
+	}
+	return int64(sz), int64(ss), r != 0, nil
+}
+
+type fsDetails struct {
+	name     string
+	directIO bool
+	free     int64
+	dioAlign int64
+}
+
+// Filesystems that refuse O_DIRECT.
+const (
+	tmpfsMagic = 0x01021994
+	ramfsMagic = 0x858458f6
+)
+
+func fsInfo(dir string) (fsDetails, error) {
+	var s unix.Statfs_t
+	if err := unix.Statfs(dir, &s); err != nil {
+		return fsDetails{}, err
+	}
+	d := fsDetails{name: fmt.Sprintf("a filesystem of type %#x", s.Type), directIO: true,
+		free: int64(s.Bavail) * int64(s.Bsize), dioAlign: 512}
+	switch s.Type {
+	case tmpfsMagic:
+		d.name, d.directIO = "tmpfs", false
+	case ramfsMagic:
+		d.name, d.directIO = "ramfs", false
+	case unix.EXT4_SUPER_MAGIC:
+		d.name = "ext4"
+	case unix.XFS_SUPER_MAGIC:
+		d.name = "xfs"
+	case unix.BTRFS_SUPER_MAGIC:
+		d.name = "btrfs"
+	}
+	var stx unix.Statx_t
+	if unix.Statx(unix.AT_FDCWD, dir, 0, unix.STATX_DIOALIGN, &stx) == nil && stx.Mask&unix.STATX_DIOALIGN != 0 && stx.Dio_offset_align > 0 {
+		d.dioAlign = int64(stx.Dio_offset_align)
+	}
+	return d, nil
+}
+
+func allocate(f *os.File, size int64) error {
+	return unix.Fallocate(int(f.Fd()), 0, 0, size)
+}
+
+func checkDirectIO(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|unix.O_DIRECT, 0)
+	if err != nil {
+		return fmt.Errorf("cannot be opened with O_DIRECT: %w", err)
+	}
+	return f.Close()
+}
