@@ -110,13 +110,12 @@ func (fs FS) inspectBlock(t Target) (Target, error) {
 	t.Capacity, t.LogicalBlock = b.SizeBytes, b.LogicalBlock
 	if fs.live() {
 		// The kernel's word on size and sector size (BLKGETSIZE64, BLKSSZGET).
-		size, lbs, ro, err := blockGeometry(real)
-		if err != nil {
-			return t, fmt.Errorf("target %s: %w", t.Path, err)
+		// Where the device cannot even be opened for reading, sysfs's
+		// numbers stand, and the safety check still sees its mounts.
+		if size, lbs, ro, err := blockGeometry(real); err == nil {
+			t.Capacity, t.LogicalBlock = size, lbs
+			t.Block.ReadOnly = b.ReadOnly || ro
 		}
-		t.Capacity, t.LogicalBlock = size, lbs
-		b.ReadOnly = b.ReadOnly || ro
-		t.Block.ReadOnly = b.ReadOnly
 	}
 	if t.LogicalBlock <= 0 {
 		t.LogicalBlock = 512

@@ -2,11 +2,14 @@ package enginetest
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // NeedRoot skips the test unless it runs as root with the named commands.
@@ -61,7 +64,10 @@ func LoopDevice(t testing.TB, size int64, dir string) string {
 		t.Skipf("losetup: %v: %s", err, strings.TrimSpace(string(out)))
 	}
 	dev := strings.TrimSpace(string(out))
+	// A read-only flag set on a loop device outlives its detaching: clear it.
+	_ = exec.Command("blockdev", "--setrw", dev).Run()
 	t.Cleanup(func() {
+		_ = exec.Command("blockdev", "--setrw", dev).Run()
 		if out, err := exec.Command("losetup", "-d", dev).CombinedOutput(); err != nil {
 			t.Logf("losetup -d %s: %v: %s", dev, err, out)
 		}
@@ -94,3 +100,41 @@ func TempFile(t testing.TB, size int64) string {
 
 // Describe helps messages name a target.
 func Describe(path string, size int64) string { return fmt.Sprintf("%s (%d MiB)", path, size>>20) }
+
+// FioServers starts n fio servers on 127.0.0.1 ports, stopped when the test
+// ends, and returns their HOST:PORT addresses.
+func FioServers(t testing.TB, n int) []string {
+	t.Helper()
+	if _, err := exec.LookPath("fio"); err != nil {
+		t.Skip("fio is not installed (Debian: apt-get install fio); CI installs it")
+	}
+	var addrs []string
+	for i := 0; i < n; i++ {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		port := l.Addr().(*net.TCPAddr).Port
+		l.Close()
+		cmd := exec.Command("fio", "--server=ip:127.0.0.1,"+strconv.Itoa(port))
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+		addr := "127.0.0.1:" + strconv.Itoa(port)
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			c, err := net.Dial("tcp", addr)
+			if err == nil {
+				c.Close()
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("fio server on %s did not start", addr)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		addrs = append(addrs, addr)
+	}
+	return addrs
+}

@@ -2,11 +2,8 @@ package fio
 
 import (
 	"fmt"
-	"net"
 	"os/exec"
-	"strconv"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -63,40 +60,10 @@ func TestConformanceFiles(t *testing.T) {
 	enginetest.Run(t, opener(true, nil), enginetest.Caps{ReadBack: true})
 }
 
-// FioServers starts n fio servers on 127.0.0.1 ports, stopped when the test
-// ends, and returns their addresses.
-func FioServers(t *testing.T, n int) []string {
-	t.Helper()
-	needFio(t)
-	var addrs []string
-	for i := 0; i < n; i++ {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		require.NoError(t, err)
-		port := l.Addr().(*net.TCPAddr).Port
-		l.Close()
-		cmd := exec.Command("fio", "--server=ip:127.0.0.1,"+strconv.Itoa(port))
-		require.NoError(t, cmd.Start())
-		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-		addr := "127.0.0.1:" + strconv.Itoa(port)
-		deadline := time.Now().Add(5 * time.Second)
-		for {
-			c, err := net.Dial("tcp", addr)
-			if err == nil {
-				c.Close()
-				break
-			}
-			require.True(t, time.Now().Before(deadline), "fio server on %s did not start", addr)
-			time.Sleep(20 * time.Millisecond)
-		}
-		addrs = append(addrs, addr)
-	}
-	return addrs
-}
-
 // Two fio servers on this host, each with its own loop device: one cell
 // loads both at once and reports both.
 func TestConformanceClientServer(t *testing.T) {
 	enginetest.NeedRoot(t, "losetup", "fio")
-	servers := FioServers(t, 2)
+	servers := enginetest.FioServers(t, 2)
 	enginetest.Run(t, opener(false, servers), enginetest.Caps{})
 }

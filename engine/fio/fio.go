@@ -413,6 +413,12 @@ func (e *Engine) finish(ctx context.Context, p *proc) (engine.Measurement, error
 	}
 	m, err := e.measurement(out, p.w)
 	if err != nil {
+		if msgs := out.Messages; len(msgs) > 0 {
+			if len(msgs) > 3 {
+				msgs = append(msgs[:2:2], fmt.Sprintf("… %d more …", len(msgs)-3), msgs[len(msgs)-1])
+			}
+			err = fmt.Errorf("%w (fio said: %s; job file %s)", err, strings.Join(msgs, " / "), p.base+".fio")
+		}
 		return m, err
 	}
 	if runErr != nil {

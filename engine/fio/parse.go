@@ -91,6 +91,9 @@ type Output struct {
 	Jobs         []Job
 	ClientServer bool
 	Global       map[string]string
+	// Messages are the lines fio printed outside its JSON that look like
+	// errors or warnings ("fio: …", "…error…").
+	Messages []string
 }
 
 type rawLat struct {
@@ -227,7 +230,58 @@ func Parse(r io.Reader) (*Output, error) {
 	if last == nil {
 		return nil, ErrNoJSON
 	}
-	return convert(last)
+	out, err := convert(last)
+	if err != nil {
+		return nil, err
+	}
+	out.Messages = messages(data)
+	return out, nil
+}
+
+// messages collects the error-like lines outside the JSON documents.
+func messages(data []byte) []string {
+	var out []string
+	depth := 0
+	inStr, esc := false, false
+	var line []byte
+	flush := func() {
+		l := strings.TrimSpace(string(line))
+		low := strings.ToLower(l)
+		if l != "" && (strings.Contains(low, "fio:") || strings.Contains(low, "error") || strings.Contains(low, "failed")) {
+			out = append(out, l)
+		}
+		line = line[:0]
+	}
+	for _, c := range data {
+		switch {
+		case inStr:
+			if esc {
+				esc = false
+			} else if c == '\\' {
+				esc = true
+			} else if c == '"' {
+				inStr = false
+			}
+		case depth > 0:
+			switch c {
+			case '"':
+				inStr = true
+			case '{':
+				depth++
+			case '}':
+				depth--
+			}
+		case c == '{':
+			flush()
+			depth = 1
+		case c == '\n':
+			flush()
+		default:
+			line = append(line, c)
+		}
+	}
+	flush()
+	return out
 }
 
 func convert(doc *rawDoc) (*Output, error) {

@@ -1,0 +1,201 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ptsrun/ptsrun/engine/enginetest"
+	"github.com/ptsrun/ptsrun/matrix"
+)
+
+func TestWorkloadOnLoopDevice(t *testing.T) {
+	dev := enginetest.LoopDevice(t, 256<<20, "")
+	for _, eng := range []string{"native", "fio"} {
+		t.Run(eng, func(t *testing.T) {
+			if eng == "fio" {
+				if _, err := exec.LookPath("fio"); err != nil {
+					t.Skip("fio is not installed")
+				}
+			}
+			code, stdout, stderr := ptsrun("workload", "--target", dev, "--engine", eng, "--read", "70", "--bs", "4k",
+				"--tc", "2", "--qd", "8", "--time", "2s", "--destroy-data", dev, "--json")
+			require.Equal(t, 0, code, stderr)
+			var r workloadResult
+			require.NoError(t, json.Unmarshal([]byte(stdout), &r))
+			assert.Contains(t, r.Engine, eng)
+			assert.Positive(t, r.Total.IOPS)
+			assert.InDelta(t, 70, 100*float64(r.Read.IOs)/float64(r.Total.IOs), 2)
+			assert.Contains(t, r.Total.Percentiles, "99.999")
+			assert.GreaterOrEqual(t, r.Elapsed, 1.9)
+
+			// Recording a directory with the per-second series.
+			out := filepath.Join(t.TempDir(), "w")
+			code, stdout, stderr = ptsrun("workload", "--target", dev, "--engine", eng, "--access", "seq", "--read", "100",
+				"--bs", "128k", "--tc", "1", "--qd", "4", "--time", "2s", "--out", out)
+			require.Equal(t, 0, code, stderr)
+			assert.Contains(t, stdout, "read")
+			csv, err := os.ReadFile(filepath.Join(out, "seconds.csv"))
+			require.NoError(t, err)
+			assert.GreaterOrEqual(t, strings.Count(string(csv), "\n"), 2)
+		})
+	}
+	// Writing without naming the device is refused, and nothing is written.
+	code, _, stderr := ptsrun("workload", "--target", dev, "--read", "0", "--time", "1s")
+	assert.Equal(t, 4, code)
+	assert.Contains(t, stderr, "--destroy-data "+dev)
+	// Reading needs no confirmation.
+	code, _, stderr = ptsrun("workload", "--target", dev, "--read", "100", "--time", "1s")
+	assert.Equal(t, 0, code, stderr)
+}
+
+func TestRunOnLoopDeviceWithEachEngine(t *testing.T) {
+	dev := enginetest.LoopDevice(t, 128<<20, "")
+	for _, eng := range []string{"native", "fio"} {
+		t.Run(eng, func(t *testing.T) {
+			if eng == "fio" {
+				if _, err := exec.LookPath("fio"); err != nil {
+					t.Skip("fio is not installed")
+				}
+			}
+			dir := filepath.Join(t.TempDir(), "run")
+			code, _, stderr := ptsrun("run", "--target", dev, "--engine", eng, "--tests", "lat", "--cell-time", "1s",
+				"--ss-window", "2", "--max-rounds", "3", "--purge", "none", "--destroy-data", dev, "--out", dir)
+			require.Contains(t, []int{0, 3}, code, stderr)
+			res, ri, err := matrix.Load(dir)
+			require.NoError(t, err)
+			assert.True(t, res.Complete)
+			assert.Contains(t, ri.Engine, eng)
+			st := res.Tests[0].Stages[0]
+			assert.GreaterOrEqual(t, st.Rounds, 2)
+			for _, c := range st.Cells {
+				assert.Positive(t, c.IOPS, c.Key)
+				assert.Equal(t, 1, c.TC)
+			}
+			assert.Equal(t, "block", ri.Targets[0].Kind)
+			assert.Equal(t, int64(128<<20), ri.Targets[0].CapacityBytes)
+			if eng == "fio" {
+				jobs, _ := filepath.Glob(filepath.Join(dir, "fio", "lat-r01-c*.fio"))
+				assert.Len(t, jobs, 9, "one job file per cell, kept")
+			}
+			codes := map[string]bool{}
+			for _, d := range res.Deviations {
+				codes[d.Code] = true
+			}
+			assert.True(t, codes["purge_none"] && codes["cell_time"] && codes["write_cache"])
+		})
+	}
+}
+
+// Two fio servers on this host, each loading its own loop device: one run
+// loads both at once and reports each.
+func TestRunAcrossTwoFioServers(t *testing.T) {
+	enginetest.NeedRoot(t, "losetup", "fio")
+	a := enginetest.LoopDevice(t, 128<<20, "")
+	b := enginetest.LoopDevice(t, 128<<20, "")
+	servers := enginetest.FioServers(t, 2)
+	sa, sb := servers[0]+"="+a, servers[1]+"="+b
+	dir := filepath.Join(t.TempDir(), "run")
+	args := []string{"run", "--fio-server", sa, "--fio-server", sb, "--tests", "tp", "--profile", "client",
+		"--cell-time", "1s", "--ss-window", "2", "--max-rounds", "2", "--purge", "none", "--out", dir}
+	code, _, stderr := ptsrun(args...)
+	assert.Equal(t, 4, code, "remote targets need --destroy-data")
+	assert.Contains(t, stderr, "--destroy-data "+sa)
+	code, _, stderr = ptsrun(append(args, "--destroy-data", sa, "--destroy-data", sb)...)
+	require.Contains(t, []int{0, 3}, code, stderr)
+	res, _, err := matrix.Load(dir)
+	require.NoError(t, err)
+	st := res.Tests[0].Stages[0]
+	require.NotEmpty(t, st.Cells)
+	for _, c := range st.Cells {
+		require.Len(t, c.Targets, 2, "per target: %s", c.Key)
+		assert.Equal(t, sa, c.Targets[0].Target)
+		assert.Equal(t, sb, c.Targets[1].Target)
+		assert.InDelta(t, c.MBps, c.Targets[0].MBps+c.Targets[1].MBps, 0.01*c.MBps, "aggregate is the sum")
+	}
+
+	code, stdout, stderr := ptsrun("workload", "--fio-server", sa, "--fio-server", sb, "--read", "100", "--time", "1s", "--json")
+	require.Equal(t, 0, code, stderr)
+	var r workloadResult
+	require.NoError(t, json.Unmarshal([]byte(stdout), &r))
+	require.Len(t, r.PerTgt, 2)
+	assert.NotEmpty(t, r.PerTgt[0].Host)
+}
+
+func TestRealTargetBadInput(t *testing.T) {
+	dev := enginetest.LoopDevice(t, 64<<20, "")
+	out := func() string { return filepath.Join(t.TempDir(), "run") }
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		msg  string
+	}{
+		{"missing device", []string{"run", "--target", "/dev/nonexistent-ptsrun", "--purge", "none"}, 1, "no such device"},
+		{"not a block device", []string{"run", "--target", "/etc/hostname", "--purge", "none"}, 1, "is not a block device (for a file, write file:/etc/hostname)"},
+		{"file too big", []string{"run", "--target", "file:" + filepath.Join(t.TempDir(), "big.img") + ":100T", "--purge", "none"}, 1, "does not fit"},
+		{"file on tmpfs", []string{"run", "--target", "file:/dev/shm/ptsrun-test.img:1m", "--purge", "none"}, 1, "cannot do direct I/O"},
+		{"unconfirmed", []string{"run", "--target", dev, "--purge", "none"}, 4, "--destroy-data " + dev},
+		{"tc zero", []string{"workload", "--target", dev, "--tc", "0"}, 1, "thread count 0"},
+		{"bad block size", []string{"workload", "--target", dev, "--bs", "3000"}, 1, "not a multiple"},
+		{"unreachable fio server", []string{"workload", "--fio-server", "127.0.0.1:1=" + dev, "--read", "100", "--time", "1s"}, 1, "is not reachable"},
+		{"purge for a device", []string{"run", "--target", dev, "--destroy-data", dev}, 1, "purge"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := tc.args
+			dir := ""
+			if args[0] == "run" {
+				dir = out()
+				args = append(args, "--out", dir)
+			}
+			code, _, stderr := ptsrun(args...)
+			assert.Equal(t, tc.code, code, stderr)
+			assert.Contains(t, stderr, tc.msg)
+			if dir != "" {
+				_, err := os.Stat(dir)
+				assert.True(t, os.IsNotExist(err), "nothing made")
+			}
+		})
+	}
+	_, err := os.Stat("/dev/shm/ptsrun-test.img")
+	assert.True(t, os.IsNotExist(err))
+
+	// A read-only device is refused for writing whatever --destroy-data says.
+	ro := enginetest.LoopDevice(t, 64<<20, "")
+	require.NoError(t, exec.Command("blockdev", "--setro", ro).Run())
+	code, _, stderr := ptsrun("workload", "--target", ro, "--read", "0", "--time", "1s", "--destroy-data", ro)
+	assert.Equal(t, 4, code)
+	assert.Contains(t, stderr, "read-only")
+
+	// The mounted root filesystem's disk is refused.
+	if root := rootDevice(t); root != "" {
+		code, _, stderr = ptsrun("workload", "--target", root, "--read", "0", "--time", "1s", "--destroy-data", root)
+		assert.Equal(t, 4, code)
+		assert.Contains(t, stderr, "refusing to write to "+root)
+	}
+
+	// fio missing: a clear message, exit 1.
+	t.Setenv("PATH", t.TempDir())
+	code, _, stderr = ptsrun("workload", "--target", dev, "--engine", "fio", "--read", "100", "--time", "1s")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, "fio is not available")
+}
+
+// rootDevice is the block device mounted at /, when it is one.
+func rootDevice(t *testing.T) string {
+	out, err := exec.Command("findmnt", "-n", "-o", "SOURCE", "/").Output()
+	if err != nil {
+		return ""
+	}
+	s := strings.TrimSpace(string(out))
+	if !strings.HasPrefix(s, "/dev/") {
+		return ""
+	}
+	return s
+}
