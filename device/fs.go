@@ -17,6 +17,11 @@ func (fs FS) exists(p string) bool {
 	return err == nil
 }
 
+func (fs FS) readRaw(p string) []byte {
+	b, _ := os.ReadFile(fs.path(p))
+	return b
+}
+
 func (fs FS) readInt(p string) (int64, bool) {
 	s := fs.read(p)
 	if s == "" {

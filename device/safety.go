@@ -112,7 +112,26 @@ func (fs FS) Check(t Target, sys System) Verdict {
 	}
 	v.Refused = dedupe(v.Refused)
 	v.Usable = len(v.Refused) == 0
+	v.Carries = fs.carries(b)
 	return v
+}
+
+// carries names what is on a block device: its partitions and the
+// signatures at its start and end.
+func (fs FS) carries(b *Block) []string {
+	var out []string
+	if len(b.Partitions) > 0 {
+		out = append(out, "partitions "+strings.Join(b.Partitions, ", "))
+	}
+	if fs.live() {
+		if sig, err := Signatures(b.Path()); err == nil {
+			out = append(out, sig...)
+		}
+	} else if sig, err := Signatures(fs.path("dev/" + b.Name + ".img")); err == nil {
+		// Fixture trees may stand a device's content in as dev/NAME.img.
+		out = append(out, sig...)
+	}
+	return out
 }
 
 func dedupe(s []string) []string {

@@ -144,8 +144,7 @@ func (fs FS) identify(b *Block, disk string) {
 		b.Model = clean(fs.read(dev + "/model"))
 		b.Firmware = clean(fs.read(dev + "/rev"))
 		b.WWN = clean(fs.read(dev + "/wwid"))
-		b.Serial = clean(fs.read(dev + "/vpd_pg80"))
-		b.Serial = strings.TrimLeft(b.Serial, "\x00\x80 ")
+		b.Serial = vpdSerial(fs.readRaw(dev + "/vpd_pg80"))
 		b.Interface, b.Transport = "SCSI", "scsi"
 		if b.Vendor == "ATA" {
 			b.Interface, b.Transport = "SATA", "sata"
@@ -153,6 +152,19 @@ func (fs FS) identify(b *Block, disk string) {
 			b.Interface, b.Transport = "SAS", "sas"
 		}
 	}
+}
+
+// vpdSerial reads the Unit Serial Number VPD page (80h): a 4-byte header
+// (page code 0x80, length in bytes 2–3), then the serial, space padded.
+func vpdSerial(b []byte) string {
+	if len(b) < 4 || b[1] != 0x80 {
+		return ""
+	}
+	n := int(b[2])<<8 | int(b[3])
+	if 4+n > len(b) {
+		n = len(b) - 4
+	}
+	return strings.TrimSpace(string(b[4 : 4+n]))
 }
 
 func cacheState(s string) string {

@@ -103,7 +103,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			return err
 		},
 		Commands: []*cli.Command{
-			runCommand(), resumeCommand(), reportCommand(), planCommand(), workloadCommand(), ssCommand(), demoCommand(),
+			runCommand(), resumeCommand(), reportCommand(), planCommand(), workloadCommand(), devicesCommand(), ssCommand(), demoCommand(),
 		},
 	}
 	// A usage error is one line, not a help page.

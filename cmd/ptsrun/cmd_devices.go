@@ -1,0 +1,123 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/ptsrun/ptsrun/device"
+)
+
+func devicesCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "devices",
+		Usage:     "list the block devices with their identity and whether ptsrun would write to them",
+		UsageText: "ptsrun devices [--json] [--all]",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
+			&cli.BoolFlag{Name: "all", Usage: "include empty devices (size 0: unattached loop devices, absent media)"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.Args().Len() > 0 {
+				return fmt.Errorf("unexpected argument %q", c.Args().First())
+			}
+			return listDevices(device.Live, c.App.Writer, c.Bool("json"), c.Bool("all"))
+		},
+	}
+}
+
+// deviceEntry is one device of `ptsrun devices`.
+type deviceEntry struct {
+	device.Identity
+	Name      string         `json:"name"`
+	Partition bool           `json:"partition,omitempty"`
+	Parent    string         `json:"parent,omitempty"`
+	Holders   []string       `json:"holders,omitempty"`
+	Verdict   device.Verdict `json:"verdict"`
+}
+
+func listDevices(fs device.FS, w io.Writer, asJSON, all bool) error {
+	blocks, err := fs.Blocks()
+	if err != nil {
+		return err
+	}
+	sys, err := fs.System()
+	if err != nil {
+		return err
+	}
+	var entries []deviceEntry
+	for _, b := range blocks {
+		if b.SizeBytes == 0 && !all {
+			continue
+		}
+		t, err := fs.Inspect(device.Spec{Raw: "/dev/" + b.Name, Kind: device.KindBlock, Path: "/dev/" + b.Name})
+		if err != nil {
+			// Listed by sysfs but without a node here (a container): say so.
+			bb := b
+			t = device.Target{Spec: device.Spec{Raw: "/dev/" + b.Name, Kind: device.KindBlock, Path: "/dev/" + b.Name},
+				Block: &bb, Capacity: b.SizeBytes, LogicalBlock: b.LogicalBlock}
+		}
+		v := fs.Check(t, sys)
+		id := t.Identity
+		if id.Kind == "" {
+			id = device.Identity{Spec: t.Raw, Kind: device.KindBlock, Path: "/dev/" + b.Name, Model: b.Model,
+				Serial: b.Serial, CapacityBytes: b.SizeBytes, LogicalBlock: b.LogicalBlock, Interface: b.Interface}
+		}
+		entries = append(entries, deviceEntry{Identity: id, Name: b.Name, Partition: b.Partition, Parent: b.Parent,
+			Holders: b.Holders, Verdict: v})
+	}
+	if asJSON {
+		b, err := json.MarshalIndent(entries, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintln(w, string(b))
+		return err
+	}
+	fmt.Fprintf(w, "%-12s %10s %-9s %-34s %-20s %s\n", "DEVICE", "SIZE", "TYPE", "MODEL", "SERIAL", "VERDICT")
+	for _, e := range entries {
+		name := e.Name
+		if e.Partition {
+			name = " └" + name
+		}
+		verdict := "usable with --destroy-data " + e.Verdict.Confirm
+		if !e.Verdict.Usable {
+			verdict = "REFUSED: " + strings.Join(e.Verdict.Refused, "; ")
+		} else if len(e.Verdict.Carries) > 0 {
+			verdict += " (holds " + strings.Join(e.Verdict.Carries, ", ") + ")"
+		}
+		typ := e.Interface
+		if typ == "" {
+			typ = "-"
+		}
+		fmt.Fprintf(w, "%-12s %10s %-9s %-34s %-20s %s\n", name, humanBytes(e.CapacityBytes), typ,
+			clip(e.Model, 34), clip(e.Serial, 20), verdict)
+	}
+	return nil
+}
+
+func clip(s string, n int) string {
+	if len(s) > n {
+		return s[:n-1] + "…"
+	}
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// humanBytes writes a capacity in decimal units, as drives are sold.
+func humanBytes(b int64) string {
+	switch {
+	case b >= 1e12:
+		return fmt.Sprintf("%.2f TB", float64(b)/1e12)
+	case b >= 1e9:
+		return fmt.Sprintf("%.1f GB", float64(b)/1e9)
+	case b >= 1e6:
+		return fmt.Sprintf("%.1f MB", float64(b)/1e6)
+	}
+	return fmt.Sprintf("%d B", b)
+}
