@@ -31,6 +31,7 @@ type Block struct {
 	Transport     string // pcie, sata, sas, fc, …
 	PCIeLink      string // "16.0 GT/s PCIe x4"
 	WriteCache    string // enabled, disabled, unknown ("write back"/"write through" in sysfs)
+	DiscardMax    int64  // bytes one discard may cover; 0: the device takes no discards
 	BackingFile   string // loop devices
 	DMName        string // dm devices
 	MDLevel       string // md devices
@@ -84,6 +85,11 @@ func (fs FS) Block(name string) (Block, error) {
 				b.Partitions = append(b.Partitions, e)
 			}
 		}
+	}
+	if b.Partition {
+		b.DiscardMax, _ = fs.readInt("sys/class/block/" + b.Parent + "/queue/discard_max_bytes")
+	} else {
+		b.DiscardMax, _ = fs.readInt(base + "/queue/discard_max_bytes")
 	}
 	ro, _ := fs.readInt(base + "/ro")
 	b.ReadOnly = ro == 1

@@ -15,7 +15,8 @@ type AddrGen struct {
 	access    Access
 	bs        int64
 	split     []splitEntry
-	rangeEnd  int64 // active range in bytes
+	base      int64 // where the active range starts
+	rangeEnd  int64 // active range length in bytes
 	zones     []zoneBytes
 	pos, lo   int64 // sequential stream position and region
 	hi        int64
@@ -49,6 +50,7 @@ func NewAddrGen(w Workload, capacity int64, thread, threads int, target int) *Ad
 		read:     uint64(w.ReadPct),
 		access:   w.Access,
 		bs:       w.BlockSize,
+		base:     w.RangeStartBytes(capacity),
 		rangeEnd: w.RangeBytes(capacity),
 		quota:    -1,
 	}
@@ -94,6 +96,12 @@ func (g *AddrGen) Done() bool { return g.exhausted }
 
 // Next returns the next I/O. After Done it returns a zero IO.
 func (g *AddrGen) Next() IO {
+	io := g.next()
+	io.Offset += g.base
+	return io
+}
+
+func (g *AddrGen) next() IO {
 	if g.exhausted {
 		return IO{}
 	}

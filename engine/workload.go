@@ -71,6 +71,10 @@ type Workload struct {
 	TC          int          `json:"tc"` // threads (fio numjobs)
 	QD          int          `json:"qd"` // outstanding I/Os per thread (fio iodepth)
 	ActiveRange float64      `json:"active_range_pct"`
+	// RangeStart moves the start of the active range from LBA 0 to this
+	// percentage of the capacity: the range is [RangeStart, ActiveRange).
+	// Preconditioning uses it to write in resumable pieces.
+	RangeStart float64 `json:"range_start_pct,omitempty"`
 	// Duration is the run time. Passes, when set, ends the workload instead
 	// after that many passes over each target's active range (preconditioning
 	// writes exactly twice the capacity: Passes 2).
@@ -105,6 +109,8 @@ func (w Workload) Validate(lbs int64) error {
 		return bad("read percentage %d outside 0…100", w.ReadPct)
 	case !(w.ActiveRange > 0 && w.ActiveRange <= 100):
 		return bad("active range %v%% outside (0, 100]", w.ActiveRange)
+	case !(w.RangeStart >= 0 && w.RangeStart < w.ActiveRange):
+		return bad("active range start %v%% outside [0, %v%%)", w.RangeStart, w.ActiveRange)
 	case w.Duration <= 0 && w.Passes <= 0:
 		return bad("neither a duration nor a number of passes")
 	case w.Duration < 0 || w.Passes < 0 || math.IsNaN(w.Passes) || math.IsInf(w.Passes, 0):
@@ -149,14 +155,26 @@ func (w Workload) Validate(lbs int64) error {
 	return nil
 }
 
-// RangeBytes is the active range of a target of the given capacity, aligned
-// down to the block size (the largest of a split).
-func (w Workload) RangeBytes(capacity int64) int64 {
+func (w Workload) maxBS() int64 {
 	bs := max(w.BlockSize, 512)
 	for _, s := range w.BlockSplit {
 		bs = max(bs, s.Bytes)
 	}
-	return int64(float64(capacity)*w.ActiveRange/100) / bs * bs
+	return bs
+}
+
+// RangeStartBytes is where the active range starts on a target of the given
+// capacity, aligned down to the block size.
+func (w Workload) RangeStartBytes(capacity int64) int64 {
+	bs := w.maxBS()
+	return int64(float64(capacity)*w.RangeStart/100) / bs * bs
+}
+
+// RangeBytes is the length of the active range of a target of the given
+// capacity, both ends aligned down to the block size (the largest of a split).
+func (w Workload) RangeBytes(capacity int64) int64 {
+	bs := w.maxBS()
+	return int64(float64(capacity)*w.ActiveRange/100)/bs*bs - w.RangeStartBytes(capacity)
 }
 
 // PassBytes is the volume Passes asks of a target of the given capacity.
@@ -190,7 +208,10 @@ func (w Workload) String() string {
 		bs = "composite"
 	}
 	s := fmt.Sprintf("%s %s %d/%d TC%d/QD%d", acc, bs, w.ReadPct, 100-w.ReadPct, w.TC, w.QD)
-	if w.ActiveRange != 100 {
+	switch {
+	case w.RangeStart > 0:
+		s += fmt.Sprintf(" AR %g–%g%%", w.RangeStart, w.ActiveRange)
+	case w.ActiveRange != 100:
 		s += fmt.Sprintf(" AR %g%%", w.ActiveRange)
 	}
 	return s

@@ -11,7 +11,7 @@ import (
 	"github.com/ptsrun/ptsrun/engine"
 )
 
-// Purge methods.
+// Methods besides the catalogue's.
 const (
 	Auto      = "auto"
 	None      = "none"
@@ -25,6 +25,7 @@ type Result struct {
 	Skipped   bool          `json:"skipped,omitempty"`
 	Commands  []Command     `json:"commands,omitempty"`
 	Duration  time.Duration `json:"duration_ns"`
+	Verified  string        `json:"verified,omitempty"` // how completion was checked
 	Note      string        `json:"note,omitempty"`
 }
 
@@ -39,10 +40,17 @@ type Command struct {
 }
 
 // Methods lists every method name the command line accepts.
-func Methods() []string { return []string{Auto, None, SimFormat} }
+func Methods() []string {
+	names := []string{Auto, None, SimFormat}
+	for _, m := range catalogue {
+		names = append(names, m.name)
+	}
+	return names
+}
 
-// Choose resolves the requested method for targets of the given kind: auto
-// picks the best compliant one; an explicit method must apply to the kind.
+// Choose checks the requested method against the kind of target set (sim,
+// block, file, remote) before anything runs. auto stays auto for real
+// devices: it is resolved by probing them when the purge runs.
 func Choose(requested string, kind string) (string, error) {
 	requested = strings.ToLower(strings.TrimSpace(requested))
 	if requested == "" {
@@ -58,18 +66,71 @@ func Choose(requested string, kind string) (string, error) {
 		return SimFormat, nil
 	case kind == device.KindSim:
 		return "", fmt.Errorf("purge method %s does not apply to a simulated drive", requested)
+	case requested == SimFormat:
+		return "", fmt.Errorf("purge method %s applies only to simulated drives", requested)
+	case kind == "remote":
+		return "", fmt.Errorf("targets on fio servers cannot be purged from here: purge them on their hosts and run with --purge none (the report will say so)")
+	case kind == device.KindFile && requested != Auto && requested != Discard && requested != ZeroFill:
+		return "", fmt.Errorf("purge method %s does not apply to a file: use discard, zero-fill or auto", requested)
 	}
-	return "", fmt.Errorf("no purge method for %s targets yet (use --purge none to run without one; the report will say so)", kind)
+	return requested, nil
 }
 
-// Purger purges a target set with a chosen method.
+// Applicable checks, before anything runs, that a method named by the user
+// applies to every target's interface (whether the device supports it is
+// probed when the purge runs).
+func Applicable(method string, devs []Dev) error {
+	m := lookup(method)
+	if m == nil {
+		return nil // auto, none, sim-format: checked by Choose
+	}
+	for _, d := range devs {
+		if !m.applies(d) {
+			return fmt.Errorf("purge method %s does not apply to %s (%s)", m.name, d.Path, d.Interface)
+		}
+	}
+	return nil
+}
+
+// Purger purges a target set with a method.
 type Purger struct {
-	Method string
-	Engine engine.Engine // used by sim-format
+	Method   string
+	Engine   engine.Engine // sim-format
+	Devs     []Dev         // real targets
+	Exec     Exec          // external tools; System{} when nil
+	Poll     time.Duration // status polling interval; 5 s when zero
+	Progress func(string)  // progress lines, optional
 }
 
-// Purge runs the method and reports what it did.
-func (p Purger) Purge(ctx context.Context) (Result, error) {
+func (p *Purger) exec() Exec {
+	if p.Exec == nil {
+		return System{}
+	}
+	return p.Exec
+}
+
+// poll calls done until it reports completion or an error.
+func (p *Purger) poll(ctx context.Context, done func() (bool, error)) error {
+	every := p.Poll
+	if every == 0 {
+		every = 5 * time.Second
+	}
+	for {
+		ok, err := done()
+		if err != nil || ok {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(every):
+		}
+	}
+}
+
+// Purge runs the method on every target and checks its completion.
+func (p *Purger) Purge(ctx context.Context) (Result, error) {
+	start := time.Now()
 	switch p.Method {
 	case None:
 		return Result{Method: None, Skipped: true,
@@ -86,5 +147,109 @@ func (p Purger) Purge(ctx context.Context) (Result, error) {
 		return Result{Method: SimFormat, Compliant: true, Duration: took,
 			Note: "simulated drive: format with user-data erase, every block erased (device time)"}, nil
 	}
-	return Result{}, fmt.Errorf("purge method %q is not available", p.Method)
+	if len(p.Devs) == 0 {
+		return Result{}, fmt.Errorf("purge method %s: no target", p.Method)
+	}
+	rec := &recorder{x: p.exec(), log: p.Progress}
+	m, why, err := p.resolve(ctx, rec)
+	if err != nil {
+		return Result{Method: p.Method, Commands: rec.cmds}, err
+	}
+	res := Result{Method: m.name, Compliant: m.compliant}
+	if why != "" {
+		res.Note = why
+	}
+	var verified []string
+	for _, d := range p.Devs {
+		before, _ := sample(d)
+		if err := m.run(ctx, p, d, rec); err != nil {
+			res.Commands = rec.cmds
+			return res, fmt.Errorf("%s on %s: %w", m.name, d.Path, err)
+		}
+		after, err := sample(d)
+		if err != nil {
+			res.Commands = rec.cmds
+			return res, fmt.Errorf("%s on %s: checking the result: %w", m.name, d.Path, err)
+		}
+		switch {
+		case after.zeros:
+			verified = append(verified, fmt.Sprintf("%s: %d sampled blocks read back as zeros", d.Path, after.n))
+		case m.verify == expectChanged && after.hash != before.hash:
+			verified = append(verified, fmt.Sprintf("%s: %d sampled blocks read back changed (crypto erase)", d.Path, after.n))
+		default:
+			res.Commands = rec.cmds
+			return res, fmt.Errorf("%s on %s: the device still holds its old data in %d sampled blocks: the purge did not happen", m.name, d.Path, after.n)
+		}
+	}
+	res.Commands = rec.cmds
+	res.Duration = time.Since(start)
+	res.Verified = strings.Join(verified, "; ")
+	if !m.compliant {
+		res.Note = strings.TrimSpace(res.Note + " " + m.about)
+	}
+	return res, nil
+}
+
+// resolve returns the method to run: the one asked for, checked against
+// every target, or for auto the first in the catalogue that every target
+// supports. why says what auto passed over.
+func (p *Purger) resolve(ctx context.Context, rec *recorder) (*method, string, error) {
+	if p.Method != Auto {
+		m := lookup(p.Method)
+		if m == nil {
+			return nil, "", fmt.Errorf("unknown purge method %q", p.Method)
+		}
+		for _, d := range p.Devs {
+			if !m.applies(d) {
+				return nil, "", fmt.Errorf("purge method %s does not apply to %s (%s)", m.name, d.Path, d.Interface)
+			}
+			if ok, why := m.probe(ctx, rec.x, d, rec); !ok {
+				return nil, "", fmt.Errorf("purge method %s: %s", m.name, why)
+			}
+		}
+		return m, "", nil
+	}
+	var skipped []string
+	for i := range catalogue {
+		m := &catalogue[i]
+		ok := true
+		for _, d := range p.Devs {
+			if !m.applies(d) {
+				ok = false
+				break
+			}
+			if good, why := m.probe(ctx, rec.x, d, rec); !good {
+				skipped = append(skipped, m.name+": "+why)
+				ok = false
+				break
+			}
+		}
+		if ok {
+			note := ""
+			if !m.compliant {
+				note = "auto found no PTS purge for this device"
+				if len(skipped) > 0 {
+					note += " (" + strings.Join(skipped, "; ") + ")"
+				}
+				note += "."
+			}
+			return m, note, nil
+		}
+	}
+	return nil, "", fmt.Errorf("no purge method works here: %s", strings.Join(skipped, "; "))
+}
+
+// Plan describes what auto would try, in order, for targets of an interface.
+func Plan(iface string) []string {
+	var out []string
+	d := Dev{Kind: device.KindBlock, Interface: iface}
+	if iface == "file" {
+		d.Kind = device.KindFile
+	}
+	for _, m := range catalogue {
+		if m.applies(d) {
+			out = append(out, m.name)
+		}
+	}
+	return out
 }

@@ -1,15 +1,259 @@
 package precondition
 
 import (
+	"bytes"
 	"context"
+	"crypto/rand"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/ptsrun/ptsrun/device"
+	"github.com/ptsrun/ptsrun/engine/enginetest"
 	"github.com/ptsrun/ptsrun/engine/sim"
 )
+
+func tool(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "tools", name))
+	require.NoError(t, err)
+	return string(b)
+}
+
+// fakeExec answers commands with captured tool output. A command given
+// several answers returns them in turn (the last one repeats); a command
+// with no answer fails, as a missing tool would.
+type fakeExec struct {
+	answers map[string][]Command
+	calls   []string
+}
+
+func (f *fakeExec) on(cmd string, out string, exit int) *fakeExec {
+	if f.answers == nil {
+		f.answers = map[string][]Command{}
+	}
+	f.answers[cmd] = append(f.answers[cmd], Command{Output: out, Exit: exit})
+	return f
+}
+
+func (f *fakeExec) Run(_ context.Context, args ...string) Command {
+	key := strings.Join(args, " ")
+	f.calls = append(f.calls, key)
+	a := f.answers[key]
+	if len(a) == 0 {
+		return Command{Args: args, Output: "unexpected command " + key, Exit: 127}
+	}
+	c := a[0]
+	if len(a) > 1 {
+		f.answers[key] = a[1:]
+	}
+	c.Args = args
+	return c
+}
+
+func TestParsers(t *testing.T) {
+	c, err := ParseNVMeIDCtrl(tool(t, "nvme-id-ctrl.json"))
+	require.NoError(t, err)
+	assert.Equal(t, "SAMSUNG MZQL23T8HCLS-00A07", c.Model)
+	assert.Equal(t, "S64HNE0T123456", c.Serial)
+	assert.True(t, c.SanitizeBlock())
+	assert.True(t, c.SanitizeCrypto())
+	assert.True(t, c.Format())
+	assert.True(t, c.FormatCrypto())
+	assert.False(t, c.WriteCache(), "vwc 6: no volatile cache (bit 0 clear)")
+	cl, err := ParseNVMeIDCtrl(tool(t, "nvme-id-ctrl-client.json"))
+	require.NoError(t, err)
+	assert.False(t, cl.SanitizeBlock())
+	assert.True(t, cl.Format())
+	assert.False(t, cl.FormatCrypto())
+	assert.True(t, cl.WriteCache())
+	_, err = ParseNVMeIDCtrl("NVMe status: INVALID_OPCODE")
+	assert.Error(t, err)
+
+	for name, want := range map[string]SanitizeState{
+		"nvme-sanitize-log-running.json": {Status: SanitizeInProgress, Progress: 16384},
+		"nvme-sanitize-log-done.json":    {Status: SanitizeDone, Progress: 65535},
+		"nvme-sanitize-log-failed.txt":   {Status: SanitizeFailed, Progress: 65535},
+	} {
+		st, err := ParseSanitizeLog(tool(t, name))
+		require.NoError(t, err, name)
+		assert.Equal(t, want, st, name)
+	}
+	_, err = ParseSanitizeLog("garbage")
+	assert.Error(t, err)
+
+	fr, err := ParseHdparmIdentify(tool(t, "hdparm-I-frozen.txt"))
+	require.NoError(t, err)
+	assert.Equal(t, ATASecurity{Supported: true, Frozen: true, Enhanced: true, SanitizeBlock: true, SanitizeCrypto: true, EraseMinutes: 2}, fr)
+	rd, err := ParseHdparmIdentify(tool(t, "hdparm-I-ready.txt"))
+	require.NoError(t, err)
+	assert.False(t, rd.Frozen)
+	assert.False(t, rd.SanitizeBlock)
+	pw, _ := ParseHdparmIdentify(tool(t, "hdparm-I-password-set.txt"))
+	assert.True(t, pw.Enabled)
+
+	run, pct, bad, err := ATASanitizeStatus(tool(t, "hdparm-sanitize-running.txt"))
+	require.NoError(t, err)
+	assert.True(t, run)
+	assert.Equal(t, 12, pct)
+	assert.False(t, bad)
+	run, _, bad, err = ATASanitizeStatus(tool(t, "hdparm-sanitize-idle.txt"))
+	require.NoError(t, err)
+	assert.False(t, run)
+	assert.False(t, bad)
+
+	p, ok := SCSIProgress(tool(t, "sg_requests-progress.txt"))
+	assert.True(t, ok)
+	assert.InDelta(t, 45.21, p, 1e-9)
+	_, ok = SCSIProgress(tool(t, "sg_requests-done.txt"))
+	assert.False(t, ok)
+
+	for _, tc := range []struct {
+		tool, file string
+		want       bool
+	}{{"nvme", "nvme-get-feature-6-on.txt", true}, {"nvme", "nvme-get-feature-6-odd.txt", false},
+		{"hdparm", "hdparm-W-on.txt", true}, {"sdparm", "sdparm-WCE-off.txt", false}} {
+		on, err := ParseWriteCache(tc.tool, tool(t, tc.file))
+		if tc.file == "nvme-get-feature-6-odd.txt" {
+			assert.Error(t, err, "a value without 0x is not read as something it may not be")
+			continue
+		}
+		require.NoError(t, err, tc.file)
+		assert.Equal(t, tc.want, on, tc.file)
+	}
+}
+
+var nvmeDev = Dev{Path: "/dev/nvme0n1", Kind: device.KindBlock, Interface: "NVMe", Controller: "/dev/nvme0", Capacity: 1 << 30, LogicalBlock: 512}
+
+// The method's commands, in order, against captured output. No real device
+// is touched: the command runner is the fake and the read-back check is off.
+func commands(t *testing.T, method string, d Dev, x *fakeExec) ([]string, error) {
+	t.Helper()
+	p := &Purger{Method: method, Devs: []Dev{d}, Exec: x, Poll: time.Millisecond}
+	rec := &recorder{x: x}
+	m, _, err := p.resolve(context.Background(), rec)
+	if err != nil {
+		return x.calls, err
+	}
+	err = m.run(context.Background(), p, d, rec)
+	return x.calls, err
+}
+
+func TestNVMeSanitizeCommands(t *testing.T) {
+	x := (&fakeExec{}).
+		on("nvme id-ctrl /dev/nvme0 -o json", tool(t, "nvme-id-ctrl.json"), 0).
+		on("nvme sanitize /dev/nvme0 --sanact=2", "", 0).
+		on("nvme sanitize-log /dev/nvme0 -o json", tool(t, "nvme-sanitize-log-running.json"), 0).
+		on("nvme sanitize-log /dev/nvme0 -o json", tool(t, "nvme-sanitize-log-running.json"), 0).
+		on("nvme sanitize-log /dev/nvme0 -o json", tool(t, "nvme-sanitize-log-done.json"), 0)
+	calls, err := commands(t, NVMeSanitize, nvmeDev, x)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"nvme id-ctrl /dev/nvme0 -o json", "nvme sanitize /dev/nvme0 --sanact=2",
+		"nvme sanitize-log /dev/nvme0 -o json", "nvme sanitize-log /dev/nvme0 -o json", "nvme sanitize-log /dev/nvme0 -o json"}, calls)
+
+	x = (&fakeExec{}).
+		on("nvme id-ctrl /dev/nvme0 -o json", tool(t, "nvme-id-ctrl.json"), 0).
+		on("nvme sanitize /dev/nvme0 --sanact=4", "", 0).
+		on("nvme sanitize-log /dev/nvme0 -o json", tool(t, "nvme-sanitize-log-failed.txt"), 0)
+	_, err = commands(t, NVMeSanitizeCrypto, nvmeDev, x)
+	assert.ErrorContains(t, err, "the sanitize operation failed")
+
+	x = (&fakeExec{}).on("nvme id-ctrl /dev/nvme0 -o json", tool(t, "nvme-id-ctrl-client.json"), 0)
+	_, err = commands(t, NVMeSanitize, nvmeDev, x)
+	assert.ErrorContains(t, err, "does not support sanitize block erase")
+}
+
+func TestNVMeFormatAndAuto(t *testing.T) {
+	x := (&fakeExec{}).
+		on("nvme id-ctrl /dev/nvme0 -o json", tool(t, "nvme-id-ctrl-client.json"), 0).
+		on("nvme format /dev/nvme0n1 --ses=1 --force", "Success formatting namespace:1\n", 0)
+	p := &Purger{Method: Auto, Devs: []Dev{nvmeDev}, Exec: x}
+	rec := &recorder{x: x}
+	m, why, err := p.resolve(context.Background(), rec)
+	require.NoError(t, err)
+	assert.Equal(t, NVMeFormat, m.name, "no sanitize on this drive: auto falls back to Format NVM")
+	assert.Empty(t, why, "a compliant method needs no excuse")
+	require.NoError(t, m.run(context.Background(), p, nvmeDev, rec))
+	assert.Contains(t, x.calls, "nvme format /dev/nvme0n1 --ses=1 --force")
+	assert.True(t, m.compliant)
+}
+
+func TestATA(t *testing.T) {
+	sda := Dev{Path: "/dev/sda", Kind: device.KindBlock, Interface: "SATA", Capacity: 1 << 30}
+	x := (&fakeExec{}).
+		on("hdparm -I /dev/sda", tool(t, "hdparm-I-frozen.txt"), 0).
+		on("hdparm --yes-i-know-what-i-am-doing --sanitize-block-erase /dev/sda", "", 0).
+		on("hdparm --sanitize-status /dev/sda", tool(t, "hdparm-sanitize-running.txt"), 0).
+		on("hdparm --sanitize-status /dev/sda", tool(t, "hdparm-sanitize-idle.txt"), 0)
+	calls, err := commands(t, ATASanitize, sda, x)
+	require.NoError(t, err)
+	assert.Equal(t, 2, strings.Count(strings.Join(calls, "\n"), "--sanitize-status"))
+
+	// Secure erase refuses a frozen drive, naming the way out.
+	x = (&fakeExec{}).on("hdparm -I /dev/sda", tool(t, "hdparm-I-frozen.txt"), 0)
+	_, err = commands(t, ATASecureErase, sda, x)
+	assert.ErrorContains(t, err, "frozen")
+	assert.ErrorContains(t, err, "suspend and resume")
+
+	x = (&fakeExec{}).
+		on("hdparm -I /dev/sda", tool(t, "hdparm-I-ready.txt"), 0).
+		on("hdparm -I /dev/sda", tool(t, "hdparm-I-ready.txt"), 0).
+		on("hdparm -I /dev/sda", tool(t, "hdparm-I-ready.txt"), 0).
+		on("hdparm --user-master u --security-set-pass ptsrun /dev/sda", "security_password: \"ptsrun\"\n", 0).
+		on("hdparm --user-master u --security-erase-enhanced ptsrun /dev/sda", "", 0)
+	calls, err = commands(t, ATASecureErase, sda, x)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"hdparm -I /dev/sda", "hdparm -I /dev/sda",
+		"hdparm --user-master u --security-set-pass ptsrun /dev/sda",
+		"hdparm --user-master u --security-erase-enhanced ptsrun /dev/sda", "hdparm -I /dev/sda"}, calls)
+
+	// The password survives the erase: it is removed, and the run goes on.
+	x = (&fakeExec{}).
+		on("hdparm -I /dev/sda", tool(t, "hdparm-I-ready.txt"), 0).
+		on("hdparm -I /dev/sda", tool(t, "hdparm-I-ready.txt"), 0).
+		on("hdparm -I /dev/sda", tool(t, "hdparm-I-password-set.txt"), 0).
+		on("hdparm --user-master u --security-set-pass ptsrun /dev/sda", "", 0).
+		on("hdparm --user-master u --security-erase-enhanced ptsrun /dev/sda", "", 0).
+		on("hdparm --user-master u --security-disable ptsrun /dev/sda", "", 0)
+	calls, err = commands(t, ATASecureErase, sda, x)
+	require.NoError(t, err)
+	assert.Equal(t, "hdparm --user-master u --security-disable ptsrun /dev/sda", calls[len(calls)-1])
+
+	// A failed erase does not leave ptsrun's password on the drive.
+	x = (&fakeExec{}).
+		on("hdparm -I /dev/sda", tool(t, "hdparm-I-ready.txt"), 0).
+		on("hdparm --user-master u --security-set-pass ptsrun /dev/sda", "", 0).
+		on("hdparm --user-master u --security-erase-enhanced ptsrun /dev/sda", "SG_IO: bad/missing sense data", 5).
+		on("hdparm --user-master u --security-disable ptsrun /dev/sda", "", 0)
+	calls, err = commands(t, ATASecureErase, sda, x)
+	assert.ErrorContains(t, err, "exited 5")
+	assert.Contains(t, calls, "hdparm --user-master u --security-disable ptsrun /dev/sda")
+}
+
+func TestSCSI(t *testing.T) {
+	sdb := Dev{Path: "/dev/sdb", Kind: device.KindBlock, Interface: "SAS", Capacity: 1 << 30}
+	x := (&fakeExec{}).
+		on("sg_opcodes --opcode=0x48 /dev/sdb", tool(t, "sg_opcodes-sanitize.txt"), 0).
+		on("sg_sanitize --block --quick --early /dev/sdb", "", 0).
+		on("sg_requests --progress /dev/sdb", tool(t, "sg_requests-progress.txt"), 0).
+		on("sg_requests --progress /dev/sdb", tool(t, "sg_requests-done.txt"), 0)
+	calls, err := commands(t, SCSISanitize, sdb, x)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"sg_opcodes --opcode=0x48 /dev/sdb", "sg_sanitize --block --quick --early /dev/sdb",
+		"sg_requests --progress /dev/sdb", "sg_requests --progress /dev/sdb"}, calls)
+	x = (&fakeExec{}).
+		on("sg_format --format --early /dev/sdb", "", 0).
+		on("sg_requests --progress /dev/sdb", tool(t, "sg_requests-done.txt"), 0)
+	_, err = commands(t, SCSIFormat, sdb, x)
+	require.NoError(t, err)
+	_, err = commands(t, NVMeFormat, sdb, &fakeExec{})
+	assert.ErrorContains(t, err, "does not apply to /dev/sdb (SAS)")
+}
 
 func TestChoose(t *testing.T) {
 	for _, tc := range []struct {
@@ -17,11 +261,15 @@ func TestChoose(t *testing.T) {
 	}{
 		{"auto", device.KindSim, SimFormat, ""},
 		{"", device.KindSim, SimFormat, ""},
-		{"sim-format", device.KindSim, SimFormat, ""},
 		{"none", device.KindSim, None, ""},
-		{"NONE", device.KindBlock, None, ""},
-		{"trim", device.KindSim, "", `unknown purge method "trim"`},
-		{"sim-format", device.KindBlock, "", "no purge method for block targets"},
+		{"auto", device.KindBlock, Auto, ""},
+		{"nvme-sanitize", device.KindBlock, NVMeSanitize, ""},
+		{"discard", device.KindFile, Discard, ""},
+		{"nvme-format", device.KindFile, "", "does not apply to a file"},
+		{"nvme-format", device.KindSim, "", "does not apply to a simulated drive"},
+		{"sim-format", device.KindBlock, "", "applies only to simulated drives"},
+		{"auto", "remote", "", "cannot be purged from here"},
+		{"trim", device.KindBlock, "", `unknown purge method "trim"`},
 	} {
 		got, err := Choose(tc.req, tc.kind)
 		if tc.err != "" {
@@ -37,12 +285,109 @@ func TestSimPurge(t *testing.T) {
 	m, _ := sim.Lookup("client")
 	e, err := sim.Open([]sim.Target{{Name: "sim", Model: m}})
 	require.NoError(t, err)
-	res, err := Purger{Method: SimFormat, Engine: e}.Purge(context.Background())
+	res, err := (&Purger{Method: SimFormat, Engine: e}).Purge(context.Background())
 	require.NoError(t, err)
 	assert.True(t, res.Compliant)
 	assert.Positive(t, res.Duration)
-	res, err = Purger{Method: None}.Purge(context.Background())
+	res, err = (&Purger{Method: None}).Purge(context.Background())
 	require.NoError(t, err)
 	assert.True(t, res.Skipped)
 	assert.False(t, res.Compliant)
+}
+
+// fill writes random data over the whole device and returns it.
+func fill(t *testing.T, path string, size int64) []byte {
+	data := make([]byte, size)
+	_, _ = rand.Read(data)
+	require.NoError(t, os.WriteFile(path, data, 0o644))
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	require.NoError(t, err)
+	require.NoError(t, f.Sync())
+	f.Close()
+	return data
+}
+
+// Discard and zero-fill for real: a pattern is written, the device purged,
+// and every byte read back.
+func TestDiscardAndZeroFillOnLoopDevice(t *testing.T) {
+	for _, method := range []string{Discard, ZeroFill, Auto} {
+		t.Run(method, func(t *testing.T) {
+			dev := enginetest.LoopDevice(t, 32<<20, "")
+			tg, err := device.Live.Inspect(device.Spec{Raw: dev, Kind: device.KindBlock, Path: dev})
+			require.NoError(t, err)
+			d := DevOf(tg)
+			require.True(t, d.Discard, "loop devices take discards")
+			fill(t, dev, 32<<20)
+			var lines []string
+			p := &Purger{Method: method, Devs: []Dev{d}, Progress: func(s string) { lines = append(lines, s) }}
+			res, err := p.Purge(context.Background())
+			require.NoError(t, err)
+			assert.False(t, res.Compliant, "%s is not a PTS purge", res.Method)
+			if method == Auto {
+				assert.Equal(t, Discard, res.Method, "auto on a loop device: no PTS purge, discard is the best substitute")
+				assert.Contains(t, res.Note, "auto found no PTS purge")
+			}
+			assert.Contains(t, res.Note, "not a PTS purge")
+			assert.Contains(t, res.Verified, "18 sampled blocks read back as zeros")
+			require.NotEmpty(t, res.Commands)
+			assert.NotEmpty(t, lines, "progress is reported")
+			back, err := os.ReadFile(dev)
+			require.NoError(t, err)
+			assert.True(t, bytes.Equal(back, make([]byte, 32<<20)), "every byte reads back as zero")
+		})
+	}
+}
+
+func TestDiscardFile(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "f.img")
+	fill(t, p, 8<<20)
+	res, err := (&Purger{Method: Discard, Devs: []Dev{{Path: p, Kind: device.KindFile, Interface: "file", Capacity: 8 << 20, Discard: true}}}).Purge(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, Discard, res.Method)
+	back, err := os.ReadFile(p)
+	require.NoError(t, err)
+	assert.Len(t, back, 8<<20, "the file keeps its size")
+	assert.True(t, bytes.Equal(back, make([]byte, 8<<20)))
+}
+
+func TestPurgeDetectsANoOp(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "f.img")
+	fill(t, p, 1<<20)
+	// A method that "succeeds" without erasing anything is caught by the read-back.
+	x := (&fakeExec{}).
+		on("nvme id-ctrl /dev/nvme0 -o json", tool(t, "nvme-id-ctrl-client.json"), 0).
+		on("nvme format "+p+" --ses=1 --force", "Success formatting namespace:1\n", 0)
+	d := Dev{Path: p, Kind: device.KindBlock, Interface: "NVMe", Controller: "/dev/nvme0", Capacity: 1 << 20}
+	_, err := (&Purger{Method: NVMeFormat, Devs: []Dev{d}, Exec: x}).Purge(context.Background())
+	assert.ErrorContains(t, err, "still holds its old data")
+}
+
+func TestCacheControl(t *testing.T) {
+	x := (&fakeExec{}).
+		on("nvme get-feature /dev/nvme0 -f 6", tool(t, "nvme-get-feature-6-on.txt"), 0).
+		on("nvme set-feature /dev/nvme0 -f 6 -v 0", "set-feature:0x06 (Volatile Write Cache), value:00000000\n", 0).
+		on("hdparm -W /dev/sda", tool(t, "hdparm-W-on.txt"), 0).
+		on("hdparm -W0 /dev/sda", "\n/dev/sda:\n setting drive write-caching to 0 (off)\n write-caching =  0 (off)\n", 0).
+		on("sdparm --get=WCE /dev/sdb", tool(t, "sdparm-WCE-off.txt"), 0).
+		on("sdparm --set=WCE=1 /dev/sdb", "", 0)
+	c := &CacheControl{Devs: []Dev{nvmeDev}, Exec: x}
+	on, err := c.WriteCache()
+	require.NoError(t, err)
+	assert.True(t, on)
+	require.NoError(t, c.SetWriteCache(false))
+	sata := &CacheControl{Devs: []Dev{{Path: "/dev/sda", Interface: "SATA"}}, Exec: x}
+	on, err = sata.WriteCache()
+	require.NoError(t, err)
+	assert.True(t, on)
+	require.NoError(t, sata.SetWriteCache(false))
+	sas := &CacheControl{Devs: []Dev{{Path: "/dev/sdb", Interface: "SAS"}}, Exec: x}
+	on, err = sas.WriteCache()
+	require.NoError(t, err)
+	assert.False(t, on)
+	require.NoError(t, sas.SetWriteCache(true))
+	assert.Len(t, c.TakeCommands(), 2)
+	assert.Empty(t, c.TakeCommands())
+	loop := &CacheControl{Devs: []Dev{{Path: "/dev/loop0", Interface: "loop"}}, Exec: x}
+	_, err = loop.WriteCache()
+	assert.ErrorContains(t, err, "cannot be read")
 }

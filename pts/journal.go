@@ -25,19 +25,20 @@ const (
 
 // Record types of the journal.
 const (
-	RecStart        = "start"        // a process began working on the run
-	RecResume       = "resume"       // a resumed run restarts a stage or round
-	RecStageStart   = "stage_start"  //
-	RecPurge        = "purge"        //
-	RecWriteCache   = "write_cache"  //
-	RecPrecondition = "precondition" // WIPC done
-	RecRoundStart   = "round_start"  //
-	RecCell         = "cell"         // one measured cell
-	RecRoundEnd     = "round_end"    // tracking values and the steady-state verdict
-	RecStageEnd     = "stage_end"    //
-	RecInterrupted  = "interrupted"  // stopped by a signal at a cell boundary
-	RecError        = "error"        // stopped by an error
-	RecEnd          = "end"          // the run is complete
+	RecStart        = "start"              // a process began working on the run
+	RecResume       = "resume"             // a resumed run restarts a stage or round
+	RecStageStart   = "stage_start"        //
+	RecPurge        = "purge"              //
+	RecWriteCache   = "write_cache"        //
+	RecPrecondChunk = "precondition_chunk" // one piece of WIPC written
+	RecPrecondition = "precondition"       // WIPC done
+	RecRoundStart   = "round_start"        //
+	RecCell         = "cell"               // one measured cell
+	RecRoundEnd     = "round_end"          // tracking values and the steady-state verdict
+	RecStageEnd     = "stage_end"          //
+	RecInterrupted  = "interrupted"        // stopped by a signal at a cell boundary
+	RecError        = "error"              // stopped by an error
+	RecEnd          = "end"                // the run is complete
 )
 
 // Record is one line of journal.jsonl. Which fields are set depends on Type.
@@ -65,11 +66,12 @@ type Record struct {
 
 // WriteCacheResult records the volatile write cache setting (PTS: E WCD, C WCE).
 type WriteCacheResult struct {
-	Requested bool   `json:"requested_enabled"`
-	Before    string `json:"before"` // enabled, disabled, unknown
-	After     string `json:"after"`
-	Restore   bool   `json:"restore,omitempty"` // this record restores the original state
-	Error     string `json:"error,omitempty"`
+	Requested bool                   `json:"requested_enabled"`
+	Before    string                 `json:"before"` // enabled, disabled, unknown
+	After     string                 `json:"after"`
+	Restore   bool                   `json:"restore,omitempty"` // this record restores the original state
+	Error     string                 `json:"error,omitempty"`
+	Commands  []precondition.Command `json:"commands,omitempty"`
 }
 
 // Journal is the append-only journal of a run. Every Append is synced to

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -181,6 +182,7 @@ func (r *Runner) setWriteCache(prior *State) (func() error, error) {
 	if now, err := r.Cache.WriteCache(); err == nil {
 		res.After = label(now)
 	}
+	res.Commands = r.cacheCommands()
 	if err := r.emit(Record{Type: RecWriteCache, WriteCache: res}, Position{}); err != nil {
 		return noop, err
 	}
@@ -195,8 +197,120 @@ func (r *Runner) setWriteCache(prior *State) (func() error, error) {
 		if now, err := r.Cache.WriteCache(); err == nil {
 			back.After = label(now)
 		}
+		back.Commands = r.cacheCommands()
 		return r.Journal.Append(Record{Type: RecWriteCache, Time: r.now(), WriteCache: back})
 	}, nil
+}
+
+// Each pass of the workload-independent preconditioning is written in up to
+// WIPCChunksPerPass pieces of at least WIPCChunkBytes. Each piece is
+// journaled, so an interrupted preconditioning resumes where it stopped
+// instead of starting over (hours on a large drive).
+const (
+	WIPCChunksPerPass = 50
+	WIPCChunkBytes    = 4 << 30
+)
+
+// chunksPerPass is how many pieces a pass over targets of the given
+// capacity is written in (0: unknown, as on fio servers: one piece).
+func chunksPerPass(capacity int64) int {
+	return int(min(max(capacity/WIPCChunkBytes, 1), WIPCChunksPerPass))
+}
+
+// wipcChunks is the number of pieces a preconditioning workload is run in:
+// sequential passes split into perPass pieces each; anything else whole.
+func wipcChunks(w *engine.Workload, perPass int) int {
+	if w == nil || w.Access != engine.Sequential || w.Passes <= 0 || w.Passes != math.Trunc(w.Passes) || perPass <= 1 {
+		return 1
+	}
+	return int(w.Passes) * perPass
+}
+
+// wipcChunk is piece k of the preconditioning workload.
+func wipcChunk(w engine.Workload, k, perPass int) engine.Workload {
+	if wipcChunks(&w, perPass) == 1 {
+		return w
+	}
+	part := k % perPass
+	span := w.ActiveRange - w.RangeStart
+	c := w
+	c.Passes = 1
+	c.RangeStart = w.RangeStart + span*float64(part)/float64(perPass)
+	c.ActiveRange = w.RangeStart + span*float64(part+1)/float64(perPass)
+	if part == perPass-1 {
+		c.ActiveRange = w.ActiveRange
+	}
+	return c
+}
+
+// perPass is the number of preconditioning pieces per pass for this run's
+// targets: from the smallest capacity run.json records.
+func (r *Runner) perPass() int {
+	var smallest int64
+	for i, t := range r.Info.Targets {
+		if i == 0 || t.CapacityBytes < smallest {
+			smallest = t.CapacityBytes
+		}
+	}
+	return chunksPerPass(smallest)
+}
+
+// precondition runs the workload-independent preconditioning piece by piece
+// from where the journal says it stopped, then journals its total.
+func (r *Runner) precondition(ctx context.Context, s *Stage, ss *StageState) error {
+	w := *s.Precondition
+	per := r.perPass()
+	n := wipcChunks(&w, per)
+	total := engine.Measurement{Engine: r.Engine.Describe()}
+	total.Write.Bytes, total.Elapsed = ss.WIPCBytes, ss.WIPCElapsed
+	start := time.Now()
+	for k := ss.WIPCChunks; k < n; k++ {
+		c := wipcChunk(w, k, per)
+		c.Seed = CellSeed(r.Info.Config.Seed, s.ID, 0, k)
+		name := s.ID + "-precondition"
+		if n > 1 {
+			name = fmt.Sprintf("%s-precondition-%03d", s.ID, k+1)
+		}
+		r.name(name)
+		t0 := time.Now()
+		m, err := r.Engine.Run(ctx, c)
+		if err != nil {
+			if ctx.Err() != nil {
+				return r.interrupted(s, 0, -1)
+			}
+			return fmt.Errorf("preconditioning before %s: %w", s.Title, err)
+		}
+		m.Read.Hist, m.Write.Hist, m.Seconds = nil, nil, nil // volume and time are what matter here
+		total.Write.Merge(m.Write)
+		total.Elapsed += m.Elapsed
+		total.DeviceTime = m.DeviceTime
+		idx := k
+		if err := r.emit(Record{Type: RecPrecondChunk, Stage: s.ID, Cell: &idx, Workload: &c, Measurement: &m,
+			Message: fmt.Sprintf("%d/%d", k+1, n), WallNs: int64(time.Since(t0))}, r.wipcPosition(s, k+1, n, start)); err != nil {
+			return err
+		}
+	}
+	return r.emit(Record{Type: RecPrecondition, Stage: s.ID, Workload: &w, Measurement: &total,
+		WallNs: int64(time.Since(start))}, Position{Stage: s})
+}
+
+// wipcPosition estimates the preconditioning's remaining time from its pace.
+func (r *Runner) wipcPosition(s *Stage, done, n int, start time.Time) Position {
+	p := Position{Stage: s, Cell: done}
+	if done > 0 {
+		per := time.Since(start) / time.Duration(done)
+		p.RoundLeft = per * time.Duration(n-done)
+	}
+	return p
+}
+
+// cacheCommands collects the commands a write-cache control ran, if it
+// keeps them.
+func (r *Runner) cacheCommands() []precondition.Command {
+	if t, ok := r.Cache.(interface{ TakeCommands() []precondition.Command }); ok {
+		return t.TakeCommands()
+	}
+	return nil
 }
 
 func (r *Runner) runStage(ctx context.Context, s *Stage, ss *StageState) error {
@@ -210,8 +324,16 @@ func (r *Runner) runStage(ctx context.Context, s *Stage, ss *StageState) error {
 		if err := r.emit(Record{Type: RecStageStart, Stage: s.ID, Message: s.Title}, pos); err != nil {
 			return err
 		}
+	case !ss.Preconditioned && ss.Purged && ss.WIPCChunks > 0:
+		// Preconditioning was cut: it goes on from the last piece written.
+		k := ss.WIPCChunks
+		if err := r.emit(Record{Type: RecResume, Stage: s.ID, Cell: &k,
+			Message: fmt.Sprintf("preconditioning continues at %d %%", 100*k/wipcChunks(s.Precondition, r.perPass()))}, pos); err != nil {
+			return err
+		}
 	case !ss.Preconditioned:
-		// The purge or the preconditioning was cut: start the stage again.
+		// The purge was cut, or nothing was written after it: start the
+		// stage again.
 		ss = &StageState{}
 		if err := r.emit(Record{Type: RecResume, Stage: s.ID,
 			Message: "interrupted before its preconditioning finished: the stage restarts from its purge"}, pos); err != nil {
@@ -226,11 +348,11 @@ func (r *Runner) runStage(ctx context.Context, s *Stage, ss *StageState) error {
 	}
 
 	if !ss.Preconditioned {
-		if s.Purge {
+		if s.Purge && !ss.Purged {
 			res, err := r.Purger.Purge(ctx)
 			if err != nil {
 				if ctx.Err() != nil {
-					return ErrInterrupted
+					return r.interrupted(s, 0, -1)
 				}
 				return fmt.Errorf("purge before %s: %w", s.Title, err)
 			}
@@ -239,20 +361,7 @@ func (r *Runner) runStage(ctx context.Context, s *Stage, ss *StageState) error {
 			}
 		}
 		if s.Precondition != nil {
-			w := *s.Precondition
-			w.Seed = CellSeed(r.Info.Config.Seed, s.ID, 0, 0)
-			r.name(s.ID + "-precondition")
-			start := time.Now()
-			m, err := r.Engine.Run(ctx, w)
-			if err != nil {
-				if ctx.Err() != nil {
-					return r.interrupted(s, 0, -1)
-				}
-				return fmt.Errorf("preconditioning before %s: %w", s.Title, err)
-			}
-			m.Read.Hist, m.Write.Hist = nil, nil // volume and time are what matter here
-			if err := r.emit(Record{Type: RecPrecondition, Stage: s.ID, Workload: &w, Measurement: &m,
-				WallNs: int64(time.Since(start))}, pos); err != nil {
+			if err := r.precondition(ctx, s, ss); err != nil {
 				return err
 			}
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ptsrun/ptsrun/device"
 	"github.com/ptsrun/ptsrun/engine"
 	"github.com/ptsrun/ptsrun/engine/sim"
 	"github.com/ptsrun/ptsrun/precondition"
@@ -63,7 +64,9 @@ func newSetup(t *testing.T, model string, mod func(*Config)) *setup {
 	p, err := c.Resolve()
 	require.NoError(t, err)
 	s := &setup{dir: t.TempDir()}
-	s.info = RunInfo{Schema: Schema, Tool: "ptsrun", Version: "test", Config: c, Profile: p, Stages: c.Stages(p)}
+	m, _ := sim.Lookup(model)
+	s.info = RunInfo{Schema: Schema, Tool: "ptsrun", Version: "test", Config: c, Profile: p, Stages: c.Stages(p),
+		Targets: []device.Identity{{Spec: "sim:" + model, Kind: device.KindSim, CapacityBytes: m.UserBytes}}}
 	require.NoError(t, WriteRunInfo(s.dir, s.info))
 	s.open(t)
 	return s
@@ -81,7 +84,7 @@ func (s *setup) runner(t *testing.T, e engine.Engine) (*Runner, *Journal) {
 	require.NoError(t, err)
 	t.Cleanup(func() { j.Close() })
 	return &Runner{Info: s.info, Engine: e, Journal: j, Cache: s.eng,
-		Purger: precondition.Purger{Method: precondition.SimFormat, Engine: s.eng}}, j
+		Purger: &precondition.Purger{Method: precondition.SimFormat, Engine: s.eng}}, j
 }
 
 func (s *setup) records(t *testing.T) []Record {
@@ -130,10 +133,22 @@ func TestJournalOrderAndContent(t *testing.T) {
 	require.NoError(t, r.Run(context.Background(), nil))
 	recs := s.records(t)
 	var types []string
-	for _, rec := range recs[:7] {
+	for _, rec := range recs[:5] {
 		types = append(types, rec.Type)
 	}
-	assert.Equal(t, []string{RecStart, RecWriteCache, RecStageStart, RecPurge, RecPrecondition, RecRoundStart, RecCell}, types)
+	assert.Equal(t, []string{RecStart, RecWriteCache, RecStageStart, RecPurge, RecPrecondChunk}, types)
+	chunks := 0
+	for _, rec := range recs {
+		if rec.Type == RecPrecondChunk {
+			assert.Equal(t, chunks, *rec.Cell)
+			chunks++
+		}
+	}
+	assert.Equal(t, 2*WIPCChunksPerPass, chunks)
+	i := 4 + chunks
+	assert.Equal(t, []string{RecPrecondition, RecRoundStart, RecCell}, []string{recs[i].Type, recs[i+1].Type, recs[i+2].Type})
+	m, _ := sim.Lookup("enterprise")
+	assert.Equal(t, 2*(m.UserBytes/(128<<10)*(128<<10)), recs[i].Measurement.Write.Bytes, "WIPC writes exactly twice the capacity")
 	last := recs[len(recs)-1]
 	assert.Equal(t, RecEnd, last.Type)
 	wc := recs[1].WriteCache
@@ -184,7 +199,7 @@ func TestInterruptAndResume(t *testing.T) {
 	s := newSetup(t, "enterprise", func(c *Config) { c.Tests = []string{"iops", "lat"} })
 	ctx, cancel := context.WithCancel(context.Background())
 	// WIPC, three rounds of 56 cells, and 10 cells into round 4.
-	h := &hooked{Engine: s.eng, cancelAt: 1 + 3*56 + 10, cancel: cancel}
+	h := &hooked{Engine: s.eng, cancelAt: 2*WIPCChunksPerPass + 3*56 + 10, cancel: cancel}
 	r, j := s.runner(t, h)
 	err := r.Run(ctx, nil)
 	require.ErrorIs(t, err, ErrInterrupted)
@@ -245,9 +260,72 @@ func TestInterruptDuringPreconditioningRestartsTheStage(t *testing.T) {
 	assert.True(t, st.Stages["lat"].Preconditioned)
 }
 
+// Preconditioning interrupted half-way goes on from the piece it stopped at,
+// and still writes exactly twice the capacity in all.
+func TestInterruptDuringWIPCResumesIt(t *testing.T) {
+	s := newSetup(t, "client", func(c *Config) { c.Tests = []string{"lat"}; c.CellTime = Duration(2 * time.Second) })
+	ctx, cancel := context.WithCancel(context.Background())
+	h := &hooked{Engine: s.eng, cancelAt: 37, cancel: cancel}
+	r, j := s.runner(t, h)
+	require.ErrorIs(t, r.Run(ctx, nil), ErrInterrupted)
+	j.Close()
+	require.NoError(t, s.eng.Close())
+	prior := Replay(s.info.Stages, s.records(t))
+	ss := prior.Stages["lat"]
+	assert.Equal(t, 37, ss.WIPCChunks)
+	assert.True(t, ss.Purged)
+	assert.False(t, ss.Preconditioned)
+
+	s.open(t)
+	h2 := &hooked{Engine: s.eng}
+	r2, _ := s.runner(t, h2)
+	require.NoError(t, r2.Run(context.Background(), prior))
+	recs := s.records(t)
+	st := Replay(s.info.Stages, recs)
+	lat := st.Stages["lat"]
+	assert.True(t, lat.Ended)
+	require.Len(t, st.Resumes, 1)
+	require.NotNil(t, st.Resumes[0].Cell)
+	assert.Equal(t, 37, *st.Resumes[0].Cell)
+	assert.Contains(t, st.Resumes[0].Message, "preconditioning continues at 37 %")
+	purges := 0
+	for _, rec := range recs {
+		if rec.Type == RecPurge {
+			purges++
+		}
+	}
+	assert.Equal(t, 1, purges, "the resumed stage is not purged again")
+	m, _ := sim.Lookup("client")
+	assert.Equal(t, 2*(m.UserBytes/(128<<10)*(128<<10)), st.WIPC["lat"].Measurement.Write.Bytes)
+	assert.Equal(t, 2*WIPCChunksPerPass-37+lat.Rounds()*9, h2.runs)
+}
+
+func TestWIPCChunks(t *testing.T) {
+	assert.Equal(t, 1, chunksPerPass(0), "unknown capacity: one piece")
+	assert.Equal(t, 1, chunksPerPass(128<<20))
+	assert.Equal(t, 25, chunksPerPass(100<<30))
+	assert.Equal(t, 50, chunksPerPass(3<<40))
+	w := engine.Workload{Access: engine.Sequential, BlockSize: 128 << 10, TC: 1, QD: 32, ActiveRange: 100, Passes: 2}
+	assert.Equal(t, 100, wipcChunks(&w, 50))
+	// The pieces of a pass tile the range exactly, for every capacity.
+	for _, capacity := range []int64{1 << 40, 3_200_631_791_616, 1_000_204_886_016 + 4096} {
+		var bytes int64
+		prevEnd := int64(0)
+		for k := 0; k < 50; k++ {
+			c := wipcChunk(w, k, 50)
+			require.Equal(t, prevEnd, c.RangeStartBytes(capacity), "piece %d starts where %d ended", k, k-1)
+			prevEnd = c.RangeStartBytes(capacity) + c.RangeBytes(capacity)
+			bytes += c.PassBytes(capacity)
+		}
+		assert.Equal(t, w.RangeBytes(capacity), bytes)
+	}
+	r := engine.Workload{Access: engine.Random, BlockSize: 4096, Passes: 2, ActiveRange: 100}
+	assert.Equal(t, 1, wipcChunks(&r, 50), "random preconditioning runs whole")
+}
+
 func TestEngineErrorStopsCleanly(t *testing.T) {
 	s := newSetup(t, "client", func(c *Config) { c.Tests = []string{"tp"}; c.CellTime = Duration(2 * time.Second) })
-	h := &hooked{Engine: s.eng, failAt: 6}
+	h := &hooked{Engine: s.eng, failAt: 2*WIPCChunksPerPass + 5}
 	r, _ := s.runner(t, h)
 	err := r.Run(context.Background(), nil)
 	require.ErrorIs(t, err, engine.ErrIO)

@@ -1,15 +1,25 @@
 package pts
 
-import "github.com/ptsrun/ptsrun/engine"
+import (
+	"time"
+
+	"github.com/ptsrun/ptsrun/engine"
+)
 
 // StageState is how far a stage got, rebuilt from the journal.
 type StageState struct {
 	Started        bool
+	Purged         bool // the purge record is there
 	Preconditioned bool
-	Ended          bool
-	Steady         bool
-	SSRound        int
-	Window         []int
+	// WIPCChunks pieces of the preconditioning are written, WIPCBytes in
+	// WIPCElapsed.
+	WIPCChunks  int
+	WIPCBytes   int64
+	WIPCElapsed time.Duration
+	Ended       bool
+	Steady      bool
+	SSRound     int
+	Window      []int
 	// Tracking holds the tracking values of every complete round:
 	// Tracking[v][r] is variable v in round r+1.
 	Tracking [][]float64
@@ -54,7 +64,7 @@ func Replay(stages []Stage, recs []Record) *State {
 		st.Last = *r
 		ss := st.Stages[r.Stage]
 		switch r.Type {
-		case RecStageStart, RecPurge, RecPrecondition, RecRoundStart, RecCell, RecRoundEnd, RecStageEnd:
+		case RecStageStart, RecPurge, RecPrecondChunk, RecPrecondition, RecRoundStart, RecCell, RecRoundEnd, RecStageEnd:
 			if ss == nil {
 				continue // a stage this plan does not have
 			}
@@ -64,6 +74,13 @@ func Replay(stages []Stage, recs []Record) *State {
 			ss.Started = true
 		case RecPurge:
 			st.Purges[r.Stage] = r
+			ss.Purged = true
+		case RecPrecondChunk:
+			if r.Cell != nil && *r.Cell == ss.WIPCChunks && r.Measurement != nil {
+				ss.WIPCChunks++
+				ss.WIPCBytes += r.Measurement.Write.Bytes
+				ss.WIPCElapsed += r.Measurement.Elapsed
+			}
 		case RecPrecondition:
 			ss.Preconditioned = true
 			st.WIPC[r.Stage] = r
@@ -101,7 +118,7 @@ func Replay(stages []Stage, recs []Record) *State {
 				break
 			}
 			ss.partial = nil
-			if r.Round == 0 { // the stage restarts from its purge
+			if r.Round == 0 && r.Cell == nil { // the stage restarts from its purge
 				*ss = StageState{Started: true}
 			}
 		case RecInterrupted:

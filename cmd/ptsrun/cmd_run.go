@@ -61,7 +61,15 @@ func configFromFlags(c *cli.Context, gate bool) (pts.Config, pts.Profile, *targe
 		return cfg, p, nil, err
 	}
 	cfg.Engine = tp.Engine
-	if _, err := precondition.Choose(cfg.Purge, tp.purgeKind()); err != nil {
+	method, err := precondition.Choose(cfg.Purge, tp.purgeKind())
+	if err != nil {
+		return cfg, p, nil, err
+	}
+	var devs []precondition.Dev
+	for _, t := range tp.Local {
+		devs = append(devs, precondition.DevOf(t))
+	}
+	if err := precondition.Applicable(method, devs); err != nil {
 		return cfg, p, nil, err
 	}
 	return cfg, p, tp, nil
@@ -188,10 +196,19 @@ func execute(ctx context.Context, dir string, ri pts.RunInfo, set *targetSet, pr
 		return err
 	}
 	obs := newProgress(stderr, stdout, asJSON)
+	var devs []precondition.Dev
+	for _, t := range set.Local {
+		devs = append(devs, precondition.DevOf(t))
+	}
 	r := &pts.Runner{Info: ri, Engine: set.Engine, Journal: j, Observer: obs,
-		Purger: precondition.Purger{Method: method, Engine: set.Engine}}
-	if wc, ok := set.Engine.(pts.WriteCacheControl); ok {
-		r.Cache = wc
+		Purger: &precondition.Purger{Method: method, Engine: set.Engine, Devs: devs, Progress: obs.note}}
+	switch {
+	case set.Kind == setLocal:
+		r.Cache = &precondition.CacheControl{Devs: devs}
+	default:
+		if wc, ok := set.Engine.(pts.WriteCacheControl); ok {
+			r.Cache = wc
+		}
 	}
 	obs.begin(ri, dir)
 	runErr := r.Run(ctx, prior)

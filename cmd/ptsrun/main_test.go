@@ -126,11 +126,11 @@ func TestBadInput(t *testing.T) {
 		{"cell time", []string{"run", "--target", "sim", "--cell-time", "100ms"}, "cell time 100ms is outside"},
 		{"rounds below window", []string{"run", "--target", "sim", "--max-rounds", "4"}, "round limit 4 is outside 5…1000"},
 		{"active range", []string{"run", "--target", "sim", "--active-range", "0"}, "active range 0% is outside"},
-		{"block device", []string{"run", "--target", "/dev/nvme0n1"}, `target "/dev/nvme0n1": block devices and files are not supported yet`},
+		{"missing device", []string{"run", "--target", "/dev/nvme9n9"}, "target /dev/nvme9n9: no such device"},
 		{"no target", []string{"run"}, "no target"},
 		{"engine", []string{"run", "--target", "sim", "--engine", "spdk"}, `unknown engine "spdk"`},
 		{"purge", []string{"run", "--target", "sim", "--purge", "trim"}, `unknown purge method "trim"`},
-		{"purge for sim", []string{"run", "--target", "sim", "--purge", "nvme-format"}, `unknown purge method "nvme-format"`},
+		{"purge for sim", []string{"run", "--target", "sim", "--purge", "nvme-format"}, "purge method nvme-format does not apply to a simulated drive"},
 		{"no out", []string{"run", "--target", "sim"}, "no run directory"},
 		{"extra arg", []string{"run", "--target", "sim", "extra"}, `unexpected argument "extra"`},
 	} {

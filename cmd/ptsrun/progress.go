@@ -52,6 +52,23 @@ func (p *progress) finish() {
 	}
 }
 
+// note shows a progress line from a long step (a purge): on a terminal as
+// the status line, otherwise at most every ten seconds.
+func (p *progress) note(msg string) {
+	if p.json {
+		return
+	}
+	if p.tty {
+		fmt.Fprintf(p.w, "\r%-*s", p.lastLen, msg)
+		p.lastLen = len(msg)
+		return
+	}
+	if time.Since(p.last) >= 10*time.Second {
+		p.last = time.Now()
+		fmt.Fprintln(p.w, msg)
+	}
+}
+
 func short(d time.Duration) string {
 	switch {
 	case d >= time.Hour:
@@ -83,10 +100,13 @@ func (p *progress) Observe(r pts.Record, pos pts.Position) {
 	case pts.RecResume:
 		p.line("%s: resumed: %s", stage, r.Message)
 	case pts.RecPurge:
-		if r.Purge.Skipped {
+		switch {
+		case r.Purge.Skipped:
 			p.line("%s: NOT purged (%s)", stage, r.Purge.Note)
-		} else {
-			p.line("%s: purged by %s in %s", stage, r.Purge.Method, short(r.Purge.Duration))
+		case !r.Purge.Compliant:
+			p.line("%s: prepared by %s in %s, a substitute, NOT a PTS purge. %s", stage, r.Purge.Method, short(r.Purge.Duration), r.Purge.Verified)
+		default:
+			p.line("%s: purged by %s in %s. %s", stage, r.Purge.Method, short(r.Purge.Duration), r.Purge.Verified)
 		}
 	case pts.RecWriteCache:
 		wc := r.WriteCache
@@ -94,6 +114,19 @@ func (p *progress) Observe(r pts.Record, pos pts.Position) {
 			p.line("write cache restored: %s", wc.After)
 		} else {
 			p.line("write cache: %s before, %s now (wanted %s)%s", wc.Before, wc.After, label(wc.Requested), errSuffix(wc.Error))
+		}
+	case pts.RecPrecondChunk:
+		n := 1
+		fmt.Sscanf(r.Message[strings.IndexByte(r.Message, '/')+1:], "%d", &n)
+		done := *r.Cell + 1
+		msg := fmt.Sprintf("%s: preconditioning %s %d/%d (%.0f %%), ETA %s", stage, bar(done, n, 20), done, n,
+			100*float64(done)/float64(n), short(pos.RoundLeft))
+		switch {
+		case p.tty:
+			fmt.Fprintf(p.w, "\r%-*s", p.lastLen, msg)
+			p.lastLen = len(msg)
+		case r.WallNs >= int64(time.Second) && (done*10/n != (done-1)*10/n):
+			p.line("%s", msg) // every tenth, when it takes real time
 		}
 	case pts.RecPrecondition:
 		m := r.Measurement

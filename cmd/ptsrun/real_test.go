@@ -145,7 +145,8 @@ func TestRealTargetBadInput(t *testing.T) {
 		{"tc zero", []string{"workload", "--target", dev, "--tc", "0"}, 1, "thread count 0"},
 		{"bad block size", []string{"workload", "--target", dev, "--bs", "3000"}, 1, "not a multiple"},
 		{"unreachable fio server", []string{"workload", "--fio-server", "127.0.0.1:1=" + dev, "--read", "100", "--time", "1s"}, 1, "is not reachable"},
-		{"purge for a device", []string{"run", "--target", dev, "--destroy-data", dev}, 1, "purge"},
+		{"purge method for another interface", []string{"run", "--target", dev, "--destroy-data", dev, "--purge", "nvme-sanitize"}, 1,
+			"purge method nvme-sanitize does not apply to " + dev + " (loop)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args := tc.args

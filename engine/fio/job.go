@@ -126,8 +126,8 @@ func JobFile(w engine.Workload, targets []Target, spec jobSpec) string {
 			if size != "" {
 				p("size=%s", size)
 			}
-			if w.Access == engine.Sequential && w.TC > 1 {
-				p("offset=%s", jobOffset(w, t, th))
+			if off := jobOffset(w, t, th); off != "" {
+				p("offset=%s", off)
 			}
 			if spec.IOLog != "" {
 				p("write_iolog=%s.t%d.%d", spec.IOLog, i, th)
@@ -151,10 +151,10 @@ func JobFile(w engine.Workload, targets []Target, spec jobSpec) string {
 // without one (a remote target) they are percentages of the device.
 func jobSize(w engine.Workload, t Target) (string, int64) {
 	if t.Size <= 0 {
-		if w.ActiveRange >= 100 && w.Access != engine.Sequential {
+		if w.ActiveRange >= 100 && w.RangeStart == 0 && w.Access != engine.Sequential {
 			return "", 0
 		}
-		pct := w.ActiveRange
+		pct := w.ActiveRange - w.RangeStart
 		if w.Access == engine.Sequential && w.TC > 1 {
 			pct /= float64(w.TC)
 		}
@@ -169,11 +169,27 @@ func jobSize(w engine.Workload, t Target) (string, int64) {
 	return strconv.FormatInt(ar, 10), ar
 }
 
-// jobOffset is where thread th's sequential stream starts.
+// jobOffset is where thread th works from: the start of the active range,
+// plus, for sequential streams, the thread's part of it; "" for offset 0.
 func jobOffset(w engine.Workload, t Target, th int) string {
+	seq := w.Access == engine.Sequential && w.TC > 1
 	if t.Size <= 0 {
-		return strconv.FormatFloat(w.ActiveRange*float64(th)/float64(w.TC), 'f', -1, 64) + "%"
+		pct := w.RangeStart
+		if seq {
+			pct += (w.ActiveRange - w.RangeStart) * float64(th) / float64(w.TC)
+		}
+		if pct == 0 {
+			return ""
+		}
+		return strconv.FormatFloat(pct, 'f', -1, 64) + "%"
 	}
-	_, per := jobSize(w, t)
-	return strconv.FormatInt(per*int64(th), 10)
+	off := w.RangeStartBytes(t.Size)
+	if seq {
+		_, per := jobSize(w, t)
+		off += per * int64(th)
+	}
+	if off == 0 {
+		return ""
+	}
+	return strconv.FormatInt(off, 10)
 }

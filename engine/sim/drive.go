@@ -249,14 +249,15 @@ type streams struct {
 }
 
 func newStreams(w engine.Workload, userBytes, unitBytes int64, userUnits int32) *streams {
-	ar := int64(float64(userBytes) * w.ActiveRange / 100)
+	base := w.RangeStartBytes(userBytes)
+	ar := w.RangeBytes(userBytes)
 	s := &streams{access: w.Access, arBytes: ar, unitSize: unitBytes,
 		arUnits: max(1, int32(float64(userUnits)*w.ActiveRange/100))}
 	if w.Access == engine.Sequential {
 		bs := max(w.BlockSize, 512)
 		for t := 0; t < w.TC; t++ {
-			lo := ar * int64(t) / int64(w.TC) / bs * bs
-			hi := ar * int64(t+1) / int64(w.TC) / bs * bs
+			lo := base + ar*int64(t)/int64(w.TC)/bs*bs
+			hi := base + ar*int64(t+1)/int64(w.TC)/bs*bs
 			s.lo = append(s.lo, lo)
 			s.hi = append(s.hi, hi)
 			s.pos = append(s.pos, lo)

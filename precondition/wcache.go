@@ -1,0 +1,93 @@
+package precondition
+
+import (
+	"context"
+	"fmt"
+)
+
+// CacheControl reads and sets the volatile write cache of real devices with
+// the interface's tool: NVMe feature 6 (nvme-cli), ATA (hdparm -W), SCSI
+// caching mode page WCE (sdparm, current values only, nothing saved).
+type CacheControl struct {
+	Devs []Dev
+	Exec Exec
+	cmds []Command
+}
+
+func (c *CacheControl) run(args ...string) Command {
+	x := c.Exec
+	if x == nil {
+		x = System{}
+	}
+	cmd := x.Run(context.Background(), args...)
+	c.cmds = append(c.cmds, cmd)
+	return cmd
+}
+
+// TakeCommands returns the commands run since the last call, for the journal.
+func (c *CacheControl) TakeCommands() []Command {
+	out := c.cmds
+	c.cmds = nil
+	return out
+}
+
+func (c *CacheControl) get(d Dev) (bool, error) {
+	var cmd Command
+	tool := ""
+	switch d.Interface {
+	case "NVMe":
+		tool, cmd = "nvme", c.run("nvme", "get-feature", d.Controller, "-f", "6")
+	case "SATA":
+		tool, cmd = "hdparm", c.run("hdparm", "-W", d.Path)
+	case "SAS", "SCSI":
+		tool, cmd = "sdparm", c.run("sdparm", "--get=WCE", d.Path)
+	default:
+		return false, fmt.Errorf("the write cache of %s (%s) cannot be read", d.Path, d.Interface)
+	}
+	if !cmd.OK() {
+		return false, failed(cmd)
+	}
+	return ParseWriteCache(tool, cmd.Output)
+}
+
+// WriteCache reports the first device's state; all must agree.
+func (c *CacheControl) WriteCache() (bool, error) {
+	var first bool
+	for i, d := range c.Devs {
+		on, err := c.get(d)
+		if err != nil {
+			return false, err
+		}
+		if i == 0 {
+			first = on
+		} else if on != first {
+			return false, fmt.Errorf("the targets' write caches differ (%s: %v, %s: %v)", c.Devs[0].Path, first, d.Path, on)
+		}
+	}
+	return first, nil
+}
+
+// SetWriteCache enables or disables every device's volatile write cache.
+func (c *CacheControl) SetWriteCache(on bool) error {
+	v, w := "0", "-W0"
+	if on {
+		v, w = "1", "-W1"
+	}
+	for _, d := range c.Devs {
+		var cmd Command
+		switch d.Interface {
+		case "NVMe":
+			cmd = c.run("nvme", "set-feature", d.Controller, "-f", "6", "-v", v)
+		case "SATA":
+			cmd = c.run("hdparm", w, d.Path)
+		case "SAS", "SCSI":
+			cmd = c.run("sdparm", "--set=WCE="+v, d.Path)
+		default:
+			return fmt.Errorf("the write cache of %s (%s) cannot be set", d.Path, d.Interface)
+		}
+		if !cmd.OK() {
+			return failed(cmd)
+		}
+	}
+	return nil
+}
