@@ -84,7 +84,7 @@ func (fs FS) Check(t Target, sys System) Verdict {
 		}
 		switch {
 		case name == b.Name && m.MountPoint == "/":
-			v.Refused = append(v.Refused, fmt.Sprintf("it holds the root filesystem (/)"))
+			v.Refused = append(v.Refused, "it holds the root filesystem (/)")
 		case name == b.Name:
 			v.Refused = append(v.Refused, fmt.Sprintf("it is mounted at %s (%s)", m.MountPoint, m.FSType))
 		case name == disk:
