@@ -65,8 +65,9 @@ func TestRunOnLoopDeviceWithEachEngine(t *testing.T) {
 				}
 			}
 			dir := filepath.Join(t.TempDir(), "run")
+			// A blank loop device has no PTS purge: auto takes discard.
 			code, _, stderr := ptsrun("run", "--target", dev, "--engine", eng, "--tests", "lat", "--cell-time", "1s",
-				"--ss-window", "2", "--max-rounds", "3", "--purge", "none", "--destroy-data", dev, "--out", dir)
+				"--ss-window", "2", "--max-rounds", "3", "--destroy-data", dev, "--out", dir)
 			require.Contains(t, []int{0, 3}, code, stderr)
 			res, ri, err := matrix.Load(dir)
 			require.NoError(t, err)
@@ -88,13 +89,46 @@ func TestRunOnLoopDeviceWithEachEngine(t *testing.T) {
 			for _, d := range res.Deviations {
 				codes[d.Code] = true
 			}
-			assert.True(t, codes["purge_none"] && codes["cell_time"] && codes["write_cache"])
+			assert.True(t, codes["purge_substitute"] && codes["cell_time"] && codes["write_cache"], "%v", codes)
+			require.NotNil(t, st.Purge)
+			assert.Equal(t, "discard", st.Purge.Method)
+			assert.False(t, st.Purge.Compliant)
+			assert.Contains(t, st.Purge.Verified, "read back as zeros")
+			require.NotNil(t, st.Precondition)
+			assert.Equal(t, int64(2*(128<<20)), st.Precondition.Bytes, "WIPC writes exactly twice the capacity")
 		})
 	}
 }
 
 // Two fio servers on this host, each loading its own loop device: one run
 // loads both at once and reports each.
+func TestDevicesCommand(t *testing.T) {
+	dev := enginetest.LoopDevice(t, 64<<20, "")
+	code, stdout, stderr := ptsrun("devices", "--json")
+	require.Equal(t, 0, code, stderr)
+	var list []deviceEntry
+	require.NoError(t, json.Unmarshal([]byte(stdout), &list))
+	found := false
+	for _, e := range list {
+		if e.Path == dev {
+			found = true
+			assert.Equal(t, "loop", e.Interface)
+			assert.Equal(t, int64(64<<20), e.CapacityBytes)
+			assert.True(t, e.Verdict.Usable)
+			assert.Equal(t, dev, e.Verdict.Confirm)
+			assert.Contains(t, e.Notes, "backed by /dev/shm/")
+		}
+		if root := rootDevice(t); root != "" && e.Path == root {
+			assert.False(t, e.Verdict.Usable, "the root disk is refused")
+		}
+	}
+	assert.True(t, found, "%s is listed", dev)
+	code, stdout, _ = ptsrun("devices")
+	require.Equal(t, 0, code)
+	assert.Contains(t, stdout, filepath.Base(dev))
+	assert.Contains(t, stdout, "usable with --destroy-data "+dev)
+}
+
 func TestRunAcrossTwoFioServers(t *testing.T) {
 	enginetest.NeedRoot(t, "losetup", "fio")
 	a := enginetest.LoopDevice(t, 128<<20, "")
