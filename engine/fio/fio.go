@@ -554,7 +554,8 @@ func readIOLog(path string, target, thread, limit int) []engine.TraceIO {
 func readLogs(dir string) []engine.Second {
 	var secs []engine.Second
 	at := func(ms int64) *engine.Second {
-		i := int((ms - 1) / 1000)
+		// An interval's entry is stamped at its end, give or take a few ms.
+		i := int((ms+500)/1000) - 1
 		if i < 0 {
 			i = 0
 		}
