@@ -25,6 +25,7 @@ type Results struct {
 	Engine     string       `json:"engine"`
 	Conforming bool         `json:"conforming"`
 	Deviations []Deviation  `json:"deviations"`
+	WriteCache string       `json:"write_cache"` // during the run: enabled, disabled or unknown
 	Start      time.Time    `json:"start"`
 	Finish     time.Time    `json:"finish"`
 	Complete   bool         `json:"complete"`
@@ -105,8 +106,10 @@ type CellResult struct {
 	WriteLatMean  float64 `json:"write_lat_mean_ms"`
 	// Hist is the window's merged response-time histogram.
 	Hist     *engine.Histogram `json:"lat_hist,omitempty"`
-	PerRound []RoundValue      `json:"rounds"`
-	Targets  []TargetCell      `json:"targets,omitempty"`
+	PerRound []RoundValue      `json:"rounds"` // the measurement window's rounds
+	// AllRounds is every complete round, for convergence plots.
+	AllRounds []RoundValue `json:"all_rounds"`
+	Targets   []TargetCell `json:"targets,omitempty"`
 }
 
 // RoundValue is one cell in one round.
@@ -149,6 +152,12 @@ func Build(ri pts.RunInfo, recs []pts.Record, cut bool) *Results {
 			}
 		}
 		res.Tests = append(res.Tests, tr)
+	}
+	res.WriteCache = "unknown"
+	for _, wc := range st.WriteCache {
+		if wc.WriteCache != nil && !wc.WriteCache.Restore {
+			res.WriteCache = wc.WriteCache.After
+		}
 	}
 	res.Deviations = deviations(ri, st, res)
 	res.Conforming = len(res.Deviations) == 0
@@ -208,6 +217,13 @@ func buildCell(c pts.Cell, ss *pts.StageState, first, last int) CellResult {
 		ReadPct: w.ReadPct, TC: w.TC, QD: w.QD}
 	var read, write, total engine.DirStats
 	var k int
+	for r := 1; r <= len(ss.Cells); r++ {
+		if m := ss.Cells[r-1][c.Index]; m != nil {
+			t := m.Total()
+			cr.AllRounds = append(cr.AllRounds, RoundValue{Round: r, IOPS: m.IOPS(), MBps: m.MBps(),
+				LatMeanMs: ms(t.MeanLatNs()), LatMaxMs: ms(float64(t.LatMaxNs))})
+		}
+	}
 	targets := map[string]*targetAcc{}
 	var order []string
 	for r := first; r <= last && r >= 1; r++ {

@@ -1,38 +1,72 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/ptsrun/ptsrun/matrix"
+	"github.com/ptsrun/ptsrun/pdfreport"
+	"github.com/ptsrun/ptsrun/pts"
 )
 
 func reportCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "report",
-		Usage:     "rebuild results.json and the CSV tables of a run from its journal",
-		UsageText: "ptsrun report DIR",
+		Usage:     "rebuild results.json, the CSV tables and the PDF report of a run from its journal",
+		UsageText: "ptsrun report DIR [-o FILE] [--paper a4|letter]",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "o", Usage: "write the PDF here instead of DIR/report.pdf"},
+			&cli.StringFlag{Name: "paper", Value: "a4", Usage: "paper size: a4 or letter"},
+		},
 		Action: func(c *cli.Context) error {
 			if c.Args().Len() != 1 {
 				return fmt.Errorf("report needs exactly one run directory")
 			}
-			return reportDir(c.Args().First(), c.App.Writer, c.App.ErrWriter)
+			paper := strings.ToLower(c.String("paper"))
+			if paper != "a4" && paper != "letter" {
+				return fmt.Errorf("unknown paper size %q: want a4 or letter", c.String("paper"))
+			}
+			return reportDir(c.Args().First(), c.String("o"), paper, c.App.Writer, c.App.ErrWriter)
 		},
 	}
 }
 
-func reportDir(dir string, stdout, stderr io.Writer) error {
-	res, _, err := matrix.Load(dir)
+func reportDir(dir, pdfPath, paper string, stdout, stderr io.Writer) error {
+	res, ri, err := matrix.Load(dir)
 	if err != nil {
 		return err
 	}
 	if err := res.Save(dir); err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "ptsrun: wrote %s and %s\n", filepath.Join(dir, "results.json"), filepath.Join(dir, "tables"))
+	out, err := writeReport(dir, pdfPath, paper, ri, res)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "ptsrun: wrote %s, %s and %s\n", filepath.Join(dir, "results.json"), filepath.Join(dir, "tables"), out)
 	summarize(stderr, stdout, res, dir, false)
 	return nil
+}
+
+// writeReport renders the PDF (DIR/report.pdf unless pdfPath says where),
+// atomically.
+func writeReport(dir, pdfPath, paper string, ri pts.RunInfo, res *matrix.Results) (string, error) {
+	if pdfPath == "" {
+		pdfPath = filepath.Join(dir, "report.pdf")
+	}
+	doc := pdfreport.Build(ri, res, pdfreport.Options{Paper: paper, Dir: dir})
+	var buf bytes.Buffer
+	created := res.Start
+	if created.IsZero() {
+		created = ri.Created
+	}
+	if err := doc.Render(&buf, created); err != nil {
+		return "", fmt.Errorf("report %s: %w", pdfPath, err)
+	}
+	return pdfPath, pts.WriteFileAtomic(pdfPath, buf.Bytes())
 }

@@ -226,6 +226,9 @@ func execute(ctx context.Context, dir string, ri pts.RunInfo, set *targetSet, pr
 	if err := res.Save(dir); err != nil {
 		return errors.Join(runErr, err)
 	}
+	if _, err := writeReport(dir, "", "a4", ri, res); err != nil {
+		return errors.Join(runErr, err)
+	}
 	if errors.Is(runErr, pts.ErrInterrupted) {
 		fmt.Fprintf(stderr, "ptsrun: interrupted; the journal is intact. Continue with: ptsrun resume %s\n", dir)
 		return fmt.Errorf("%w", errors.Join(pts.ErrInterrupted, errQuiet))
@@ -271,7 +274,7 @@ func resumeRun(ctx context.Context, dir string, asJSON bool, stdout, stderr io.W
 	prior := pts.Replay(ri.Stages, recs)
 	if prior.Ended {
 		fmt.Fprintf(stderr, "ptsrun: the run in %s is already complete; rebuilding its results\n", dir)
-		return reportDir(dir, stdout, stderr)
+		return reportDir(dir, "", "a4", stdout, stderr)
 	}
 	// The same targets, checked again: a device may have been mounted since.
 	tp, err := planTargets(targetOptions{Specs: ri.Config.Targets, Engine: ri.Config.Engine,

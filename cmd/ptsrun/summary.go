@@ -39,7 +39,8 @@ func summarize(stderr, stdout io.Writer, res *matrix.Results, dir string, asJSON
 	for _, h := range headline(res) {
 		fmt.Fprintf(w, "  %-34s %s\n", h.Name, h.Value)
 	}
-	fmt.Fprintf(w, "Results: %s, tables in %s\n", filepath.Join(dir, "results.json"), filepath.Join(dir, "tables"))
+	fmt.Fprintf(w, "Results: %s, tables in %s, report %s\n", filepath.Join(dir, "results.json"), filepath.Join(dir, "tables"),
+		filepath.Join(dir, "report.pdf"))
 }
 
 type headlineValue struct {

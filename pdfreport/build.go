@@ -1,0 +1,799 @@
+package pdfreport
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/ptsrun/ptsrun/engine"
+	"github.com/ptsrun/ptsrun/matrix"
+	"github.com/ptsrun/ptsrun/pts"
+)
+
+// Options choose the paper and where the run's files are (fio job files).
+type Options struct {
+	Paper string // A4 (default) or Letter
+	Dir   string // the run directory, for the fio job files; optional
+}
+
+// Build describes the report of a run.
+func Build(ri pts.RunInfo, res *matrix.Results, opt Options) *Doc {
+	paper := "A4"
+	if strings.EqualFold(opt.Paper, "letter") {
+		paper = "Letter"
+	}
+	b := &builder{ri: ri, res: res, opt: opt, doc: &Doc{Paper: paper}}
+	b.header()
+	b.summary()
+	if t := res.Find("iops"); t != nil && len(t.Stages) > 0 {
+		b.iops(t.Stages[0])
+	}
+	if t := res.Find("tp"); t != nil && len(t.Stages) > 0 {
+		b.throughput(t.Stages)
+	}
+	if t := res.Find("lat"); t != nil && len(t.Stages) > 0 {
+		b.latency(t.Stages[0])
+	}
+	b.appendix()
+	return b.doc
+}
+
+type builder struct {
+	ri  pts.RunInfo
+	res *matrix.Results
+	opt Options
+	doc *Doc
+}
+
+func (b *builder) add(p *Page) { b.doc.Pages = append(b.doc.Pages, p) }
+
+func stamp(t time.Time) string {
+	if t.IsZero() {
+		return "–"
+	}
+	return t.UTC().Format("2006-01-02 15:04:05 UTC")
+}
+
+// decimal writes a capacity as drives are sold: GB, TB.
+func decimal(b int64) string {
+	switch {
+	case b <= 0:
+		return "unknown"
+	case b >= 1e12:
+		return fmt.Sprintf("%.2f TB (%d bytes)", float64(b)/1e12, b)
+	case b >= 1e9:
+		return fmt.Sprintf("%.1f GB (%d bytes)", float64(b)/1e9, b)
+	}
+	return fmt.Sprintf("%.1f MB (%d bytes)", float64(b)/1e6, b)
+}
+
+func (b *builder) header() {
+	ri, h := b.ri, &b.doc.Header
+	h.Start, h.Finish = stamp(b.res.Start), stamp(b.res.Finish)
+	if !b.res.Complete {
+		h.Finish += " (incomplete)"
+	}
+	h.Spec = ri.Profile.Short + " " + pts.SpecRevision
+	h.TestedBy = "ptsrun " + ri.Version
+	var vendors, models []string
+	for _, t := range ri.Targets {
+		vendors = append(vendors, orDash(t.Vendor))
+		models = append(models, orDash(t.Model))
+	}
+	h.Vendor, h.Model = strings.Join(unique(vendors), ", "), strings.Join(unique(models), ", ")
+	host := ri.Host
+	cpu := host.CPUModel
+	if host.CPUs > 0 {
+		cpu = fmt.Sprintf("%s × %d", orDash(cpu), host.CPUs)
+	}
+	h.Platform = []KV{
+		{"Host", orDash(host.Hostname)},
+		{"CPU", orDash(cpu)},
+		{"Memory", fmt.Sprintf("%.1f GiB", float64(host.MemoryBytes)/(1<<30))},
+		{"OS", orDash(host.OS)},
+		{"Kernel", orDash(host.Kernel) + " " + host.Arch},
+		{"Test software", "ptsrun " + ri.Version + " (" + orDash(host.Go) + ")"},
+		{"Engine", orDash(ri.Engine)},
+		{"fio", orDash(host.Fio)},
+	}
+	t := ri.Targets
+	dev := func(f func(int) string) string {
+		var v []string
+		for i := range t {
+			v = append(v, f(i))
+		}
+		return strings.Join(unique(v), "; ")
+	}
+	h.Device = []KV{
+		{"Model", dev(func(i int) string { return orDash(t[i].Vendor + " " + t[i].Model) })},
+		{"Serial", dev(func(i int) string { return orDash(t[i].Serial) })},
+		{"Firmware", dev(func(i int) string { return orDash(t[i].Firmware) })},
+		{"Capacity", dev(func(i int) string { return decimal(t[i].CapacityBytes) })},
+		{"Interface", dev(func(i int) string { return orDash(strings.TrimSpace(t[i].Interface + " " + t[i].Transport)) })},
+		{"Block size", dev(func(i int) string {
+			return fmt.Sprintf("%d B logical, %d B physical", t[i].LogicalBlock, t[i].PhysicalBlock)
+		})},
+		{"Write cache", cacheLabel(b.res.WriteCache)},
+		{"Purge", b.purgeLabel()},
+	}
+	if link := dev(func(i int) string { return t[i].PCIeLink }); strings.Trim(link, "; ") != "" {
+		h.Device = append(h.Device, KV{"PCIe link", link})
+	}
+	if len(t) > 1 {
+		h.Device = append(h.Device, KV{"Targets", fmt.Sprintf("%d, loaded at once", len(t))})
+	}
+	if len(t) > 0 && t[0].Kind == "sim" {
+		h.Device = append(h.Device, KV{"Note", "simulated drive: a model, not hardware"})
+	}
+}
+
+func cacheLabel(s string) string {
+	switch s {
+	case "enabled":
+		return "WCE (enabled)"
+	case "disabled":
+		return "WCD (disabled)"
+	}
+	return "unknown"
+}
+
+func (b *builder) purgeLabel() string {
+	for _, t := range b.res.Tests {
+		for _, s := range t.Stages {
+			if p := s.Purge; p != nil {
+				switch {
+				case p.Skipped:
+					return "none (not purged)"
+				case !p.Compliant:
+					return p.Method + " (substitute, NOT a PTS purge)"
+				}
+				return p.Method
+			}
+		}
+	}
+	return "–"
+}
+
+func orDash(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return "–"
+	}
+	return strings.TrimSpace(s)
+}
+
+func unique(v []string) []string {
+	var out []string
+	for _, s := range v {
+		found := false
+		for _, o := range out {
+			found = found || o == s
+		}
+		if !found {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// setup is the Set-Up Parameters column of a stage's pages.
+func (b *builder) setup(s matrix.StageResult) []KV {
+	cfg := b.ri.Config
+	kv := []KV{{"Data pattern", "RND (random, incompressible)"}, {"PC AR", fmt.Sprintf("%g %%", cfg.PCActiveRange)}}
+	if s.Purge != nil {
+		p := s.Purge.Method
+		if !s.Purge.Compliant && !s.Purge.Skipped {
+			p += " (NOT a PTS purge)"
+		}
+		kv = append(kv, KV{"Purge", p})
+	}
+	if pc := s.Precondition; pc != nil {
+		w := pc.Workload
+		acc := "SEQ"
+		if w.Access == engine.Random {
+			acc = "RND"
+		}
+		kv = append(kv, KV{"Pre-condition 1", fmt.Sprintf("%s %s W, %gX capacity", acc, engine.FormatSize(w.BlockSize), w.Passes)},
+			KV{"TOIO – TC/QD", fmt.Sprintf("%d – TC %d/QD %d", w.TC*w.QD, w.TC, w.QD)},
+			KV{"Duration", fmt.Sprintf("%s, %.1f GB at %s MB/s", durationLabel(pc.Seconds), float64(pc.Bytes)/1e9, fmtMBps(pc.MBps))})
+	}
+	kv = append(kv, KV{"Pre-condition 2", s.Title + " loop (WDPC)"}, KV{"SS rounds", ssRounds(s)})
+	note := "SS achieved"
+	if !s.Steady {
+		note = "SS NOT ACHIEVED"
+	}
+	if !s.Complete {
+		note = "stage incomplete"
+	}
+	kv = append(kv, KV{"Notes", note})
+	return kv
+}
+
+func durationLabel(sec float64) string {
+	d := time.Duration(sec * float64(time.Second)).Round(time.Second)
+	return d.String()
+}
+
+func ssRounds(s matrix.StageResult) string {
+	r := fmt.Sprintf("%d – %d", s.Window[0], s.Window[1])
+	if !s.Steady {
+		r += " (NOT ACHIEVED)"
+	}
+	return r
+}
+
+// params is the Test Parameters column.
+func (b *builder) params(s matrix.StageResult, stimulus, mixes, sizes string) []KV {
+	cfg := b.ri.Config
+	var capacity int64
+	for _, t := range b.ri.Targets {
+		capacity += t.CapacityBytes
+	}
+	c := s.Cells[0]
+	kv := []KV{
+		{"Data pattern", "RND"},
+		{"AR & amount", fmt.Sprintf("%g %% (%s)", cfg.ActiveRange, decimalShort(int64(float64(capacity)*cfg.ActiveRange/100)))},
+		{"Test stimulus", stimulus},
+		{"R/W mix (outer)", mixes},
+		{"Block sizes (inner)", sizes},
+		{"TOIO – TC/QD", fmt.Sprintf("%d – TC %d/QD %d", c.TC*c.QD, c.TC, c.QD)},
+		{"Cell time", fmt.Sprintf("%v per cell", time.Duration(cfg.CellTime))},
+		{"SS rounds", ssRounds(s)},
+	}
+	return kv
+}
+
+func decimalShort(b int64) string {
+	switch {
+	case b >= 1e12:
+		return fmt.Sprintf("%.2f TB", float64(b)/1e12)
+	case b >= 1e9:
+		return fmt.Sprintf("%.1f GB", float64(b)/1e9)
+	case b <= 0:
+		return "unknown"
+	}
+	return fmt.Sprintf("%.0f MB", float64(b)/1e6)
+}
+
+func mixList(m []int) string {
+	var s []string
+	for _, x := range m {
+		s = append(s, matrix.MixLabel(x))
+	}
+	return strings.Join(s, ", ")
+}
+
+func sizeList(sz []int64) string {
+	var s []string
+	for _, x := range sz {
+		s = append(s, strings.TrimSuffix(engine.FormatSize(x), " KiB"))
+	}
+	return strings.Join(s, ", ") + " KiB"
+}
+
+// --- summary page ---
+
+func (b *builder) summary() {
+	res := b.res
+	p := &Page{Title: "Summary: compliance, device and headline results", Landmark: "summary"}
+	verdict := fmt.Sprintf("CONFORMS to SNIA SSS %s: the run followed the specification with no deviation.", b.doc.Header.Spec)
+	if !res.Conforming {
+		verdict = fmt.Sprintf("Does NOT conform to SNIA SSS %s: %d deviation(s).", b.doc.Header.Spec, len(res.Deviations))
+	}
+	p.Blocks = append(p.Blocks, Paragraph{Lines: []string{"Compliance verdict: " + verdict}, Strong: true, Size: 11})
+	if len(res.Deviations) > 0 {
+		var lines []string
+		for i, d := range res.Deviations {
+			lines = append(lines, fmt.Sprintf("%d. %s", i+1, d.Text))
+		}
+		p.Blocks = append(p.Blocks, Paragraph{Lines: lines, Size: 8.5})
+	}
+	var dev []string
+	for _, t := range b.ri.Targets {
+		dev = append(dev, fmt.Sprintf("Device: %s %s, serial %s, firmware %s, %s, %s.", orDash(t.Vendor), orDash(t.Model),
+			orDash(t.Serial), orDash(t.Firmware), decimal(t.CapacityBytes), orDash(t.Interface)))
+	}
+	h := b.ri.Host
+	dev = append(dev, fmt.Sprintf("Platform: %s, %s × %d, %.1f GiB, %s, kernel %s; %s; engine %s.", orDash(h.Hostname),
+		orDash(h.CPUModel), h.CPUs, float64(h.MemoryBytes)/(1<<30), orDash(h.OS), orDash(h.Kernel), "ptsrun "+b.ri.Version, b.ri.Engine))
+	p.Blocks = append(p.Blocks, Paragraph{Lines: dev, Size: 8.5})
+	rows := [][]string{}
+	for _, t := range res.Tests {
+		for _, s := range t.Stages {
+			state := fmt.Sprintf("steady at round %d (window %d–%d)", s.SSRound, s.Window[0], s.Window[1])
+			if !s.Steady {
+				state = fmt.Sprintf("NOT steady in %d rounds (window %d–%d)", s.Rounds, s.Window[0], s.Window[1])
+			}
+			if !s.Complete {
+				state = fmt.Sprintf("incomplete (%d rounds)", s.Rounds)
+			}
+			for _, h := range headlines(t.Test, s) {
+				rows = append(rows, []string{s.Title, h[0], h[1], state})
+			}
+		}
+	}
+	p.Blocks = append(p.Blocks, Table{Caption: "Headline results (averages over each stage's measurement window)",
+		Head: []string{"Test", "Workload", "Result", "Steady state"}, Rows: rows, Widths: []float64{1.2, 2, 1.2, 2.2}, Align: "LLRL"})
+	p.Setup = []KV{{"Profile", b.ri.Profile.Short + " (" + b.ri.Profile.Name + ")"}, {"Write cache", cacheLabel(res.WriteCache)},
+		{"Purge", b.purgeLabel()}, {"Seed", fmt.Sprint(b.ri.Config.Seed)},
+		{"SS rule", fmt.Sprintf("%d rounds, range ≤ %g %%, slope ≤ %g %%", b.ri.Config.SS.Window, b.ri.Config.SS.MaxRange*100, b.ri.Config.SS.MaxSlope*100)},
+		{"Round limit", fmt.Sprint(b.ri.Config.MaxRounds)}}
+	p.Params = []KV{{"Tests", strings.Join(b.ri.Config.Tests, ", ")}, {"Cell time", time.Duration(b.ri.Config.CellTime).String()},
+		{"AR", fmt.Sprintf("%g %%", b.ri.Config.ActiveRange)}, {"IOPS TC/QD", fmt.Sprintf("%d/%d", b.ri.Config.TC, b.ri.Config.QD)},
+		{"Targets", fmt.Sprint(len(b.ri.Targets))}, {"Complete", yesNo(res.Complete)}}
+	b.add(p)
+}
+
+func yesNo(v bool) string {
+	if v {
+		return "yes"
+	}
+	return "no"
+}
+
+// headlines picks the numbers people quote from a stage.
+func headlines(test string, s matrix.StageResult) [][2]string {
+	find := func(key string) *matrix.CellResult {
+		for i := range s.Cells {
+			if s.Cells[i].Key == key && len(s.Cells[i].PerRound) > 0 {
+				return &s.Cells[i]
+			}
+		}
+		return nil
+	}
+	var out [][2]string
+	switch test {
+	case "iops":
+		for _, k := range []struct{ key, name string }{{"rnd-4k-100/0", "RND 4 KiB 100/0"}, {"rnd-4k-65/35", "RND 4 KiB 65/35"},
+			{"rnd-4k-0/100", "RND 4 KiB 0/100"}, {"rnd-64k-65/35", "RND 64 KiB 65/35"}, {"rnd-1024k-100/0", "RND 1024 KiB 100/0"}} {
+			if c := find(k.key); c != nil {
+				out = append(out, [2]string{k.name, fmtIOPS(c.IOPS) + " IOPS"})
+			}
+		}
+	case "tp":
+		for _, c := range s.Cells {
+			if len(c.PerRound) > 0 {
+				out = append(out, [2]string{fmt.Sprintf("SEQ %s %s", engine.FormatSize(c.BlockSize), matrix.MixLabel(c.ReadPct)), fmtMBps(c.MBps) + " MB/s"})
+			}
+		}
+	case "lat":
+		for _, k := range []struct{ key, name string }{{"rnd-4k-100/0", "RND 4 KiB 100/0"}, {"rnd-4k-0/100", "RND 4 KiB 0/100"}} {
+			if c := find(k.key); c != nil {
+				out = append(out, [2]string{k.name + " TC1/QD1", fmt.Sprintf("%s / %s / %s ms (avg / 99.999 %% / max)",
+					fmtMs(c.LatMeanMs), fmtMs(c.LatP99999Ms), fmtMs(c.LatMaxMs))})
+			}
+		}
+	}
+	return out
+}
+
+// --- test pages ---
+
+func trackingSeries(t matrix.TrackingResult) series {
+	s := series{name: t.Name}
+	for i, v := range t.Values {
+		s.xs = append(s.xs, float64(i+1))
+		s.ys = append(s.ys, v)
+	}
+	return s
+}
+
+func summarize(ss []series, f func(float64) string) string {
+	var parts []string
+	for _, s := range ss {
+		parts = append(parts, s.summary(f))
+	}
+	return strings.Join(parts, "\n")
+}
+
+func (b *builder) windowPage(test string, s matrix.StageResult, tr matrix.TrackingResult, setup, params []KV) *Page {
+	v := tr.Verdict
+	p := &Page{Test: test, Title: "Steady State Measurement Window: " + tr.Name, Setup: setup, Params: params, Landmark: "window"}
+	if len(v.Values) == 0 {
+		p.Blocks = append(p.Blocks, Paragraph{Lines: []string{"No measurement window: fewer rounds than the window needs."}})
+		return p
+	}
+	p.Blocks = append(p.Blocks, Chart{Caption: tr.Name + ": steady-state measurement window, rounds " + fmt.Sprintf("%d–%d", v.FirstRound, v.LastRound),
+		Plot: windowPlot(tr.Name, tr.Unit, v), Height: 105,
+		Summary: fmt.Sprintf("window %d–%d: %s", v.FirstRound, v.LastRound, joinF(v.Values, func(x float64) string { return fmtValue(tr.Unit, x) }))})
+	verdict := "PASS: steady state"
+	if !v.Steady {
+		verdict = "FAIL: " + v.Reason
+	}
+	p.Blocks = append(p.Blocks, Table{Caption: "Steady-state determination: " + tr.Name,
+		Head: []string{"Quantity", "Value", "Criterion"}, Widths: []float64{2.2, 1.6, 2}, Align: "LRL",
+		Rows: [][]string{
+			{"Measurement window (rounds)", fmt.Sprintf("%d – %d", v.FirstRound, v.LastRound), ""},
+			{"Average of the window", fmtValue(tr.Unit, v.Average), ""},
+			{"Allowed maximum data excursion (20 % of average)", fmtValue(tr.Unit, v.MaxRange), ""},
+			{"Measured data excursion (max − min)", fmtValue(tr.Unit, v.Range), passFail(v.RangeOK, "≤ allowed")},
+			{"Allowed maximum slope excursion (10 % of average)", fmtValue(tr.Unit, v.MaxSlopeExcursion), ""},
+			{"Measured slope excursion (|m| × (window − 1))", fmtValue(tr.Unit, v.SlopeExcursion), passFail(v.SlopeOK, "≤ allowed")},
+			{"Least-squares linear fit", fmt.Sprintf("y = %.6g·R %+.6g", v.Slope, v.Intercept), ""},
+			{"Verdict", verdict, ""},
+		}})
+	return p
+}
+
+func passFail(ok bool, what string) string {
+	if ok {
+		return "pass (" + what + ")"
+	}
+	return "FAIL (not " + what + ")"
+}
+
+func joinF(v []float64, f func(float64) string) string {
+	var s []string
+	for _, x := range v {
+		s = append(s, f(x))
+	}
+	return strings.Join(s, ", ")
+}
+
+func (b *builder) iops(s matrix.StageResult) {
+	setup := b.setup(s)
+	params := b.params(s, "IOPS loop: RND, 7 R/W mixes × 8 block sizes", mixList(pts.IOPSMixes), sizeList(pts.IOPSBlockSizes))
+	// Convergence: IOPS per round for every block size at 0/100 (the
+	// tracking variables' full history comes from the tracking table; the
+	// other cells' from the journal-derived per-round values).
+	var writes []series
+	for _, bs := range pts.IOPSBlockSizes {
+		c := cellAt(s, bs, 0)
+		if c == nil {
+			continue
+		}
+		writes = append(writes, roundSeries(strings.TrimSuffix(engine.FormatSize(bs), "iB")+" 0/100", c))
+	}
+	b.add(&Page{Test: "IOPS", Title: "Steady State Convergence Plot: write IOPS, all block sizes", Setup: setup, Params: params, Landmark: "iops-convergence",
+		Blocks: []Block{Chart{Caption: "IOPS steady-state convergence: RND 0/100, every block size",
+			Plot: convergencePlot("IOPS per round, RND 0/100", "IOPS", writes, s.Window, true), Summary: summarize(writes, fmtIOPS)}}})
+	var tracked []series
+	for _, t := range s.Tracking {
+		tracked = append(tracked, trackingSeries(t))
+	}
+	b.add(&Page{Test: "IOPS", Title: "Steady State Convergence Plot: the tracking variables", Setup: setup, Params: params, Landmark: "iops-tracking",
+		Blocks: []Block{Chart{Caption: "IOPS steady-state convergence: the three PTS 2.0.2 tracking variables",
+			Plot: convergencePlot("Tracking variables per round", "IOPS", tracked, s.Window, true), Summary: summarize(tracked, fmtIOPS)}}})
+	for _, t := range s.Tracking {
+		b.add(b.windowPage("IOPS", s, t, setup, params))
+	}
+	tb := matrix.Table{}
+	for _, x := range b.res.Tables() {
+		if x.Name == "iops" {
+			tb = x
+		}
+	}
+	rows := [][]string{}
+	for i, r := range tb.Rows {
+		row := []string{strings.Replace(r, "KiB", " KiB", 1)}
+		for _, v := range tb.Values[i] {
+			row = append(row, fmtIOPS(v))
+		}
+		rows = append(rows, row)
+	}
+	head := append([]string{"Block size"}, tb.Cols...)
+	b.add(&Page{Test: "IOPS", Title: "Tabular Data: IOPS by block size × R/W mix", Setup: setup, Params: params, Landmark: "iops-table",
+		Blocks: []Block{Table{Caption: "IOPS (read + write), average of the measurement window", Head: head, Rows: rows}}})
+	var byMix []series
+	for j, mix := range pts.IOPSMixes {
+		sr := series{name: matrix.MixLabel(mix)}
+		for i, bs := range tb.RowBytes {
+			sr.xs = append(sr.xs, float64(bs)/1024)
+			sr.ys = append(sr.ys, tb.Values[i][j])
+		}
+		byMix = append(byMix, sr)
+	}
+	b.add(&Page{Test: "IOPS", Title: "2D Plot: IOPS vs block size", Setup: setup, Params: params, Landmark: "iops-2d",
+		Blocks: []Block{Chart{Caption: "IOPS against block size, one line per R/W mix (log–log)",
+			Plot: logLogPlot("IOPS by block size and R/W mix", "IOPS", pts.IOPSBlockSizes, byMix), Summary: summarize(byMix, fmtIOPS)}}})
+	b.add(&Page{Test: "IOPS", Title: "3D Plot equivalent: block size × R/W mix", Setup: setup, Params: params, Landmark: "iops-3d",
+		Blocks: []Block{Matrix{Caption: "IOPS by block size × R/W mix (shaded matrix: the PTS 3D column plot, printable in black and white)",
+			RowHead: "Block size", Rows: rowsLabels(tb), Cols: tb.Cols, Values: tb.Values, Unit: "IOPS", Format: fmtIOPS}}})
+}
+
+func rowsLabels(t matrix.Table) []string {
+	var out []string
+	for _, r := range t.Rows {
+		out = append(out, strings.Replace(r, "KiB", " KiB", 1))
+	}
+	return out
+}
+
+func cellAt(s matrix.StageResult, bs int64, read int) *matrix.CellResult {
+	for i := range s.Cells {
+		if s.Cells[i].BlockSize == bs && s.Cells[i].ReadPct == read {
+			return &s.Cells[i]
+		}
+	}
+	return nil
+}
+
+// roundSeries is a cell's IOPS in every round the results hold for it.
+func roundSeries(name string, c *matrix.CellResult) series {
+	s := series{name: name}
+	rounds := c.AllRounds
+	if len(rounds) == 0 {
+		rounds = c.PerRound
+	}
+	for _, r := range rounds {
+		s.xs = append(s.xs, float64(r.Round))
+		s.ys = append(s.ys, r.IOPS)
+	}
+	return s
+}
+
+func roundSeriesOf(name string, c *matrix.CellResult, v func(matrix.RoundValue) float64) series {
+	s := series{name: name}
+	rounds := c.AllRounds
+	if len(rounds) == 0 {
+		rounds = c.PerRound
+	}
+	for _, r := range rounds {
+		s.xs = append(s.xs, float64(r.Round))
+		s.ys = append(s.ys, v(r))
+	}
+	return s
+}
+
+func (b *builder) throughput(stages []matrix.StageResult) {
+	var groups []string
+	read := series{name: "100/0 (SEQ read)"}
+	write := series{name: "0/100 (SEQ write)"}
+	rows := [][]string{}
+	var lastSetup, lastParams []KV
+	for _, s := range stages {
+		if len(s.Cells) == 0 {
+			continue
+		}
+		bs := s.Cells[0].BlockSize
+		setup := b.setup(s)
+		params := b.params(s, "Throughput loop: SEQ "+engine.FormatSize(bs)+", read then write", "100/0, 0/100", engine.FormatSize(bs))
+		lastSetup, lastParams = setup, params
+		var ss []series
+		for _, c := range s.Cells {
+			c := c
+			ss = append(ss, roundSeriesOf(fmt.Sprintf("SEQ %s %s MB/s", engine.FormatSize(bs), matrix.MixLabel(c.ReadPct)), &c,
+				func(r matrix.RoundValue) float64 { return r.MBps }))
+		}
+		b.add(&Page{Test: "Throughput", Title: "Steady State Convergence Plot: " + engine.FormatSize(bs), Setup: setup, Params: params, Landmark: "tp-convergence",
+			Blocks: []Block{Chart{Caption: "Throughput steady-state convergence, SEQ " + engine.FormatSize(bs) + ": read and write MB/s per round",
+				Plot: convergencePlot("MB/s per round, SEQ "+engine.FormatSize(bs), "MB/s", ss, s.Window, false), Summary: summarize(ss, fmtMBps)}}})
+		for _, t := range s.Tracking {
+			b.add(b.windowPage("Throughput", s, t, setup, params))
+		}
+		groups = append(groups, engine.FormatSize(bs))
+		r, w := math.NaN(), math.NaN()
+		for _, c := range s.Cells {
+			if c.ReadPct == 100 {
+				r = c.MBps
+			}
+			if c.ReadPct == 0 {
+				w = c.MBps
+			}
+		}
+		read.xs, read.ys = append(read.xs, float64(len(groups))), append(read.ys, r)
+		write.xs, write.ys = append(write.xs, float64(len(groups))), append(write.ys, w)
+		rows = append(rows, []string{engine.FormatSize(bs), fmtMBps(r), fmtMBps(w)})
+	}
+	if len(groups) == 0 {
+		return
+	}
+	ss := []series{read, write}
+	b.add(&Page{Test: "Throughput", Title: "Tabular Data and Plot: MB/s by block size", Setup: lastSetup, Params: lastParams, Landmark: "tp-table",
+		Blocks: []Block{
+			Table{Caption: "Throughput in MB/s (10^6 bytes/s), average of each block size's measurement window",
+				Head: []string{"Block size", "100/0 (read) MB/s", "0/100 (write) MB/s"}, Rows: rows},
+			Chart{Caption: "Throughput by block size: sequential read and write", Plot: barPlot("Throughput", "MB/s", groups, ss),
+				Summary: summarize(ss, fmtMBps)},
+		}})
+}
+
+func (b *builder) latency(s matrix.StageResult) {
+	setup := b.setup(s)
+	params := b.params(s, "Latency loop: RND, 3 R/W mixes × 3 block sizes, TC1/QD1", mixList(pts.LATMixes), sizeList(pts.LATBlockSizes))
+	var art, mrt []series
+	for _, bs := range pts.LATBlockSizes {
+		c := cellAt(s, bs, 0)
+		if c == nil {
+			continue
+		}
+		name := strings.TrimSuffix(engine.FormatSize(bs), "iB") + " 0/100"
+		art = append(art, roundSeriesOf(name, c, func(r matrix.RoundValue) float64 { return r.LatMeanMs }))
+		mrt = append(mrt, roundSeriesOf(name, c, func(r matrix.RoundValue) float64 { return r.LatMaxMs }))
+	}
+	b.add(&Page{Test: "Latency", Title: "Steady State Convergence Plots: average and maximum response time", Setup: setup, Params: params, Landmark: "lat-convergence",
+		Blocks: []Block{
+			Chart{Caption: "Average response time per round, RND 0/100, TC1/QD1", Plot: convergencePlot("ART per round", "ms", art, s.Window, false), Summary: summarize(art, fmtMs)},
+			Chart{Caption: "Maximum response time per round, RND 0/100, TC1/QD1", Plot: convergencePlot("MRT per round", "ms", mrt, s.Window, false), Summary: summarize(mrt, fmtMs)},
+		}})
+	for _, t := range s.Tracking {
+		b.add(b.windowPage("Latency", s, t, setup, params))
+	}
+	tables := map[string]matrix.Table{}
+	for _, t := range b.res.Tables() {
+		tables[t.Name] = t
+	}
+	var blocks []Block
+	for _, spec := range []struct {
+		name, title string
+		f           func(float64) string
+	}{
+		{"lat_mean_ms", "Average response time (ms)", fmtMs}, {"lat_p99_999_ms", "99.999 % response time (ms)", fmtMs},
+		{"lat_max_ms", "Maximum response time (ms)", fmtMs}, {"lat_iops", "IOPS at TC1/QD1", fmtIOPS},
+	} {
+		t := tables[spec.name]
+		rows := [][]string{}
+		for i, r := range t.Rows {
+			row := []string{strings.Replace(r, "KiB", " KiB", 1)}
+			for _, v := range t.Values[i] {
+				row = append(row, spec.f(v))
+			}
+			rows = append(rows, row)
+		}
+		blocks = append(blocks, Table{Caption: spec.title + ", window average (" + b.doc.Header.Spec + ", " + cacheShort(b.res.WriteCache) + ")",
+			Head: append([]string{"Block size"}, t.Cols...), Rows: rows})
+	}
+	b.add(&Page{Test: "Latency", Title: "Tabular Data: ART, 99.999 % RT, MRT and IOPS", Setup: setup, Params: params, Landmark: "lat-table", Blocks: blocks})
+	mean, maxT, p5 := tables["lat_mean_ms"], tables["lat_max_ms"], tables["lat_p99_999_ms"]
+	b.add(&Page{Test: "Latency", Title: "Block size × R/W mix: average and maximum response time", Setup: setup, Params: params, Landmark: "lat-3d",
+		Blocks: []Block{
+			Matrix{Caption: "Average response time by block size × R/W mix", RowHead: "Block size", Rows: rowsLabels(mean), Cols: mean.Cols,
+				Values: mean.Values, Unit: "ms", Format: fmtMs, LowIsGood: true},
+			Matrix{Caption: "99.999 % response time by block size × R/W mix", RowHead: "Block size", Rows: rowsLabels(p5), Cols: p5.Cols,
+				Values: p5.Values, Unit: "ms", Format: fmtMs, LowIsGood: true},
+			Matrix{Caption: "Maximum response time by block size × R/W mix", RowHead: "Block size", Rows: rowsLabels(maxT), Cols: maxT.Cols,
+				Values: maxT.Values, Unit: "ms", Format: fmtMs, LowIsGood: true},
+		}})
+	if c := cellAt(s, 4096, 0); c != nil && c.Hist != nil && c.Hist.Count() > 0 {
+		title := "RND 4 KiB 0/100 TC1/QD1"
+		hist, clp, sum := histogramPlots(title, c.Hist)
+		b.add(&Page{Test: "Latency", Title: "Response Time Histogram – Confidence Level Plot", Setup: setup, Params: params, Landmark: "lat-histogram",
+			Blocks: []Block{
+				Paragraph{Lines: []string{fmt.Sprintf("%s, measurement window rounds %d–%d: %s IOPS, %s MB/s, average %s ms, maximum %s ms.",
+					title, s.Window[0], s.Window[1], fmtIOPS(c.IOPS), fmtMBps(c.MBps), fmtMs(c.LatMeanMs), fmtMs(c.LatMaxMs))}},
+				Chart{Caption: "Response-time histogram (I/Os per latency bin, log scales)", Plot: hist, Summary: sum},
+				Chart{Caption: "Confidence level: share of I/Os at or under each response time", Plot: clp, Summary: sum},
+			}})
+	}
+}
+
+func cacheShort(s string) string {
+	switch s {
+	case "enabled":
+		return "WCE"
+	case "disabled":
+		return "WCD"
+	}
+	return "write cache unknown"
+}
+
+// --- appendix ---
+
+func (b *builder) appendix() {
+	// A: the workload of every cell.
+	rows := [][]string{}
+	for _, st := range b.ri.Stages {
+		for _, c := range st.Cells {
+			rows = append(rows, []string{st.Title, fmt.Sprint(c.Index + 1), c.Key, c.Workload.String(),
+				time.Duration(c.Workload.Duration).String()})
+		}
+	}
+	b.paginate("Appendix A: the workload of every cell", "appendix-cells", Table{Caption: "Cells of every round, in loop order",
+		Head: []string{"Stage", "Cell", "Key", "Workload", "Time"}, Widths: []float64{1.2, 0.5, 1.3, 2.4, 0.6}, Align: "LRLLR", Small: true}, rows, 46)
+	b.fioJobs()
+	// B: purge and preconditioning.
+	var lines []string
+	for _, t := range b.res.Tests {
+		for _, s := range t.Stages {
+			if p := s.Purge; p != nil {
+				lines = append(lines, fmt.Sprintf("%s — purge %s (%s), %s. %s %s", s.Title, p.Method, compliance(p.Compliant, p.Skipped),
+					p.Duration.Round(time.Millisecond), p.Verified, p.Note))
+				for _, c := range p.Commands {
+					lines = append(lines, fmt.Sprintf("    $ %s   → exit %d in %s; %s", strings.Join(c.Args, " "), c.Exit,
+						c.Duration.Round(time.Millisecond), oneLine(c.Output)))
+				}
+			}
+			if pc := s.Precondition; pc != nil {
+				lines = append(lines, fmt.Sprintf("%s — preconditioning %s: %.1f GB written in %s (%s MB/s)", s.Title, pc.Workload.String(),
+					float64(pc.Bytes)/1e9, durationLabel(pc.Seconds), fmtMBps(pc.MBps)))
+			}
+		}
+	}
+	b.paginateText("Appendix B: purge and preconditioning, with every command", "appendix-purge", lines, 60)
+	// C: tracking variables per round.
+	for _, t := range b.res.Tests {
+		for _, s := range t.Stages {
+			head := []string{"Round"}
+			for _, tr := range s.Tracking {
+				head = append(head, tr.Name+" ("+tr.Unit+")")
+			}
+			rows := [][]string{}
+			for r := 0; r < s.Rounds; r++ {
+				row := []string{fmt.Sprint(r + 1)}
+				for _, tr := range s.Tracking {
+					v := math.NaN()
+					if r < len(tr.Values) {
+						v = tr.Values[r]
+					}
+					row = append(row, fmtValue(tr.Unit, v))
+				}
+				if r+1 >= s.Window[0] && r+1 <= s.Window[1] {
+					row[0] += " (window)"
+				}
+				rows = append(rows, row)
+			}
+			b.paginate("Appendix C: tracking variables per round, "+s.Title, "appendix-tracking",
+				Table{Caption: s.Title + ": tracking variables in every round", Head: head, Rows: rows}, rows, 36)
+		}
+	}
+}
+
+func compliance(ok, skipped bool) string {
+	switch {
+	case skipped:
+		return "skipped: a deviation"
+	case ok:
+		return "a PTS purge"
+	}
+	return "a substitute, NOT a PTS purge"
+}
+
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 110 {
+		s = s[:110] + "…"
+	}
+	if s == "" {
+		return "no output"
+	}
+	return "output: " + s
+}
+
+func (b *builder) paginate(title, landmark string, t Table, rows [][]string, per int) {
+	for i := 0; i < len(rows) || i == 0; i += per {
+		part := t
+		part.Rows = rows[i:min(i+per, len(rows))]
+		if i > 0 {
+			part.Caption += " (continued)"
+		}
+		b.add(&Page{Title: title, Landmark: landmark, Blocks: []Block{part}})
+		if len(rows) == 0 {
+			return
+		}
+	}
+}
+
+func (b *builder) paginateText(title, landmark string, lines []string, per int) {
+	if len(lines) == 0 {
+		lines = []string{"Nothing to report."}
+	}
+	for i := 0; i < len(lines); i += per {
+		b.add(&Page{Title: title, Landmark: landmark,
+			Blocks: []Block{Paragraph{Lines: lines[i:min(i+per, len(lines))], Mono: true, Size: 6.5}}})
+	}
+}
+
+// fioJobs shows one fio job file per stage when fio ran (every cell's is in
+// the run directory's fio folder).
+func (b *builder) fioJobs() {
+	if b.opt.Dir == "" || !strings.HasPrefix(b.ri.Engine, "fio") {
+		return
+	}
+	for _, st := range b.ri.Stages {
+		matches, _ := filepath.Glob(filepath.Join(b.opt.Dir, "fio", st.ID+"-r01-c01-*.fio"))
+		sort.Strings(matches)
+		if len(matches) == 0 {
+			continue
+		}
+		data, err := os.ReadFile(matches[0])
+		if err != nil {
+			continue
+		}
+		lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+		lines = append([]string{"# " + filepath.Base(matches[0]) + " — every cell's job file is in fio/ beside run.json"}, lines...)
+		b.paginateText("Appendix A: fio job file, "+st.Title+", round 1, cell 1", "appendix-fio", lines, 60)
+	}
+}

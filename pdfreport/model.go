@@ -1,0 +1,227 @@
+package pdfreport
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"gonum.org/v1/plot"
+)
+
+// Doc is a report: the header every page shares, and the pages.
+type Doc struct {
+	Paper  string // A4 or Letter
+	Header Header
+	Pages  []*Page
+}
+
+// Header is the part of the SNIA page header that is the same on every page.
+type Header struct {
+	Start, Finish string // test run start and finish (the run's own times)
+	Spec          string // "PTS-E 2.0.2"
+	Vendor, Model string
+	TestedBy      string
+	Platform      []KV // Test Platform column
+	Device        []KV // Device Under Test column
+}
+
+// KV is one row of a header column.
+type KV struct{ K, V string }
+
+// Page is one report page.
+type Page struct {
+	Test     string // "IOPS", "Throughput", "Latency"; "" for the summary and appendix
+	Title    string // the page subtitle, e.g. "Steady State Convergence Plot"
+	Setup    []KV   // Set-Up Parameters column
+	Params   []KV   // Test Parameters column
+	Blocks   []Block
+	Landmark string // short id for tests ("iops-table")
+}
+
+// Block is a piece of a page body.
+type Block interface {
+	kind() string // "Plot", "Table" or "" (no caption number)
+	caption() string
+	text() string // the content as text, for the golden tests
+}
+
+// Paragraph is running text; Strong lines are drawn bold.
+type Paragraph struct {
+	Lines  []string
+	Strong bool
+	Mono   bool // fixed-width (job files, commands)
+	Size   float64
+}
+
+func (Paragraph) kind() string    { return "" }
+func (Paragraph) caption() string { return "" }
+func (p Paragraph) text() string  { return strings.Join(p.Lines, "\n") }
+
+// Table is a table with a header row.
+type Table struct {
+	Caption string
+	Head    []string
+	Rows    [][]string
+	Widths  []float64 // relative column widths; equal when nil
+	Align   string    // one letter per column: L, C or R; right-aligned numbers by default
+	Small   bool
+}
+
+func (Table) kind() string      { return "Table" }
+func (t Table) caption() string { return t.Caption }
+func (t Table) text() string {
+	var b strings.Builder
+	b.WriteString(strings.Join(t.Head, " | "))
+	for _, r := range t.Rows {
+		b.WriteString("\n" + strings.Join(r, " | "))
+	}
+	return b.String()
+}
+
+// Matrix is a block size × R/W mix view that prints in black and white:
+// cells shaded by value on a log scale, the value written in each.
+type Matrix struct {
+	Caption   string
+	RowHead   string
+	Rows      []string
+	Cols      []string
+	Values    [][]float64 // NaN where absent
+	Unit      string
+	Format    func(float64) string
+	LowIsGood bool // latency: darker is slower either way; the legend says which is better
+}
+
+func (Matrix) kind() string      { return "Plot" }
+func (m Matrix) caption() string { return m.Caption }
+func (m Matrix) text() string {
+	var b strings.Builder
+	b.WriteString(m.RowHead + " | " + strings.Join(m.Cols, " | ") + " (" + m.Unit + ")")
+	for i, r := range m.Rows {
+		b.WriteString("\n" + r)
+		for _, v := range m.Values[i] {
+			b.WriteString(" | " + m.Format(v))
+		}
+	}
+	return b.String()
+}
+
+// Chart is a gonum plot with a text summary of what it shows.
+type Chart struct {
+	Caption string
+	Plot    *plot.Plot
+	Height  float64 // mm; 0 fills the page body
+	Summary string  // series and their values, for the golden tests
+}
+
+func (Chart) kind() string      { return "Plot" }
+func (c Chart) caption() string { return c.Caption }
+func (c Chart) text() string    { return c.Summary }
+
+// Text renders the whole document as text: what the golden tests compare.
+// Numbers appear as the report prints them.
+func (d *Doc) Text() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "REPORT %s, %d pages\n", d.Paper, len(d.Pages))
+	fmt.Fprintf(&b, "run %s – %s, %s, %s %s, tested by %s\n", d.Header.Start, d.Header.Finish, d.Header.Spec,
+		d.Header.Vendor, d.Header.Model, d.Header.TestedBy)
+	for _, kv := range d.Header.Platform {
+		fmt.Fprintf(&b, "platform %s: %s\n", kv.K, kv.V)
+	}
+	for _, kv := range d.Header.Device {
+		fmt.Fprintf(&b, "device %s: %s\n", kv.K, kv.V)
+	}
+	captions := counters{}
+	for i, p := range d.Pages {
+		fmt.Fprintf(&b, "\n=== page %d of %d: %s – %s\n", i+1, len(d.Pages), pageTest(p), p.Title)
+		for _, kv := range p.Setup {
+			fmt.Fprintf(&b, "setup %s: %s\n", kv.K, kv.V)
+		}
+		for _, kv := range p.Params {
+			fmt.Fprintf(&b, "param %s: %s\n", kv.K, kv.V)
+		}
+		for _, bl := range p.Blocks {
+			b.WriteString(bl.text())
+			b.WriteString("\n")
+			if c := captions.next(bl); c != "" {
+				b.WriteString(c + "\n")
+			}
+		}
+	}
+	return b.String()
+}
+
+func pageTest(p *Page) string {
+	if p.Test == "" {
+		return "Report"
+	}
+	return p.Test + " Test"
+}
+
+// counters numbers captions: Plot 1, Plot 2, Table 1 …
+type counters map[string]int
+
+func (c counters) next(b Block) string {
+	k := b.kind()
+	if k == "" || b.caption() == "" {
+		return ""
+	}
+	c[k]++
+	return fmt.Sprintf("%s %d – %s", k, c[k], b.caption())
+}
+
+// Number formats: enough digits to show differences, never rounded before a
+// comparison (these are for display only).
+func fmtIOPS(v float64) string {
+	if math.IsNaN(v) {
+		return "–"
+	}
+	return groupThousands(fmt.Sprintf("%.0f", v))
+}
+
+func fmtMBps(v float64) string {
+	if math.IsNaN(v) {
+		return "–"
+	}
+	if v >= 100 {
+		return groupThousands(fmt.Sprintf("%.0f", v))
+	}
+	return fmt.Sprintf("%.1f", v)
+}
+
+// fmtMs shows latencies in ms with three significant digits, at least three
+// decimals: 0.021, 0.0835 → 0.0835, 1.23, 12.3.
+func fmtMs(v float64) string {
+	switch {
+	case math.IsNaN(v):
+		return "–"
+	case v == 0:
+		return "0"
+	case v >= 100:
+		return fmt.Sprintf("%.0f", v)
+	case v >= 10:
+		return fmt.Sprintf("%.1f", v)
+	case v >= 1:
+		return fmt.Sprintf("%.2f", v)
+	}
+	d := 3
+	for x := v; x < 0.1 && d < 6; x *= 10 {
+		d++
+	}
+	return fmt.Sprintf("%.*f", d, v)
+}
+
+func groupThousands(s string) string {
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var out []byte
+	for i := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			out = append(out, ',')
+		}
+		out = append(out, s[i])
+	}
+	if neg {
+		return "-" + string(out)
+	}
+	return string(out)
+}

@@ -1,0 +1,376 @@
+package pdfreport
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"sort"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/ptsrun/ptsrun/engine"
+	"github.com/ptsrun/ptsrun/steadystate"
+)
+
+func init() {
+	plot.DefaultFont = font.Font{Typeface: "Liberation", Variant: "Sans"}
+}
+
+// Series styles that stay apart in black and white: grey levels, dashes and
+// glyph shapes change together.
+var (
+	seriesColors = []color.Color{
+		color.RGBA{0, 0, 0, 255}, color.RGBA{31, 91, 168, 255}, color.RGBA{196, 62, 32, 255},
+		color.RGBA{38, 134, 56, 255}, color.RGBA{120, 60, 160, 255}, color.RGBA{150, 110, 20, 255},
+		color.RGBA{0, 130, 140, 255}, color.RGBA{110, 110, 110, 255},
+	}
+	seriesDashes = [][]vg.Length{nil, {vg.Points(4), vg.Points(2)}, {vg.Points(1), vg.Points(1.5)},
+		{vg.Points(6), vg.Points(2), vg.Points(1), vg.Points(2)}, nil, {vg.Points(2), vg.Points(2)}, {vg.Points(8), vg.Points(3)}, {vg.Points(1), vg.Points(3)}}
+	seriesGlyphs = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{}, draw.PlusGlyph{},
+		draw.CrossGlyph{}, draw.RingGlyph{}, draw.BoxGlyph{}, draw.PyramidGlyph{}}
+)
+
+func newPlot(title, x, y string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.Title.TextStyle.Font.Size = vg.Points(10)
+	p.X.Label.Text = x
+	p.Y.Label.Text = y
+	for _, a := range []*plot.Axis{&p.X, &p.Y} {
+		a.Label.TextStyle.Font.Size = vg.Points(8.5)
+		a.Tick.Label.Font.Size = vg.Points(7.5)
+	}
+	p.Legend.TextStyle.Font.Size = vg.Points(7.5)
+	p.Legend.Top = true
+	g := plotter.NewGrid()
+	g.Horizontal.Color = color.Gray{215}
+	g.Vertical.Color = color.Gray{215}
+	p.Add(g)
+	return p
+}
+
+type series struct {
+	name string
+	xs   []float64
+	ys   []float64
+}
+
+func (s series) summary(f func(float64) string) string {
+	var parts []string
+	for i := range s.xs {
+		parts = append(parts, f(s.ys[i]))
+	}
+	return s.name + ": " + strings.Join(parts, " ")
+}
+
+func addLines(p *plot.Plot, ss []series) {
+	for i, s := range ss {
+		pts := make(plotter.XYs, 0, len(s.xs))
+		for j := range s.xs {
+			if !math.IsNaN(s.ys[j]) && !math.IsInf(s.ys[j], 0) {
+				pts = append(pts, plotter.XY{X: s.xs[j], Y: s.ys[j]})
+			}
+		}
+		if len(pts) == 0 {
+			continue
+		}
+		l, sc, err := plotter.NewLinePoints(pts)
+		if err != nil {
+			continue
+		}
+		k := i % len(seriesColors)
+		l.Color, l.Dashes, l.Width = seriesColors[k], seriesDashes[k], vg.Points(1)
+		sc.Color, sc.Shape, sc.Radius = seriesColors[k], seriesGlyphs[k], vg.Points(2)
+		p.Add(l, sc)
+		p.Legend.Add(s.name, l, sc)
+	}
+}
+
+// roundTicks labels whole rounds only.
+type roundTicks struct{}
+
+func (roundTicks) Ticks(min, max float64) []plot.Tick {
+	var t []plot.Tick
+	step := math.Max(1, math.Ceil((max-min)/12))
+	for r := math.Ceil(min); r <= max; r += step {
+		t = append(t, plot.Tick{Value: r, Label: fmt.Sprintf("%.0f", r)})
+	}
+	return t
+}
+
+// convergencePlot shows tracking values per round, the measurement window
+// shaded.
+func convergencePlot(title, ylabel string, ss []series, window [2]int, logY bool) *plot.Plot {
+	p := newPlot(title, "Round", ylabel)
+	p.X.Tick.Marker = roundTicks{}
+	if window[1] >= window[0] && window[0] > 0 {
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, s := range ss {
+			for _, y := range s.ys {
+				if y > 0 || !logY {
+					lo, hi = math.Min(lo, y), math.Max(hi, y)
+				}
+			}
+		}
+		if !math.IsInf(lo, 0) {
+			if logY {
+				lo, hi = lo/1.5, hi*1.5
+			} else {
+				lo, hi = math.Min(0, lo), hi*1.1
+			}
+			band, err := plotter.NewPolygon(plotter.XYs{{X: float64(window[0]) - 0.3, Y: lo},
+				{X: float64(window[1]) + 0.3, Y: lo}, {X: float64(window[1]) + 0.3, Y: hi}, {X: float64(window[0]) - 0.3, Y: hi}})
+			if err == nil {
+				band.Color = color.Gray{238}
+				band.LineStyle.Width = 0
+				p.Add(band)
+				p.Legend.Add(fmt.Sprintf("window, rounds %d–%d", window[0], window[1]), band)
+			}
+		}
+	}
+	addLines(p, ss)
+	if logY {
+		p.Y.Scale = plot.LogScale{}
+		p.Y.Tick.Marker = decadeTicks{}
+	} else {
+		p.Y.Min = 0
+	}
+	p.X.Min, p.X.Max = 0.5, math.Max(float64(window[1])+0.5, 5.5)
+	return p
+}
+
+// windowPlot is the steady-state measurement-window plot: the values, the
+// average, 110 % and 90 % of it, and the least-squares line.
+func windowPlot(name, unit string, v steadystate.Verdict) *plot.Plot {
+	p := newPlot(name+": steady-state measurement window", "Round", unit)
+	p.X.Tick.Marker = roundTicks{}
+	x0, x1 := float64(v.FirstRound), float64(v.LastRound)
+	hline := func(label string, y float64, dashes []vg.Length, c color.Color) {
+		l, err := plotter.NewLine(plotter.XYs{{X: x0 - 0.2, Y: y}, {X: x1 + 0.2, Y: y}})
+		if err != nil {
+			return
+		}
+		l.Color, l.Dashes, l.Width = c, dashes, vg.Points(1)
+		p.Add(l)
+		p.Legend.Add(label, l)
+	}
+	hline(fmt.Sprintf("average %s", fmtValue(unit, v.Average)), v.Average, nil, color.Gray{60})
+	hline("110 % of average", 1.1*v.Average, []vg.Length{vg.Points(4), vg.Points(2)}, color.Gray{120})
+	hline("90 % of average", 0.9*v.Average, []vg.Length{vg.Points(4), vg.Points(2)}, color.Gray{120})
+	fit, err := plotter.NewLine(plotter.XYs{{X: x0, Y: v.Slope*x0 + v.Intercept}, {X: x1, Y: v.Slope*x1 + v.Intercept}})
+	if err == nil {
+		fit.Color, fit.Width, fit.Dashes = color.RGBA{196, 62, 32, 255}, vg.Points(1.2), []vg.Length{vg.Points(1), vg.Points(1.5)}
+		p.Add(fit)
+		p.Legend.Add(fmt.Sprintf("least squares: y = %.4g·R %+.4g", v.Slope, v.Intercept), fit)
+	}
+	pts := plotter.XYs{}
+	for i, y := range v.Values {
+		pts = append(pts, plotter.XY{X: x0 + float64(i), Y: y})
+	}
+	if sc, err := plotter.NewScatter(pts); err == nil {
+		sc.Shape, sc.Radius, sc.Color = draw.CircleGlyph{}, vg.Points(3), color.Black
+		p.Add(sc)
+		p.Legend.Add(name, sc)
+	}
+	p.X.Min, p.X.Max = x0-0.5, x1+0.5
+	p.Y.Min = 0.8 * math.Min(v.Average, minOf(v.Values))
+	p.Y.Max = 1.25 * math.Max(v.Average, maxOf(v.Values))
+	return p
+}
+
+func minOf(v []float64) float64 {
+	m := math.Inf(1)
+	for _, x := range v {
+		m = math.Min(m, x)
+	}
+	return m
+}
+
+func maxOf(v []float64) float64 {
+	m := math.Inf(-1)
+	for _, x := range v {
+		m = math.Max(m, x)
+	}
+	return m
+}
+
+func fmtValue(unit string, v float64) string {
+	switch unit {
+	case "IOPS":
+		return fmtIOPS(v) + " IOPS"
+	case "MB/s":
+		return fmtMBps(v) + " MB/s"
+	}
+	return fmtMs(v) + " " + unit
+}
+
+// decadeTicks marks powers of ten with compact labels (1k, 10k, 1M) and the
+// 2 and 5 between them unlabelled.
+type decadeTicks struct{}
+
+func (decadeTicks) Ticks(min, max float64) []plot.Tick {
+	if !(min > 0) || !(max > min) {
+		return nil
+	}
+	var t []plot.Tick
+	for e := math.Floor(math.Log10(min)); e <= math.Ceil(math.Log10(max)); e++ {
+		d := math.Pow(10, e)
+		for _, m := range []float64{1, 2, 5} {
+			v := d * m
+			if v < min*0.999 || v > max*1.001 {
+				continue
+			}
+			label := ""
+			if m == 1 {
+				label = compact(v)
+			}
+			t = append(t, plot.Tick{Value: v, Label: label})
+		}
+	}
+	return t
+}
+
+func compact(v float64) string {
+	switch {
+	case v >= 1e9:
+		return fmt.Sprintf("%gG", v/1e9)
+	case v >= 1e6:
+		return fmt.Sprintf("%gM", v/1e6)
+	case v >= 1e3:
+		return fmt.Sprintf("%gk", v/1e3)
+	}
+	return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.6f", v), "0"), ".")
+}
+
+// sizeTicks label block sizes the PTS way.
+type sizeTicks struct{ sizes []int64 }
+
+func (s sizeTicks) Ticks(min, max float64) []plot.Tick {
+	var t []plot.Tick
+	for _, b := range s.sizes {
+		kib := float64(b) / 1024
+		if kib >= min*0.999 && kib <= max*1.001 {
+			t = append(t, plot.Tick{Value: kib, Label: strings.TrimSuffix(engine.FormatSize(b), " KiB")})
+		}
+	}
+	return t
+}
+
+// logLogPlot is the 2D IOPS plot: IOPS (log) against block size (log, KiB),
+// one line per R/W mix.
+func logLogPlot(title, ylabel string, sizes []int64, ss []series) *plot.Plot {
+	p := newPlot(title, "Block size (KiB)", ylabel)
+	addLines(p, ss)
+	p.X.Scale = plot.LogScale{}
+	p.X.Tick.Marker = sizeTicks{sizes}
+	p.Y.Scale = plot.LogScale{}
+	p.Y.Tick.Marker = decadeTicks{}
+	p.Legend.Top = true
+	p.Legend.Left = false
+	return p
+}
+
+// barPlot draws groups of bars: one group per label, one bar per series.
+func barPlot(title, ylabel string, groups []string, ss []series) *plot.Plot {
+	p := newPlot(title, "Block size", ylabel)
+	w := vg.Points(28)
+	for i, s := range ss {
+		vals := make(plotter.Values, len(s.ys))
+		for j, y := range s.ys {
+			if math.IsNaN(y) {
+				y = 0
+			}
+			vals[j] = y
+		}
+		b, err := plotter.NewBarChart(vals, w)
+		if err != nil {
+			continue
+		}
+		b.Color = []color.Color{color.Gray{70}, color.Gray{180}}[i%2]
+		b.LineStyle.Width = vg.Points(0.5)
+		b.Offset = vg.Length(float64(i)-float64(len(ss)-1)/2) * w
+		p.Add(b)
+		p.Legend.Add(s.name, b)
+	}
+	p.NominalX(groups...)
+	p.Y.Min = 0
+	return p
+}
+
+// histogramPlots are the response-time histogram (I/Os per latency bin, both
+// axes log) and its confidence-level curve (the share of I/Os at or under a
+// latency, on a nines scale) with marks at 99, 99.9, 99.99 and 99.999 %.
+func histogramPlots(title string, h *engine.Histogram) (*plot.Plot, *plot.Plot, string) {
+	bins := h.Bins()
+	type bin struct{ lo, hi, n float64 }
+	// Regroup HdrHistogram's fine bins into 20 per decade.
+	grouped := map[int]*bin{}
+	var keys []int
+	var total float64
+	for _, b := range bins {
+		msLo := float64(b.LowNs) / 1e6
+		k := int(math.Floor(math.Log10(math.Max(msLo, 1e-6)) * 20))
+		g := grouped[k]
+		if g == nil {
+			g = &bin{lo: math.Pow(10, float64(k)/20), hi: math.Pow(10, float64(k+1)/20)}
+			grouped[k] = g
+			keys = append(keys, k)
+		}
+		g.n += float64(b.Count)
+		total += float64(b.Count)
+	}
+	sort.Ints(keys)
+	hist := newPlot(title+": response-time histogram", "Response time (ms)", "I/Os per bin")
+	steps := plotter.XYs{}
+	for _, k := range keys {
+		g := grouped[k]
+		steps = append(steps, plotter.XY{X: g.lo, Y: 0.8}, plotter.XY{X: g.lo, Y: g.n}, plotter.XY{X: g.hi, Y: g.n}, plotter.XY{X: g.hi, Y: 0.8})
+	}
+	if l, err := plotter.NewLine(steps); err == nil {
+		l.Color, l.Width = color.Black, vg.Points(0.8)
+		l.FillColor = color.Gray{170}
+		hist.Add(l)
+	}
+	hist.X.Scale, hist.Y.Scale = plot.LogScale{}, plot.LogScale{}
+	hist.X.Tick.Marker, hist.Y.Tick.Marker = decadeTicks{}, decadeTicks{}
+	hist.Y.Min = 0.8
+
+	clp := newPlot(title+": confidence level", "Response time (ms)", "I/Os at or under (confidence level)")
+	nines := func(f float64) float64 { return -math.Log10(math.Max(1-f, 1e-7)) }
+	curve := plotter.XYs{}
+	var cum float64
+	for _, k := range keys {
+		g := grouped[k]
+		cum += g.n
+		curve = append(curve, plotter.XY{X: g.hi, Y: nines(cum / total)})
+	}
+	if l, err := plotter.NewLine(curve); err == nil {
+		l.Color, l.Width = color.Black, vg.Points(1.2)
+		clp.Add(l)
+		clp.Legend.Add("cumulative share of I/Os", l)
+	}
+	var marks []string
+	for i, q := range []float64{99, 99.9, 99.99, 99.999} {
+		v := float64(h.Percentile(q)) / 1e6
+		y := nines(q / 100)
+		if l, err := plotter.NewLine(plotter.XYs{{X: curve[0].X, Y: y}, {X: v, Y: y}, {X: v, Y: 0}}); err == nil {
+			l.Color, l.Dashes, l.Width = seriesColors[i+1], []vg.Length{vg.Points(3), vg.Points(2)}, vg.Points(0.8)
+			clp.Add(l)
+			clp.Legend.Add(fmt.Sprintf("%g %%: %s ms", q, fmtMs(v)), l)
+		}
+		marks = append(marks, fmt.Sprintf("%g%%=%s ms", q, fmtMs(v)))
+	}
+	clp.X.Scale = plot.LogScale{}
+	clp.X.Tick.Marker = decadeTicks{}
+	clp.Y.Min, clp.Y.Max = 0, 6
+	clp.Y.Tick.Marker = plot.ConstantTicks([]plot.Tick{{Value: 0, Label: "0 %"}, {Value: 1, Label: "90 %"}, {Value: 2, Label: "99 %"},
+		{Value: 3, Label: "99.9 %"}, {Value: 4, Label: "99.99 %"}, {Value: 5, Label: "99.999 %"}, {Value: 6, Label: "99.9999 %"}})
+	clp.Legend.Top, clp.Legend.Left = false, false
+	summary := fmt.Sprintf("%d I/Os in %d bins; %s", int64(total), len(keys), strings.Join(marks, ", "))
+	return hist, clp, summary
+}

@@ -1,0 +1,418 @@
+package pdfreport
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"time"
+
+	"codeberg.org/go-fonts/liberation/liberationmonoregular"
+	"codeberg.org/go-fonts/liberation/liberationsansbold"
+	"codeberg.org/go-fonts/liberation/liberationsansitalic"
+	"codeberg.org/go-fonts/liberation/liberationsansregular"
+	"codeberg.org/go-pdf/fpdf"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// Embedded font families.
+const (
+	fontSans = "LiberationSans"
+	fontMono = "LiberationMono"
+)
+
+// Page geometry in millimetres.
+const (
+	margin     = 10.0
+	headerH    = 58.0 // the SNIA header band
+	captionH   = 6.0
+	blockGap   = 4.0
+	footerH    = 5.0
+	headerFont = 6.2
+	bodyFont   = 8.5
+)
+
+type renderer struct {
+	pdf       *fpdf.Fpdf
+	doc       *Doc
+	w, h      float64 // page size
+	page      int
+	captions  counters
+	createdAt time.Time
+}
+
+// Render writes the PDF. created is the run's own time, the only date in it.
+func (d *Doc) Render(w io.Writer, created time.Time) error {
+	size := "A4"
+	if strings.EqualFold(d.Paper, "letter") {
+		size = "Letter"
+	}
+	pdf := fpdf.New("P", "mm", size, "")
+	pdf.SetCreationDate(created)
+	pdf.SetModificationDate(created)
+	pdf.SetCatalogSort(true)
+	pdf.SetProducer("ptsrun", true)
+	pdf.SetCreator("ptsrun", true)
+	pdf.SetTitle("SNIA SSS PTS report: "+d.Header.Vendor+" "+d.Header.Model, true)
+	pdf.SetAutoPageBreak(false, margin)
+	pdf.SetMargins(margin, margin, margin)
+	pdf.AddUTF8FontFromBytes(fontSans, "", liberationsansregular.TTF)
+	pdf.AddUTF8FontFromBytes(fontSans, "B", liberationsansbold.TTF)
+	pdf.AddUTF8FontFromBytes(fontSans, "I", liberationsansitalic.TTF)
+	pdf.AddUTF8FontFromBytes(fontSans, "BI", liberationsansbold.TTF)
+	pdf.AddUTF8FontFromBytes(fontMono, "", liberationmonoregular.TTF)
+	pw, ph := pdf.GetPageSize()
+	r := &renderer{pdf: pdf, doc: d, w: pw, h: ph, captions: counters{}, createdAt: created}
+	for i, p := range d.Pages {
+		r.page = i + 1
+		pdf.AddPage()
+		r.header(p)
+		r.body(p)
+		r.footer()
+		if err := pdf.Error(); err != nil {
+			return fmt.Errorf("report page %d (%s): %w", i+1, p.Title, err)
+		}
+	}
+	return pdf.Output(w)
+}
+
+func (r *renderer) font(style string, size float64) { r.pdf.SetFont(fontSans, style, size) }
+
+// header draws the SNIA page header: the title band and the four columns.
+func (r *renderer) header(p *Page) {
+	pdf, h := r.pdf, r.doc.Header
+	x, y := margin, margin
+	width := r.w - 2*margin
+	pdf.SetDrawColor(0, 0, 0)
+	pdf.SetLineWidth(0.3)
+	pdf.SetFillColor(230, 230, 230)
+	pdf.Rect(x, y, width, 15, "FD")
+	side := 46.0
+	// Left: run dates.
+	r.font("", headerFont)
+	pdf.SetTextColor(0, 0, 0)
+	pdf.SetXY(x+1.5, y+1.5)
+	pdf.MultiCell(side-2, 3, "Test Run Date:\nStart: "+h.Start+"\nFinish: "+h.Finish, "", "L", false)
+	// Centre: test and page title.
+	r.font("B", 11)
+	title := "Report"
+	if p.Test != "" {
+		title = p.Test + " Test – Report Page"
+	}
+	pdf.SetXY(x+side, y+2)
+	pdf.CellFormat(width-2*side, 5, title, "", 0, "C", false, 0, "")
+	r.font("", 8.5)
+	pdf.SetXY(x+side, y+8)
+	pdf.CellFormat(width-2*side, 4, p.Title, "", 0, "C", false, 0, "")
+	// Right: specification, revision, page.
+	r.font("", headerFont)
+	pdf.SetXY(x+width-side, y+1.5)
+	pdf.MultiCell(side-1.5, 3, "SNIA SSS TWG: Solid State Storage\nPerformance Test Specification (PTS)\nRev. "+h.Spec+"\n", "", "R", false)
+	r.font("B", 7.5)
+	pdf.SetXY(x+width-side, y+11)
+	pdf.CellFormat(side-1.5, 3, fmt.Sprintf("Page %d of %d", r.page, len(r.doc.Pages)), "", 0, "R", false, 0, "")
+	// The vendor line.
+	y += 15
+	pdf.Rect(x, y, width, 5, "D")
+	r.font("", 7)
+	pdf.SetXY(x+1.5, y+0.8)
+	pdf.CellFormat(width-3, 3.5, fmt.Sprintf("Vendor: %s     Model: %s     Tested by: %s", h.Vendor, h.Model, h.TestedBy), "", 0, "L", false, 0, "")
+	// The four columns.
+	y += 5
+	colW := width / 4
+	cols := []struct {
+		title string
+		rows  []KV
+	}{{"Test Platform", h.Platform}, {"Device Under Test", h.Device}, {"Set-Up Parameters", p.Setup}, {"Test Parameters", p.Params}}
+	boxH := headerH - 20 - 2
+	for i, c := range cols {
+		cx := x + float64(i)*colW
+		pdf.SetFillColor(230, 230, 230)
+		pdf.Rect(cx, y, colW, 4, "FD")
+		r.font("B", 6.8)
+		pdf.SetXY(cx, y+0.5)
+		pdf.CellFormat(colW, 3, c.title, "", 0, "C", false, 0, "")
+		pdf.Rect(cx, y+4, colW, boxH-4, "D")
+		yy := y + 5
+		for _, kv := range c.rows {
+			if yy > y+boxH-3 {
+				break
+			}
+			yy = r.kv(cx+1.2, yy, colW-2.4, kv)
+		}
+	}
+}
+
+// kv writes a "key: value" row in a header column, the key bold, and returns
+// the next row's position. Long values wrap once, then are cut.
+func (r *renderer) kv(x, y, w float64, kv KV) float64 {
+	pdf := r.pdf
+	r.font("B", headerFont)
+	kw := pdf.GetStringWidth(kv.K+": ") + 0.3
+	pdf.SetXY(x, y)
+	pdf.CellFormat(kw, 2.9, kv.K+":", "", 0, "L", false, 0, "")
+	r.font("", headerFont)
+	lines := pdf.SplitText(kv.V, w-kw)
+	if len(lines) == 0 {
+		lines = []string{""}
+	}
+	if len(lines) > 2 {
+		lines = lines[:2]
+		lines[1] = strings.TrimRight(lines[1], " ") + "…"
+	}
+	for i, l := range lines {
+		pdf.SetXY(x+kw, y+float64(i)*2.9)
+		pdf.CellFormat(w-kw, 2.9, l, "", 0, "L", false, 0, "")
+	}
+	return y + float64(len(lines))*2.9
+}
+
+func (r *renderer) footer() {
+	pdf := r.pdf
+	r.font("I", 6)
+	pdf.SetTextColor(90, 90, 90)
+	pdf.SetXY(margin, r.h-margin-footerH+1)
+	pdf.CellFormat(r.w-2*margin, 3, "ptsrun — SNIA SSS PTS report; rebuild it with `ptsrun report DIR` from the run's run.json and journal.jsonl", "T", 0, "C", false, 0, "")
+	pdf.SetTextColor(0, 0, 0)
+}
+
+// body lays the blocks out down the page; blocks without a height share
+// what is left.
+func (r *renderer) body(p *Page) {
+	top := margin + headerH + 2
+	bottom := r.h - margin - footerH - 1
+	x, width := margin, r.w-2*margin
+	fixed, flex := 0.0, 0
+	heights := make([]float64, len(p.Blocks))
+	for i, b := range p.Blocks {
+		heights[i] = r.height(b, width)
+		if heights[i] < 0 {
+			flex++
+		} else {
+			fixed += heights[i]
+		}
+		if b.caption() != "" {
+			fixed += captionH
+		}
+	}
+	fixed += blockGap * float64(len(p.Blocks)-1)
+	share := 0.0
+	if flex > 0 {
+		share = math.Max(30, (bottom-top-fixed)/float64(flex))
+	}
+	y := top
+	for i, b := range p.Blocks {
+		h := heights[i]
+		if h < 0 {
+			h = share
+		}
+		r.draw(b, x, y, width, h)
+		y += h
+		if c := r.captions.next(b); c != "" {
+			r.font("B", 8)
+			r.pdf.SetXY(x, y+0.8)
+			r.pdf.CellFormat(width, 4, c, "", 0, "C", false, 0, "")
+			y += captionH
+		}
+		y += blockGap
+	}
+}
+
+// height is a block's height in mm; −1 when it takes a share of the rest.
+func (r *renderer) height(b Block, width float64) float64 {
+	switch b := b.(type) {
+	case Paragraph:
+		size := b.Size
+		if size == 0 {
+			size = bodyFont
+		}
+		r.setParagraphFont(b, size)
+		n := 0
+		for _, l := range b.Lines {
+			n += max(1, len(r.pdf.SplitText(l, width)))
+		}
+		return float64(n) * size * 0.46
+	case Table:
+		return float64(len(b.Rows)+1) * r.rowH(b)
+	case Matrix:
+		return float64(len(b.Rows)+1)*7 + 8
+	case Chart:
+		if b.Height > 0 {
+			return b.Height
+		}
+		return -1
+	}
+	return 0
+}
+
+func (r *renderer) setParagraphFont(b Paragraph, size float64) {
+	switch {
+	case b.Mono:
+		r.pdf.SetFont(fontMono, "", size)
+	case b.Strong:
+		r.font("B", size)
+	default:
+		r.font("", size)
+	}
+}
+
+func (r *renderer) rowH(t Table) float64 {
+	if t.Small {
+		return 4
+	}
+	return 5.2
+}
+
+func (r *renderer) draw(b Block, x, y, w, h float64) {
+	switch b := b.(type) {
+	case Paragraph:
+		size := b.Size
+		if size == 0 {
+			size = bodyFont
+		}
+		r.setParagraphFont(b, size)
+		r.pdf.SetXY(x, y)
+		for _, l := range b.Lines {
+			r.pdf.SetX(x)
+			r.pdf.MultiCell(w, size*0.46, l, "", "L", false)
+		}
+	case Table:
+		r.table(b, x, y, w)
+	case Matrix:
+		r.matrix(b, x, y, w)
+	case Chart:
+		c := newCanvas(r.pdf, x, y, w, h)
+		b.Plot.Draw(draw.New(c))
+		c.end()
+	}
+}
+
+func (r *renderer) table(t Table, x, y, w float64) {
+	pdf := r.pdf
+	n := len(t.Head)
+	widths := make([]float64, n)
+	total := 0.0
+	for i := range widths {
+		widths[i] = 1
+		if i < len(t.Widths) {
+			widths[i] = t.Widths[i]
+		}
+		total += widths[i]
+	}
+	for i := range widths {
+		widths[i] *= w / total
+	}
+	rh := r.rowH(t)
+	size := 7.5
+	if t.Small {
+		size = 6.3
+	}
+	align := func(i int) string {
+		if i < len(t.Align) {
+			return string(t.Align[i])
+		}
+		if i == 0 {
+			return "L"
+		}
+		return "R"
+	}
+	pdf.SetFillColor(225, 225, 225)
+	r.font("B", size)
+	xx := x
+	for i, h := range t.Head {
+		pdf.SetXY(xx, y)
+		pdf.CellFormat(widths[i], rh, r.fit(h, widths[i]-1.5), "1", 0, "C", true, 0, "")
+		xx += widths[i]
+	}
+	r.font("", size)
+	for ri, row := range t.Rows {
+		xx = x
+		yy := y + float64(ri+1)*rh
+		shade := ri%2 == 1
+		pdf.SetFillColor(245, 245, 245)
+		for i := 0; i < n; i++ {
+			cell := ""
+			if i < len(row) {
+				cell = row[i]
+			}
+			pdf.SetXY(xx, yy)
+			pdf.CellFormat(widths[i], rh, r.fit(cell, widths[i]-1.5), "1", 0, align(i), shade, 0, "")
+			xx += widths[i]
+		}
+	}
+}
+
+// fit cuts text that would overflow its cell.
+func (r *renderer) fit(s string, w float64) string {
+	if r.pdf.GetStringWidth(s) <= w {
+		return s
+	}
+	rs := []rune(s)
+	for len(rs) > 1 && r.pdf.GetStringWidth(string(rs)+"…") > w {
+		rs = rs[:len(rs)-1]
+	}
+	return string(rs) + "…"
+}
+
+// matrix draws a shaded block size × mix matrix: grey levels on a log scale
+// of the values, the values printed in each cell, a legend below.
+func (r *renderer) matrix(m Matrix, x, y, w float64) {
+	pdf := r.pdf
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, row := range m.Values {
+		for _, v := range row {
+			if v > 0 && !math.IsNaN(v) {
+				lo, hi = math.Min(lo, v), math.Max(hi, v)
+			}
+		}
+	}
+	level := func(v float64) float64 {
+		if !(v > 0) || hi <= lo {
+			return 0.5
+		}
+		return (math.Log(v) - math.Log(lo)) / (math.Log(hi) - math.Log(lo))
+	}
+	labelW := 24.0
+	cw := (w - labelW) / float64(len(m.Cols))
+	ch := 7.0
+	r.font("B", 7.5)
+	pdf.SetFillColor(225, 225, 225)
+	pdf.SetXY(x, y)
+	pdf.CellFormat(labelW, ch, m.RowHead+" \\ R/W", "1", 0, "C", true, 0, "")
+	for j, c := range m.Cols {
+		pdf.SetXY(x+labelW+float64(j)*cw, y)
+		pdf.CellFormat(cw, ch, c, "1", 0, "C", true, 0, "")
+	}
+	for i, rl := range m.Rows {
+		yy := y + float64(i+1)*ch
+		r.font("B", 7.5)
+		pdf.SetFillColor(225, 225, 225)
+		pdf.SetXY(x, yy)
+		pdf.CellFormat(labelW, ch, rl, "1", 0, "C", true, 0, "")
+		for j := range m.Cols {
+			v := m.Values[i][j]
+			g := 250 - int(level(v)*170) // light for low values, dark for high
+			if math.IsNaN(v) {
+				g = 255
+			}
+			pdf.SetFillColor(g, g, g)
+			if g < 150 {
+				pdf.SetTextColor(255, 255, 255)
+			} else {
+				pdf.SetTextColor(0, 0, 0)
+			}
+			r.font("", 7.5)
+			pdf.SetXY(x+labelW+float64(j)*cw, yy)
+			pdf.CellFormat(cw, ch, m.Format(v), "1", 0, "C", true, 0, "")
+		}
+		pdf.SetTextColor(0, 0, 0)
+	}
+	r.font("I", 6.5)
+	pdf.SetXY(x, y+float64(len(m.Rows)+1)*ch+1)
+	better := "higher is better"
+	if m.LowIsGood {
+		better = "lower is better"
+	}
+	pdf.CellFormat(w, 4, fmt.Sprintf("Shade: darker = larger %s (log scale, %s … %s); %s.", m.Unit, m.Format(lo), m.Format(hi), better),
+		"", 0, "L", false, 0, "")
+}
