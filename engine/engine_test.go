@@ -132,6 +132,44 @@ func TestHistogramAccuracyAndJSON(t *testing.T) {
 	assert.LessOrEqual(t, bins[0].LowNs, bins[0].HighNs)
 }
 
+// A histogram read from JSON, or compacted, answers as its decoded self,
+// turns back into bins when written to, and saves the same encoding.
+func TestHistogramCompact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	h := NewHistogram()
+	for range 100_000 {
+		h.Record(int64(rng.ExpFloat64() * 50_000))
+	}
+	want := h.Clone()
+	b, err := json.Marshal(h)
+	require.NoError(t, err)
+
+	var read Histogram
+	require.NoError(t, json.Unmarshal(b, &read))
+	h.Compact()
+	for _, c := range []*Histogram{&read, h} {
+		assert.Nil(t, c.h, "kept encoded")
+		assert.Equal(t, want.Count(), c.Count())
+		assert.Equal(t, want.Percentile(99.999), c.Percentile(99.999))
+		assert.Equal(t, want.Bins(), c.Bins())
+		assert.True(t, c.Equal(want))
+		again, err := json.Marshal(c)
+		require.NoError(t, err)
+		assert.JSONEq(t, string(b), string(again))
+		cl := c.Clone()
+		assert.True(t, cl.Equal(want))
+	}
+	// Merging from a compact histogram leaves it compact; into one decodes it.
+	sum := NewHistogram()
+	sum.Merge(&read)
+	sum.Merge(h)
+	assert.Nil(t, read.h)
+	assert.Equal(t, 2*want.Count(), sum.Count())
+	read.Record(1)
+	assert.NotNil(t, read.h)
+	assert.Equal(t, want.Count()+1, read.Count())
+}
+
 func TestDirStats(t *testing.T) {
 	var a, b DirStats
 	a.Record(1000, 10, 4096)

@@ -19,8 +19,55 @@ const (
 
 // Histogram is a mergeable latency histogram in nanoseconds. The zero value is
 // not usable; use NewHistogram.
+//
+// A histogram read from JSON stays in its compact encoding (a few hundred
+// bytes instead of 35 KB of bins) until it is written to: a 25-round journal
+// holds thousands of them and most are only ever merged or not read at all.
 type Histogram struct {
-	h *hdr.Histogram
+	h   *hdr.Histogram
+	enc []byte // the validated V2 encoding while h is nil
+}
+
+func decode(enc []byte) (*hdr.Histogram, error) {
+	d, err := hdr.Decode(enc)
+	if err != nil {
+		return nil, err
+	}
+	if d.LowestTrackableValue() != histLowest || d.HighestTrackableValue() != histHighest ||
+		d.SignificantFigures() != histDigits {
+		// A different geometry cannot be merged bin by bin; re-record it.
+		n := hdr.New(histLowest, histHighest, histDigits)
+		for _, bar := range d.Distribution() {
+			if bar.Count > 0 {
+				_ = n.RecordValues(min(max((bar.From+bar.To)/2, histLowest), histHighest), bar.Count)
+			}
+		}
+		return n, nil
+	}
+	return d, nil
+}
+
+// bins gives the histogram for writing, decoding it for good.
+func (h *Histogram) bins() *hdr.Histogram {
+	if h.h == nil {
+		h.h = h.view()
+		h.enc = nil
+	}
+	return h.h
+}
+
+// view gives the histogram for reading; an encoded one is decoded for the
+// call only.
+func (h *Histogram) view() *hdr.Histogram {
+	if h.h != nil {
+		return h.h
+	}
+	if h.enc != nil {
+		if d, err := decode(h.enc); err == nil { // validated when read
+			return d
+		}
+	}
+	return hdr.New(histLowest, histHighest, histDigits)
 }
 
 // NewHistogram returns an empty histogram.
@@ -38,27 +85,28 @@ func (h *Histogram) RecordN(ns, n int64) {
 		return
 	}
 	ns = min(max(ns, histLowest), histHighest)
-	_ = h.h.RecordValues(ns, n) // cannot fail: value clamped to the geometry
+	_ = h.bins().RecordValues(ns, n) // cannot fail: value clamped to the geometry
 }
 
 // Merge adds every bin of o into h.
 func (h *Histogram) Merge(o *Histogram) {
-	if o == nil || o.h == nil {
+	if o == nil || (o.h == nil && o.enc == nil) {
 		return
 	}
-	h.h.Merge(o.h)
+	h.bins().Merge(o.view())
 }
 
 // Count is the number of recorded values.
-func (h *Histogram) Count() int64 { return h.h.TotalCount() }
+func (h *Histogram) Count() int64 { return h.view().TotalCount() }
 
 // Percentile returns the latency (ns) at percentile p (0 < p ≤ 100): the
 // highest value equivalent to the bin that holds it.
 func (h *Histogram) Percentile(p float64) int64 {
-	if h.h.TotalCount() == 0 {
+	v := h.view()
+	if v.TotalCount() == 0 {
 		return 0
 	}
-	return h.h.ValueAtPercentile(p)
+	return v.ValueAtPercentile(p)
 }
 
 // Bin is one non-empty histogram bin: latencies in [LowNs, HighNs] counted Count times.
@@ -70,7 +118,7 @@ type Bin struct {
 // Bins lists the non-empty bins in increasing latency order.
 func (h *Histogram) Bins() []Bin {
 	var out []Bin
-	for _, b := range h.h.Distribution() {
+	for _, b := range h.view().Distribution() {
 		if b.Count > 0 {
 			out = append(out, Bin{LowNs: b.From, HighNs: b.To, Count: b.Count})
 		}
@@ -78,16 +126,45 @@ func (h *Histogram) Bins() []Bin {
 	return out
 }
 
+// Compact drops the bins for the compact encoding, which later reads decode
+// again; for histograms kept only to be merged or saved.
+func (h *Histogram) Compact() {
+	if h == nil || h.h == nil {
+		return
+	}
+	if b, err := h.h.Encode(hdr.V2CompressedEncodingCookieBase); err == nil {
+		h.h, h.enc = nil, b
+	}
+}
+
+// Compact drops the histograms' bins; see Histogram.Compact.
+func (m *Measurement) Compact() {
+	m.Read.Hist.Compact()
+	m.Write.Hist.Compact()
+	for i := range m.Targets {
+		m.Targets[i].Read.Hist.Compact()
+		m.Targets[i].Write.Hist.Compact()
+	}
+}
+
 // Clone returns an independent copy.
-func (h *Histogram) Clone() *Histogram { return &Histogram{h: h.h.Clone()} }
+func (h *Histogram) Clone() *Histogram {
+	if h.h == nil && h.enc != nil {
+		return &Histogram{enc: h.enc}
+	}
+	return &Histogram{h: h.view().Clone()}
+}
 
 // Equal reports whether both histograms hold the same bins.
-func (h *Histogram) Equal(o *Histogram) bool { return h.h.Equals(o.h) }
+func (h *Histogram) Equal(o *Histogram) bool { return h.view().Equals(o.view()) }
 
 // MarshalJSON writes the standard HdrHistogram V2 compressed, base64 encoding,
 // which HdrHistogram tools in other languages read too.
 func (h *Histogram) MarshalJSON() ([]byte, error) {
-	b, err := h.h.Encode(hdr.V2CompressedEncodingCookieBase)
+	if h.h == nil && h.enc != nil {
+		return json.Marshal(string(h.enc))
+	}
+	b, err := h.view().Encode(hdr.V2CompressedEncodingCookieBase)
 	if err != nil {
 		return nil, fmt.Errorf("encoding latency histogram: %w", err)
 	}
@@ -100,23 +177,20 @@ func (h *Histogram) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &s); err != nil {
 		return fmt.Errorf("latency histogram: %w", err)
 	}
-	d, err := hdr.Decode([]byte(s))
+	raw, err := hdr.Decode([]byte(s))
 	if err != nil {
 		return fmt.Errorf("latency histogram: %w", err)
 	}
-	if d.LowestTrackableValue() != histLowest || d.HighestTrackableValue() != histHighest ||
-		d.SignificantFigures() != histDigits {
-		// A different geometry cannot be merged bin by bin; re-record it.
-		n := NewHistogram()
-		for _, bar := range d.Distribution() {
-			if bar.Count > 0 {
-				n.RecordN((bar.From+bar.To)/2, bar.Count)
-			}
-		}
-		*h = *n
+	if raw.LowestTrackableValue() == histLowest && raw.HighestTrackableValue() == histHighest &&
+		raw.SignificantFigures() == histDigits {
+		h.h, h.enc = nil, []byte(s) // valid: keep it compact until written to
 		return nil
 	}
-	h.h = d
+	d, err := decode([]byte(s))
+	if err != nil {
+		return fmt.Errorf("latency histogram: %w", err)
+	}
+	h.h, h.enc = d, nil
 	return nil
 }
 

@@ -417,6 +417,9 @@ func (r *Runner) runStage(ctx context.Context, s *Stage, ss *StageState) error {
 				Workload: &w, Measurement: &m, WallNs: int64(wall)}, r.position(s, round, i+1)); err != nil {
 				return err
 			}
+			// Journaled; a long stage keeps every round, so keep the bins
+			// compact (35 KB each decoded, a few hundred bytes encoded).
+			m.Compact()
 		}
 		vals := make([]float64, len(s.Tracking))
 		for v, t := range s.Tracking {

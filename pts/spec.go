@@ -95,7 +95,7 @@ const (
 
 // Value reads the metric from a measurement. Latencies are in ms.
 func (m Metric) Value(x engine.Measurement) float64 {
-	t := x.Total()
+	t := x.Counts()
 	switch m {
 	case MetricIOPS:
 		return x.IOPS()
@@ -110,7 +110,7 @@ func (m Metric) Value(x engine.Measurement) float64 {
 	case MetricMaxLatMs:
 		return float64(t.LatMaxNs) / 1e6
 	case MetricP99999LatMs:
-		return float64(t.PercentileNs(LATPercentile)) / 1e6
+		return float64(x.Total().PercentileNs(LATPercentile)) / 1e6
 	}
 	return 0
 }

@@ -135,7 +135,7 @@ func (p *progress) Observe(r pts.Record, pos pts.Position) {
 	case pts.RecCell:
 		msg := fmt.Sprintf("%s round %d cell %d/%d %s: %.0f IOPS %.1f MB/s %.3f ms | round %s, stage %s–%s",
 			stage, r.Round, pos.Cell, len(pos.Stage.Cells), r.Key, r.Measurement.IOPS(), r.Measurement.MBps(),
-			r.Measurement.Total().MeanLatNs()/1e6, short(pos.RoundLeft), short(pos.StageLeftMin), short(pos.StageLeftMax))
+			r.Measurement.Counts().MeanLatNs()/1e6, short(pos.RoundLeft), short(pos.StageLeftMin), short(pos.StageLeftMax))
 		switch {
 		case p.tty:
 			if time.Since(p.last) < 100*time.Millisecond {
@@ -219,7 +219,7 @@ func (p *progress) event(r pts.Record) {
 		ev["key"] = r.Key
 	}
 	if m := r.Measurement; m != nil {
-		t := m.Total()
+		t := m.Counts()
 		ev["iops"], ev["mbps"] = m.IOPS(), m.MBps()
 		ev["lat_mean_ms"], ev["lat_max_ms"] = t.MeanLatNs()/1e6, float64(t.LatMaxNs)/1e6
 		ev["elapsed_s"] = m.Elapsed.Seconds()
