@@ -219,7 +219,7 @@ func buildCell(c pts.Cell, ss *pts.StageState, first, last int) CellResult {
 	var k int
 	for r := 1; r <= len(ss.Cells); r++ {
 		if m := ss.Cells[r-1][c.Index]; m != nil {
-			t := m.Total()
+			t := m.Counts()
 			cr.AllRounds = append(cr.AllRounds, RoundValue{Round: r, IOPS: m.IOPS(), MBps: m.MBps(),
 				LatMeanMs: ms(t.MeanLatNs()), LatMaxMs: ms(float64(t.LatMaxNs))})
 		}
@@ -232,7 +232,7 @@ func buildCell(c pts.Cell, ss *pts.StageState, first, last int) CellResult {
 			continue
 		}
 		k++
-		t := m.Total()
+		t := m.Counts() // the bins are merged once, from read and write, below
 		cr.IOPS += m.IOPS()
 		cr.ReadIOPS += m.Read.IOPS(m.Elapsed)
 		cr.WriteIOPS += m.Write.IOPS(m.Elapsed)
@@ -253,8 +253,10 @@ func buildCell(c pts.Cell, ss *pts.StageState, first, last int) CellResult {
 				order = append(order, ts.Target)
 			}
 			var tt engine.DirStats
-			tt.Merge(ts.Read)
-			tt.Merge(ts.Write)
+			r, w := ts.Read, ts.Write
+			r.Hist, w.Hist = nil, nil // per target: rates and means only
+			tt.Merge(r)
+			tt.Merge(w)
 			e.iops += tt.IOPS(m.Elapsed)
 			e.mb += tt.MBps(m.Elapsed)
 			e.lat.Merge(tt)
@@ -272,6 +274,10 @@ func buildCell(c pts.Cell, ss *pts.StageState, first, last int) CellResult {
 	cr.ReadMBps /= f
 	cr.WriteMBps /= f
 	cr.LatMaxMeanMs /= f
+	var bins engine.DirStats
+	bins.Merge(read)
+	bins.Merge(write)
+	total.Hist = bins.Hist
 	cr.LatMeanMs = ms(total.MeanLatNs())
 	cr.LatMaxMs = ms(float64(total.LatMaxNs))
 	cr.LatP99Ms = ms(float64(total.PercentileNs(99)))
@@ -313,6 +319,21 @@ func deviations(ri pts.RunInfo, st *pts.State, res *Results) []Deviation {
 	if cfg.MaxRounds < pts.DefaultMaxRounds {
 		add("max_rounds", "The round limit was %d instead of the PTS's %d.", cfg.MaxRounds, pts.DefaultMaxRounds)
 	}
+	// One line per kind of purge deviation, naming every stage it touched.
+	type purgeDev struct {
+		code, text string
+		stages     []string
+	}
+	var purges []*purgeDev
+	addPurge := func(code, text, stage string) {
+		for _, p := range purges {
+			if p.code == code && p.text == text {
+				p.stages = append(p.stages, stage)
+				return
+			}
+		}
+		purges = append(purges, &purgeDev{code, text, []string{stage}})
+	}
 	for _, s := range ri.Stages {
 		if !s.Purge {
 			continue
@@ -321,13 +342,16 @@ func deviations(ri pts.RunInfo, st *pts.State, res *Results) []Deviation {
 		switch {
 		case p == nil || p.Purge == nil:
 			if st.Stages[s.ID].Started {
-				add("purge_missing", "%s: no purge is recorded.", s.Title)
+				addPurge("purge_missing", "no purge is recorded.", s.Title)
 			}
 		case p.Purge.Skipped:
-			add("purge_none", "%s: the device was not purged (--purge none).", s.Title)
+			addPurge("purge_none", "the device was not purged (--purge none).", s.Title)
 		case !p.Purge.Compliant:
-			add("purge_substitute", "%s: the device was prepared with %s, a substitute that is not a PTS purge.", s.Title, p.Purge.Method)
+			addPurge("purge_substitute", fmt.Sprintf("the device was prepared with %s, a substitute that is not a PTS purge.", p.Purge.Method), s.Title)
 		}
+	}
+	for _, p := range purges {
+		add(p.code, "%s: %s", joinAnd(p.stages), p.text)
 	}
 	for _, wc := range st.WriteCache {
 		w := wc.WriteCache
@@ -384,4 +408,12 @@ func label(enabled bool) string {
 		return "enabled"
 	}
 	return "disabled"
+}
+
+// joinAnd lists names the English way: "a", "a and b", "a, b and c".
+func joinAnd(v []string) string {
+	if len(v) < 2 {
+		return strings.Join(v, "")
+	}
+	return strings.Join(v[:len(v)-1], ", ") + " and " + v[len(v)-1]
 }
