@@ -9,9 +9,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ptsrun/ptsrun/device"
 	"github.com/ptsrun/ptsrun/engine"
 	"github.com/ptsrun/ptsrun/matrix"
 	"github.com/ptsrun/ptsrun/pts"
+	"github.com/ptsrun/ptsrun/steadystate"
 )
 
 // Options choose the paper and where the run's files are (fio job files).
@@ -47,9 +49,31 @@ type builder struct {
 	res *matrix.Results
 	opt Options
 	doc *Doc
+	// warning goes on the header of every page of the stage being built.
+	warning string
 }
 
-func (b *builder) add(p *Page) { b.doc.Pages = append(b.doc.Pages, p) }
+func (b *builder) add(p *Page) {
+	if p.Test != "" {
+		p.Warning = b.warning
+	}
+	if p.Setup == nil && p.Params == nil {
+		p.Setup, p.Params = b.runSetup(), b.runParams()
+	}
+	b.doc.Pages = append(b.doc.Pages, p)
+}
+
+// stage sets the header warning for a stage's pages.
+func (b *builder) stage(s matrix.StageResult) {
+	switch {
+	case !s.Complete:
+		b.warning = "STAGE INCOMPLETE"
+	case !s.Steady:
+		b.warning = "SS NOT ACHIEVED"
+	default:
+		b.warning = ""
+	}
+}
 
 func stamp(t time.Time) string {
 	if t.IsZero() {
@@ -110,10 +134,10 @@ func (b *builder) header() {
 	}
 	h.Device = []KV{
 		{"Model", dev(func(i int) string { return orDash(t[i].Vendor + " " + t[i].Model) })},
-		{"Serial", dev(func(i int) string { return orDash(t[i].Serial) })},
-		{"Firmware", dev(func(i int) string { return orDash(t[i].Firmware) })},
+		{"Path", dev(func(i int) string { return orDash(targetPath(t[i])) })},
+		{"Serial / FW", dev(func(i int) string { return orDash(t[i].Serial) + " / " + orDash(t[i].Firmware) })},
 		{"Capacity", dev(func(i int) string { return decimal(t[i].CapacityBytes) })},
-		{"Interface", dev(func(i int) string { return orDash(strings.TrimSpace(t[i].Interface + " " + t[i].Transport)) })},
+		{"Interface", dev(func(i int) string { return orDash(strings.Join(unique([]string{t[i].Interface, t[i].Transport}), " ")) })},
 		{"Block size", dev(func(i int) string {
 			return fmt.Sprintf("%d B logical, %d B physical", t[i].LogicalBlock, t[i].PhysicalBlock)
 		})},
@@ -129,6 +153,15 @@ func (b *builder) header() {
 	if len(t) > 0 && t[0].Kind == "sim" {
 		h.Device = append(h.Device, KV{"Note", "simulated drive: a model, not hardware"})
 	}
+}
+
+// targetPath is where a target is: its device or file, or the model for
+// a simulated drive.
+func targetPath(t device.Identity) string {
+	if t.Path != "" {
+		return t.Path
+	}
+	return t.Spec
 }
 
 func cacheLabel(s string) string {
@@ -182,7 +215,7 @@ func unique(v []string) []string {
 // setup is the Set-Up Parameters column of a stage's pages.
 func (b *builder) setup(s matrix.StageResult) []KV {
 	cfg := b.ri.Config
-	kv := []KV{{"Data pattern", "RND (random, incompressible)"}, {"PC AR", fmt.Sprintf("%g %%", cfg.PCActiveRange)}}
+	kv := []KV{{"Data pattern", "RND, incompressible"}, {"PC AR", fmt.Sprintf("%g %%", cfg.PCActiveRange)}}
 	if s.Purge != nil {
 		p := s.Purge.Method
 		if !s.Purge.Compliant && !s.Purge.Skipped {
@@ -200,7 +233,7 @@ func (b *builder) setup(s matrix.StageResult) []KV {
 			KV{"TOIO – TC/QD", fmt.Sprintf("%d – TC %d/QD %d", w.TC*w.QD, w.TC, w.QD)},
 			KV{"Duration", fmt.Sprintf("%s, %.1f GB at %s MB/s", durationLabel(pc.Seconds), float64(pc.Bytes)/1e9, fmtMBps(pc.MBps))})
 	}
-	kv = append(kv, KV{"Pre-condition 2", s.Title + " loop (WDPC)"}, KV{"SS rounds", ssRounds(s)})
+	kv = append(kv, KV{"Pre-condition 2", s.Title + " loop (WDPC)"})
 	note := "SS achieved"
 	if !s.Steady {
 		note = "SS NOT ACHIEVED"
@@ -293,8 +326,8 @@ func (b *builder) summary() {
 	}
 	var dev []string
 	for _, t := range b.ri.Targets {
-		dev = append(dev, fmt.Sprintf("Device: %s %s, serial %s, firmware %s, %s, %s.", orDash(t.Vendor), orDash(t.Model),
-			orDash(t.Serial), orDash(t.Firmware), decimal(t.CapacityBytes), orDash(t.Interface)))
+		dev = append(dev, fmt.Sprintf("Device: %s (%s), serial %s, firmware %s, %s, %s.", orDash(strings.TrimSpace(t.Vendor+" "+t.Model)),
+			targetPath(t), orDash(t.Serial), orDash(t.Firmware), decimal(t.CapacityBytes), orDash(t.Interface)))
 	}
 	h := b.ri.Host
 	dev = append(dev, fmt.Sprintf("Platform: %s, %s × %d, %.1f GiB, %s, kernel %s; %s; engine %s.", orDash(h.Hostname),
@@ -316,15 +349,25 @@ func (b *builder) summary() {
 		}
 	}
 	p.Blocks = append(p.Blocks, Table{Caption: "Headline results (averages over each stage's measurement window)",
-		Head: []string{"Test", "Workload", "Result", "Steady state"}, Rows: rows, Widths: []float64{1.2, 2, 1.2, 2.2}, Align: "LLRL"})
-	p.Setup = []KV{{"Profile", b.ri.Profile.Short + " (" + b.ri.Profile.Name + ")"}, {"Write cache", cacheLabel(res.WriteCache)},
-		{"Purge", b.purgeLabel()}, {"Seed", fmt.Sprint(b.ri.Config.Seed)},
-		{"SS rule", fmt.Sprintf("%d rounds, range ≤ %g %%, slope ≤ %g %%", b.ri.Config.SS.Window, b.ri.Config.SS.MaxRange*100, b.ri.Config.SS.MaxSlope*100)},
-		{"Round limit", fmt.Sprint(b.ri.Config.MaxRounds)}}
-	p.Params = []KV{{"Tests", strings.Join(b.ri.Config.Tests, ", ")}, {"Cell time", time.Duration(b.ri.Config.CellTime).String()},
-		{"AR", fmt.Sprintf("%g %%", b.ri.Config.ActiveRange)}, {"IOPS TC/QD", fmt.Sprintf("%d/%d", b.ri.Config.TC, b.ri.Config.QD)},
-		{"Targets", fmt.Sprint(len(b.ri.Targets))}, {"Complete", yesNo(res.Complete)}}
+		Head: []string{"Test", "Workload", "Result", "Steady state"}, Rows: rows, Widths: []float64{1.15, 1.55, 2.3, 1.85}, Align: "LLRL"})
 	b.add(p)
+}
+
+// runSetup and runParams fill the header columns of pages that belong to
+// the run rather than to one test.
+func (b *builder) runSetup() []KV {
+	cfg := b.ri.Config
+	return []KV{{"Profile", b.ri.Profile.Short + " (" + b.ri.Profile.Name + ")"}, {"Write cache", cacheLabel(b.res.WriteCache)},
+		{"Purge", b.purgeLabel()}, {"PC AR", fmt.Sprintf("%g %%", cfg.PCActiveRange)}, {"Seed", fmt.Sprint(cfg.Seed)},
+		{"SS rule", fmt.Sprintf("%d rounds, range ≤ %g %%, slope ≤ %g %%", cfg.SS.Window, cfg.SS.MaxRange*100, cfg.SS.MaxSlope*100)},
+		{"Round limit", fmt.Sprint(cfg.MaxRounds)}}
+}
+
+func (b *builder) runParams() []KV {
+	cfg := b.ri.Config
+	return []KV{{"Tests", strings.Join(cfg.Tests, ", ")}, {"Cell time", time.Duration(cfg.CellTime).String()},
+		{"AR", fmt.Sprintf("%g %%", cfg.ActiveRange)}, {"IOPS TC/QD", fmt.Sprintf("%d/%d", cfg.TC, cfg.QD)},
+		{"Targets", fmt.Sprint(len(b.ri.Targets))}, {"Complete", yesNo(b.res.Complete)}}
 }
 
 func yesNo(v bool) string {
@@ -397,23 +440,24 @@ func (b *builder) windowPage(test string, s matrix.StageResult, tr matrix.Tracki
 		return p
 	}
 	p.Blocks = append(p.Blocks, Chart{Caption: tr.Name + ": steady-state measurement window, rounds " + fmt.Sprintf("%d–%d", v.FirstRound, v.LastRound),
-		Plot: windowPlot(tr.Name, tr.Unit, v), Height: 105,
+		Plot: windowPlot(tr.Name, tr.Unit, v, b.ri.Config.SS), Height: 105,
 		Summary: fmt.Sprintf("window %d–%d: %s", v.FirstRound, v.LastRound, joinF(v.Values, func(x float64) string { return fmtValue(tr.Unit, x) }))})
-	verdict := "PASS: steady state"
+	crit := b.ri.Config.SS
+	verdict, why := "PASS: steady state", "range and slope within the allowed"
 	if !v.Steady {
-		verdict = "FAIL: " + v.Reason
+		verdict, why = "FAIL: not steady", windowCheck(crit, []steadystate.Series{{Name: tr.Name, Values: tr.Values}}, v.LastRound)
 	}
 	p.Blocks = append(p.Blocks, Table{Caption: "Steady-state determination: " + tr.Name,
 		Head: []string{"Quantity", "Value", "Criterion"}, Widths: []float64{2.2, 1.6, 2}, Align: "LRL",
 		Rows: [][]string{
 			{"Measurement window (rounds)", fmt.Sprintf("%d – %d", v.FirstRound, v.LastRound), ""},
 			{"Average of the window", fmtValue(tr.Unit, v.Average), ""},
-			{"Allowed maximum data excursion (20 % of average)", fmtValue(tr.Unit, v.MaxRange), ""},
+			{fmt.Sprintf("Allowed maximum data excursion (%g %% of average)", 100*crit.MaxRange), fmtValue(tr.Unit, v.MaxRange), ""},
 			{"Measured data excursion (max − min)", fmtValue(tr.Unit, v.Range), passFail(v.RangeOK, "≤ allowed")},
-			{"Allowed maximum slope excursion (10 % of average)", fmtValue(tr.Unit, v.MaxSlopeExcursion), ""},
+			{fmt.Sprintf("Allowed maximum slope excursion (%g %% of average)", 100*crit.MaxSlope), fmtValue(tr.Unit, v.MaxSlopeExcursion), ""},
 			{"Measured slope excursion (|m| × (window − 1))", fmtValue(tr.Unit, v.SlopeExcursion), passFail(v.SlopeOK, "≤ allowed")},
-			{"Least-squares linear fit", fmt.Sprintf("y = %.6g·R %+.6g", v.Slope, v.Intercept), ""},
-			{"Verdict", verdict, ""},
+			{"Least-squares linear fit", fmtFit(v.Slope, v.Intercept), ""},
+			{"Verdict", verdict, why},
 		}})
 	return p
 }
@@ -434,6 +478,7 @@ func joinF(v []float64, f func(float64) string) string {
 }
 
 func (b *builder) iops(s matrix.StageResult) {
+	b.stage(s)
 	setup := b.setup(s)
 	params := b.params(s, "IOPS loop: RND, 7 R/W mixes × 8 block sizes", mixList(pts.IOPSMixes), sizeList(pts.IOPSBlockSizes))
 	// Convergence: IOPS per round for every block size at 0/100 (the
@@ -445,7 +490,7 @@ func (b *builder) iops(s matrix.StageResult) {
 		if c == nil {
 			continue
 		}
-		writes = append(writes, roundSeries(strings.TrimSuffix(engine.FormatSize(bs), "iB")+" 0/100", c))
+		writes = append(writes, roundSeries(engine.FormatSize(bs)+" 0/100", c))
 	}
 	b.add(&Page{Test: "IOPS", Title: "Steady State Convergence Plot: write IOPS, all block sizes", Setup: setup, Params: params, Landmark: "iops-convergence",
 		Blocks: []Block{Chart{Caption: "IOPS steady-state convergence: RND 0/100, every block size",
@@ -475,8 +520,13 @@ func (b *builder) iops(s matrix.StageResult) {
 		rows = append(rows, row)
 	}
 	head := append([]string{"Block size"}, tb.Cols...)
-	b.add(&Page{Test: "IOPS", Title: "Tabular Data: IOPS by block size × R/W mix", Setup: setup, Params: params, Landmark: "iops-table",
-		Blocks: []Block{Table{Caption: "IOPS (read + write), average of the measurement window", Head: head, Rows: rows}}})
+	b.add(&Page{Test: "IOPS", Title: "Tabular Data and 3D Plot equivalent: IOPS by block size × R/W mix", Setup: setup, Params: params,
+		Landmark: "iops-table", Blocks: []Block{
+			Table{Caption: "IOPS (read + write), average of the measurement window (" + b.doc.Header.Spec + ", " + cacheShort(b.res.WriteCache) + ")",
+				Head: head, Rows: rows},
+			Matrix{Caption: "IOPS by block size × R/W mix (shaded matrix: the PTS 3D column plot, printable in black and white)",
+				RowHead: "Block size", Rows: rowsLabels(tb), Cols: tb.Cols, Values: tb.Values, Unit: "IOPS", Format: fmtIOPS},
+		}})
 	var byMix []series
 	for j, mix := range pts.IOPSMixes {
 		sr := series{name: matrix.MixLabel(mix)}
@@ -489,9 +539,6 @@ func (b *builder) iops(s matrix.StageResult) {
 	b.add(&Page{Test: "IOPS", Title: "2D Plot: IOPS vs block size", Setup: setup, Params: params, Landmark: "iops-2d",
 		Blocks: []Block{Chart{Caption: "IOPS against block size, one line per R/W mix (log–log)",
 			Plot: logLogPlot("IOPS by block size and R/W mix", "IOPS", pts.IOPSBlockSizes, byMix), Summary: summarize(byMix, fmtIOPS)}}})
-	b.add(&Page{Test: "IOPS", Title: "3D Plot equivalent: block size × R/W mix", Setup: setup, Params: params, Landmark: "iops-3d",
-		Blocks: []Block{Matrix{Caption: "IOPS by block size × R/W mix (shaded matrix: the PTS 3D column plot, printable in black and white)",
-			RowHead: "Block size", Rows: rowsLabels(tb), Cols: tb.Cols, Values: tb.Values, Unit: "IOPS", Format: fmtIOPS}}})
 }
 
 func rowsLabels(t matrix.Table) []string {
@@ -549,6 +596,7 @@ func (b *builder) throughput(stages []matrix.StageResult) {
 			continue
 		}
 		bs := s.Cells[0].BlockSize
+		b.stage(s)
 		setup := b.setup(s)
 		params := b.params(s, "Throughput loop: SEQ "+engine.FormatSize(bs)+", read then write", "100/0, 0/100", engine.FormatSize(bs))
 		lastSetup, lastParams = setup, params
@@ -592,22 +640,23 @@ func (b *builder) throughput(stages []matrix.StageResult) {
 }
 
 func (b *builder) latency(s matrix.StageResult) {
+	b.stage(s)
 	setup := b.setup(s)
-	params := b.params(s, "Latency loop: RND, 3 R/W mixes × 3 block sizes, TC1/QD1", mixList(pts.LATMixes), sizeList(pts.LATBlockSizes))
+	params := b.params(s, "Latency loop: RND, 3 R/W mixes × 3 block sizes", mixList(pts.LATMixes), sizeList(pts.LATBlockSizes))
 	var art, mrt []series
 	for _, bs := range pts.LATBlockSizes {
 		c := cellAt(s, bs, 0)
 		if c == nil {
 			continue
 		}
-		name := strings.TrimSuffix(engine.FormatSize(bs), "iB") + " 0/100"
+		name := "RND " + engine.FormatSize(bs) + " 0/100"
 		art = append(art, roundSeriesOf(name, c, func(r matrix.RoundValue) float64 { return r.LatMeanMs }))
 		mrt = append(mrt, roundSeriesOf(name, c, func(r matrix.RoundValue) float64 { return r.LatMaxMs }))
 	}
 	b.add(&Page{Test: "Latency", Title: "Steady State Convergence Plots: average and maximum response time", Setup: setup, Params: params, Landmark: "lat-convergence",
 		Blocks: []Block{
-			Chart{Caption: "Average response time per round, RND 0/100, TC1/QD1", Plot: convergencePlot("ART per round", "ms", art, s.Window, false), Summary: summarize(art, fmtMs)},
-			Chart{Caption: "Maximum response time per round, RND 0/100, TC1/QD1", Plot: convergencePlot("MRT per round", "ms", mrt, s.Window, false), Summary: summarize(mrt, fmtMs)},
+			Chart{Caption: "Average response time per round, RND 0/100, TC1/QD1", Plot: convergencePlot("Average response time (ART) per round", "ART (ms)", art, s.Window, false), Summary: summarize(art, fmtMs)},
+			Chart{Caption: "Maximum response time per round, RND 0/100, TC1/QD1", Plot: convergencePlot("Maximum response time (MRT) per round", "MRT (ms)", mrt, s.Window, false), Summary: summarize(mrt, fmtMs)},
 		}})
 	for _, t := range s.Tracking {
 		b.add(b.windowPage("Latency", s, t, setup, params))
@@ -622,7 +671,7 @@ func (b *builder) latency(s matrix.StageResult) {
 		f           func(float64) string
 	}{
 		{"lat_mean_ms", "Average response time (ms)", fmtMs}, {"lat_p99_999_ms", "99.999 % response time (ms)", fmtMs},
-		{"lat_max_ms", "Maximum response time (ms)", fmtMs}, {"lat_iops", "IOPS at TC1/QD1", fmtIOPS},
+		{"lat_max_ms", "Maximum response time (ms; mean of the rounds' maxima)", fmtMs}, {"lat_iops", "IOPS at TC1/QD1", fmtIOPS},
 	} {
 		t := tables[spec.name]
 		rows := [][]string{}
@@ -673,24 +722,41 @@ func cacheShort(s string) string {
 // --- appendix ---
 
 func (b *builder) appendix() {
+	b.warning = ""
 	// A: the workload of every cell.
 	rows := [][]string{}
 	for _, st := range b.ri.Stages {
 		for _, c := range st.Cells {
-			rows = append(rows, []string{st.Title, fmt.Sprint(c.Index + 1), c.Key, c.Workload.String(),
-				time.Duration(c.Workload.Duration).String()})
+			w := c.Workload
+			rows = append(rows, []string{st.Title, fmt.Sprint(c.Index + 1), c.Key, w.String(),
+				fmt.Sprintf("%g–%g %%", w.RangeStart, w.ActiveRange), time.Duration(w.Duration).String()})
 		}
 	}
-	b.paginate("Appendix A: the workload of every cell", "appendix-cells", Table{Caption: "Cells of every round, in loop order",
-		Head: []string{"Stage", "Cell", "Key", "Workload", "Time"}, Widths: []float64{1.2, 0.5, 1.3, 2.4, 0.6}, Align: "LRLLR", Small: true}, rows, 46)
+	data := "Written data is incompressible random data, new for every write."
+	if strings.HasPrefix(b.ri.Engine, "sim") {
+		data = "The simulated drive models incompressible data."
+	}
+	intro := fmt.Sprintf("Every round runs these cells in this order, each for its time, over its active range of every target "+
+		"(percent of capacity). %s Each cell's random address stream is seeded from the run seed (%d), the stage, the round "+
+		"and the cell, so that a rerun repeats it exactly.", data, b.ri.Config.Seed)
+	b.add(&Page{Title: "Appendix A: the workload of every cell", Landmark: "appendix-cells", Flow: true, Blocks: []Block{
+		Paragraph{Lines: []string{intro}},
+		Table{Caption: "Cells of every round, in loop order", Head: []string{"Stage", "Cell", "Key", "Workload", "Active range", "Time"},
+			Widths: []float64{1.2, 0.45, 1.25, 2.2, 0.8, 0.5}, Align: "LRLLRR", Small: true, Rows: rows}}})
 	b.fioJobs()
 	// B: purge and preconditioning.
 	var lines []string
 	for _, t := range b.res.Tests {
 		for _, s := range t.Stages {
 			if p := s.Purge; p != nil {
-				lines = append(lines, fmt.Sprintf("%s — purge %s (%s), %s. %s %s", s.Title, p.Method, compliance(p.Compliant, p.Skipped),
-					p.Duration.Round(time.Millisecond), p.Verified, p.Note))
+				lines = append(lines, fmt.Sprintf("%s — purge %s (%s), %s", s.Title, p.Method, compliance(p.Compliant, p.Skipped),
+					p.Duration.Round(time.Millisecond)))
+				if p.Note != "" {
+					lines = append(lines, "    note: "+p.Note)
+				}
+				if p.Verified != "" {
+					lines = append(lines, "    check: "+p.Verified)
+				}
 				for _, c := range p.Commands {
 					lines = append(lines, fmt.Sprintf("    $ %s   → exit %d in %s; %s", strings.Join(c.Args, " "), c.Exit,
 						c.Duration.Round(time.Millisecond), oneLine(c.Output)))
@@ -702,14 +768,23 @@ func (b *builder) appendix() {
 			}
 		}
 	}
-	b.paginateText("Appendix B: purge and preconditioning, with every command", "appendix-purge", lines, 60)
+	if len(lines) == 0 {
+		lines = []string{"Nothing to report."}
+	}
+	b.add(&Page{Title: "Appendix B: purge and preconditioning, with every command", Landmark: "appendix-purge", Flow: true,
+		Blocks: []Block{Paragraph{Lines: lines, Mono: true, Size: 6.5}}})
 	// C: tracking variables per round.
+	var blocks []Block
 	for _, t := range b.res.Tests {
 		for _, s := range t.Stages {
 			head := []string{"Round"}
+			var vars []steadystate.Series
 			for _, tr := range s.Tracking {
-				head = append(head, tr.Name+" ("+tr.Unit+")")
+				head = append(head, tr.Name)
+				vars = append(vars, steadystate.Series{Name: tr.Name, Values: tr.Values})
 			}
+			head = append(head, "Window ending here")
+			crit := b.ri.Config.SS
 			rows := [][]string{}
 			for r := 0; r < s.Rounds; r++ {
 				row := []string{fmt.Sprint(r + 1)}
@@ -723,12 +798,60 @@ func (b *builder) appendix() {
 				if r+1 >= s.Window[0] && r+1 <= s.Window[1] {
 					row[0] += " (window)"
 				}
+				row = append(row, windowCheck(crit, vars, r+1))
 				rows = append(rows, row)
 			}
-			b.paginate("Appendix C: tracking variables per round, "+s.Title, "appendix-tracking",
-				Table{Caption: s.Title + ": tracking variables in every round", Head: head, Rows: rows}, rows, 36)
+			widths := []float64{0.7}
+			for range s.Tracking {
+				widths = append(widths, 1.1)
+			}
+			widths = append(widths, 2)
+			blocks = append(blocks, Table{Caption: s.Title + ": tracking variables in every round", Head: head, Rows: rows,
+				Widths: widths, Small: true, Align: "L" + strings.Repeat("R", len(s.Tracking)) + "L"})
 		}
 	}
+	b.add(&Page{Title: "Appendix C: tracking variables per round", Landmark: "appendix-tracking", Flow: true, Blocks: blocks})
+}
+
+// windowCheck is the steady-state rule applied to the window that ends at
+// round, in words.
+func windowCheck(c steadystate.Criteria, vars []steadystate.Series, round int) string {
+	if len(vars) == 0 {
+		return "–"
+	}
+	if round < c.Window {
+		return fmt.Sprintf("(%d of %d rounds)", round, c.Window)
+	}
+	j := c.CheckAllAt(vars, round)
+	if j.Steady {
+		return "steady"
+	}
+	var why []string
+	for i, v := range j.Verdicts {
+		if v.Steady || v.Average == 0 {
+			continue
+		}
+		name := ""
+		if len(vars) > 1 { // the tracking variable's workload, short: "4 KiB 0/100"
+			f := strings.Fields(vars[i].Name)
+			if len(f) > 2 && (f[1] == "RND" || f[1] == "SEQ") {
+				f = f[2:]
+			}
+			name = strings.Join(f, " ") + ": "
+		}
+		var parts []string
+		if !v.RangeOK {
+			parts = append(parts, fmt.Sprintf("range %.1f %% > %g %%", 100*v.Range/v.Average, 100*c.MaxRange))
+		}
+		if !v.SlopeOK {
+			parts = append(parts, fmt.Sprintf("slope %.1f %% > %g %%", 100*v.SlopeExcursion/v.Average, 100*c.MaxSlope))
+		}
+		why = append(why, name+strings.Join(parts, ", "))
+	}
+	if len(why) == 0 {
+		return "not steady: " + j.Reason
+	}
+	return strings.Join(why, "; ")
 }
 
 func compliance(ok, skipped bool) string {
@@ -743,37 +866,13 @@ func compliance(ok, skipped bool) string {
 
 func oneLine(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 110 {
-		s = s[:110] + "…"
+	if r := []rune(s); len(r) > 110 {
+		s = string(r[:110]) + "…"
 	}
 	if s == "" {
 		return "no output"
 	}
 	return "output: " + s
-}
-
-func (b *builder) paginate(title, landmark string, t Table, rows [][]string, per int) {
-	for i := 0; i < len(rows) || i == 0; i += per {
-		part := t
-		part.Rows = rows[i:min(i+per, len(rows))]
-		if i > 0 {
-			part.Caption += " (continued)"
-		}
-		b.add(&Page{Title: title, Landmark: landmark, Blocks: []Block{part}})
-		if len(rows) == 0 {
-			return
-		}
-	}
-}
-
-func (b *builder) paginateText(title, landmark string, lines []string, per int) {
-	if len(lines) == 0 {
-		lines = []string{"Nothing to report."}
-	}
-	for i := 0; i < len(lines); i += per {
-		b.add(&Page{Title: title, Landmark: landmark,
-			Blocks: []Block{Paragraph{Lines: lines[i:min(i+per, len(lines))], Mono: true, Size: 6.5}}})
-	}
 }
 
 // fioJobs shows one fio job file per stage when fio ran (every cell's is in
@@ -794,6 +893,7 @@ func (b *builder) fioJobs() {
 		}
 		lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
 		lines = append([]string{"# " + filepath.Base(matches[0]) + " — every cell's job file is in fio/ beside run.json"}, lines...)
-		b.paginateText("Appendix A: fio job file, "+st.Title+", round 1, cell 1", "appendix-fio", lines, 60)
+		b.add(&Page{Title: "Appendix A: fio job file, " + st.Title + ", round 1, cell 1", Landmark: "appendix-fio", Flow: true,
+			Blocks: []Block{Paragraph{Lines: lines, Mono: true, Size: 6.5}}})
 	}
 }

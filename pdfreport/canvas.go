@@ -46,6 +46,11 @@ func (c *canvas) end() {
 	c.pdf.SetDashPattern(nil, 0)
 	c.pdf.SetAlpha(1, "Normal")
 	c.pdf.TransformEnd()
+	// vg leaves its last colours set; the page's own text and rules are black.
+	c.pdf.SetDrawColor(0, 0, 0)
+	c.pdf.SetFillColor(255, 255, 255)
+	c.pdf.SetTextColor(0, 0, 0)
+	c.pdf.SetLineWidth(0.2)
 }
 
 func (c *canvas) Size() (vg.Length, vg.Length) { return c.w, c.h }

@@ -3,6 +3,7 @@ package pdfreport
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -36,6 +37,11 @@ type Page struct {
 	Params   []KV   // Test Parameters column
 	Blocks   []Block
 	Landmark string // short id for tests ("iops-table")
+	// Warning is printed in the header, e.g. "SS NOT ACHIEVED".
+	Warning string
+	// Flow lets the blocks run over as many sheets as they need, tables and
+	// text split between them; otherwise the page is one sheet.
+	Flow bool
 }
 
 // Block is a piece of a page body.
@@ -51,6 +57,7 @@ type Paragraph struct {
 	Strong bool
 	Mono   bool // fixed-width (job files, commands)
 	Size   float64
+	cont   bool // the rest of a paragraph split between sheets
 }
 
 func (Paragraph) kind() string    { return "" }
@@ -65,6 +72,7 @@ type Table struct {
 	Widths  []float64 // relative column widths; equal when nil
 	Align   string    // one letter per column: L, C or R; right-aligned numbers by default
 	Small   bool
+	cont    bool // the rest of a table split between sheets
 }
 
 func (Table) kind() string      { return "Table" }
@@ -111,6 +119,8 @@ type Chart struct {
 	Plot    *plot.Plot
 	Height  float64 // mm; 0 fills the page body
 	Summary string  // series and their values, for the golden tests
+	// LegendInside keeps gonum's legend placement, for plots with room for it.
+	LegendInside bool
 }
 
 func (Chart) kind() string      { return "Plot" }
@@ -121,7 +131,7 @@ func (c Chart) text() string    { return c.Summary }
 // Numbers appear as the report prints them.
 func (d *Doc) Text() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "REPORT %s, %d pages\n", d.Paper, len(d.Pages))
+	fmt.Fprintf(&b, "REPORT %s, %d sections\n", d.Paper, len(d.Pages))
 	fmt.Fprintf(&b, "run %s – %s, %s, %s %s, tested by %s\n", d.Header.Start, d.Header.Finish, d.Header.Spec,
 		d.Header.Vendor, d.Header.Model, d.Header.TestedBy)
 	for _, kv := range d.Header.Platform {
@@ -132,7 +142,10 @@ func (d *Doc) Text() string {
 	}
 	captions := counters{}
 	for i, p := range d.Pages {
-		fmt.Fprintf(&b, "\n=== page %d of %d: %s – %s\n", i+1, len(d.Pages), pageTest(p), p.Title)
+		fmt.Fprintf(&b, "\n=== section %d of %d: %s – %s\n", i+1, len(d.Pages), pageTest(p), p.Title)
+		if p.Warning != "" {
+			fmt.Fprintf(&b, "warning: %s\n", p.Warning)
+		}
 		for _, kv := range p.Setup {
 			fmt.Fprintf(&b, "setup %s: %s\n", kv.K, kv.V)
 		}
@@ -165,6 +178,9 @@ func (c counters) next(b Block) string {
 	if k == "" || b.caption() == "" {
 		return ""
 	}
+	if t, ok := b.(Table); ok && t.cont {
+		return fmt.Sprintf("%s %d – %s (continued)", k, c[k], b.caption())
+	}
 	c[k]++
 	return fmt.Sprintf("%s %d – %s", k, c[k], b.caption())
 }
@@ -176,6 +192,27 @@ func fmtIOPS(v float64) string {
 		return "–"
 	}
 	return groupThousands(fmt.Sprintf("%.0f", v))
+}
+
+// fmtNum writes a plain number readably: thousands grouped from 1,000 up,
+// four significant digits below.
+func fmtNum(v float64) string {
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return "–"
+	case math.Abs(v) >= 1000:
+		return groupThousands(fmt.Sprintf("%.0f", v))
+	}
+	return strconv.FormatFloat(v, 'g', 4, 64)
+}
+
+// fmtFit writes a least-squares line as y = m·R + b.
+func fmtFit(slope, intercept float64) string {
+	sign := "+"
+	if intercept < 0 {
+		sign, intercept = "−", -intercept
+	}
+	return fmt.Sprintf("y = %s·R %s %s", strings.Replace(fmtNum(slope), "-", "−", 1), sign, fmtNum(intercept))
 }
 
 func fmtMBps(v float64) string {

@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -46,6 +47,7 @@ func newPlot(title, x, y string) *plot.Plot {
 		a.Tick.Label.Font.Size = vg.Points(7.5)
 	}
 	p.Legend.TextStyle.Font.Size = vg.Points(7.5)
+	p.Y.Tick.Marker = numTicks{}
 	p.Legend.Top = true
 	g := plotter.NewGrid()
 	g.Horizontal.Color = color.Gray{215}
@@ -89,6 +91,20 @@ func addLines(p *plot.Plot, ss []series) {
 		p.Add(l, sc)
 		p.Legend.Add(s.name, l, sc)
 	}
+}
+
+// numTicks are gonum's default linear ticks labelled readably (225,000
+// rather than 225000.00).
+type numTicks struct{}
+
+func (numTicks) Ticks(min, max float64) []plot.Tick {
+	t := plot.DefaultTicks{}.Ticks(min, max)
+	for i := range t {
+		if t[i].Label != "" {
+			t[i].Label = fmtNum(t[i].Value)
+		}
+	}
+	return t
 }
 
 // roundTicks labels whole rounds only.
@@ -146,8 +162,12 @@ func convergencePlot(title, ylabel string, ss []series, window [2]int, logY bool
 
 // windowPlot is the steady-state measurement-window plot: the values, the
 // average, 110 % and 90 % of it, and the least-squares line.
-func windowPlot(name, unit string, v steadystate.Verdict) *plot.Plot {
-	p := newPlot(name+": steady-state measurement window", "Round", unit)
+func windowPlot(name, unit string, v steadystate.Verdict, c steadystate.Criteria) *plot.Plot {
+	ylabel := unit
+	if unit == "ms" {
+		ylabel = "Response time (ms)"
+	}
+	p := newPlot(name+": steady-state measurement window", "Round", ylabel)
 	p.X.Tick.Marker = roundTicks{}
 	x0, x1 := float64(v.FirstRound), float64(v.LastRound)
 	hline := func(label string, y float64, dashes []vg.Length, c color.Color) {
@@ -160,13 +180,16 @@ func windowPlot(name, unit string, v steadystate.Verdict) *plot.Plot {
 		p.Legend.Add(label, l)
 	}
 	hline(fmt.Sprintf("average %s", fmtValue(unit, v.Average)), v.Average, nil, color.Gray{60})
-	hline("110 % of average", 1.1*v.Average, []vg.Length{vg.Points(4), vg.Points(2)}, color.Gray{120})
-	hline("90 % of average", 0.9*v.Average, []vg.Length{vg.Points(4), vg.Points(2)}, color.Gray{120})
+	// The band is the allowed range centred on the average: 110 % and 90 %
+	// under the PTS rule.
+	half := c.MaxRange / 2
+	hline(fmt.Sprintf("%.4g %% of average", 100*(1+half)), (1+half)*v.Average, []vg.Length{vg.Points(4), vg.Points(2)}, color.Gray{120})
+	hline(fmt.Sprintf("%.4g %% of average", 100*(1-half)), (1-half)*v.Average, []vg.Length{vg.Points(4), vg.Points(2)}, color.Gray{120})
 	fit, err := plotter.NewLine(plotter.XYs{{X: x0, Y: v.Slope*x0 + v.Intercept}, {X: x1, Y: v.Slope*x1 + v.Intercept}})
 	if err == nil {
 		fit.Color, fit.Width, fit.Dashes = color.RGBA{196, 62, 32, 255}, vg.Points(1.2), []vg.Length{vg.Points(1), vg.Points(1.5)}
 		p.Add(fit)
-		p.Legend.Add(fmt.Sprintf("least squares: y = %.4g·R %+.4g", v.Slope, v.Intercept), fit)
+		p.Legend.Add("least squares: "+fmtFit(v.Slope, v.Intercept), fit)
 	}
 	pts := plotter.XYs{}
 	for i, y := range v.Values {
@@ -178,8 +201,10 @@ func windowPlot(name, unit string, v steadystate.Verdict) *plot.Plot {
 		p.Legend.Add(name, sc)
 	}
 	p.X.Min, p.X.Max = x0-0.5, x1+0.5
-	p.Y.Min = 0.8 * math.Min(v.Average, minOf(v.Values))
-	p.Y.Max = 1.25 * math.Max(v.Average, maxOf(v.Values))
+	lo := math.Min((1-half)*v.Average, minOf(v.Values))
+	hi := math.Max((1+half)*v.Average, maxOf(v.Values))
+	pad := math.Max((hi-lo)*0.25, 0.02*v.Average)
+	p.Y.Min, p.Y.Max = math.Max(0, lo-pad), hi+pad
 	return p
 }
 
@@ -218,6 +243,9 @@ func (decadeTicks) Ticks(min, max float64) []plot.Tick {
 		return nil
 	}
 	var t []plot.Tick
+	// Over a few decades the 2s and 5s are labelled too, so that an axis
+	// never shows a single number.
+	few := math.Log10(max/min) <= 3.2
 	for e := math.Floor(math.Log10(min)); e <= math.Ceil(math.Log10(max)); e++ {
 		d := math.Pow(10, e)
 		for _, m := range []float64{1, 2, 5} {
@@ -226,7 +254,7 @@ func (decadeTicks) Ticks(min, max float64) []plot.Tick {
 				continue
 			}
 			label := ""
-			if m == 1 {
+			if m == 1 || few {
 				label = compact(v)
 			}
 			t = append(t, plot.Tick{Value: v, Label: label})
@@ -270,9 +298,31 @@ func logLogPlot(title, ylabel string, sizes []int64, ss []series) *plot.Plot {
 	p.X.Tick.Marker = sizeTicks{sizes}
 	p.Y.Scale = plot.LogScale{}
 	p.Y.Tick.Marker = decadeTicks{}
-	p.Legend.Top = true
-	p.Legend.Left = false
+	if lo, hi := seriesRange(ss); lo > 0 {
+		p.Y.Min, p.Y.Max = lo/1.4, hi*1.4
+	}
 	return p
+}
+
+// seriesRange is the smallest positive and the largest value plotted.
+func seriesRange(ss []series) (lo, hi float64) {
+	lo, hi = math.Inf(1), 0
+	for _, s := range ss {
+		for _, y := range s.ys {
+			if y > 0 && !math.IsInf(y, 0) {
+				lo, hi = math.Min(lo, y), math.Max(hi, y)
+			}
+		}
+	}
+	if math.IsInf(lo, 1) {
+		return 0, 0
+	}
+	return lo, hi
+}
+
+// decades widens [lo, hi] to whole powers of ten.
+func decades(lo, hi float64) (float64, float64) {
+	return math.Pow(10, math.Floor(math.Log10(lo))), math.Pow(10, math.Ceil(math.Log10(hi)))
 }
 
 // barPlot draws groups of bars: one group per label, one bar per series.
@@ -339,9 +389,17 @@ func histogramPlots(title string, h *engine.Histogram) (*plot.Plot, *plot.Plot, 
 	hist.X.Scale, hist.Y.Scale = plot.LogScale{}, plot.LogScale{}
 	hist.X.Tick.Marker, hist.Y.Tick.Marker = decadeTicks{}, decadeTicks{}
 	hist.Y.Min = 0.8
+	var xlo, xhi float64
+	if len(keys) > 0 {
+		xlo, xhi = decades(grouped[keys[0]].lo, grouped[keys[len(keys)-1]].hi)
+		hist.X.Min, hist.X.Max = xlo, xhi
+	}
 
 	clp := newPlot(title+": confidence level", "Response time (ms)", "I/Os at or under (confidence level)")
-	nines := func(f float64) float64 { return -math.Log10(math.Max(1-f, 1e-7)) }
+	// The nines axis goes as far as the I/O count can resolve (one I/O in
+	// 10^7 needs 10^7 I/Os), at least to 99.999 %.
+	top := math.Max(5, math.Min(7, math.Ceil(math.Log10(math.Max(total, 1)))))
+	nines := func(f float64) float64 { return math.Min(top, -math.Log10(math.Max(1-f, 1e-9))) }
 	curve := plotter.XYs{}
 	var cum float64
 	for _, k := range keys {
@@ -367,9 +425,22 @@ func histogramPlots(title string, h *engine.Histogram) (*plot.Plot, *plot.Plot, 
 	}
 	clp.X.Scale = plot.LogScale{}
 	clp.X.Tick.Marker = decadeTicks{}
-	clp.Y.Min, clp.Y.Max = 0, 6
-	clp.Y.Tick.Marker = plot.ConstantTicks([]plot.Tick{{Value: 0, Label: "0 %"}, {Value: 1, Label: "90 %"}, {Value: 2, Label: "99 %"},
-		{Value: 3, Label: "99.9 %"}, {Value: 4, Label: "99.99 %"}, {Value: 5, Label: "99.999 %"}, {Value: 6, Label: "99.9999 %"}})
+	if xlo > 0 {
+		clp.X.Min, clp.X.Max = xlo, xhi
+	}
+	clp.Y.Min, clp.Y.Max = 0, top
+	var ticks []plot.Tick
+	for n := 0.0; n <= top; n++ {
+		label := "0 %"
+		if n > 0 {
+			label = strconv.FormatFloat(100-100*math.Pow(10, -n), 'f', int(n)-2, 64) + " %"
+			if n == 1 {
+				label = "90 %"
+			}
+		}
+		ticks = append(ticks, plot.Tick{Value: n, Label: label})
+	}
+	clp.Y.Tick.Marker = plot.ConstantTicks(ticks)
 	clp.Legend.Top, clp.Legend.Left = false, false
 	summary := fmt.Sprintf("%d I/Os in %d bins; %s", int64(total), len(keys), strings.Join(marks, ", "))
 	return hist, clp, summary

@@ -12,6 +12,8 @@ import (
 	"codeberg.org/go-fonts/liberation/liberationsansitalic"
 	"codeberg.org/go-fonts/liberation/liberationsansregular"
 	"codeberg.org/go-pdf/fpdf"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
 
@@ -39,6 +41,7 @@ type renderer struct {
 	page      int
 	captions  counters
 	createdAt time.Time
+	sheets    []sheet
 }
 
 // Render writes the PDF. created is the run's own time, the only date in it.
@@ -63,17 +66,135 @@ func (d *Doc) Render(w io.Writer, created time.Time) error {
 	pdf.AddUTF8FontFromBytes(fontMono, "", liberationmonoregular.TTF)
 	pw, ph := pdf.GetPageSize()
 	r := &renderer{pdf: pdf, doc: d, w: pw, h: ph, captions: counters{}, createdAt: created}
-	for i, p := range d.Pages {
+	r.sheets = r.layout(d.Pages)
+	for i, sh := range r.sheets {
 		r.page = i + 1
 		pdf.AddPage()
-		r.header(p)
-		r.body(p)
+		r.header(sh.page)
+		r.body(sh.blocks)
 		r.footer()
 		if err := pdf.Error(); err != nil {
-			return fmt.Errorf("report page %d (%s): %w", i+1, p.Title, err)
+			return fmt.Errorf("report page %d (%s): %w", i+1, sh.page.Title, err)
 		}
 	}
 	return pdf.Output(w)
+}
+
+// sheet is one printed page: a page's header and the blocks that fit.
+type sheet struct {
+	page   *Page
+	blocks []Block
+}
+
+// Flowed charts that would take a share of the page get this height.
+const flowChartH = 95.0
+
+func (r *renderer) bodyTop() float64    { return margin + headerH + 2 }
+func (r *renderer) bodyBottom() float64 { return r.h - margin - footerH - 1 }
+
+// layout cuts flowing pages into sheets: blocks are placed while they fit,
+// tables and paragraphs are split where the sheet ends, anything else moves
+// whole to the next sheet.
+func (r *renderer) layout(pages []*Page) []sheet {
+	var out []sheet
+	width := r.w - 2*margin
+	avail := r.bodyBottom() - r.bodyTop()
+	for _, p := range pages {
+		if !p.Flow {
+			out = append(out, sheet{page: p, blocks: p.Blocks})
+			continue
+		}
+		queue := append([]Block(nil), p.Blocks...)
+		var cur []Block
+		used := 0.0
+		flush := func() {
+			out = append(out, sheet{page: p, blocks: cur})
+			cur, used = nil, 0
+		}
+		for len(queue) > 0 {
+			b := queue[0]
+			need := r.blockHeight(b, width)
+			if len(cur) > 0 {
+				need += blockGap
+			}
+			if used+need <= avail {
+				cur, used, queue = append(cur, b), used+need, queue[1:]
+				continue
+			}
+			room := avail - used
+			if len(cur) > 0 {
+				room -= blockGap
+			}
+			if head, rest, ok := r.split(b, width, room); ok {
+				cur = append(cur, head)
+				queue[0] = rest
+				flush()
+				continue
+			}
+			if len(cur) == 0 { // taller than a sheet and not splittable: it gets one alone
+				cur, queue = append(cur, b), queue[1:]
+				flush()
+				continue
+			}
+			flush()
+		}
+		if len(cur) > 0 || len(out) == 0 || out[len(out)-1].page != p {
+			flush()
+		}
+	}
+	return out
+}
+
+// blockHeight is what a block takes on a flowing sheet, caption included.
+func (r *renderer) blockHeight(b Block, width float64) float64 {
+	h := r.height(b, width)
+	if h < 0 {
+		h = flowChartH
+	}
+	if b.caption() != "" {
+		h += captionH
+	}
+	return h
+}
+
+// split cuts a table or paragraph so that its head fits in room mm; ok is
+// false when nothing useful fits (fewer than three rows or lines).
+func (r *renderer) split(b Block, width, room float64) (head, rest Block, ok bool) {
+	switch b := b.(type) {
+	case Table:
+		if b.caption() != "" {
+			room -= captionH
+		}
+		n := int(room/r.rowH(b)) - 1 // the header row repeats
+		if n < 3 || n >= len(b.Rows) {
+			return nil, nil, false
+		}
+		h, t := b, b
+		h.Rows, t.Rows, t.cont = b.Rows[:n], b.Rows[n:], true
+		return h, t, true
+	case Paragraph:
+		size := b.Size
+		if size == 0 {
+			size = bodyFont
+		}
+		r.setParagraphFont(b, size)
+		used, n := 0.0, 0
+		for _, l := range b.Lines {
+			lh := float64(max(1, len(r.pdf.SplitText(l, width)))) * size * 0.46
+			if used+lh > room {
+				break
+			}
+			used += lh
+			n++
+		}
+		if n < 3 || n >= len(b.Lines) {
+			return nil, nil, false
+		}
+		h, t := b, b
+		h.Lines, t.Lines, t.cont = b.Lines[:n], b.Lines[n:], true
+		return h, t, true
+	}
+	return nil, nil, false
 }
 
 func (r *renderer) font(style string, size float64) { r.pdf.SetFont(fontSans, style, size) }
@@ -110,13 +231,20 @@ func (r *renderer) header(p *Page) {
 	pdf.MultiCell(side-1.5, 3, "SNIA SSS TWG: Solid State Storage\nPerformance Test Specification (PTS)\nRev. "+h.Spec+"\n", "", "R", false)
 	r.font("B", 7.5)
 	pdf.SetXY(x+width-side, y+11)
-	pdf.CellFormat(side-1.5, 3, fmt.Sprintf("Page %d of %d", r.page, len(r.doc.Pages)), "", 0, "R", false, 0, "")
+	pdf.CellFormat(side-1.5, 3, fmt.Sprintf("Page %d of %d", r.page, len(r.sheets)), "", 0, "R", false, 0, "")
 	// The vendor line.
 	y += 15
 	pdf.Rect(x, y, width, 5, "D")
 	r.font("", 7)
 	pdf.SetXY(x+1.5, y+0.8)
 	pdf.CellFormat(width-3, 3.5, fmt.Sprintf("Vendor: %s     Model: %s     Tested by: %s", h.Vendor, h.Model, h.TestedBy), "", 0, "L", false, 0, "")
+	if p.Warning != "" {
+		r.font("B", 8)
+		pdf.SetTextColor(190, 0, 0)
+		pdf.SetXY(x+1.5, y+0.7)
+		pdf.CellFormat(width-3, 3.5, p.Warning, "", 0, "R", false, 0, "")
+		pdf.SetTextColor(0, 0, 0)
+	}
 	// The four columns.
 	y += 5
 	colW := width / 4
@@ -135,36 +263,39 @@ func (r *renderer) header(p *Page) {
 		pdf.Rect(cx, y+4, colW, boxH-4, "D")
 		yy := y + 5
 		for _, kv := range c.rows {
-			if yy > y+boxH-3 {
+			lines := int((y + boxH - 0.5 - yy) / kvLineH)
+			if lines < 1 {
 				break
 			}
-			yy = r.kv(cx+1.2, yy, colW-2.4, kv)
+			yy = r.kv(cx+1.2, yy, colW-2.4, kv, min(lines, 2))
 		}
 	}
 }
 
+const kvLineH = 2.9
+
 // kv writes a "key: value" row in a header column, the key bold, and returns
-// the next row's position. Long values wrap once, then are cut.
-func (r *renderer) kv(x, y, w float64, kv KV) float64 {
+// the next row's position. Long values wrap to maxLines, then are cut.
+func (r *renderer) kv(x, y, w float64, kv KV, maxLines int) float64 {
 	pdf := r.pdf
 	r.font("B", headerFont)
 	kw := pdf.GetStringWidth(kv.K+": ") + 0.3
 	pdf.SetXY(x, y)
-	pdf.CellFormat(kw, 2.9, kv.K+":", "", 0, "L", false, 0, "")
+	pdf.CellFormat(kw, kvLineH, kv.K+":", "", 0, "L", false, 0, "")
 	r.font("", headerFont)
 	lines := pdf.SplitText(kv.V, w-kw)
 	if len(lines) == 0 {
 		lines = []string{""}
 	}
-	if len(lines) > 2 {
-		lines = lines[:2]
-		lines[1] = strings.TrimRight(lines[1], " ") + "…"
+	if len(lines) > maxLines {
+		lines = lines[:maxLines]
+		lines[maxLines-1] = r.fit(strings.TrimRight(lines[maxLines-1], " ")+"…", w-kw)
 	}
 	for i, l := range lines {
-		pdf.SetXY(x+kw, y+float64(i)*2.9)
-		pdf.CellFormat(w-kw, 2.9, l, "", 0, "L", false, 0, "")
+		pdf.SetXY(x+kw, y+float64(i)*kvLineH)
+		pdf.CellFormat(w-kw, kvLineH, l, "", 0, "L", false, 0, "")
 	}
-	return y + float64(len(lines))*2.9
+	return y + float64(len(lines))*kvLineH
 }
 
 func (r *renderer) footer() {
@@ -178,13 +309,12 @@ func (r *renderer) footer() {
 
 // body lays the blocks out down the page; blocks without a height share
 // what is left.
-func (r *renderer) body(p *Page) {
-	top := margin + headerH + 2
-	bottom := r.h - margin - footerH - 1
+func (r *renderer) body(blocks []Block) {
+	top, bottom := r.bodyTop(), r.bodyBottom()
 	x, width := margin, r.w-2*margin
 	fixed, flex := 0.0, 0
-	heights := make([]float64, len(p.Blocks))
-	for i, b := range p.Blocks {
+	heights := make([]float64, len(blocks))
+	for i, b := range blocks {
 		heights[i] = r.height(b, width)
 		if heights[i] < 0 {
 			flex++
@@ -195,13 +325,13 @@ func (r *renderer) body(p *Page) {
 			fixed += captionH
 		}
 	}
-	fixed += blockGap * float64(len(p.Blocks)-1)
+	fixed += blockGap * float64(len(blocks)-1)
 	share := 0.0
 	if flex > 0 {
 		share = math.Max(30, (bottom-top-fixed)/float64(flex))
 	}
 	y := top
-	for i, b := range p.Blocks {
+	for i, b := range blocks {
 		h := heights[i]
 		if h < 0 {
 			h = share
@@ -210,6 +340,7 @@ func (r *renderer) body(p *Page) {
 		y += h
 		if c := r.captions.next(b); c != "" {
 			r.font("B", 8)
+			r.pdf.SetTextColor(0, 0, 0)
 			r.pdf.SetXY(x, y+0.8)
 			r.pdf.CellFormat(width, 4, c, "", 0, "C", false, 0, "")
 			y += captionH
@@ -281,9 +412,7 @@ func (r *renderer) draw(b Block, x, y, w, h float64) {
 	case Matrix:
 		r.matrix(b, x, y, w)
 	case Chart:
-		c := newCanvas(r.pdf, x, y, w, h)
-		b.Plot.Draw(draw.New(c))
-		c.end()
+		r.chart(b, x, y, w, h)
 	}
 }
 
@@ -366,11 +495,18 @@ func (r *renderer) matrix(m Matrix, x, y, w float64) {
 			}
 		}
 	}
+	// The shade spans at least a factor of ten, so that values a few per
+	// cent apart do not look worlds apart.
+	slo, shi := lo, hi
+	if hi < 10*lo {
+		mid := math.Sqrt(lo * hi)
+		slo, shi = mid/math.Sqrt(10), mid*math.Sqrt(10)
+	}
 	level := func(v float64) float64 {
-		if !(v > 0) || hi <= lo {
+		if !(v > 0) || shi <= slo {
 			return 0.5
 		}
-		return (math.Log(v) - math.Log(lo)) / (math.Log(hi) - math.Log(lo))
+		return (math.Log(v) - math.Log(slo)) / (math.Log(shi) - math.Log(slo))
 	}
 	labelW := 24.0
 	cw := (w - labelW) / float64(len(m.Cols))
@@ -413,6 +549,30 @@ func (r *renderer) matrix(m Matrix, x, y, w float64) {
 	if m.LowIsGood {
 		better = "lower is better"
 	}
-	pdf.CellFormat(w, 4, fmt.Sprintf("Shade: darker = larger %s (log scale, %s … %s); %s.", m.Unit, m.Format(lo), m.Format(hi), better),
+	pdf.CellFormat(w, 4, fmt.Sprintf("Shade: darker = larger %s (log scale over at least a factor of 10; values %s … %s); %s.", m.Unit, m.Format(lo), m.Format(hi), better),
 		"", 0, "L", false, 0, "")
+}
+
+// chart draws a plot with its legend in a column to the right of the data,
+// where it cannot cover a line.
+func (r *renderer) chart(b Chart, x, y, w, h float64) {
+	c := newCanvas(r.pdf, x, y, w, h)
+	defer c.end()
+	dc := draw.New(c)
+	p := b.Plot
+	leg := p.Legend
+	legW := leg.Rectangle(dc).Size().X + vg.Points(4)
+	if legW <= vg.Points(4) || b.LegendInside {
+		p.Draw(dc)
+		return
+	}
+	gap := vg.Points(6)
+	p.Legend = plot.NewLegend()
+	defer func() { p.Legend = leg }()
+	p.Draw(draw.Crop(dc, 0, -(legW + gap), 0, 0))
+	// Align the legend's top with the data area's, below the title.
+	titleH := p.Title.TextStyle.Rectangle(p.Title.Text).Size().Y + p.Title.Padding
+	leg.Top, leg.Left = true, true
+	leg.Padding = vg.Points(2.5)
+	leg.Draw(draw.Crop(dc, dc.Max.X-legW, 0, 0, -titleH-vg.Points(4)))
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
@@ -59,7 +60,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signalContext()
 	defer stop()
 	app := newApp(stdout, stderr)
-	err := app.RunContext(ctx, args)
+	err := app.RunContext(ctx, flagsFirst(app, args))
 	code := exitCode(err)
 	if err != nil && code != exitNotSteady && !errors.Is(err, errQuiet) {
 		fmt.Fprintf(stderr, "ptsrun: %v\n", err)
@@ -111,4 +112,49 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		c.OnUsageError = app.OnUsageError
 	}
 	return app
+}
+
+// flagsFirst moves a command's flags ahead of its arguments, so that
+// "ptsrun report DIR -o x.pdf" works as people type it: urfave/cli stops
+// reading flags at the first argument. Everything after "--" stays as it is.
+func flagsFirst(app *cli.App, args []string) []string {
+	if len(args) < 3 {
+		return args
+	}
+	var cmd *cli.Command
+	for _, c := range app.Commands {
+		if c.HasName(args[1]) {
+			cmd = c
+		}
+	}
+	if cmd == nil {
+		return args
+	}
+	takesValue := map[string]bool{}
+	for _, f := range cmd.Flags {
+		_, isBool := f.(*cli.BoolFlag)
+		for _, n := range f.Names() {
+			takesValue[n] = !isBool
+		}
+	}
+	var flags, rest []string
+	for i := 2; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			rest = append(rest, args[i:]...)
+			break
+		}
+		if len(a) < 2 || a[0] != '-' {
+			rest = append(rest, a)
+			continue
+		}
+		flags = append(flags, a)
+		name := strings.TrimLeft(a, "-")
+		if takesValue[name] && !strings.Contains(name, "=") && i+1 < len(args) {
+			i++
+			flags = append(flags, args[i])
+		}
+	}
+	out := append([]string{args[0], args[1]}, flags...)
+	return append(out, rest...)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -50,7 +51,7 @@ func TestDemo(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	for _, f := range []string{"run.json", "journal.jsonl", "results.json", "tables/iops.csv", "tables/tp.csv",
 		"tables/lat_mean_ms.csv", "tables/lat_p99_999_ms.csv", "tables/lat_max_ms.csv", "tables/lat_iops.csv",
-		"tables/iops_tracking.csv"} {
+		"tables/iops_tracking.csv", "report.pdf"} {
 		_, err := os.Stat(filepath.Join(dir, f))
 		assert.NoError(t, err, f)
 	}
@@ -76,6 +77,9 @@ func TestDemo(t *testing.T) {
 	require.NoError(t, err)
 	csvBefore, err := os.ReadFile(filepath.Join(dir, "tables", "iops.csv"))
 	require.NoError(t, err)
+	pdfBefore, err := os.ReadFile(filepath.Join(dir, "report.pdf"))
+	require.NoError(t, err)
+	require.NoError(t, os.Remove(filepath.Join(dir, "report.pdf")))
 	require.NoError(t, os.Remove(filepath.Join(dir, "results.json")))
 	require.NoError(t, os.RemoveAll(filepath.Join(dir, "tables")))
 	code, _, stderr = ptsrun("report", dir)
@@ -86,6 +90,23 @@ func TestDemo(t *testing.T) {
 	csvAfter, err := os.ReadFile(filepath.Join(dir, "tables", "iops.csv"))
 	require.NoError(t, err)
 	assert.Equal(t, string(csvBefore), string(csvAfter))
+	pdfAfter, err := os.ReadFile(filepath.Join(dir, "report.pdf"))
+	require.NoError(t, err)
+	assert.Equal(t, pdfBefore, pdfAfter, "the same run gives the same PDF")
+
+	// -o and --paper.
+	letter := filepath.Join(t.TempDir(), "letter.pdf")
+	code, _, stderr = ptsrun("report", dir, "-o", letter, "--paper", "letter")
+	require.Equal(t, 0, code, stderr)
+	b, err := os.ReadFile(letter)
+	require.NoError(t, err)
+	assert.Contains(t, string(b), "/MediaBox [0 0 612.00 792.00]")
+	code, _, stderr = ptsrun("report", dir, "--paper", "a3")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, `unknown paper size "a3"`)
+	code, _, stderr = ptsrun("report", dir, "-o", filepath.Join(t.TempDir(), "missing", "r.pdf"))
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, "r.pdf")
 
 	// A complete run resumes to nothing new.
 	code, _, stderr = ptsrun("resume", dir)
@@ -322,4 +343,19 @@ func TestInterruptExits130(t *testing.T) {
 		found = found || d.Code == "resumed"
 	}
 	assert.True(t, found, "a resumed run is a deviation")
+}
+
+func TestFlagsFirst(t *testing.T) {
+	app := newApp(io.Discard, io.Discard)
+	for _, c := range []struct{ in, want []string }{
+		{[]string{"ptsrun", "report", "d", "-o", "x.pdf", "--paper", "letter"}, []string{"ptsrun", "report", "-o", "x.pdf", "--paper", "letter", "d"}},
+		{[]string{"ptsrun", "report", "-o", "x.pdf", "d"}, []string{"ptsrun", "report", "-o", "x.pdf", "d"}},
+		{[]string{"ptsrun", "report", "d", "--paper=letter"}, []string{"ptsrun", "report", "--paper=letter", "d"}},
+		{[]string{"ptsrun", "resume", "d", "--json"}, []string{"ptsrun", "resume", "--json", "d"}},
+		{[]string{"ptsrun", "report", "d", "--", "-o"}, []string{"ptsrun", "report", "d", "--", "-o"}},
+		{[]string{"ptsrun", "nosuch", "d", "-o", "x"}, []string{"ptsrun", "nosuch", "d", "-o", "x"}},
+		{[]string{"ptsrun"}, []string{"ptsrun"}},
+	} {
+		assert.Equal(t, c.want, flagsFirst(app, c.in), "%v", c.in)
+	}
 }

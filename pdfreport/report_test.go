@@ -1,0 +1,283 @@
+package pdfreport
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ptsrun/ptsrun/device"
+	"github.com/ptsrun/ptsrun/engine/sim"
+	"github.com/ptsrun/ptsrun/matrix"
+	"github.com/ptsrun/ptsrun/precondition"
+	"github.com/ptsrun/ptsrun/pts"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// runStart is the fixed clock of the test runs: the journal's times, and so
+// the report's, come from it.
+var runStart = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+
+// simRun runs the full methodology on a simulated drive with a fixed clock
+// and host, so that everything in the report is reproducible.
+func simRun(t testing.TB, model string, mod func(*pts.Config)) (pts.RunInfo, *matrix.Results, string) {
+	t.Helper()
+	c := pts.DefaultConfig()
+	c.Targets = []string{"sim:" + model}
+	if model == "client" {
+		c.Profile = "client"
+	}
+	if mod != nil {
+		mod(&c)
+	}
+	p, err := c.Resolve()
+	require.NoError(t, err)
+	m, err := sim.Lookup(model)
+	require.NoError(t, err)
+	id := sim.IdentityOf(m, 0)
+	dir := t.TempDir()
+	ri := pts.RunInfo{Schema: pts.Schema, Tool: "ptsrun", Version: "0.0.0-test", Created: runStart, Config: c, Profile: p,
+		Stages: c.Stages(p), Engine: "sim (ptsrun simulated SSD model, not hardware)",
+		Host: device.Host{Hostname: "testhost", OS: "Debian GNU/Linux 12 (bookworm)", Kernel: "6.1.0", Arch: "amd64",
+			CPUModel: "Test CPU", CPUs: 2, MemoryBytes: 24 << 30, Ptsrun: "0.0.0-test", Go: "go1.26"},
+		Targets: []device.Identity{{Spec: "sim:" + model, Kind: device.KindSim, Vendor: id.Vendor, Model: id.Product,
+			Serial: id.Serial, Firmware: id.Firmware, CapacityBytes: id.Capacity, LogicalBlock: id.LogicalBlock,
+			PhysicalBlock: 4096, Interface: "simulated NVMe"}}}
+	require.NoError(t, pts.WriteRunInfo(dir, ri))
+	eng, err := sim.Open([]sim.Target{{Name: "sim:" + model, Model: m, StateDir: filepath.Join(dir, "sim")}})
+	require.NoError(t, err)
+	t.Cleanup(func() { eng.Close() })
+	j, err := pts.OpenJournal(dir)
+	require.NoError(t, err)
+	clock := runStart
+	method := c.Purge
+	if method == "auto" {
+		method = precondition.SimFormat
+	}
+	r := &pts.Runner{Info: ri, Engine: eng, Journal: j, Cache: eng,
+		Purger: &precondition.Purger{Method: method, Engine: eng},
+		Now:    func() time.Time { clock = clock.Add(time.Second); return clock }}
+	require.NoError(t, r.Run(context.Background(), nil))
+	require.NoError(t, j.Close())
+	res, ri2, err := matrix.Load(dir)
+	require.NoError(t, err)
+	return ri2, res, dir
+}
+
+func render(t testing.TB, d *Doc, created time.Time) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	require.NoError(t, d.Render(&buf, created))
+	return buf.Bytes()
+}
+
+var pageObj = regexp.MustCompile(`/Type /Page\b[^s]`)
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		require.NoError(t, os.MkdirAll("testdata", 0o755))
+		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err, "run go test ./pdfreport -update to create %s", path)
+	assert.Equal(t, string(want), got, "the report's content changed; if that is intended, run go test ./pdfreport -update and review the diff of %s", path)
+}
+
+// TestReportGolden guards the report's content, page by page: every number,
+// caption, header field and series, as the report prints them.
+func TestReportGolden(t *testing.T) {
+	ri, res, dir := simRun(t, "enterprise", nil)
+	doc := Build(ri, res, Options{Dir: dir})
+	golden(t, "enterprise.golden", doc.Text())
+
+	pdf := render(t, doc, res.Start)
+	assert.True(t, bytes.HasPrefix(pdf, []byte("%PDF-")), "not a PDF")
+	assert.Less(t, len(pdf), 5<<20, "the report must stay under 5 MB")
+	// The same results give the same file.
+	assert.Equal(t, pdf, render(t, Build(ri, res, Options{Dir: dir}), res.Start), "rendering is not deterministic")
+	// Fonts are embedded, not referenced.
+	assert.Contains(t, string(pdf), "/FontFile2")
+	assert.Contains(t, string(pdf), "/MediaBox [0 0 595.28 841.89]", "A4 by default")
+}
+
+// pdftotext reads the PDF back the way a reader would; the test skips when
+// poppler-utils is missing (CI installs it).
+func pdftotext(t *testing.T, pdf []byte) []string {
+	t.Helper()
+	if _, err := exec.LookPath("pdftotext"); err != nil {
+		t.Skip("pdftotext not found (apt-get install poppler-utils); skipping the read-back checks")
+	}
+	f := filepath.Join(t.TempDir(), "report.pdf")
+	require.NoError(t, os.WriteFile(f, pdf, 0o644))
+	out, err := exec.Command("pdftotext", "-layout", f, "-").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	pages := strings.Split(string(out), "\f")
+	if len(pages) > 0 && strings.TrimSpace(pages[len(pages)-1]) == "" {
+		pages = pages[:len(pages)-1]
+	}
+	return pages
+}
+
+// TestReportReadsBack renders the report and reads it back: every sheet
+// carries the header with its page number, and the tables print the same
+// numbers as the CSV tables.
+func TestReportReadsBack(t *testing.T) {
+	ri, res, dir := simRun(t, "enterprise", nil)
+	pdf := render(t, Build(ri, res, Options{Dir: dir}), res.Start)
+	pages := pdftotext(t, pdf)
+	n := len(pageObj.FindAll(pdf, -1))
+	require.Equal(t, n, len(pages), "pdftotext and the page objects disagree")
+	require.GreaterOrEqual(t, n, 15)
+	for i, p := range pages {
+		assert.Contains(t, p, fmt.Sprintf("Page %d of %d", i+1, n))
+		assert.Contains(t, p, "SNIA SSS TWG: Solid State Storage")
+		assert.Contains(t, p, "Rev. PTS-E 2.0.2")
+		for _, col := range []string{"Test Platform", "Device Under Test", "Set-Up Parameters", "Test Parameters"} {
+			assert.Contains(t, p, col, "page %d", i+1)
+		}
+		assert.Contains(t, p, "Start: 2026-01-02 03:04", "page %d: the run's own start time", i+1)
+	}
+	// The IOPS table prints the CSV's numbers, rounded to whole IOPS.
+	page := pageWith(t, pages, "Tabular Data and 3D Plot equivalent")
+	for _, tb := range res.Tables() {
+		if tb.Name != "iops" {
+			continue
+		}
+		for i, row := range tb.Rows {
+			var want []string
+			for _, v := range tb.Values[i] {
+				want = append(want, fmtIOPS(v))
+			}
+			line := regexp.MustCompile(`(?m)^\s*` + regexp.QuoteMeta(strings.Replace(row, "KiB", " KiB", 1)) + `\s+(.*)$`).FindStringSubmatch(page)
+			require.NotNil(t, line, "row %s missing from the IOPS table", row)
+			assert.Equal(t, want, strings.Fields(line[1]), "IOPS table row %s", row)
+		}
+	}
+	summary := pages[0]
+	assert.Contains(t, summary, "Compliance verdict: Does NOT conform")
+	assert.Contains(t, summary, "simulated SSD")
+}
+
+func pageWith(t *testing.T, pages []string, s string) string {
+	t.Helper()
+	for _, p := range pages {
+		if strings.Contains(p, s) {
+			return p
+		}
+	}
+	t.Fatalf("no page contains %q", s)
+	return ""
+}
+
+// A run that never reaches steady state says so on every page of its tests,
+// in its verdict and in the determination tables.
+func TestReportNotSteady(t *testing.T) {
+	ri, res, dir := simRun(t, "client", func(c *pts.Config) {
+		c.Tests = []string{"iops"}
+		c.CellTime = pts.Duration(10 * time.Second)
+		c.MaxRounds = 6
+		c.SS.MaxRange, c.SS.MaxSlope = 0.005, 0.002
+	})
+	require.False(t, res.Tests[0].Stages[0].Steady)
+	doc := Build(ri, res, Options{Dir: dir})
+	text := doc.Text()
+	assert.Contains(t, text, "steady state was not reached in 6 rounds")
+	assert.Contains(t, text, "FAIL: not steady")
+	assert.Contains(t, text, "range ≤ 0.5 %, slope excursion ≤ 0.2 %")
+	assert.Contains(t, text, "Allowed maximum data excursion (0.5 % of average)")
+	for _, p := range doc.Pages {
+		if p.Test != "" {
+			assert.Equal(t, "SS NOT ACHIEVED", p.Warning, "page %q", p.Title)
+		}
+	}
+	pages := pdftotext(t, render(t, doc, res.Start))
+	for _, p := range pages[1:] {
+		if strings.Contains(p, "IOPS Test") {
+			assert.Contains(t, p, "SS NOT ACHIEVED")
+		}
+	}
+}
+
+// A skipped purge and a short run are deviations, listed in plain words.
+func TestReportDeviations(t *testing.T) {
+	ri, res, dir := simRun(t, "enterprise", func(c *pts.Config) {
+		c.Tests = []string{"tp"}
+		c.CellTime = pts.Duration(5 * time.Second)
+		c.Purge = "none"
+		c.ActiveRange = 50
+	})
+	text := Build(ri, res, Options{Dir: dir}).Text()
+	for _, want := range []string{
+		"Does NOT conform to SNIA SSS PTS-E 2.0.2",
+		"Each cell ran 5s instead of the PTS's 1m0s.",
+		"The active range was 50 %, below the PTS-E profile's 100 %.",
+		"Throughput 1024 KiB and Throughput 128 KiB: the device was not purged (--purge none).",
+		"device Purge: none (not purged)",
+	} {
+		assert.True(t, strings.Contains(text, want), "the report does not say %q", want)
+	}
+}
+
+func TestReportLetter(t *testing.T) {
+	ri, res, dir := simRun(t, "client", func(c *pts.Config) {
+		c.Tests = []string{"lat"}
+		c.CellTime = pts.Duration(10 * time.Second)
+	})
+	pdf := render(t, Build(ri, res, Options{Dir: dir, Paper: "letter"}), res.Start)
+	assert.Contains(t, string(pdf), "/MediaBox [0 0 612.00 792.00]")
+	assert.NotContains(t, string(pdf), "595.28")
+}
+
+// An interrupted run still gives a report: what is there, marked incomplete.
+func TestReportIncomplete(t *testing.T) {
+	ri, res, dir := simRun(t, "client", func(c *pts.Config) {
+		c.Tests = []string{"iops"}
+		c.CellTime = pts.Duration(10 * time.Second)
+	})
+	recs, _, err := pts.LoadJournal(dir)
+	require.NoError(t, err)
+	// Keep the journal up to the middle of round 2.
+	var keep []pts.Record
+	for _, r := range recs {
+		if r.Type == pts.RecCell && r.Round == 2 && *r.Cell == 20 {
+			break
+		}
+		keep = append(keep, r)
+	}
+	part := matrix.Build(ri, keep, true)
+	require.False(t, part.Complete)
+	doc := Build(ri, part, Options{Dir: dir})
+	assert.Contains(t, doc.Header.Finish, "(incomplete)")
+	pdf := render(t, doc, part.Start)
+	assert.True(t, bytes.HasPrefix(pdf, []byte("%PDF-")))
+	_ = res
+}
+
+// BenchmarkReport builds and renders the full report of an IOPS +
+// throughput + latency run (the results already loaded).
+func BenchmarkReport(b *testing.B) {
+	ri, res, dir := simRun(b, "enterprise", nil)
+	b.ReportAllocs()
+	var size int
+	for b.Loop() {
+		var buf bytes.Buffer
+		if err := Build(ri, res, Options{Dir: dir}).Render(&buf, res.Start); err != nil {
+			b.Fatal(err)
+		}
+		size = buf.Len()
+	}
+	b.ReportMetric(float64(size), "pdf-bytes")
+}
