@@ -2,9 +2,9 @@ package main
 
 import (
 	"bytes"
-	"io"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
