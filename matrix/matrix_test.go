@@ -290,3 +290,28 @@ func TestMissingCellsAreAbsent(t *testing.T) {
 	}
 	assert.Contains(t, codes, "incomplete")
 }
+
+// A value a cell does not have is NaN in memory and survives results.json
+// as "absent", never as a zero.
+func TestAbsentValuesRoundTrip(t *testing.T) {
+	c := CellResult{Key: "rnd-4k-0/100", BlockSize: 4096, IOPS: 1234.5, MBps: 5.06, LatMeanMs: 0.25,
+		LatMaxMs: 3, LatP99Ms: math.NaN(), LatP9999Ms: math.NaN(), LatP99999Ms: math.NaN(), Published: true}
+	b, err := json.Marshal(c)
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `"absent":["lat_p99_ms","lat_p99_99_ms","lat_p99_999_ms"]`)
+	assert.Contains(t, string(b), `"lat_p99_999_ms":0`)
+	var back CellResult
+	require.NoError(t, json.Unmarshal(b, &back))
+	assert.True(t, math.IsNaN(back.LatP99999Ms))
+	assert.Equal(t, 1234.5, back.IOPS)
+	v, ok := back.Value(MetricLatP99999)
+	assert.False(t, ok)
+	assert.True(t, math.IsNaN(v))
+	v, ok = back.Value(MetricIOPS)
+	assert.True(t, ok)
+	assert.Equal(t, 1234.5, v)
+	_, ok = CellResult{IOPS: 5}.Value(MetricIOPS)
+	assert.False(t, ok, "a cell without rounds and not published has no values")
+	assert.True(t, LowerIsBetter(MetricLatMax))
+	assert.False(t, LowerIsBetter(MetricMBps))
+}

@@ -2,6 +2,7 @@ package matrix
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -110,6 +111,9 @@ type CellResult struct {
 	// AllRounds is every complete round, for convergence plots.
 	AllRounds []RoundValue `json:"all_rounds"`
 	Targets   []TargetCell `json:"targets,omitempty"`
+	// Published marks values imported from a table: one value per cell, no
+	// rounds.
+	Published bool `json:"published,omitempty"`
 }
 
 // RoundValue is one cell in one round.
@@ -152,6 +156,16 @@ func Build(ri pts.RunInfo, recs []pts.Record, cut bool) *Results {
 			}
 		}
 		res.Tests = append(res.Tests, tr)
+	}
+	// Imported workloads that are not PTS cells.
+	custom := TestResult{Test: "custom", Name: "Custom workloads"}
+	for i := range ri.Stages {
+		if s := &ri.Stages[i]; s.Test == "custom" {
+			custom.Stages = append(custom.Stages, buildStage(s, st, crit))
+		}
+	}
+	if len(custom.Stages) > 0 {
+		res.Tests = append(res.Tests, custom)
 	}
 	res.WriteCache = "unknown"
 	for _, wc := range st.WriteCache {
@@ -283,6 +297,11 @@ func buildCell(c pts.Cell, ss *pts.StageState, first, last int) CellResult {
 	cr.LatP99Ms = ms(float64(total.PercentileNs(99)))
 	cr.LatP9999Ms = ms(float64(total.PercentileNs(99.99)))
 	cr.LatP99999Ms = ms(float64(total.PercentileNs(99.999)))
+	if total.Hist == nil || total.Hist.Count() == 0 {
+		// No histogram (fio output without json+ bins): no percentiles,
+		// rather than zeros.
+		cr.LatP99Ms, cr.LatP9999Ms, cr.LatP99999Ms = math.NaN(), math.NaN(), math.NaN()
+	}
 	cr.ReadLatMeanMs = ms(read.MeanLatNs())
 	cr.WriteLatMean = ms(write.MeanLatNs())
 	cr.Hist = total.Hist
@@ -301,6 +320,10 @@ func deviations(ri pts.RunInfo, st *pts.State, res *Results) []Deviation {
 		out = append(out, Deviation{Code: code, Text: fmt.Sprintf(format, a...)})
 	}
 	cfg := ri.Config
+	if ri.Imported {
+		add("imported", "The results were imported (%s): ptsrun did not run these workloads, nor the purge and "+
+			"preconditioning the PTS requires, and cannot vouch for how they were measured.", ri.Source)
+	}
 	if ri.Config.Engine == "sim" || strings.HasPrefix(ri.Engine, "sim") {
 		add("simulated", "The device is ptsrun's simulated SSD: the results describe a model, not hardware.")
 	}

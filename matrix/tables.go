@@ -2,8 +2,10 @@ package matrix
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -101,11 +103,28 @@ func (r *Results) Tables() []Table {
 		}
 		out = append(out, trackingTable(s))
 	}
+	if t := r.Find("custom"); t != nil && len(t.Stages) > 0 {
+		out = append(out, customTable(t.Stages[0]))
+	}
 	return out
 }
 
 func matrixTable(name, title, unit string, cells []CellResult, sizes []int64, mixes []int, v func(CellResult) float64) Table {
 	t := Table{Name: name, Title: title, Unit: unit, RowHead: "bs"}
+	// Imported results may hold block sizes and mixes the PTS does not
+	// use; they get rows and columns too, in the PTS's order (largest block,
+	// most reads first).
+	sizes, mixes = slices.Clone(sizes), slices.Clone(mixes)
+	for _, c := range cells {
+		if !slices.Contains(sizes, c.BlockSize) {
+			sizes = append(sizes, c.BlockSize)
+		}
+		if !slices.Contains(mixes, c.ReadPct) {
+			mixes = append(mixes, c.ReadPct)
+		}
+	}
+	slices.SortFunc(sizes, func(a, b int64) int { return cmp.Compare(b, a) })
+	slices.SortFunc(mixes, func(a, b int) int { return cmp.Compare(b, a) })
 	for _, m := range mixes {
 		t.Cols = append(t.Cols, MixLabel(m))
 	}
@@ -114,7 +133,7 @@ func matrixTable(name, title, unit string, cells []CellResult, sizes []int64, mi
 		for i, m := range mixes {
 			row[i] = math.NaN()
 			for _, c := range cells {
-				if c.BlockSize == bs && c.ReadPct == m && len(c.PerRound) > 0 {
+				if c.BlockSize == bs && c.ReadPct == m && c.Present() {
 					row[i] = v(c)
 				}
 			}
@@ -144,6 +163,25 @@ func trackingTable(s StageResult) Table {
 		}
 		t.Rows = append(t.Rows, strconv.Itoa(r+1))
 		t.RowBytes = append(t.RowBytes, 0)
+		t.Values = append(t.Values, row)
+	}
+	return t
+}
+
+// customTable lists workloads that are not PTS cells, one row each.
+func customTable(s StageResult) Table {
+	t := Table{Name: "custom", Title: "Custom workloads", RowHead: "workload",
+		Cols: []string{"iops", "mbps", "lat_mean_ms", "lat_p99_999_ms", "lat_max_ms"}}
+	for _, c := range s.Cells {
+		if !c.Present() {
+			continue
+		}
+		row := make([]float64, len(t.Cols))
+		for i, m := range t.Cols {
+			row[i], _ = c.Value(m)
+		}
+		t.Rows = append(t.Rows, c.Key)
+		t.RowBytes = append(t.RowBytes, c.BlockSize)
 		t.Values = append(t.Values, row)
 	}
 	return t
@@ -205,7 +243,36 @@ func (r *Results) Save(dir string) error {
 	if err != nil {
 		return err
 	}
-	return pts.WriteFileAtomic(filepath.Join(dir, "results.json"), append(b, '\n'))
+	return pts.WriteFileAtomic(filepath.Join(dir, ResultsFile), append(b, '\n'))
+}
+
+// ResultsFile is the name of the results in a run directory.
+const ResultsFile = "results.json"
+
+// ReadResults reads a results.json file, checking that it is one.
+func ReadResults(path string) (*Results, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("results %s: %w", path, err)
+	}
+	var res Results
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if err := dec.Decode(&res); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			line := bytes.Count(b[:min(int(se.Offset), len(b))], []byte("\n")) + 1
+			return nil, fmt.Errorf("results %s: line %d: %w", path, line, err)
+		}
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return nil, fmt.Errorf("results %s: field %s: %w", path, te.Field, err)
+		}
+		return nil, fmt.Errorf("results %s: %w", path, err)
+	}
+	if res.Schema != Schema || res.Tool != "ptsrun" {
+		return nil, fmt.Errorf("results %s: not a ptsrun results file of schema %d (tool %q, schema %d)", path, Schema, res.Tool, res.Schema)
+	}
+	return &res, nil
 }
 
 // Load rebuilds the results of the run in dir from run.json and the journal.
@@ -213,6 +280,11 @@ func Load(dir string) (*Results, pts.RunInfo, error) {
 	ri, err := pts.LoadRunInfo(dir)
 	if err != nil {
 		return nil, ri, err
+	}
+	if _, err := os.Stat(filepath.Join(dir, pts.JournalFile)); ri.Imported && errors.Is(err, os.ErrNotExist) {
+		// A published table: its results are the data, there is no journal.
+		res, err := ReadResults(filepath.Join(dir, ResultsFile))
+		return res, ri, err
 	}
 	recs, cut, err := pts.LoadJournal(dir)
 	if err != nil {

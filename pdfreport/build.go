@@ -265,7 +265,10 @@ func (b *builder) params(s matrix.StageResult, stimulus, mixes, sizes string) []
 	for _, t := range b.ri.Targets {
 		capacity += t.CapacityBytes
 	}
-	c := s.Cells[0]
+	var c matrix.CellResult
+	if len(s.Cells) > 0 {
+		c = s.Cells[0]
+	}
 	kv := []KV{
 		{"Data pattern", "RND"},
 		{"AR & amount", fmt.Sprintf("%g %% (%s)", cfg.ActiveRange, decimalShort(int64(float64(capacity)*cfg.ActiveRange/100)))},
@@ -381,7 +384,7 @@ func yesNo(v bool) string {
 func headlines(test string, s matrix.StageResult) [][2]string {
 	find := func(key string) *matrix.CellResult {
 		for i := range s.Cells {
-			if s.Cells[i].Key == key && len(s.Cells[i].PerRound) > 0 {
+			if s.Cells[i].Key == key && s.Cells[i].Present() {
 				return &s.Cells[i]
 			}
 		}
@@ -398,7 +401,7 @@ func headlines(test string, s matrix.StageResult) [][2]string {
 		}
 	case "tp":
 		for _, c := range s.Cells {
-			if len(c.PerRound) > 0 {
+			if c.Present() {
 				out = append(out, [2]string{fmt.Sprintf("SEQ %s %s", engine.FormatSize(c.BlockSize), matrix.MixLabel(c.ReadPct)), fmtMBps(c.MBps) + " MB/s"})
 			}
 		}
@@ -492,16 +495,21 @@ func (b *builder) iops(s matrix.StageResult) {
 		}
 		writes = append(writes, roundSeries(engine.FormatSize(bs)+" 0/100", c))
 	}
-	b.add(&Page{Test: "IOPS", Title: "Steady State Convergence Plot: write IOPS, all block sizes", Setup: setup, Params: params, Landmark: "iops-convergence",
-		Blocks: []Block{Chart{Caption: "IOPS steady-state convergence: RND 0/100, every block size",
-			Plot: convergencePlot("IOPS per round, RND 0/100", "IOPS", writes, s.Window, true), Summary: summarize(writes, fmtIOPS)}}})
+	// Results without rounds (a published table) have no convergence.
+	if s.Rounds > 0 && len(writes) > 0 {
+		b.add(&Page{Test: "IOPS", Title: "Steady State Convergence Plot: write IOPS, all block sizes", Setup: setup, Params: params, Landmark: "iops-convergence",
+			Blocks: []Block{Chart{Caption: "IOPS steady-state convergence: RND 0/100, every block size",
+				Plot: convergencePlot("IOPS per round, RND 0/100", "IOPS", writes, s.Window, true), Summary: summarize(writes, fmtIOPS)}}})
+	}
 	var tracked []series
 	for _, t := range s.Tracking {
 		tracked = append(tracked, trackingSeries(t))
 	}
-	b.add(&Page{Test: "IOPS", Title: "Steady State Convergence Plot: the tracking variables", Setup: setup, Params: params, Landmark: "iops-tracking",
-		Blocks: []Block{Chart{Caption: "IOPS steady-state convergence: the three PTS 2.0.2 tracking variables",
-			Plot: convergencePlot("Tracking variables per round", "IOPS", tracked, s.Window, true), Summary: summarize(tracked, fmtIOPS)}}})
+	if s.Rounds > 0 && len(tracked) > 0 {
+		b.add(&Page{Test: "IOPS", Title: "Steady State Convergence Plot: the tracking variables", Setup: setup, Params: params, Landmark: "iops-tracking",
+			Blocks: []Block{Chart{Caption: "IOPS steady-state convergence: the three PTS 2.0.2 tracking variables",
+				Plot: convergencePlot("Tracking variables per round", "IOPS", tracked, s.Window, true), Summary: summarize(tracked, fmtIOPS)}}})
+	}
 	for _, t := range s.Tracking {
 		b.add(b.windowPage("IOPS", s, t, setup, params))
 	}
@@ -528,8 +536,8 @@ func (b *builder) iops(s matrix.StageResult) {
 				RowHead: "Block size", Rows: rowsLabels(tb), Cols: tb.Cols, Values: tb.Values, Unit: "IOPS", Format: fmtIOPS},
 		}})
 	var byMix []series
-	for j, mix := range pts.IOPSMixes {
-		sr := series{name: matrix.MixLabel(mix)}
+	for j, mix := range tb.Cols {
+		sr := series{name: mix}
 		for i, bs := range tb.RowBytes {
 			sr.xs = append(sr.xs, float64(bs)/1024)
 			sr.ys = append(sr.ys, tb.Values[i][j])
@@ -538,7 +546,7 @@ func (b *builder) iops(s matrix.StageResult) {
 	}
 	b.add(&Page{Test: "IOPS", Title: "2D Plot: IOPS vs block size", Setup: setup, Params: params, Landmark: "iops-2d",
 		Blocks: []Block{Chart{Caption: "IOPS against block size, one line per R/W mix (log–log)",
-			Plot: logLogPlot("IOPS by block size and R/W mix", "IOPS", pts.IOPSBlockSizes, byMix), Summary: summarize(byMix, fmtIOPS)}}})
+			Plot: logLogPlot("IOPS by block size and R/W mix", "IOPS", tb.RowBytes, byMix), Summary: summarize(byMix, fmtIOPS)}}})
 }
 
 func rowsLabels(t matrix.Table) []string {
@@ -606,9 +614,11 @@ func (b *builder) throughput(stages []matrix.StageResult) {
 			ss = append(ss, roundSeriesOf(fmt.Sprintf("SEQ %s %s MB/s", engine.FormatSize(bs), matrix.MixLabel(c.ReadPct)), &c,
 				func(r matrix.RoundValue) float64 { return r.MBps }))
 		}
-		b.add(&Page{Test: "Throughput", Title: "Steady State Convergence Plot: " + engine.FormatSize(bs), Setup: setup, Params: params, Landmark: "tp-convergence",
-			Blocks: []Block{Chart{Caption: "Throughput steady-state convergence, SEQ " + engine.FormatSize(bs) + ": read and write MB/s per round",
-				Plot: convergencePlot("MB/s per round, SEQ "+engine.FormatSize(bs), "MB/s", ss, s.Window, false), Summary: summarize(ss, fmtMBps)}}})
+		if s.Rounds > 0 {
+			b.add(&Page{Test: "Throughput", Title: "Steady State Convergence Plot: " + engine.FormatSize(bs), Setup: setup, Params: params, Landmark: "tp-convergence",
+				Blocks: []Block{Chart{Caption: "Throughput steady-state convergence, SEQ " + engine.FormatSize(bs) + ": read and write MB/s per round",
+					Plot: convergencePlot("MB/s per round, SEQ "+engine.FormatSize(bs), "MB/s", ss, s.Window, false), Summary: summarize(ss, fmtMBps)}}})
+		}
 		for _, t := range s.Tracking {
 			b.add(b.windowPage("Throughput", s, t, setup, params))
 		}
@@ -653,11 +663,13 @@ func (b *builder) latency(s matrix.StageResult) {
 		art = append(art, roundSeriesOf(name, c, func(r matrix.RoundValue) float64 { return r.LatMeanMs }))
 		mrt = append(mrt, roundSeriesOf(name, c, func(r matrix.RoundValue) float64 { return r.LatMaxMs }))
 	}
-	b.add(&Page{Test: "Latency", Title: "Steady State Convergence Plots: average and maximum response time", Setup: setup, Params: params, Landmark: "lat-convergence",
-		Blocks: []Block{
-			Chart{Caption: "Average response time per round, RND 0/100, TC1/QD1", Plot: convergencePlot("Average response time (ART) per round", "ART (ms)", art, s.Window, false), Summary: summarize(art, fmtMs)},
-			Chart{Caption: "Maximum response time per round, RND 0/100, TC1/QD1", Plot: convergencePlot("Maximum response time (MRT) per round", "MRT (ms)", mrt, s.Window, false), Summary: summarize(mrt, fmtMs)},
-		}})
+	if s.Rounds > 0 && len(art) > 0 {
+		b.add(&Page{Test: "Latency", Title: "Steady State Convergence Plots: average and maximum response time", Setup: setup, Params: params, Landmark: "lat-convergence",
+			Blocks: []Block{
+				Chart{Caption: "Average response time per round, RND 0/100, TC1/QD1", Plot: convergencePlot("Average response time (ART) per round", "ART (ms)", art, s.Window, false), Summary: summarize(art, fmtMs)},
+				Chart{Caption: "Maximum response time per round, RND 0/100, TC1/QD1", Plot: convergencePlot("Maximum response time (MRT) per round", "MRT (ms)", mrt, s.Window, false), Summary: summarize(mrt, fmtMs)},
+			}})
+	}
 	for _, t := range s.Tracking {
 		b.add(b.windowPage("Latency", s, t, setup, params))
 	}

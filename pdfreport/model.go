@@ -14,6 +14,9 @@ type Doc struct {
 	Paper  string // A4 or Letter
 	Header Header
 	Pages  []*Page
+	// Kind titles pages that belong to no test ("Report", "Comparison");
+	// Footer is the line under every page. Both have report defaults.
+	Kind, Footer string
 }
 
 // Header is the part of the SNIA page header that is the same on every page.
@@ -97,9 +100,24 @@ type Matrix struct {
 	Unit      string
 	Format    func(float64) string
 	LowIsGood bool // latency: darker is slower either way; the legend says which is better
+	// Ratio shades ratios to a reference instead: green where better, brown
+	// where worse (LowIsGood says which way is better), white at 1.
+	Ratio bool
+	// LowIsGoodCol and LowIsGoodRow override LowIsGood per column or row
+	// (tables of mixed metrics).
+	LowIsGoodCol, LowIsGoodRow []bool
+	// Corner is the top-left label; RowHead \ R/W when empty.
+	Corner string
+	// LabelWidth is the row-label column's width in mm; 24 when zero.
+	LabelWidth float64
 }
 
-func (Matrix) kind() string      { return "Plot" }
+func (m Matrix) kind() string {
+	if m.Ratio {
+		return "Table"
+	}
+	return "Plot"
+}
 func (m Matrix) caption() string { return m.Caption }
 func (m Matrix) text() string {
 	var b strings.Builder

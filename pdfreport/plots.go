@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -70,11 +71,13 @@ func (s series) summary(f func(float64) string) string {
 	return s.name + ": " + strings.Join(parts, " ")
 }
 
-func addLines(p *plot.Plot, ss []series) {
+// addLines draws each series as a line with marks; on a log axis (logY)
+// values ≤ 0 have no place and are left out.
+func addLines(p *plot.Plot, ss []series, logY bool) {
 	for i, s := range ss {
 		pts := make(plotter.XYs, 0, len(s.xs))
 		for j := range s.xs {
-			if !math.IsNaN(s.ys[j]) && !math.IsInf(s.ys[j], 0) {
+			if !math.IsNaN(s.ys[j]) && !math.IsInf(s.ys[j], 0) && (!logY || s.ys[j] > 0) {
 				pts = append(pts, plotter.XY{X: s.xs[j], Y: s.ys[j]})
 			}
 		}
@@ -123,6 +126,9 @@ func (roundTicks) Ticks(min, max float64) []plot.Tick {
 // shaded.
 func convergencePlot(title, ylabel string, ss []series, window [2]int, logY bool) *plot.Plot {
 	p := newPlot(title, "Round", ylabel)
+	if lo, _ := seriesRange(ss); lo <= 0 {
+		logY = false // nothing positive to put on a log axis
+	}
 	p.X.Tick.Marker = roundTicks{}
 	if window[1] >= window[0] && window[0] > 0 {
 		lo, hi := math.Inf(1), math.Inf(-1)
@@ -149,7 +155,7 @@ func convergencePlot(title, ylabel string, ss []series, window [2]int, logY bool
 			}
 		}
 	}
-	addLines(p, ss)
+	addLines(p, ss, logY)
 	if logY {
 		p.Y.Scale = plot.LogScale{}
 		p.Y.Tick.Marker = decadeTicks{}
@@ -293,12 +299,16 @@ func (s sizeTicks) Ticks(min, max float64) []plot.Tick {
 // one line per R/W mix.
 func logLogPlot(title, ylabel string, sizes []int64, ss []series) *plot.Plot {
 	p := newPlot(title, "Block size (KiB)", ylabel)
-	addLines(p, ss)
+	lo, hi := seriesRange(ss)
+	addLines(p, ss, lo > 0)
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = sizeTicks{sizes}
-	p.Y.Scale = plot.LogScale{}
-	p.Y.Tick.Marker = decadeTicks{}
-	if lo, hi := seriesRange(ss); lo > 0 {
+	if len(sizes) > 0 {
+		p.X.Min, p.X.Max = float64(slices.Min(sizes))/1024/1.2, float64(slices.Max(sizes))/1024*1.2
+	}
+	if lo > 0 {
+		p.Y.Scale = plot.LogScale{}
+		p.Y.Tick.Marker = decadeTicks{}
 		p.Y.Min, p.Y.Max = lo/1.4, hi*1.4
 	}
 	return p
@@ -327,8 +337,14 @@ func decades(lo, hi float64) (float64, float64) {
 
 // barPlot draws groups of bars: one group per label, one bar per series.
 func barPlot(title, ylabel string, groups []string, ss []series) *plot.Plot {
-	p := newPlot(title, "Block size", ylabel)
-	w := vg.Points(28)
+	return barPlotX(title, "Block size", ylabel, groups, ss)
+}
+
+// barPlotX is barPlot with any x-axis label: bars of one group side by
+// side, one grey per series from dark to light.
+func barPlotX(title, xlabel, ylabel string, groups []string, ss []series) *plot.Plot {
+	p := newPlot(title, xlabel, ylabel)
+	w := vg.Points(math.Min(28, 72/float64(max(len(ss), 1))))
 	for i, s := range ss {
 		vals := make(plotter.Values, len(s.ys))
 		for j, y := range s.ys {
@@ -341,7 +357,7 @@ func barPlot(title, ylabel string, groups []string, ss []series) *plot.Plot {
 		if err != nil {
 			continue
 		}
-		b.Color = []color.Color{color.Gray{70}, color.Gray{180}}[i%2]
+		b.Color = color.Gray{uint8(60 + 150*float64(i)/math.Max(1, float64(len(ss)-1)))}
 		b.LineStyle.Width = vg.Points(0.5)
 		b.Offset = vg.Length(float64(i)-float64(len(ss)-1)/2) * w
 		p.Add(b)
@@ -349,6 +365,9 @@ func barPlot(title, ylabel string, groups []string, ss []series) *plot.Plot {
 	}
 	p.NominalX(groups...)
 	p.Y.Min = 0
+	if _, hi := seriesRange(ss); hi > 0 {
+		p.Y.Max = hi * 1.08 // room above the tallest bar
+	}
 	return p
 }
 

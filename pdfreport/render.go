@@ -216,9 +216,12 @@ func (r *renderer) header(p *Page) {
 	pdf.MultiCell(side-2, 3, "Test Run Date:\nStart: "+h.Start+"\nFinish: "+h.Finish, "", "L", false)
 	// Centre: test and page title.
 	r.font("B", 11)
-	title := "Report"
+	title := r.doc.Kind
+	if title == "" {
+		title = "Report"
+	}
 	if p.Test != "" {
-		title = p.Test + " Test – Report Page"
+		title = p.Test + " Test – " + title + " Page"
 	}
 	pdf.SetXY(x+side, y+2)
 	pdf.CellFormat(width-2*side, 5, title, "", 0, "C", false, 0, "")
@@ -303,7 +306,11 @@ func (r *renderer) footer() {
 	r.font("I", 6)
 	pdf.SetTextColor(90, 90, 90)
 	pdf.SetXY(margin, r.h-margin-footerH+1)
-	pdf.CellFormat(r.w-2*margin, 3, "ptsrun — SNIA SSS PTS report; rebuild it with `ptsrun report DIR` from the run's run.json and journal.jsonl", "T", 0, "C", false, 0, "")
+	footer := r.doc.Footer
+	if footer == "" {
+		footer = "ptsrun — SNIA SSS PTS report; rebuild it with `ptsrun report DIR` from the run's run.json and journal.jsonl"
+	}
+	pdf.CellFormat(r.w-2*margin, 3, footer, "T", 0, "C", false, 0, "")
 	pdf.SetTextColor(0, 0, 0)
 }
 
@@ -509,12 +516,19 @@ func (r *renderer) matrix(m Matrix, x, y, w float64) {
 		return (math.Log(v) - math.Log(slo)) / (math.Log(shi) - math.Log(slo))
 	}
 	labelW := 24.0
+	if m.LabelWidth > 0 {
+		labelW = m.LabelWidth
+	}
 	cw := (w - labelW) / float64(len(m.Cols))
 	ch := 7.0
 	r.font("B", 7.5)
 	pdf.SetFillColor(225, 225, 225)
 	pdf.SetXY(x, y)
-	pdf.CellFormat(labelW, ch, m.RowHead+" \\ R/W", "1", 0, "C", true, 0, "")
+	corner := m.Corner
+	if corner == "" {
+		corner = m.RowHead + " \\ R/W"
+	}
+	pdf.CellFormat(labelW, ch, r.fit(corner, labelW-1), "1", 0, "C", true, 0, "")
 	for j, c := range m.Cols {
 		pdf.SetXY(x+labelW+float64(j)*cw, y)
 		pdf.CellFormat(cw, ch, c, "1", 0, "C", true, 0, "")
@@ -527,15 +541,32 @@ func (r *renderer) matrix(m Matrix, x, y, w float64) {
 		pdf.CellFormat(labelW, ch, rl, "1", 0, "C", true, 0, "")
 		for j := range m.Cols {
 			v := m.Values[i][j]
-			g := 250 - int(level(v)*170) // light for low values, dark for high
-			if math.IsNaN(v) {
-				g = 255
-			}
-			pdf.SetFillColor(g, g, g)
-			if g < 150 {
-				pdf.SetTextColor(255, 255, 255)
+			if m.Ratio {
+				low := m.LowIsGood
+				if j < len(m.LowIsGoodCol) {
+					low = m.LowIsGoodCol[j]
+				}
+				if i < len(m.LowIsGoodRow) {
+					low = m.LowIsGoodRow[i]
+				}
+				rr, gg, bb, dark := ratioShade(v, low)
+				pdf.SetFillColor(rr, gg, bb)
+				if dark {
+					pdf.SetTextColor(255, 255, 255)
+				} else {
+					pdf.SetTextColor(0, 0, 0)
+				}
 			} else {
-				pdf.SetTextColor(0, 0, 0)
+				g := 250 - int(level(v)*170) // light for low values, dark for high
+				if math.IsNaN(v) {
+					g = 255
+				}
+				pdf.SetFillColor(g, g, g)
+				if g < 150 {
+					pdf.SetTextColor(255, 255, 255)
+				} else {
+					pdf.SetTextColor(0, 0, 0)
+				}
 			}
 			r.font("", 7.5)
 			pdf.SetXY(x+labelW+float64(j)*cw, yy)
@@ -549,8 +580,35 @@ func (r *renderer) matrix(m Matrix, x, y, w float64) {
 	if m.LowIsGood {
 		better = "lower is better"
 	}
-	pdf.CellFormat(w, 4, fmt.Sprintf("Shade: darker = larger %s (log scale over at least a factor of 10; values %s … %s); %s.", m.Unit, m.Format(lo), m.Format(hi), better),
-		"", 0, "L", false, 0, "")
+	legend := fmt.Sprintf("Shade: darker = larger %s (log scale over at least a factor of 10; values %s … %s); %s.", m.Unit, m.Format(lo), m.Format(hi), better)
+	if m.Ratio {
+		if len(m.LowIsGoodCol)+len(m.LowIsGoodRow) > 0 {
+			better = "more IOPS and MB/s, less response time"
+		}
+		legend = "Ratio to the reference: green where better, brown where worse (" + better +
+			"); the deeper the shade, the larger the difference (full at 2× either way)."
+	}
+	pdf.CellFormat(w, 4, legend, "", 0, "L", false, 0, "")
+}
+
+// ratioShade colours a ratio to a reference: white at 1, towards green
+// where better and brown where worse, full strength at a factor of 2. The
+// two hues differ in lightness too, so a grey print still tells them apart
+// by the legend and the printed value.
+func ratioShade(v float64, lowIsGood bool) (r, g, b int, dark bool) {
+	if math.IsNaN(v) || math.IsInf(v, 0) || v <= 0 {
+		return 255, 255, 255, false
+	}
+	x := math.Log2(v)
+	if lowIsGood {
+		x = -x
+	}
+	t := math.Min(math.Abs(x), 1)
+	mix := func(a, z int) int { return int(math.Round(float64(a) + (float64(z)-float64(a))*t)) }
+	if x >= 0 { // better: green
+		return mix(255, 46), mix(255, 139), mix(255, 87), t > 0.6
+	}
+	return mix(255, 150), mix(255, 90), mix(255, 40), t > 0.6 // worse: brown
 }
 
 // chart draws a plot with its legend in a column to the right of the data,
@@ -558,6 +616,19 @@ func (r *renderer) matrix(m Matrix, x, y, w float64) {
 func (r *renderer) chart(b Chart, x, y, w, h float64) {
 	c := newCanvas(r.pdf, x, y, w, h)
 	defer c.end()
+	// gonum/plot panics on data it cannot draw (a log axis without a
+	// positive value); one such plot must not cost the whole report.
+	defer func() {
+		if p := recover(); p != nil {
+			c.end()
+			r.pdf.SetDrawColor(150, 150, 150)
+			r.pdf.Rect(x, y, w, h, "D")
+			r.font("I", 8)
+			r.pdf.SetXY(x, y+h/2-2)
+			r.pdf.CellFormat(w, 4, fmt.Sprintf("This plot could not be drawn from these results (%v).", p), "", 0, "C", false, 0, "")
+			c = newCanvas(r.pdf, x, y, w, h) // balanced by the deferred end
+		}
+	}()
 	dc := draw.New(c)
 	p := b.Plot
 	leg := p.Legend

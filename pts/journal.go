@@ -195,6 +195,8 @@ type RunInfo struct {
 	Host     device.Host       `json:"host"`
 	Engine   string            `json:"engine"`
 	Imported bool              `json:"imported,omitempty"`
+	// Source says what imported results came from (files, tool, metric).
+	Source string `json:"source,omitempty"`
 }
 
 // WriteRunInfo writes dir/run.json atomically (temporary file, sync, rename,

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -43,7 +44,7 @@ func exitCode(err error) int {
 		return exitOK
 	case errors.Is(err, pts.ErrInterrupted), errors.Is(err, context.Canceled):
 		return exitInterrupted
-	case errors.Is(err, errNotSteady):
+	case errors.Is(err, errNotSteady), errors.Is(err, errRegression):
 		return exitNotSteady
 	case errors.Is(err, errRefused), errors.Is(err, device.ErrUnsafe):
 		return exitRefused
@@ -105,6 +106,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		},
 		Commands: []*cli.Command{
 			runCommand(), resumeCommand(), reportCommand(), planCommand(), workloadCommand(), devicesCommand(), ssCommand(), demoCommand(),
+			checkCommand(), compareCommand(), importCommand(),
 		},
 	}
 	// A usage error is one line, not a help page.
@@ -121,11 +123,21 @@ func flagsFirst(app *cli.App, args []string) []string {
 	if len(args) < 3 {
 		return args
 	}
+	// The command, and its subcommand if there is one ("import fio").
 	var cmd *cli.Command
-	for _, c := range app.Commands {
-		if c.HasName(args[1]) {
-			cmd = c
+	commands, at := app.Commands, 1
+	for at < len(args) {
+		var found *cli.Command
+		for _, c := range commands {
+			if c.HasName(args[at]) {
+				found = c
+			}
 		}
+		if found == nil {
+			break
+		}
+		cmd, commands = found, found.Subcommands
+		at++
 	}
 	if cmd == nil {
 		return args
@@ -138,7 +150,7 @@ func flagsFirst(app *cli.App, args []string) []string {
 		}
 	}
 	var flags, rest []string
-	for i := 2; i < len(args); i++ {
+	for i := at; i < len(args); i++ {
 		a := args[i]
 		if a == "--" {
 			rest = append(rest, args[i:]...)
@@ -155,6 +167,6 @@ func flagsFirst(app *cli.App, args []string) []string {
 			flags = append(flags, args[i])
 		}
 	}
-	out := append([]string{args[0], args[1]}, flags...)
+	out := append(slices.Clone(args[:at]), flags...)
 	return append(out, rest...)
 }

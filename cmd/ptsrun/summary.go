@@ -58,7 +58,7 @@ func headline(res *matrix.Results) []headlineValue {
 		}
 		for _, s := range t.Stages {
 			for i := range s.Cells {
-				if s.Cells[i].Key == key && len(s.Cells[i].PerRound) > 0 {
+				if s.Cells[i].Key == key && s.Cells[i].Present() {
 					return &s.Cells[i]
 				}
 			}
@@ -80,7 +80,7 @@ func headline(res *matrix.Results) []headlineValue {
 				if c.ReadPct == 0 {
 					dir = "write"
 				}
-				if len(c.PerRound) > 0 {
+				if c.Present() {
 					out = append(out, headlineValue{"SEQ " + engine.FormatSize(c.BlockSize) + " " + dir,
 						fmt.Sprintf("%.0f MB/s", c.MBps)})
 				}

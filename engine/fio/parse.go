@@ -94,6 +94,8 @@ type Output struct {
 	// Messages are the lines fio printed outside its JSON that look like
 	// errors or warnings ("fio: …", "…error…").
 	Messages []string
+	// Time is when fio wrote the output (its "timestamp"); zero if absent.
+	Time time.Time
 }
 
 type rawLat struct {
@@ -139,10 +141,12 @@ type rawJob struct {
 }
 
 type rawDoc struct {
-	Version string          `json:"fio version"`
-	Jobs    []rawJob        `json:"jobs"`
-	Clients []rawJob        `json:"client_stats"`
-	Global  json.RawMessage `json:"global options"`
+	Version     string          `json:"fio version"`
+	Timestamp   int64           `json:"timestamp"`
+	TimestampMs int64           `json:"timestamp_ms"`
+	Jobs        []rawJob        `json:"jobs"`
+	Clients     []rawJob        `json:"client_stats"`
+	Global      json.RawMessage `json:"global options"`
 }
 
 // ErrNoJSON is returned when fio's output holds no JSON document.
@@ -286,6 +290,12 @@ func messages(data []byte) []string {
 
 func convert(doc *rawDoc) (*Output, error) {
 	out := &Output{Global: map[string]string{}}
+	switch {
+	case doc.TimestampMs > 0:
+		out.Time = time.UnixMilli(doc.TimestampMs).UTC()
+	case doc.Timestamp > 0:
+		out.Time = time.Unix(doc.Timestamp, 0).UTC()
+	}
 	if doc.Version != "" {
 		v, err := ParseVersion(doc.Version)
 		if err != nil {

@@ -1,0 +1,363 @@
+package golden
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/ptsrun/ptsrun/engine"
+	"github.com/ptsrun/ptsrun/matrix"
+)
+
+// Tolerance is how far a metric may move the wrong way before it is a
+// regression, as a fraction (0.05 for 5 %).
+type Tolerance struct {
+	IOPS float64 `json:"iops"`
+	MBps float64 `json:"mbps"`
+	Lat  float64 `json:"lat"` // average, 99.999 % and maximum response time
+}
+
+// DefaultTolerance is 5 % on every metric.
+var DefaultTolerance = Tolerance{IOPS: 0.05, MBps: 0.05, Lat: 0.05}
+
+// For gives the tolerance of a metric.
+func (t Tolerance) For(metric string) float64 {
+	switch metric {
+	case matrix.MetricIOPS:
+		return t.IOPS
+	case matrix.MetricMBps:
+		return t.MBps
+	}
+	return t.Lat
+}
+
+// ParseTolerance reads "5%", "5 %" or "0.05" (a bare number of 1 or more
+// is taken as a percentage: "5" is 5 %).
+func ParseTolerance(s string) (float64, error) {
+	t := strings.TrimSpace(s)
+	pct := strings.HasSuffix(t, "%")
+	t = strings.TrimSpace(strings.TrimSuffix(t, "%"))
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+		return 0, fmt.Errorf("tolerance %q: want a percentage such as 5%%", s)
+	}
+	if pct || v >= 1 {
+		v /= 100
+	}
+	if v >= 1 {
+		return 0, fmt.Errorf("tolerance %q: must be below 100%%", s)
+	}
+	return v, nil
+}
+
+// Finding is one metric of one cell compared.
+type Finding struct {
+	Test     string  `json:"test"`
+	Stage    string  `json:"stage"`
+	Cell     string  `json:"cell"`     // the cell key, e.g. rnd-4k-65/35
+	Workload string  `json:"workload"` // e.g. RND 4 KiB 65/35 TC4/QD32
+	Metric   string  `json:"metric"`
+	Unit     string  `json:"unit"`
+	Baseline float64 `json:"baseline"`
+	Run      float64 `json:"run"`
+	Change   float64 `json:"change"`  // (run − baseline) / baseline
+	Verdict  string  `json:"verdict"` // regression, improvement or within
+}
+
+// StageChange is a stage whose steady-state verdict differs.
+type StageChange struct {
+	Test         string `json:"test"`
+	Stage        string `json:"stage"`
+	Title        string `json:"title"`
+	BaseSteady   bool   `json:"baseline_steady"`
+	RunSteady    bool   `json:"run_steady"`
+	BaseSSRound  int    `json:"baseline_ss_round,omitempty"`
+	RunSSRound   int    `json:"run_ss_round,omitempty"`
+	IsRegression bool   `json:"regression"`
+}
+
+// CheckResult is a run held against a baseline.
+type CheckResult struct {
+	Baseline  string    `json:"baseline"`
+	Run       string    `json:"run"`
+	Tolerance Tolerance `json:"tolerance"`
+	Tests     []string  `json:"tests"` // compared: in both
+	// Tests in one result set only are not compared; they are named.
+	TestsOnlyBaseline []string      `json:"tests_only_in_baseline"`
+	TestsOnlyRun      []string      `json:"tests_only_in_run"`
+	Compared          int           `json:"compared"`
+	Regressions       []Finding     `json:"regressions"`
+	Improvements      []Finding     `json:"improvements"`
+	Steady            []StageChange `json:"steady_state_changes"`
+	// Cells in one result set only. A cell the baseline has and the run
+	// lacks fails the check: the run did not show it still performs.
+	OnlyBaseline []string `json:"only_in_baseline"`
+	OnlyRun      []string `json:"only_in_run"`
+	// NotCompared are metrics one side has no value for (imported tables,
+	// fio output without histograms).
+	NotCompared []string `json:"not_compared"`
+	// WorkloadDiffers are cells compared although their workloads differ
+	// (another TC/QD, as between the enterprise and client profiles).
+	WorkloadDiffers []string `json:"workload_differs"`
+	Pass            bool     `json:"pass"`
+}
+
+// Check compares run with baseline cell by cell for every test both hold.
+func Check(baseline, run *Run, tol Tolerance) (*CheckResult, error) {
+	out := &CheckResult{Baseline: baseline.Path, Run: run.Path, Tolerance: tol,
+		Regressions: []Finding{}, Improvements: []Finding{}, Steady: []StageChange{},
+		OnlyBaseline: []string{}, OnlyRun: []string{}, NotCompared: []string{}, WorkloadDiffers: []string{}}
+	out.TestsOnlyBaseline, out.TestsOnlyRun = []string{}, []string{}
+	for _, t := range baseline.Results.Tests {
+		if run.Results.Find(t.Test) != nil {
+			out.Tests = append(out.Tests, t.Test)
+		} else {
+			out.TestsOnlyBaseline = append(out.TestsOnlyBaseline, t.Test)
+		}
+	}
+	for _, t := range run.Results.Tests {
+		if baseline.Results.Find(t.Test) == nil {
+			out.TestsOnlyRun = append(out.TestsOnlyRun, t.Test)
+		}
+	}
+	if len(out.Tests) == 0 {
+		return nil, fmt.Errorf("%s and %s: %w (baseline: %s; run: %s)", baseline.Path, run.Path, ErrNothingInCommon,
+			testNames(baseline.Results), testNames(run.Results))
+	}
+	common := map[string]bool{}
+	for _, t := range out.Tests {
+		common[t] = true
+	}
+	bc, border := cells(baseline.Results)
+	rc, rorder := cells(run.Results)
+	for _, k := range border {
+		if !common[k.Test] {
+			continue
+		}
+		b := bc[k]
+		r, ok := rc[k]
+		if !ok {
+			out.OnlyBaseline = append(out.OnlyBaseline, k.String())
+			continue
+		}
+		if bl, rl := workloadLabel(k.Test, b.cell), workloadLabel(k.Test, r.cell); bl != rl {
+			out.WorkloadDiffers = append(out.WorkloadDiffers, fmt.Sprintf("%s (baseline %s, run %s)", k, bl, rl))
+		}
+		for _, metric := range matrix.CompareMetrics {
+			bv, bok := b.cell.Value(metric)
+			rv, rok := r.cell.Value(metric)
+			if !bok || !rok {
+				if bok != rok {
+					out.NotCompared = append(out.NotCompared, k.String()+" "+metric)
+				}
+				continue
+			}
+			f := Finding{Test: k.Test, Stage: k.Stage, Cell: k.Key, Workload: workloadLabel(k.Test, b.cell),
+				Metric: metric, Unit: unitOf(metric), Baseline: bv, Run: rv}
+			f.Verdict, f.Change = judge(metric, bv, rv, tol.For(metric))
+			out.Compared++
+			switch f.Verdict {
+			case "regression":
+				out.Regressions = append(out.Regressions, f)
+			case "improvement":
+				out.Improvements = append(out.Improvements, f)
+			}
+		}
+	}
+	for _, k := range rorder {
+		if _, ok := bc[k]; !ok && common[k.Test] {
+			out.OnlyRun = append(out.OnlyRun, k.String())
+		}
+	}
+	for _, t := range baseline.Results.Tests {
+		rt := run.Results.Find(t.Test)
+		if rt == nil {
+			continue
+		}
+		for _, bs := range t.Stages {
+			for _, rs := range rt.Stages {
+				if rs.ID != bs.ID || bs.Steady == rs.Steady {
+					continue
+				}
+				out.Steady = append(out.Steady, StageChange{Test: t.Test, Stage: bs.ID, Title: bs.Title,
+					BaseSteady: bs.Steady, RunSteady: rs.Steady, BaseSSRound: bs.SSRound, RunSSRound: rs.SSRound,
+					IsRegression: bs.Steady && !rs.Steady})
+			}
+		}
+	}
+	out.Pass = len(out.Regressions) == 0 && len(out.OnlyBaseline) == 0
+	for _, s := range out.Steady {
+		out.Pass = out.Pass && !s.IsRegression
+	}
+	return out, nil
+}
+
+// judge compares a metric direction-aware: change is (run − base)/base; a
+// move the wrong way beyond tol is a regression, the right way an
+// improvement. Values are compared unrounded.
+func judge(metric string, base, run, tol float64) (string, float64) {
+	if base == 0 {
+		if run == 0 {
+			return "within", 0
+		}
+		change := math.Inf(1)
+		if matrix.LowerIsBetter(metric) {
+			return "regression", change
+		}
+		return "improvement", change
+	}
+	change := (run - base) / base
+	worse := change < -tol
+	better := change > tol
+	if matrix.LowerIsBetter(metric) {
+		worse, better = change > tol, change < -tol
+	}
+	switch {
+	case worse:
+		return "regression", change
+	case better:
+		return "improvement", change
+	}
+	return "within", change
+}
+
+func testNames(r *matrix.Results) string {
+	var s []string
+	for _, t := range r.Tests {
+		s = append(s, t.Test)
+	}
+	return strings.Join(s, ", ")
+}
+
+func unitOf(metric string) string {
+	switch metric {
+	case matrix.MetricIOPS:
+		return "IOPS"
+	case matrix.MetricMBps:
+		return "MB/s"
+	}
+	return "ms"
+}
+
+// MetricLabel names a metric for people.
+func MetricLabel(metric string) string {
+	switch metric {
+	case matrix.MetricIOPS:
+		return "IOPS"
+	case matrix.MetricMBps:
+		return "MB/s"
+	case matrix.MetricLatMean:
+		return "average response time"
+	case matrix.MetricLatP99999:
+		return "99.999 % response time"
+	case matrix.MetricLatMax:
+		return "maximum response time"
+	}
+	return metric
+}
+
+// workloadLabel describes a cell: "RND 4 KiB 65/35 TC4/QD32".
+func workloadLabel(test string, c *matrix.CellResult) string {
+	acc := "RND"
+	if c.Access == engine.Sequential.String() {
+		acc = "SEQ"
+	}
+	if test == "custom" {
+		return c.Key
+	}
+	s := fmt.Sprintf("%s %s %s", acc, engine.FormatSize(c.BlockSize), matrix.MixLabel(c.ReadPct))
+	if c.TC > 0 && c.QD > 0 {
+		s += fmt.Sprintf(" TC%d/QD%d", c.TC, c.QD)
+	}
+	return s
+}
+
+// FormatValue writes a metric value for people, unrounded enough to show
+// the change.
+func FormatValue(metric string, v float64) string {
+	switch {
+	case math.IsNaN(v):
+		return "–"
+	case metric == matrix.MetricIOPS:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case metric == matrix.MetricMBps:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	}
+	return strconv.FormatFloat(v, 'g', 4, 64)
+}
+
+func formatChange(c float64) string {
+	if math.IsInf(c, 0) {
+		return "from 0"
+	}
+	return fmt.Sprintf("%+.1f %%", 100*c)
+}
+
+// Print writes the result for people: what failed, what improved, what
+// was only on one side.
+func (c *CheckResult) Print(w io.Writer) {
+	fmt.Fprintf(w, "Baseline %s\nRun      %s\n", c.Baseline, c.Run)
+	fmt.Fprintf(w, "Tests compared: %s; %d cell metrics; tolerance IOPS %g %%, MB/s %g %%, response time %g %%\n",
+		strings.Join(c.Tests, ", "), c.Compared, 100*c.Tolerance.IOPS, 100*c.Tolerance.MBps, 100*c.Tolerance.Lat)
+	table := func(title string, fs []Finding) {
+		if len(fs) == 0 {
+			return
+		}
+		fmt.Fprintf(w, "\n%s (%d):\n", title, len(fs))
+		fmt.Fprintf(w, "  %-14s %-30s %-24s %14s %14s %9s\n", "stage", "workload", "metric", "baseline", "run", "change")
+		for _, f := range fs {
+			label := MetricLabel(f.Metric)
+			if label != f.Unit {
+				label += " (" + f.Unit + ")"
+			}
+			fmt.Fprintf(w, "  %-14s %-30s %-24s %14s %14s %9s\n", f.Stage, f.Workload, label,
+				FormatValue(f.Metric, f.Baseline), FormatValue(f.Metric, f.Run), formatChange(f.Change))
+		}
+	}
+	if len(c.TestsOnlyBaseline)+len(c.TestsOnlyRun) > 0 {
+		fmt.Fprintf(w, "Not compared: tests only in the baseline: %s; only in the run: %s\n",
+			orNone(c.TestsOnlyBaseline), orNone(c.TestsOnlyRun))
+	}
+	table("REGRESSIONS", c.Regressions)
+	for _, s := range c.Steady {
+		if s.IsRegression {
+			fmt.Fprintf(w, "\nREGRESSION: %s reached steady state in the baseline (round %d) but not in the run\n", s.Title, s.BaseSSRound)
+		} else if s.RunSteady {
+			fmt.Fprintf(w, "\nImprovement: %s reached steady state in the run (round %d) but not in the baseline\n", s.Title, s.RunSSRound)
+		}
+	}
+	if len(c.OnlyBaseline) > 0 {
+		fmt.Fprintf(w, "\nMISSING from the run (%d cells the baseline has): %s\n", len(c.OnlyBaseline), strings.Join(c.OnlyBaseline, ", "))
+	}
+	table("Improvements", c.Improvements)
+	if len(c.OnlyRun) > 0 {
+		fmt.Fprintf(w, "\nOnly in the run (%d cells, not checked): %s\n", len(c.OnlyRun), strings.Join(c.OnlyRun, ", "))
+	}
+	if len(c.WorkloadDiffers) > 0 {
+		fmt.Fprintf(w, "\nNote: %d cells ran a different workload in the run than in the baseline, e.g. %s\n",
+			len(c.WorkloadDiffers), c.WorkloadDiffers[0])
+	}
+	if len(c.NotCompared) > 0 {
+		fmt.Fprintf(w, "\nNot compared, a value on one side only (%d): %s\n", len(c.NotCompared), strings.Join(c.NotCompared, ", "))
+	}
+	if c.Pass {
+		fmt.Fprintf(w, "\nPASS: no regression beyond tolerance\n")
+	} else {
+		n := len(c.Regressions) + len(c.OnlyBaseline)
+		for _, s := range c.Steady {
+			if s.IsRegression {
+				n++
+			}
+		}
+		fmt.Fprintf(w, "\nFAIL: %d regression(s)\n", n)
+	}
+}
+
+func orNone(v []string) string {
+	if len(v) == 0 {
+		return "none"
+	}
+	return strings.Join(v, ", ")
+}

@@ -1,0 +1,310 @@
+package golden
+
+import (
+	"bytes"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/ptsrun/ptsrun/engine"
+	"github.com/ptsrun/ptsrun/matrix"
+	"github.com/ptsrun/ptsrun/pdfreport"
+	"github.com/ptsrun/ptsrun/pts"
+)
+
+// Comparison is several runs lined up against the first.
+type Comparison struct {
+	Runs      []*Run
+	Tables    []pdfreport.ComparedTable
+	Headlines []pdfreport.ComparedHeadline
+}
+
+// tableMetric is the metric of each derived table (its direction).
+var tableMetric = map[string]string{
+	"iops": matrix.MetricIOPS, "tp": matrix.MetricMBps, "lat_mean_ms": matrix.MetricLatMean,
+	"lat_p99_999_ms": matrix.MetricLatP99999, "lat_max_ms": matrix.MetricLatMax, "lat_iops": matrix.MetricIOPS,
+}
+
+var tableTest = map[string]string{"iops": "iops", "tp": "tp", "lat_mean_ms": "lat", "lat_p99_999_ms": "lat",
+	"lat_max_ms": "lat", "lat_iops": "lat", "custom": "custom"}
+
+// headlineCells are the numbers reviews quote: 4 KiB random read, write and
+// 65/35 IOPS; 128 KiB and 1024 KiB sequential read and write MB/s; the 4
+// KiB response times at QD1.
+var headlineCells = []struct {
+	label, test, stage, key, metric string
+}{
+	{"RND 4 KiB read IOPS", "iops", "iops", "rnd-4k-100/0", matrix.MetricIOPS},
+	{"RND 4 KiB write IOPS", "iops", "iops", "rnd-4k-0/100", matrix.MetricIOPS},
+	{"RND 4 KiB 65/35 IOPS", "iops", "iops", "rnd-4k-65/35", matrix.MetricIOPS},
+	{"SEQ 128 KiB read MB/s", "tp", "tp-128k", "seq-128k-100/0", matrix.MetricMBps},
+	{"SEQ 128 KiB write MB/s", "tp", "tp-128k", "seq-128k-0/100", matrix.MetricMBps},
+	{"SEQ 1024 KiB read MB/s", "tp", "tp-1024k", "seq-1024k-100/0", matrix.MetricMBps},
+	{"SEQ 1024 KiB write MB/s", "tp", "tp-1024k", "seq-1024k-0/100", matrix.MetricMBps},
+	{"RND 4 KiB read average ms", "lat", "lat", "rnd-4k-100/0", matrix.MetricLatMean},
+	{"RND 4 KiB write average ms", "lat", "lat", "rnd-4k-0/100", matrix.MetricLatMean},
+	{"RND 4 KiB read 99.999 % ms", "lat", "lat", "rnd-4k-100/0", matrix.MetricLatP99999},
+	{"RND 4 KiB write 99.999 % ms", "lat", "lat", "rnd-4k-0/100", matrix.MetricLatP99999},
+}
+
+// Compare lines the runs up: every table any run has, rows and columns the
+// union of theirs, NaN where a run has no value; and the headline cells.
+// Every run must share a test with the reference.
+func Compare(runs []*Run) (*Comparison, error) {
+	if len(runs) < 2 {
+		return nil, fmt.Errorf("compare needs at least two runs")
+	}
+	ref := runs[0]
+	for _, r := range runs[1:] {
+		common := false
+		for _, t := range r.Results.Tests {
+			common = common || ref.Results.Find(t.Test) != nil
+		}
+		if !common {
+			return nil, fmt.Errorf("%s and the reference %s: %w (reference: %s; run: %s)", r.Path, ref.Path, ErrNothingInCommon,
+				testNames(ref.Results), testNames(r.Results))
+		}
+	}
+	c := &Comparison{Runs: runs}
+	perRun := make([]map[string]matrix.Table, len(runs))
+	var names []string
+	for i, r := range runs {
+		perRun[i] = map[string]matrix.Table{}
+		for _, t := range r.Results.Tables() {
+			if strings.HasSuffix(t.Name, "_tracking") {
+				continue
+			}
+			perRun[i][t.Name] = t
+			if !slices.Contains(names, t.Name) {
+				names = append(names, t.Name)
+			}
+		}
+	}
+	for _, name := range names {
+		c.Tables = append(c.Tables, unionTable(name, perRun))
+	}
+	for _, h := range headlineCells {
+		hl := pdfreport.ComparedHeadline{Label: h.label, Metric: h.metric}
+		any := false
+		for _, r := range runs {
+			v := math.NaN()
+			if cell := findCell(r.Results, h.test, h.stage, h.key); cell != nil {
+				if x, ok := cell.Value(h.metric); ok {
+					v, any = x, true
+				}
+			}
+			hl.Values = append(hl.Values, v)
+		}
+		if any {
+			c.Headlines = append(c.Headlines, hl)
+		}
+	}
+	return c, nil
+}
+
+func findCell(r *matrix.Results, test, stage, key string) *matrix.CellResult {
+	t := r.Find(test)
+	if t == nil {
+		return nil
+	}
+	for si := range t.Stages {
+		if t.Stages[si].ID != stage {
+			continue
+		}
+		for ci := range t.Stages[si].Cells {
+			if c := &t.Stages[si].Cells[ci]; c.Key == key && c.Present() {
+				return c
+			}
+		}
+	}
+	return nil
+}
+
+// unionTable aligns one table of every run on the union of their rows and
+// columns.
+func unionTable(name string, perRun []map[string]matrix.Table) pdfreport.ComparedTable {
+	out := pdfreport.ComparedTable{Name: name, Test: tableTest[name]}
+	type rowKey struct {
+		label string
+		bytes int64
+	}
+	var rows []rowKey
+	var cols []string
+	for _, m := range perRun {
+		t, ok := m[name]
+		if !ok {
+			continue
+		}
+		if out.Title == "" {
+			out.Title, out.Unit, out.RowHead = t.Title, t.Unit, t.RowHead
+		}
+		for i, r := range t.Rows {
+			k := rowKey{r, t.RowBytes[i]}
+			if !slices.Contains(rows, k) {
+				rows = append(rows, k)
+			}
+		}
+		for _, c := range t.Cols {
+			if !slices.Contains(cols, c) {
+				cols = append(cols, c)
+			}
+		}
+	}
+	if name != "custom" {
+		// Block-size rows largest first, as the PTS tables.
+		slices.SortStableFunc(rows, func(a, b rowKey) int { return int(b.bytes>>9) - int(a.bytes>>9) })
+	}
+	for _, r := range rows {
+		label := r.label
+		if r.bytes > 0 && name != "custom" {
+			label = engine.FormatSize(r.bytes)
+		}
+		out.Rows = append(out.Rows, label)
+		out.RowBytes = append(out.RowBytes, r.bytes)
+	}
+	out.Cols = cols
+	for _, c := range cols {
+		m := tableMetric[name]
+		if name == "custom" {
+			m = c
+		}
+		out.ColMetric = append(out.ColMetric, m)
+	}
+	if out.RowHead == "bs" {
+		out.RowHead = "Block size"
+	}
+	for _, m := range perRun {
+		vals := make([][]float64, len(rows))
+		t, ok := m[name]
+		for ri, r := range rows {
+			vals[ri] = make([]float64, len(cols))
+			for ci, c := range cols {
+				vals[ri][ci] = math.NaN()
+				if !ok {
+					continue
+				}
+				for tr, label := range t.Rows {
+					if label != r.label || t.RowBytes[tr] != r.bytes {
+						continue
+					}
+					for tc, col := range t.Cols {
+						if col == c {
+							vals[ri][ci] = t.Values[tr][tc]
+						}
+					}
+				}
+			}
+		}
+		out.Values = append(out.Values, vals)
+	}
+	return out
+}
+
+// WriteCSV writes one CSV per table: a row per cell with every run's value
+// and every run's ratio to the reference (empty where absent).
+func (c *Comparison) WriteCSV(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("comparison tables %s: %w", dir, err)
+	}
+	write := func(name string, head []string, rows [][]string) error {
+		var b bytes.Buffer
+		w := csv.NewWriter(&b)
+		_ = w.Write(head)
+		_ = w.WriteAll(rows)
+		if err := w.Error(); err != nil {
+			return err
+		}
+		return pts.WriteFileAtomic(filepath.Join(dir, name+".csv"), b.Bytes())
+	}
+	var names []string
+	for _, r := range c.Runs {
+		names = append(names, r.Name)
+	}
+	for _, t := range c.Tables {
+		head := []string{t.RowHead, "column"}
+		head = append(head, names...)
+		for _, n := range names[1:] {
+			head = append(head, n+" / "+names[0])
+		}
+		var rows [][]string
+		for ri, rl := range t.Rows {
+			for ci, cl := range t.Cols {
+				row := []string{rl, cl}
+				for i := range c.Runs {
+					row = append(row, matrix.FormatValue(t.Values[i][ri][ci]))
+				}
+				for i := 1; i < len(c.Runs); i++ {
+					row = append(row, matrix.FormatValue(t.Values[i][ri][ci]/t.Values[0][ri][ci]))
+				}
+				rows = append(rows, row)
+			}
+		}
+		if err := write("compare_"+t.Name, head, rows); err != nil {
+			return err
+		}
+	}
+	head := append([]string{"headline"}, names...)
+	for _, n := range names[1:] {
+		head = append(head, n+" / "+names[0])
+	}
+	var rows [][]string
+	for _, h := range c.Headlines {
+		row := []string{h.Label}
+		for _, v := range h.Values {
+			row = append(row, matrix.FormatValue(v))
+		}
+		for _, v := range h.Values[1:] {
+			row = append(row, matrix.FormatValue(v/h.Values[0]))
+		}
+		rows = append(rows, row)
+	}
+	return write("compare_headlines", head, rows)
+}
+
+// PDF is the comparison for pdfreport.
+func (c *Comparison) PDF(paper string) pdfreport.Comparison {
+	out := pdfreport.Comparison{Paper: paper, Tables: c.Tables, Headlines: c.Headlines}
+	for _, r := range c.Runs {
+		out.Runs = append(out.Runs, pdfreport.ComparedRun{Name: r.Name, Info: r.Info, Results: r.Results})
+	}
+	return out
+}
+
+// PrintSummary writes the headline cells of every run, with ratios.
+func (c *Comparison) PrintSummary(w io.Writer) {
+	fmt.Fprintf(w, "%-28s", "headline")
+	for i, r := range c.Runs {
+		fmt.Fprintf(w, " %16s", clip(fmt.Sprintf("%c %s", 'A'+i, r.Name), 16))
+	}
+	for i := 1; i < len(c.Runs); i++ {
+		fmt.Fprintf(w, " %8s", fmt.Sprintf("%c/A", 'A'+i))
+	}
+	fmt.Fprintln(w)
+	for _, h := range c.Headlines {
+		fmt.Fprintf(w, "%-28s", h.Label)
+		for _, v := range h.Values {
+			fmt.Fprintf(w, " %16s", FormatValue(h.Metric, v))
+		}
+		for _, v := range h.Values[1:] {
+			r := v / h.Values[0]
+			s := "–"
+			if !math.IsNaN(r) && !math.IsInf(r, 0) {
+				s = fmt.Sprintf("%.3f", r)
+			}
+			fmt.Fprintf(w, " %8s", s)
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+func clip(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}

@@ -1,0 +1,353 @@
+package pdfreport
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/ptsrun/ptsrun/matrix"
+	"github.com/ptsrun/ptsrun/pts"
+)
+
+// ComparedRun is one run of a comparison; Info is nil for a bare
+// results.json.
+type ComparedRun struct {
+	Name    string
+	Info    *pts.RunInfo
+	Results *matrix.Results
+}
+
+// ComparedTable is one table across runs: Values[run][row][col], NaN where
+// a run has no value.
+type ComparedTable struct {
+	Name, Title, Unit string
+	Test              string
+	RowHead           string
+	Rows              []string
+	RowBytes          []int64
+	Cols              []string
+	ColMetric         []string // the metric of each column (its direction)
+	Values            [][][]float64
+}
+
+// ComparedHeadline is one headline cell across runs.
+type ComparedHeadline struct {
+	Label  string
+	Metric string
+	Values []float64
+}
+
+// Comparison is what `ptsrun compare` lays out: the first run is the
+// reference.
+type Comparison struct {
+	Paper     string
+	Runs      []ComparedRun
+	Tables    []ComparedTable
+	Headlines []ComparedHeadline
+}
+
+// formatFor picks the number format of a metric.
+func formatFor(metric string) func(float64) string {
+	switch metric {
+	case matrix.MetricIOPS, "lat_iops":
+		return fmtIOPS
+	case matrix.MetricMBps:
+		return fmtMBps
+	}
+	return fmtMs
+}
+
+func fmtRatio(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "–"
+	}
+	return fmt.Sprintf("%.3f", v)
+}
+
+// Doc lays the comparison out in the report's page format.
+func (c Comparison) Doc() *Doc {
+	paper := "A4"
+	if strings.EqualFold(c.Paper, "letter") {
+		paper = "Letter"
+	}
+	d := &Doc{Paper: paper, Kind: "Comparison",
+		Footer: "ptsrun — comparison of SNIA SSS PTS results; rebuild it with `ptsrun compare` from the same runs"}
+	ref := c.Runs[0]
+	h := &d.Header
+	h.Start, h.Finish = stamp(ref.Results.Start), stamp(ref.Results.Finish)
+	h.Spec = ref.Results.Spec
+	if ref.Info != nil && ref.Info.Profile.Short != "" {
+		h.Spec = ref.Info.Profile.Short + " " + pts.SpecRevision
+	}
+	var names []string
+	for _, r := range c.Runs {
+		names = append(names, r.Name)
+	}
+	h.Vendor = fmt.Sprintf("%d runs compared", len(c.Runs))
+	h.Model = strings.Join(names, " · ")
+	h.TestedBy = "ptsrun " + ref.Results.Version
+	if ref.Info != nil {
+		host := ref.Info.Host
+		h.Platform = []KV{{"Reference", ref.Name}, {"Host", orDash(host.Hostname)}, {"CPU", orDash(host.CPUModel)},
+			{"OS", orDash(host.OS)}, {"Kernel", orDash(host.Kernel)}, {"Engine", orDash(ref.Info.Engine)}}
+	} else {
+		h.Platform = []KV{{"Reference", ref.Name}, {"Engine", orDash(ref.Results.Engine)}}
+	}
+	for i, r := range c.Runs {
+		h.Device = append(h.Device, KV{runLetter(i), r.Name + ": " + runDevice(r)})
+	}
+	setup := []KV{}
+	params := []KV{}
+	for i, r := range c.Runs {
+		conf := "conforms"
+		if !r.Results.Conforming {
+			conf = fmt.Sprintf("%d deviation(s)", len(r.Results.Deviations))
+		}
+		setup = append(setup, KV{runLetter(i), fmt.Sprintf("%s, %s, %s", orDash(r.Results.Profile), orDash(r.Results.Engine), conf)})
+		var tests []string
+		for _, t := range r.Results.Tests {
+			tests = append(tests, t.Test)
+		}
+		params = append(params, KV{runLetter(i), strings.Join(tests, ", ") + "; " + steadySummary(r.Results)})
+	}
+	add := func(p *Page) {
+		if p.Setup == nil {
+			p.Setup, p.Params = setup, params
+		}
+		d.Pages = append(d.Pages, p)
+	}
+
+	// Summary: the runs and the headline cells.
+	var runRows [][]string
+	for i, r := range c.Runs {
+		role := "run"
+		if i == 0 {
+			role = "reference"
+		}
+		runRows = append(runRows, []string{runLetter(i), r.Name, role, runDevice(r), orDash(r.Results.Engine),
+			verdictShort(r.Results)})
+	}
+	sum := &Page{Title: "Comparison summary: runs and headline results", Landmark: "compare-summary", Flow: true}
+	sum.Blocks = append(sum.Blocks,
+		Paragraph{Lines: []string{fmt.Sprintf("Comparison of %d runs against the reference %s. Ratios are run ÷ reference; "+
+			"green is better and brown worse, whichever way the metric improves (more IOPS and MB/s, less response time).",
+			len(c.Runs), ref.Name)}},
+		Table{Caption: "The runs compared", Head: []string{"", "Run", "Role", "Device", "Engine", "Compliance"},
+			Widths: []float64{0.25, 1.1, 0.7, 2.9, 1.6, 1.7}, Align: "CLLLLL", Rows: runRows})
+	if len(c.Headlines) > 0 {
+		head := []string{"Headline cell"}
+		for i, r := range c.Runs {
+			head = append(head, runLetter(i)+": "+r.Name)
+		}
+		var rows [][]string
+		ratioRows, ratioVals := []string{}, [][]float64{}
+		var lowCols []bool
+		for _, hl := range c.Headlines {
+			f := formatFor(hl.Metric)
+			row := []string{hl.Label}
+			for _, v := range hl.Values {
+				row = append(row, f(v)+" "+unitLabel(hl.Metric))
+			}
+			rows = append(rows, row)
+			var rv []float64
+			for _, v := range hl.Values[1:] {
+				rv = append(rv, v/hl.Values[0])
+			}
+			ratioRows = append(ratioRows, hl.Label)
+			ratioVals = append(ratioVals, rv)
+			lowCols = append(lowCols, matrix.LowerIsBetter(hl.Metric))
+		}
+		sum.Blocks = append(sum.Blocks, Table{Caption: "Headline cells, measurement-window averages", Head: head, Rows: rows,
+			Widths: append([]float64{2}, repeat(1.3, len(c.Runs))...)})
+		if len(c.Runs) > 1 {
+			sum.Blocks = append(sum.Blocks, rowShadedRatios("Headline cells: run ÷ reference", ratioRows,
+				otherRuns(c.Runs), ratioVals, lowCols))
+		}
+	}
+	add(sum)
+
+	for _, t := range c.Tables {
+		c.tablePages(t, add)
+	}
+	return d
+}
+
+// rowShadedRatios shades each headline row the way its metric improves
+// (the headline cells mix IOPS, MB/s and response times).
+func rowShadedRatios(caption string, headlines, runs []string, vals [][]float64, lowIsGood []bool) Block {
+	return Matrix{Caption: caption, RowHead: "Headline cell", Corner: "Headline cell", Rows: headlines, Cols: runs,
+		Values: vals, Ratio: true, Format: fmtRatio, Unit: "ratio", LowIsGoodRow: lowIsGood, LabelWidth: 60}
+}
+
+func (c Comparison) tablePages(t ComparedTable, add func(*Page)) {
+	test := map[string]string{"iops": "IOPS", "tp": "Throughput", "lat": "Latency", "custom": "Custom"}[t.Test]
+	p := &Page{Test: test, Title: "Comparison: " + t.Title, Landmark: "compare-" + t.Name, Flow: true}
+	// Side by side: each run's table, then the ratio tables.
+	for i, r := range c.Runs {
+		rows := [][]string{}
+		for ri, rl := range t.Rows {
+			row := []string{rl}
+			for ci := range t.Cols {
+				row = append(row, formatFor(t.metric(ci))(t.Values[i][ri][ci]))
+			}
+			rows = append(rows, row)
+		}
+		caption := runLetter(i) + ": " + r.Name + " — " + t.Title
+		if t.Unit != "" && t.Unit != t.Title {
+			caption += " (" + t.Unit + ")"
+		}
+		p.Blocks = append(p.Blocks, Table{Caption: caption,
+			Head: append([]string{t.RowHead}, t.Cols...), Rows: rows, Small: true,
+			Widths: append([]float64{1.6}, repeat(1, len(t.Cols))...)})
+	}
+	low := make([]bool, len(t.Cols))
+	for ci := range t.Cols {
+		low[ci] = matrix.LowerIsBetter(t.metric(ci))
+	}
+	for i := 1; i < len(c.Runs); i++ {
+		m := Matrix{Caption: fmt.Sprintf("%s ÷ %s: %s", c.Runs[i].Name, c.Runs[0].Name, t.Title), RowHead: t.RowHead,
+			Rows: t.Rows, Cols: t.Cols, Ratio: true, Format: fmtRatio, Unit: "ratio", LowIsGoodCol: low}
+		for ri := range t.Rows {
+			row := make([]float64, len(t.Cols))
+			for ci := range t.Cols {
+				row[ci] = t.Values[i][ri][ci] / t.Values[0][ri][ci]
+			}
+			m.Values = append(m.Values, row)
+		}
+		p.Blocks = append(p.Blocks, m)
+	}
+	add(p)
+	// Overlays.
+	switch t.Name {
+	case "iops":
+		plots := &Page{Test: test, Title: "Comparison: IOPS against block size, every run, one plot per R/W mix", Landmark: "compare-iops-2d", Flow: true}
+		for ci, mix := range t.Cols {
+			var ss []series
+			for i, r := range c.Runs {
+				s := series{name: runLetter(i) + ": " + r.Name}
+				for ri, bs := range t.RowBytes {
+					s.xs = append(s.xs, float64(bs)/1024)
+					s.ys = append(s.ys, t.Values[i][ri][ci])
+				}
+				ss = append(ss, s)
+			}
+			plots.Blocks = append(plots.Blocks, Chart{Caption: "IOPS against block size, R/W mix " + mix + ", every run (log–log)",
+				Plot: logLogPlot("IOPS, R/W mix "+mix, "IOPS", t.RowBytes, ss), Height: 95, Summary: summarize(ss, fmtIOPS)})
+		}
+		add(plots)
+	case "tp", "lat_mean_ms", "lat_p99_999_ms":
+		var groups []string
+		for _, rl := range t.Rows {
+			for _, cl := range t.Cols {
+				groups = append(groups, strings.ReplaceAll(rl, " KiB", "K")+" "+cl)
+			}
+		}
+		var ss []series
+		for i, r := range c.Runs {
+			s := series{name: runLetter(i) + ": " + r.Name}
+			for ri := range t.Rows {
+				for ci := range t.Cols {
+					s.xs = append(s.xs, float64(len(s.xs)))
+					s.ys = append(s.ys, t.Values[i][ri][ci])
+				}
+			}
+			ss = append(ss, s)
+		}
+		add(&Page{Test: test, Title: "Comparison: " + t.Title + ", every run", Landmark: "compare-" + t.Name + "-bars",
+			Blocks: []Block{Chart{Caption: t.Title + " of every cell, every run", Plot: barPlotX(t.Title, "Cell (block size, R/W mix)", t.Unit, groups, ss),
+				Summary: summarize(ss, formatFor(t.metric(0)))}}})
+	}
+}
+
+func (t ComparedTable) metric(col int) string {
+	if col < len(t.ColMetric) {
+		return t.ColMetric[col]
+	}
+	return matrix.MetricIOPS
+}
+
+func repeat(v float64, n int) []float64 {
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = v
+	}
+	return out
+}
+
+func otherRuns(runs []ComparedRun) []string {
+	var out []string
+	for i, r := range runs[1:] {
+		out = append(out, runLetter(i+1)+": "+r.Name)
+	}
+	return out
+}
+
+func runLetter(i int) string {
+	if i < 26 {
+		return string(rune('A' + i))
+	}
+	return fmt.Sprint(i + 1)
+}
+
+func runDevice(r ComparedRun) string {
+	if r.Info == nil || len(r.Info.Targets) == 0 {
+		return "–"
+	}
+	t := r.Info.Targets[0]
+	s := orDash(strings.TrimSpace(t.Vendor + " " + t.Model))
+	if t.Serial != "" {
+		s += ", SN " + t.Serial
+	}
+	if t.Firmware != "" {
+		s += ", FW " + t.Firmware
+	}
+	if len(r.Info.Targets) > 1 {
+		s += fmt.Sprintf(" (+%d targets)", len(r.Info.Targets)-1)
+	}
+	return s
+}
+
+func verdictShort(r *matrix.Results) string {
+	if r.Conforming {
+		return "conforms to PTS 2.0.2"
+	}
+	return fmt.Sprintf("does not conform: %d deviation(s)", len(r.Deviations))
+}
+
+func steadySummary(r *matrix.Results) string {
+	n, steady := 0, 0
+	for _, t := range r.Tests {
+		for _, s := range t.Stages {
+			n++
+			if s.Steady {
+				steady++
+			}
+		}
+	}
+	return fmt.Sprintf("steady %d/%d stages", steady, n)
+}
+
+func unitLabel(metric string) string {
+	switch metric {
+	case matrix.MetricIOPS:
+		return "IOPS"
+	case matrix.MetricMBps:
+		return "MB/s"
+	}
+	return "ms"
+}
+
+// RenderComparison is Render for a comparison: created is the reference
+// run's start, the only date in the file.
+func (c Comparison) Render(w io.Writer) error {
+	created := c.Runs[0].Results.Start
+	if created.IsZero() && c.Runs[0].Info != nil {
+		created = c.Runs[0].Info.Created
+	}
+	if created.IsZero() {
+		created = time.Unix(0, 0).UTC()
+	}
+	return c.Doc().Render(w, created)
+}

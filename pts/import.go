@@ -1,0 +1,125 @@
+package pts
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/ptsrun/ptsrun/engine"
+	"github.com/ptsrun/ptsrun/steadystate"
+)
+
+// ImportedCell is one cell's result in one round of results ptsrun did not
+// run itself (fio output imported with `ptsrun import fio`).
+type ImportedCell struct {
+	Workload    engine.Workload
+	Measurement engine.Measurement
+	Time        time.Time // when it was measured, if known
+}
+
+// WriteImported makes dir a run directory for imported results: run.json
+// (ri, marked imported) and a journal holding every round, with the
+// tracking values and the steady-state verdict of each round computed by
+// the same rule the runner applies. rounds[stageID][r][c] is cell c of
+// ri.Stages' stage in round r+1; every round has every cell of its stage.
+// Rounds after the first steady window are kept, but that window is the
+// stage's measurement window, as if the run had stopped there.
+func WriteImported(dir string, ri RunInfo, rounds map[string][][]ImportedCell) error {
+	ri.Imported = true
+	var buf bytes.Buffer
+	last := ri.Created
+	emit := func(r Record) error {
+		if r.Time.IsZero() {
+			r.Time = last
+		}
+		last = r.Time
+		b, err := json.Marshal(r)
+		if err != nil {
+			return fmt.Errorf("imported results: %w", err)
+		}
+		buf.Write(append(b, '\n'))
+		return nil
+	}
+	if err := emit(Record{Type: RecStart, Schema: Schema, Message: "imported: " + ri.Source}); err != nil {
+		return err
+	}
+	crit := ri.Config.SS
+	for _, s := range ri.Stages {
+		rs := rounds[s.ID]
+		if err := emit(Record{Type: RecStageStart, Stage: s.ID, Message: s.Title}); err != nil {
+			return err
+		}
+		series := make([]steadystate.Series, len(s.Tracking))
+		for v, t := range s.Tracking {
+			series[v].Name = t.Name
+		}
+		ssRound := 0
+		for r, row := range rs {
+			round := r + 1
+			if len(row) != len(s.Cells) {
+				return fmt.Errorf("imported results: stage %s round %d has %d cells, the stage %d", s.ID, round, len(row), len(s.Cells))
+			}
+			if err := emit(Record{Type: RecRoundStart, Stage: s.ID, Round: round, Time: firstTime(row)}); err != nil {
+				return err
+			}
+			for c := range row {
+				idx := c
+				w, m := row[c].Workload, row[c].Measurement
+				if err := emit(Record{Type: RecCell, Stage: s.ID, Round: round, Cell: &idx, Key: s.Cells[c].Key,
+					Workload: &w, Measurement: &m, Time: row[c].Time}); err != nil {
+					return err
+				}
+			}
+			vals := make([]float64, len(s.Tracking))
+			for v, t := range s.Tracking {
+				vals[v] = t.Metric.Value(row[t.Cell].Measurement)
+				series[v].Values = append(series[v].Values, vals[v])
+			}
+			rec := Record{Type: RecRoundEnd, Stage: s.ID, Round: round, Tracking: vals}
+			if round >= crit.Window && len(s.Tracking) > 0 {
+				j := crit.CheckAllAt(series, round)
+				rec.Verdict = &j
+				if j.Steady && ssRound == 0 {
+					ssRound = round
+				}
+			}
+			if err := emit(rec); err != nil {
+				return err
+			}
+		}
+		n := len(rs)
+		steady := ssRound > 0
+		end := Record{Type: RecStageEnd, Stage: s.ID, Steady: &steady}
+		switch {
+		case steady:
+			end.SSRound, end.Window = ssRound, []int{ssRound - crit.Window + 1, ssRound}
+		case len(s.Tracking) == 0:
+			end.Window = []int{max(1, n-crit.Window+1), n}
+			end.Message = "no tracking variable among the imported cells: steady state cannot be judged"
+		default:
+			end.Window = []int{max(1, n-crit.Window+1), n}
+			end.Message = fmt.Sprintf("steady state not reached in the %d imported rounds", n)
+		}
+		if err := emit(end); err != nil {
+			return err
+		}
+	}
+	if err := emit(Record{Type: RecEnd}); err != nil {
+		return err
+	}
+	if err := WriteRunInfo(dir, ri); err != nil {
+		return err
+	}
+	return WriteFileAtomic(filepath.Join(dir, JournalFile), buf.Bytes())
+}
+
+func firstTime(row []ImportedCell) time.Time {
+	for _, c := range row {
+		if !c.Time.IsZero() {
+			return c.Time
+		}
+	}
+	return time.Time{}
+}
