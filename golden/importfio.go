@@ -163,12 +163,12 @@ func classify(fw FioWorkload) (test, stageID string) {
 
 // fioResult is one cell's result in one fio output.
 type fioResult struct {
-	file   string
-	order  int // the file's position on the command line
-	time   time.Time
-	fw     FioWorkload
-	m      engine.Measurement
-	target string // the fio filename option
+	file    string
+	order   int // the file's position on the command line
+	time    time.Time
+	fw      FioWorkload
+	m       engine.Measurement
+	targets []string // the fio filename options of its jobs
 }
 
 // ReadFio reads fio outputs (json or json+, local or client/server, fio
@@ -214,9 +214,12 @@ func ReadFio(files []string) ([]fioResult, error) {
 				}
 			}
 			if k < 0 {
-				here = append(here, fioResult{file: f, order: order, time: o.Time, fw: fw, target: target,
+				here = append(here, fioResult{file: f, order: order, time: o.Time, fw: fw,
 					m: engine.Measurement{Engine: "fio " + o.Version.String()}})
 				k = len(here) - 1
+			}
+			if target != "" && !slices.Contains(here[k].targets, target) {
+				here[k].targets = append(here[k].targets, target)
 			}
 			m := &here[k].m
 			m.Read.Merge(r)
@@ -271,9 +274,11 @@ func ImportFio(files []string, opt FioOptions) (pts.RunInfo, map[string][][]pts.
 		if t != "custom" && !slices.Contains(tests, t) {
 			tests = append(tests, t)
 		}
-		if r.target != "" && !targets[r.target] {
-			targets[r.target] = true
-			targetList = append(targetList, r.target)
+		for _, t := range r.targets {
+			if !targets[t] {
+				targets[t] = true
+				targetList = append(targetList, t)
+			}
 		}
 	}
 	var ordered []string

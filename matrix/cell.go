@@ -109,3 +109,14 @@ func (c *CellResult) UnmarshalJSON(b []byte) error {
 	}
 	return nil
 }
+
+// Published says the stage's values come from a published table: one value
+// per cell, no rounds, no steady-state verdict.
+func (s StageResult) Published() bool {
+	for _, c := range s.Cells {
+		if c.Published {
+			return true
+		}
+	}
+	return false
+}

@@ -40,6 +40,9 @@ func Build(ri pts.RunInfo, res *matrix.Results, opt Options) *Doc {
 	if t := res.Find("lat"); t != nil && len(t.Stages) > 0 {
 		b.latency(t.Stages[0])
 	}
+	if t := res.Find("custom"); t != nil && len(t.Stages) > 0 {
+		b.custom(t.Stages[0])
+	}
 	b.appendix()
 	return b.doc
 }
@@ -66,6 +69,8 @@ func (b *builder) add(p *Page) {
 // stage sets the header warning for a stage's pages.
 func (b *builder) stage(s matrix.StageResult) {
 	switch {
+	case s.Published():
+		b.warning = "PUBLISHED VALUES"
 	case !s.Complete:
 		b.warning = "STAGE INCOMPLETE"
 	case !s.Steady:
@@ -102,6 +107,9 @@ func (b *builder) header() {
 		h.Finish += " (incomplete)"
 	}
 	h.Spec = ri.Profile.Short + " " + pts.SpecRevision
+	if ri.Profile.Short == "" { // an imported table has no profile
+		h.Spec = "PTS " + pts.SpecRevision
+	}
 	h.TestedBy = "ptsrun " + ri.Version
 	var vendors, models []string
 	for _, t := range ri.Targets {
@@ -117,7 +125,7 @@ func (b *builder) header() {
 	h.Platform = []KV{
 		{"Host", orDash(host.Hostname)},
 		{"CPU", orDash(cpu)},
-		{"Memory", fmt.Sprintf("%.1f GiB", float64(host.MemoryBytes)/(1<<30))},
+		{"Memory", memLabel(host.MemoryBytes)},
 		{"OS", orDash(host.OS)},
 		{"Kernel", orDash(host.Kernel) + " " + host.Arch},
 		{"Test software", "ptsrun " + ri.Version + " (" + orDash(host.Go) + ")"},
@@ -139,6 +147,9 @@ func (b *builder) header() {
 		{"Capacity", dev(func(i int) string { return decimal(t[i].CapacityBytes) })},
 		{"Interface", dev(func(i int) string { return orDash(strings.Join(unique([]string{t[i].Interface, t[i].Transport}), " ")) })},
 		{"Block size", dev(func(i int) string {
+			if t[i].LogicalBlock <= 0 {
+				return "–"
+			}
 			return fmt.Sprintf("%d B logical, %d B physical", t[i].LogicalBlock, t[i].PhysicalBlock)
 		})},
 		{"Write cache", cacheLabel(b.res.WriteCache)},
@@ -162,6 +173,13 @@ func targetPath(t device.Identity) string {
 		return t.Path
 	}
 	return t.Spec
+}
+
+func memLabel(b int64) string {
+	if b <= 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30))
 }
 
 func cacheLabel(s string) string {
@@ -215,6 +233,10 @@ func unique(v []string) []string {
 // setup is the Set-Up Parameters column of a stage's pages.
 func (b *builder) setup(s matrix.StageResult) []KV {
 	cfg := b.ri.Config
+	if s.Published() {
+		return []KV{{"Source", b.ri.Source}, {"Values", "one per cell, as published"}, {"Rounds", "none: no steady-state verdict"},
+			{"Purge, PC", "not known"}}
+	}
 	kv := []KV{{"Data pattern", "RND, incompressible"}, {"PC AR", fmt.Sprintf("%g %%", cfg.PCActiveRange)}}
 	if s.Purge != nil {
 		p := s.Purge.Method
@@ -234,6 +256,9 @@ func (b *builder) setup(s matrix.StageResult) []KV {
 			KV{"Duration", fmt.Sprintf("%s, %.1f GB at %s MB/s", durationLabel(pc.Seconds), float64(pc.Bytes)/1e9, fmtMBps(pc.MBps))})
 	}
 	kv = append(kv, KV{"Pre-condition 2", s.Title + " loop (WDPC)"})
+	if b.ri.Imported {
+		kv = append([]KV{{"Imported", b.ri.Source}}, kv...)
+	}
 	note := "SS achieved"
 	if !s.Steady {
 		note = "SS NOT ACHIEVED"
@@ -278,6 +303,9 @@ func (b *builder) params(s matrix.StageResult, stimulus, mixes, sizes string) []
 		{"TOIO – TC/QD", fmt.Sprintf("%d – TC %d/QD %d", c.TC*c.QD, c.TC, c.QD)},
 		{"Cell time", fmt.Sprintf("%v per cell", time.Duration(cfg.CellTime))},
 		{"SS rounds", ssRounds(s)},
+	}
+	if s.Published() {
+		kv = kv[2:5] // the matrix only: no load, time or rounds are known
 	}
 	return kv
 }
@@ -333,18 +361,24 @@ func (b *builder) summary() {
 			targetPath(t), orDash(t.Serial), orDash(t.Firmware), decimal(t.CapacityBytes), orDash(t.Interface)))
 	}
 	h := b.ri.Host
-	dev = append(dev, fmt.Sprintf("Platform: %s, %s × %d, %.1f GiB, %s, kernel %s; %s; engine %s.", orDash(h.Hostname),
-		orDash(h.CPUModel), h.CPUs, float64(h.MemoryBytes)/(1<<30), orDash(h.OS), orDash(h.Kernel), "ptsrun "+b.ri.Version, b.ri.Engine))
+	if h.Hostname == "" && h.CPUs == 0 {
+		dev = append(dev, fmt.Sprintf("Platform: not known (imported results); %s.", orDash(b.ri.Engine)))
+	} else {
+		dev = append(dev, fmt.Sprintf("Platform: %s, %s × %d, %.1f GiB, %s, kernel %s; %s; engine %s.", orDash(h.Hostname),
+			orDash(h.CPUModel), h.CPUs, float64(h.MemoryBytes)/(1<<30), orDash(h.OS), orDash(h.Kernel), "ptsrun "+b.ri.Version, b.ri.Engine))
+	}
 	p.Blocks = append(p.Blocks, Paragraph{Lines: dev, Size: 8.5})
 	rows := [][]string{}
 	for _, t := range res.Tests {
 		for _, s := range t.Stages {
 			state := fmt.Sprintf("steady at round %d (window %d–%d)", s.SSRound, s.Window[0], s.Window[1])
-			if !s.Steady {
-				state = fmt.Sprintf("NOT steady in %d rounds (window %d–%d)", s.Rounds, s.Window[0], s.Window[1])
-			}
-			if !s.Complete {
+			switch {
+			case s.Published():
+				state = "published value, no rounds"
+			case !s.Complete:
 				state = fmt.Sprintf("incomplete (%d rounds)", s.Rounds)
+			case !s.Steady:
+				state = fmt.Sprintf("NOT steady in %d rounds (window %d–%d)", s.Rounds, s.Window[0], s.Window[1])
 			}
 			for _, h := range headlines(t.Test, s) {
 				rows = append(rows, []string{s.Title, h[0], h[1], state})
@@ -360,6 +394,9 @@ func (b *builder) summary() {
 // the run rather than to one test.
 func (b *builder) runSetup() []KV {
 	cfg := b.ri.Config
+	if b.ri.Imported && b.ri.Profile.Short == "" {
+		return []KV{{"Imported", b.ri.Source}, {"Purge, PC", "not known"}}
+	}
 	return []KV{{"Profile", b.ri.Profile.Short + " (" + b.ri.Profile.Name + ")"}, {"Write cache", cacheLabel(b.res.WriteCache)},
 		{"Purge", b.purgeLabel()}, {"PC AR", fmt.Sprintf("%g %%", cfg.PCActiveRange)}, {"Seed", fmt.Sprint(cfg.Seed)},
 		{"SS rule", fmt.Sprintf("%d rounds, range ≤ %g %%, slope ≤ %g %%", cfg.SS.Window, cfg.SS.MaxRange*100, cfg.SS.MaxSlope*100)},
@@ -368,6 +405,13 @@ func (b *builder) runSetup() []KV {
 
 func (b *builder) runParams() []KV {
 	cfg := b.ri.Config
+	if b.ri.Imported && b.ri.Profile.Short == "" {
+		var tests []string
+		for _, t := range b.res.Tests {
+			tests = append(tests, t.Test)
+		}
+		return []KV{{"Tests", strings.Join(tests, ", ")}, {"Complete", yesNo(b.res.Complete)}}
+	}
 	return []KV{{"Tests", strings.Join(cfg.Tests, ", ")}, {"Cell time", time.Duration(cfg.CellTime).String()},
 		{"AR", fmt.Sprintf("%g %%", cfg.ActiveRange)}, {"IOPS TC/QD", fmt.Sprintf("%d/%d", cfg.TC, cfg.QD)},
 		{"Targets", fmt.Sprint(len(b.ri.Targets))}, {"Complete", yesNo(b.res.Complete)}}
@@ -908,4 +952,28 @@ func (b *builder) fioJobs() {
 		b.add(&Page{Title: "Appendix A: fio job file, " + st.Title + ", round 1, cell 1", Landmark: "appendix-fio", Flow: true,
 			Blocks: []Block{Paragraph{Lines: lines, Mono: true, Size: 6.5}}})
 	}
+}
+
+// custom lists imported workloads that are not PTS cells, with what they
+// measured.
+func (b *builder) custom(s matrix.StageResult) {
+	b.warning = ""
+	rows := [][]string{}
+	for _, c := range s.Cells {
+		if !c.Present() {
+			continue
+		}
+		val := func(m string, f func(float64) string) string {
+			v, _ := c.Value(m)
+			return f(v)
+		}
+		rows = append(rows, []string{c.Key, val(matrix.MetricIOPS, fmtIOPS), val(matrix.MetricMBps, fmtMBps),
+			val(matrix.MetricLatMean, fmtMs), val(matrix.MetricLatP99999, fmtMs), val(matrix.MetricLatMax, fmtMs)})
+	}
+	b.add(&Page{Test: "Custom", Title: "Workloads that are not PTS cells", Landmark: "custom", Flow: true, Blocks: []Block{
+		Paragraph{Lines: []string{"These imported results ran workloads outside the PTS matrices. They are shown as measured, " +
+			fmt.Sprintf("averaged over rounds %d–%d, and take no part in any steady-state verdict.", s.Window[0], s.Window[1])}},
+		Table{Caption: "Custom workloads", Head: []string{"Workload", "IOPS", "MB/s", "Average ms", "99.999 % ms", "Maximum ms"},
+			Widths: []float64{4.2, 1, 1, 1, 1, 1}, Align: "LRRRRR", Rows: rows, Small: true},
+	}})
 }

@@ -220,7 +220,11 @@ func (r *renderer) header(p *Page) {
 	if title == "" {
 		title = "Report"
 	}
-	if p.Test != "" {
+	switch p.Test {
+	case "":
+	case "Custom":
+		title = "Custom Workloads – " + title + " Page"
+	default:
 		title = p.Test + " Test – " + title + " Page"
 	}
 	pdf.SetXY(x+side, y+2)

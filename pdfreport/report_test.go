@@ -2,7 +2,6 @@ package pdfreport
 
 import (
 	"bytes"
-	"context"
 	"flag"
 	"fmt"
 	"os"
@@ -16,64 +15,18 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/ptsrun/ptsrun/device"
-	"github.com/ptsrun/ptsrun/engine/sim"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+
+	"github.com/ptsrun/ptsrun/golden/goldentest"
 	"github.com/ptsrun/ptsrun/matrix"
-	"github.com/ptsrun/ptsrun/precondition"
 	"github.com/ptsrun/ptsrun/pts"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
-// runStart is the fixed clock of the test runs: the journal's times, and so
-// the report's, come from it.
-var runStart = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-
-// simRun runs the full methodology on a simulated drive with a fixed clock
-// and host, so that everything in the report is reproducible.
-func simRun(t testing.TB, model string, mod func(*pts.Config)) (pts.RunInfo, *matrix.Results, string) {
-	t.Helper()
-	c := pts.DefaultConfig()
-	c.Targets = []string{"sim:" + model}
-	if model == "client" {
-		c.Profile = "client"
-	}
-	if mod != nil {
-		mod(&c)
-	}
-	p, err := c.Resolve()
-	require.NoError(t, err)
-	m, err := sim.Lookup(model)
-	require.NoError(t, err)
-	id := sim.IdentityOf(m, 0)
-	dir := t.TempDir()
-	ri := pts.RunInfo{Schema: pts.Schema, Tool: "ptsrun", Version: "0.0.0-test", Created: runStart, Config: c, Profile: p,
-		Stages: c.Stages(p), Engine: "sim (ptsrun simulated SSD model, not hardware)",
-		Host: device.Host{Hostname: "testhost", OS: "Debian GNU/Linux 12 (bookworm)", Kernel: "6.1.0", Arch: "amd64",
-			CPUModel: "Test CPU", CPUs: 2, MemoryBytes: 24 << 30, Ptsrun: "0.0.0-test", Go: "go1.26"},
-		Targets: []device.Identity{{Spec: "sim:" + model, Kind: device.KindSim, Vendor: id.Vendor, Model: id.Product,
-			Serial: id.Serial, Firmware: id.Firmware, CapacityBytes: id.Capacity, LogicalBlock: id.LogicalBlock,
-			PhysicalBlock: 4096, Interface: "simulated NVMe"}}}
-	require.NoError(t, pts.WriteRunInfo(dir, ri))
-	eng, err := sim.Open([]sim.Target{{Name: "sim:" + model, Model: m, StateDir: filepath.Join(dir, "sim")}})
-	require.NoError(t, err)
-	t.Cleanup(func() { eng.Close() })
-	j, err := pts.OpenJournal(dir)
-	require.NoError(t, err)
-	clock := runStart
-	method := c.Purge
-	if method == "auto" {
-		method = precondition.SimFormat
-	}
-	r := &pts.Runner{Info: ri, Engine: eng, Journal: j, Cache: eng,
-		Purger: &precondition.Purger{Method: method, Engine: eng},
-		Now:    func() time.Time { clock = clock.Add(time.Second); return clock }}
-	require.NoError(t, r.Run(context.Background(), nil))
-	require.NoError(t, j.Close())
-	res, ri2, err := matrix.Load(dir)
-	require.NoError(t, err)
-	return ri2, res, dir
-}
+// simRun is goldentest's, under the name the tests use.
+var simRun = goldentest.SimRun
 
 func render(t testing.TB, d *Doc, created time.Time) []byte {
 	t.Helper()
@@ -86,14 +39,7 @@ var pageObj = regexp.MustCompile(`/Type /Page\b[^s]`)
 
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		require.NoError(t, os.MkdirAll("testdata", 0o755))
-		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "run go test ./pdfreport -update to create %s", path)
-	assert.Equal(t, string(want), got, "the report's content changed; if that is intended, run go test ./pdfreport -update and review the diff of %s", path)
+	goldentest.File(t, filepath.Join("testdata", name), []byte(got), *update)
 }
 
 // TestReportGolden guards the report's content, page by page: every number,
@@ -280,4 +226,22 @@ func BenchmarkReport(b *testing.B) {
 		size = buf.Len()
 	}
 	b.ReportMetric(float64(size), "pdf-bytes")
+}
+
+// A plot gonum cannot draw (nothing positive on a log axis) becomes a note
+// on its page; the report is still written.
+func TestUndrawablePlot(t *testing.T) {
+	p := plot.New()
+	p.Y.Scale = plot.LogScale{}
+	l, err := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 0}})
+	require.NoError(t, err)
+	p.Add(l)
+	d := &Doc{Pages: []*Page{{Title: "broken", Blocks: []Block{Chart{Caption: "zeros on a log axis", Plot: p}}}}}
+	pdf := render(t, d, time.Unix(0, 0))
+	assert.True(t, bytes.HasPrefix(pdf, []byte("%PDF-")))
+	if _, err := exec.LookPath("pdftotext"); err == nil {
+		pages := pdftotext(t, pdf)
+		require.Len(t, pages, 1)
+		assert.Contains(t, pages[0], "This plot could not be drawn")
+	}
 }

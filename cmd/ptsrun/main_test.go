@@ -359,3 +359,101 @@ func TestFlagsFirst(t *testing.T) {
 		assert.Equal(t, c.want, flagsFirst(app, c.in), "%v", c.in)
 	}
 }
+
+// check, compare and import from the command line: exit codes, files,
+// and nothing left behind on bad input.
+func TestGoldenCommands(t *testing.T) {
+	tmp := t.TempDir()
+	runDir := func(name, target, tests string) string {
+		dir := filepath.Join(tmp, name)
+		code, _, stderr := ptsrun("run", "--target", target, "--tests", tests, "--cell-time", "10s", "--out", dir)
+		require.Contains(t, []int{0, 3}, code, stderr)
+		return dir
+	}
+	ent := runDir("ent", "sim:enterprise", "lat")
+	cli := runDir("cli", "sim:client", "lat")
+	tp := runDir("tp", "sim:client", "tp")
+
+	code, stdout, stderr := ptsrun("check", "--golden", ent, ent)
+	assert.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "PASS")
+	code, stdout, _ = ptsrun("check", "--golden", filepath.Join(ent, "results.json"), ent, "--json")
+	assert.Equal(t, 0, code)
+	var res struct {
+		Pass     bool `json:"pass"`
+		Compared int  `json:"compared"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &res))
+	assert.True(t, res.Pass)
+	assert.Equal(t, 9*5, res.Compared)
+
+	// The client drive writes far slower than the enterprise one.
+	code, stdout, _ = ptsrun("check", "--golden", ent, cli)
+	assert.Equal(t, 3, code)
+	assert.Contains(t, stdout, "REGRESSIONS")
+	code, _, _ = ptsrun("check", "--golden", ent, cli, "--tolerance", "99%", "--tolerance-lat", "99%")
+	assert.Equal(t, 3, code, "beyond even 99 %: the client's write latency is many times the enterprise's")
+
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"check", "--golden", ent, tp}, "no test in common"},
+		{[]string{"check", "--golden", ent, cli, "--tolerance", "lots"}, `tolerance "lots"`},
+		{[]string{"check", "--golden", filepath.Join(tmp, "nope"), cli}, "nope"},
+		{[]string{"check", ent}, "golden"},
+		{[]string{"compare", ent}, "at least two runs"},
+		{[]string{"compare", ent, tp}, "no test in common"},
+	} {
+		code, _, stderr := ptsrun(c.args...)
+		assert.Equal(t, 1, code, "%v", c.args)
+		assert.Contains(t, stderr, c.want, "%v", c.args)
+	}
+
+	// import table, then compare all three.
+	csv := filepath.Join(tmp, "review.csv")
+	require.NoError(t, os.WriteFile(csv, []byte("bs,100/0,65/35,0/100\n8k,0.1,0.2,0.05\n4k,0.09,0.18,0.04\n0.5k,0.08,0.17,0.03\n"), 0o644))
+	imp := filepath.Join(tmp, "review")
+	code, _, stderr = ptsrun("import", "table", csv, "--out", imp, "--metric", "lat_ms", "--name", "Review drive")
+	require.Equal(t, 0, code, stderr)
+	for _, f := range []string{"run.json", "results.json", "report.pdf", "tables/lat_mean_ms.csv"} {
+		assert.FileExists(t, filepath.Join(imp, f))
+	}
+	code, _, stderr = ptsrun("report", imp)
+	assert.Equal(t, 0, code, "report rebuilds an imported table: %s", stderr)
+	code, _, stderr = ptsrun("check", "--golden", imp, ent)
+	assert.Equal(t, 0, code, "the enterprise drive is faster than the table everywhere: %s", stderr)
+	code, stdout, _ = ptsrun("check", "--golden", ent, imp)
+	assert.Equal(t, 3, code, "the table's 4 KiB write latency is 0.04 ms, the enterprise drive's 0.02")
+	assert.Contains(t, stdout, "Not compared, a value on one side only")
+
+	pdf := filepath.Join(tmp, "cmp.pdf")
+	code, stdout, stderr = ptsrun("compare", ent, cli, imp, "-o", pdf)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "RND 4 KiB write average ms")
+	assert.FileExists(t, pdf)
+	assert.FileExists(t, filepath.Join(tmp, "cmp-tables", "compare_lat_mean_ms.csv"))
+
+	// Bad input: a message naming the file and place, exit 1, nothing written.
+	bad := filepath.Join(tmp, "bad.csv")
+	require.NoError(t, os.WriteFile(bad, []byte("bs,100/0\n4k,fast\n"), 0o644))
+	out := filepath.Join(tmp, "never")
+	code, _, stderr = ptsrun("import", "table", bad, "--out", out)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, "bad.csv: line 2, column 2")
+	assert.NoDirExists(t, out)
+	code, _, stderr = ptsrun("import", "fio", "../../engine/fio/testdata/error-3.33.json", "--out", out)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, "ended with error 5")
+	assert.NoDirExists(t, out)
+	code, _, stderr = ptsrun("import", "table", csv, "--out", ent)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, "already holds a run")
+
+	// import fio of a real json+ output.
+	fioOut := filepath.Join(tmp, "fio")
+	code, _, stderr = ptsrun("import", "fio", "../../engine/fio/testdata/local-3.33.json", "--out", fioOut)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stderr, "imported into")
+	assert.FileExists(t, filepath.Join(fioOut, "report.pdf"))
+}

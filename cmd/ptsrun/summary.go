@@ -23,7 +23,11 @@ func summarize(stderr, stdout io.Writer, res *matrix.Results, dir string, asJSON
 	if !res.Conforming {
 		verdict = "does NOT conform to " + res.Spec
 	}
-	fmt.Fprintf(w, "\nRun %s: %s (%s profile)\n", dir, verdict, res.Profile)
+	profile := res.Profile
+	if profile == "" {
+		profile = "no"
+	}
+	fmt.Fprintf(w, "\nRun %s: %s (%s profile)\n", dir, verdict, profile)
 	for _, d := range res.Deviations {
 		fmt.Fprintf(w, "  - %s\n", d.Text)
 	}
@@ -32,6 +36,12 @@ func summarize(stderr, stdout io.Writer, res *matrix.Results, dir string, asJSON
 			state := fmt.Sprintf("steady state at round %d, window %d–%d", s.SSRound, s.Window[0], s.Window[1])
 			if !s.Steady {
 				state = fmt.Sprintf("steady state NOT reached in %d rounds, window %d–%d", s.Rounds, s.Window[0], s.Window[1])
+			}
+			switch {
+			case s.Published():
+				state = "published values, one per cell: no rounds, no steady-state verdict"
+			case t.Test == "custom":
+				state = fmt.Sprintf("%d round(s) of workloads outside the PTS: no steady-state verdict", s.Rounds)
 			}
 			fmt.Fprintf(w, "%-22s %s\n", s.Title+":", state)
 		}
