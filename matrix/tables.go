@@ -263,6 +263,9 @@ func ReadResults(path string) (*Results, error) {
 			line := bytes.Count(b[:min(int(se.Offset), len(b))], []byte("\n")) + 1
 			return nil, fmt.Errorf("results %s: line %d: %w", path, line, err)
 		}
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil, fmt.Errorf("results %s: truncated: the JSON ends at line %d before it is complete", path, bytes.Count(b, []byte("\n"))+1)
+		}
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
 			return nil, fmt.Errorf("results %s: field %s: %w", path, te.Field, err)
