@@ -168,6 +168,21 @@ func TestHistogramCompact(t *testing.T) {
 	read.Record(1)
 	assert.NotNil(t, read.h)
 	assert.Equal(t, want.Count()+1, read.Count())
+
+	// Saving keeps the encoding for Compact; a change after it must not
+	// leave a stale one behind.
+	live := NewHistogram()
+	live.Record(100)
+	_, err = json.Marshal(live)
+	require.NoError(t, err)
+	live.Record(200)
+	live.Compact()
+	assert.Equal(t, int64(2), live.Count(), "a record after saving survives Compact")
+	b2, err := json.Marshal(live)
+	require.NoError(t, err)
+	var again Histogram
+	require.NoError(t, json.Unmarshal(b2, &again))
+	assert.Equal(t, int64(2), again.Count())
 }
 
 func TestDirStats(t *testing.T) {

@@ -25,7 +25,7 @@ const (
 // holds thousands of them and most are only ever merged or not read at all.
 type Histogram struct {
 	h   *hdr.Histogram
-	enc []byte // the validated V2 encoding while h is nil
+	enc []byte // the V2 encoding: of h when both are set (a cache), the only form when h is nil
 }
 
 func decode(enc []byte) (*hdr.Histogram, error) {
@@ -47,12 +47,13 @@ func decode(enc []byte) (*hdr.Histogram, error) {
 	return d, nil
 }
 
-// bins gives the histogram for writing, decoding it for good.
+// bins gives the histogram for writing, decoding it for good; the cached
+// encoding no longer holds.
 func (h *Histogram) bins() *hdr.Histogram {
 	if h.h == nil {
 		h.h = h.view()
-		h.enc = nil
 	}
+	h.enc = nil
 	return h.h
 }
 
@@ -132,9 +133,14 @@ func (h *Histogram) Compact() {
 	if h == nil || h.h == nil {
 		return
 	}
-	if b, err := h.h.Encode(hdr.V2CompressedEncodingCookieBase); err == nil {
-		h.h, h.enc = nil, b
+	if h.enc == nil { // not saved since it last changed
+		b, err := h.h.Encode(hdr.V2CompressedEncodingCookieBase)
+		if err != nil {
+			return
+		}
+		h.enc = b
 	}
+	h.h = nil
 }
 
 // Compact drops the histograms' bins; see Histogram.Compact.
@@ -149,7 +155,7 @@ func (m *Measurement) Compact() {
 
 // Clone returns an independent copy.
 func (h *Histogram) Clone() *Histogram {
-	if h.h == nil && h.enc != nil {
+	if h.enc != nil {
 		return &Histogram{enc: h.enc}
 	}
 	return &Histogram{h: h.view().Clone()}
@@ -161,14 +167,17 @@ func (h *Histogram) Equal(o *Histogram) bool { return h.view().Equals(o.view()) 
 // MarshalJSON writes the standard HdrHistogram V2 compressed, base64 encoding,
 // which HdrHistogram tools in other languages read too.
 func (h *Histogram) MarshalJSON() ([]byte, error) {
-	if h.h == nil && h.enc != nil {
-		return json.Marshal(string(h.enc))
+	if h.enc == nil {
+		b, err := h.view().Encode(hdr.V2CompressedEncodingCookieBase)
+		if err != nil {
+			return nil, fmt.Errorf("encoding latency histogram: %w", err)
+		}
+		if h.h != nil {
+			h.enc = b // kept until the next change, so that Compact need not encode again
+		}
+		return json.Marshal(string(b))
 	}
-	b, err := h.view().Encode(hdr.V2CompressedEncodingCookieBase)
-	if err != nil {
-		return nil, fmt.Errorf("encoding latency histogram: %w", err)
-	}
-	return json.Marshal(string(b))
+	return json.Marshal(string(h.enc))
 }
 
 // UnmarshalJSON reads what MarshalJSON wrote.
