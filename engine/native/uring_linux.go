@@ -22,7 +22,8 @@ const (
 	setupSingleIssuer = 1 << 12
 	setupDeferTaskrun = 1 << 13
 
-	enterGetEvents = 1 << 0
+	enterGetEvents      = 1 << 0
+	enterRegisteredRing = 1 << 4
 
 	opReadFixed  = 4
 	opWriteFixed = 5
@@ -33,7 +34,14 @@ const (
 
 	registerBuffers = 0
 	registerFiles   = 2
+	registerRingFds = 20
 )
+
+// rsrcUpdate is struct io_uring_rsrc_update.
+type rsrcUpdate struct {
+	offset, resv uint32
+	data         uint64
+}
 
 type sqringOffsets struct {
 	head, tail, ringMask, ringEntries, flags, dropped, array, resv1 uint32
@@ -89,6 +97,8 @@ type ring struct {
 	pendingTail     uint32 // SQ tail not yet published
 	registeredFiles bool
 	registeredBufs  bool
+	enterFd         uintptr // the ring's fd, or its registered index
+	enterFlags      uintptr
 }
 
 var errNoUring = errors.New("io_uring is not available")
@@ -162,7 +172,21 @@ func newRing(entries uint32) (*ring, error) {
 		r.sqArray[i] = uint32(i)
 	}
 	r.pendingTail = atomic.LoadUint32(r.sqTail)
+	r.enterFd, r.enterFlags = uintptr(r.fd), enterGetEvents
+	r.registerRing()
 	return r, nil
+}
+
+// registerRing registers the ring's own fd (5.18+), so that every enter
+// skips looking the fd up and counting references on it: a few per cent
+// of a thread's time at 200 k enters a second.
+func (r *ring) registerRing() {
+	u := rsrcUpdate{offset: ^uint32(0), data: uint64(r.fd)} // any free index
+	n, _, errno := unix.Syscall6(unix.SYS_IO_URING_REGISTER, uintptr(r.fd), registerRingFds,
+		uintptr(unsafe.Pointer(&u)), 1, 0, 0)
+	if errno == 0 && n == 1 {
+		r.enterFd, r.enterFlags = uintptr(u.offset), enterGetEvents|enterRegisteredRing
+	}
 }
 
 func (r *ring) close() {
@@ -229,14 +253,12 @@ func (r *ring) enter(minComplete uint32) error {
 	toSubmit := tail - atomic.LoadUint32(r.sqTail)
 	atomic.StoreUint32(r.sqTail, tail)
 	for {
-		flags := uintptr(0)
-		if minComplete > 0 {
-			flags = enterGetEvents
-		}
 		// RawSyscall: the thread owns its P (see Engine.Run), so there is
 		// no need to hand the P over while the kernel waits for completions,
 		// and not doing so saves the scheduler round trip on every batch.
-		n, _, errno := unix.RawSyscall6(unix.SYS_IO_URING_ENTER, uintptr(r.fd), uintptr(toSubmit), uintptr(minComplete), flags, 0, 0)
+		// GETEVENTS also with minComplete 0: it runs the deferred
+		// completion work, so that finished I/Os reach the CQ ring.
+		n, _, errno := unix.RawSyscall6(unix.SYS_IO_URING_ENTER, r.enterFd, uintptr(toSubmit), uintptr(minComplete), r.enterFlags, 0, 0)
 		switch errno {
 		case 0:
 			toSubmit -= uint32(n)
@@ -250,6 +272,26 @@ func (r *ring) enter(minComplete uint32) error {
 		return fmt.Errorf("io_uring_enter: %w", errno)
 	}
 }
+
+// wait submits the prepared SQEs and returns once a completion is in the
+// CQ ring. For up to pollNs (on clock) it asks the kernel without sleeping,
+// then it sleeps until one arrives.
+func (r *ring) wait(pollNs int64, clock func() int64) error {
+	if pollNs > 0 {
+		if err := r.enter(0); err != nil || r.ready() {
+			return err
+		}
+		for until := clock() + pollNs; clock() < until; {
+			if err := r.enter(0); err != nil || r.ready() {
+				return err
+			}
+		}
+	}
+	return r.enter(1)
+}
+
+// ready reports whether a completion is waiting in the CQ ring.
+func (r *ring) ready() bool { return atomic.LoadUint32(r.cqTail) != *r.cqHead }
 
 // reap calls f for every available completion and returns how many there were.
 func (r *ring) reap(f func(userData uint64, res int32)) int {

@@ -1,0 +1,54 @@
+package native
+
+import (
+	"math/rand/v2"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestXorWords(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{0, 1, 7, 8, 9, 64, 513} {
+		src := make([]uint64, n+3) // longer than dst: only len(dst) words count
+		for i := range src {
+			src[i] = rng.Uint64()
+		}
+		dst := make([]uint64, n)
+		key := rng.Uint64()
+		xorWords(dst, src, key)
+		for i := range dst {
+			require.Equal(t, src[i]^key, dst[i], "n=%d word %d", n, i)
+		}
+	}
+}
+
+func TestWriteDataUniqueStamps(t *testing.T) {
+	bufs := newBuffers(2, 4096, 512, 7)
+	defer bufs.free()
+	rng := rand.New(rand.NewPCG(3, 4))
+	var stamp atomic.Uint64
+	seen := map[[512]byte]bool{}
+	for i := range 200 {
+		bufs.write(i&1, 4096, rng, &stamp)
+		blk := bufs.mem[int64(i&1)*bufs.maxBS:][:4096]
+		for s := 0; s < 4096; s += 512 {
+			sector := [512]byte(blk[s : s+512])
+			require.False(t, seen[sector], "write %d sector %d repeats an earlier sector", i, s/512)
+			seen[sector] = true
+		}
+	}
+}
+
+// BenchmarkWriteData is the cost of making one 4 KiB write's data.
+func BenchmarkWriteData(b *testing.B) {
+	bufs := newBuffers(32, 4096, 512, 1)
+	defer bufs.free()
+	rng := rand.New(rand.NewPCG(1, 2))
+	var stamp atomic.Uint64
+	b.SetBytes(4096)
+	for i := 0; b.Loop(); i++ {
+		bufs.write(i&31, 4096, rng, &stamp)
+	}
+}
