@@ -315,3 +315,64 @@ func TestAbsentValuesRoundTrip(t *testing.T) {
 	assert.True(t, LowerIsBetter(MetricLatMax))
 	assert.False(t, LowerIsBetter(MetricMBps))
 }
+
+// An error is named where it stopped the run: in the stage it stopped, or,
+// when the run was resumed and went on, as having happened; stages after it
+// are "not run", never "incomplete".
+func TestErrorDeviations(t *testing.T) {
+	ri := info(t, func(c *pts.Config) { c.Tests = []string{"iops", "lat"} })
+	iops, lat := ri.Stages[0], ri.Stages[1]
+	ioErr := "I/O error: /dev/x write of 4096 bytes at offset 0: input/output error"
+	cases := []struct {
+		name  string
+		recs  func(b *journalBuilder)
+		codes map[string]string
+	}{
+		{"in preconditioning", func(b *journalBuilder) {
+			b.add(pts.Record{Type: pts.RecStageStart, Stage: iops.ID})
+			b.add(pts.Record{Type: pts.RecError, Stage: iops.ID, Error: "preconditioning before IOPS: " + ioErr})
+		}, map[string]string{
+			"error":   "IOPS: stopped by an error after 0 complete rounds: preconditioning before IOPS: " + ioErr + ".",
+			"not_run": "Latency: not run; the run stopped before it.",
+		}},
+		{"after a round", func(b *journalBuilder) {
+			b.stage(iops, 5, 5, func(r, i int) *engine.Measurement { return meas(100, 100, 1000, 1000, 4096) })
+			b.add(pts.Record{Type: pts.RecStageStart, Stage: lat.ID})
+			b.add(pts.Record{Type: pts.RecRoundStart, Stage: lat.ID, Round: 1})
+			for i := range lat.Cells {
+				idx := i
+				b.add(pts.Record{Type: pts.RecCell, Stage: lat.ID, Round: 1, Cell: &idx, Measurement: meas(100, 100, 1000, 1000, 4096)})
+			}
+			b.add(pts.Record{Type: pts.RecRoundEnd, Stage: lat.ID, Round: 1, Tracking: []float64{1}})
+			b.add(pts.Record{Type: pts.RecError, Stage: lat.ID, Error: ioErr})
+		}, map[string]string{
+			"error": "Latency: stopped by an error after 1 complete round: " + ioErr + ".",
+		}},
+		{"resumed after it", func(b *journalBuilder) {
+			b.add(pts.Record{Type: pts.RecStageStart, Stage: iops.ID})
+			b.add(pts.Record{Type: pts.RecError, Stage: iops.ID, Error: ioErr})
+			b.add(pts.Record{Type: pts.RecResume, Stage: iops.ID}) // restarts the stage from its purge
+			b.stage(iops, 5, 5, func(r, i int) *engine.Measurement { return meas(100, 100, 1000, 1000, 4096) })
+			b.stage(lat, 5, 5, func(r, i int) *engine.Measurement { return meas(100, 100, 1000, 1000, 4096) })
+			b.add(pts.Record{Type: pts.RecEnd})
+		}, map[string]string{
+			"error_resumed": "IOPS: an error stopped the run, which was then resumed: " + ioErr + ".",
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			b := &journalBuilder{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+			b.add(pts.Record{Type: pts.RecStart})
+			c.recs(b)
+			res := Build(ri, b.recs, false)
+			got := map[string]string{}
+			for _, d := range res.Deviations {
+				got[d.Code] = d.Text
+			}
+			for code, text := range c.codes {
+				assert.Equal(t, text, got[code], code)
+			}
+			assert.NotContains(t, got, "incomplete", "a stage stopped by an error or never run is not merely incomplete")
+		})
+	}
+}

@@ -50,11 +50,13 @@ type TestResult struct {
 type StageResult struct {
 	ID           string               `json:"id"`
 	Title        string               `json:"title"`
+	Started      bool                 `json:"started"`
 	Complete     bool                 `json:"complete"`
 	Steady       bool                 `json:"steady"`
 	SSRound      int                  `json:"ss_round,omitempty"`
 	Window       [2]int               `json:"window"` // first and last round of the measurement window
 	Rounds       int                  `json:"rounds"`
+	Error        string               `json:"error,omitempty"` // what stopped an unfinished stage
 	Purge        *precondition.Result `json:"purge,omitempty"`
 	Precondition *Precondition        `json:"precondition,omitempty"`
 	Tracking     []TrackingResult     `json:"tracking"`
@@ -180,7 +182,14 @@ func Build(ri pts.RunInfo, recs []pts.Record, cut bool) *Results {
 
 func buildStage(s *pts.Stage, st *pts.State, crit steadystate.Criteria) StageResult {
 	ss := st.Stages[s.ID]
-	out := StageResult{ID: s.ID, Title: s.Title, Complete: ss.Ended, Rounds: ss.Rounds()}
+	out := StageResult{ID: s.ID, Title: s.Title, Started: ss.Started, Complete: ss.Ended, Rounds: ss.Rounds()}
+	if !ss.Ended {
+		for _, e := range st.Errors {
+			if e.Stage == s.ID {
+				out.Error = e.Error // the last one stopped the run
+			}
+		}
+	}
 	if p := st.Purges[s.ID]; p != nil {
 		out.Purge = p.Purge
 	}
@@ -399,9 +408,23 @@ func deviations(ri pts.RunInfo, st *pts.State, res *Results) []Deviation {
 			case s.Complete && !s.Steady:
 				add("not_steady", "%s: steady state was not reached in %d rounds; results are from the last %d rounds (%d–%d).",
 					s.Title, s.Rounds, s.Window[1]-s.Window[0]+1, s.Window[0], s.Window[1])
+			case !s.Started && !s.Published():
+				add("not_run", "%s: not run; the run stopped before it.", s.Title)
+			case !s.Complete && s.Error != "":
+				add("error", "%s: stopped by an error after %s: %s.", s.Title, plural(s.Rounds, "complete round"), strings.TrimSuffix(s.Error, "."))
 			case !s.Complete:
-				add("incomplete", "%s: the stage did not finish (%d complete rounds).", s.Title, s.Rounds)
+				add("incomplete", "%s: the stage did not finish (%s).", s.Title, plural(s.Rounds, "complete round"))
 			}
+		}
+	}
+	for _, e := range st.Errors {
+		why := strings.TrimSuffix(e.Error, ".")
+		switch s := res.stage(e.Stage); {
+		case s != nil && s.Complete:
+			// The run went on after it (resume): say that it happened.
+			add("error_resumed", "%s: an error stopped the run, which was then resumed: %s.", s.Title, why)
+		case s == nil && !st.Ended:
+			add("error", "The run was stopped by an error: %s.", why)
 		}
 	}
 	for _, r := range st.Resumes {
@@ -418,6 +441,26 @@ func deviations(ri pts.RunInfo, st *pts.State, res *Results) []Deviation {
 		add("journal_cut", "The journal's last line was cut short (the process was killed); that record is ignored.")
 	}
 	return out
+}
+
+// stage is the result of the stage with that ID, or nil.
+func (r *Results) stage(id string) *StageResult {
+	for i := range r.Tests {
+		for j := range r.Tests[i].Stages {
+			if s := &r.Tests[i].Stages[j]; s.ID == id {
+				return s
+			}
+		}
+	}
+	return nil
+}
+
+// plural writes n thing or n things.
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }
 
 func stageTitle(ri pts.RunInfo, id string) string {

@@ -32,13 +32,29 @@ func Build(ri pts.RunInfo, res *matrix.Results, opt Options) *Doc {
 	b.header()
 	b.summary()
 	if t := res.Find("iops"); t != nil && len(t.Stages) > 0 {
-		b.iops(t.Stages[0])
+		if s := t.Stages[0]; empty(s) {
+			b.noResults("IOPS", s)
+		} else {
+			b.iops(s)
+		}
 	}
 	if t := res.Find("tp"); t != nil && len(t.Stages) > 0 {
-		b.throughput(t.Stages)
+		var with []matrix.StageResult
+		for _, s := range t.Stages {
+			if empty(s) {
+				b.noResults("Throughput", s)
+			} else {
+				with = append(with, s)
+			}
+		}
+		b.throughput(with)
 	}
 	if t := res.Find("lat"); t != nil && len(t.Stages) > 0 {
-		b.latency(t.Stages[0])
+		if s := t.Stages[0]; empty(s) {
+			b.noResults("Latency", s)
+		} else {
+			b.latency(s)
+		}
 	}
 	if t := res.Find("custom"); t != nil && len(t.Stages) > 0 {
 		b.custom(t.Stages[0])
@@ -66,11 +82,36 @@ func (b *builder) add(p *Page) {
 	b.doc.Pages = append(b.doc.Pages, p)
 }
 
+// empty says a stage has no value to report: no complete round, and no
+// published values either.
+func empty(s matrix.StageResult) bool { return s.Rounds == 0 && !s.Published() }
+
+// noResults is the one page of a stage that has no complete round to
+// report, saying why, instead of a set of empty plots and tables.
+func (b *builder) noResults(test string, s matrix.StageResult) {
+	b.stage(s)
+	why := "It was interrupted before its first round ended; `ptsrun resume` continues it."
+	if s.Error != "" {
+		why = "It was stopped by an error: " + s.Error + "."
+	}
+	if !s.Started {
+		why = "The run ended before it started."
+	}
+	lines := []string{s.Title + ": no complete round, so there is nothing to report for this stage.", why}
+	if s.Purge != nil || s.Precondition != nil {
+		lines = append(lines, "The purge and preconditioning it did are in the appendix.")
+	}
+	b.add(&Page{Test: test, Title: "No results: " + s.Title, Setup: b.setup(s), Landmark: "no-results",
+		Params: b.params(s, s.Title, "–", "–"), Blocks: []Block{Paragraph{Lines: lines}}})
+}
+
 // stage sets the header warning for a stage's pages.
 func (b *builder) stage(s matrix.StageResult) {
 	switch {
 	case s.Published():
 		b.warning = "PUBLISHED VALUES"
+	case !s.Started:
+		b.warning = "STAGE NOT RUN"
 	case !s.Complete:
 		b.warning = "STAGE INCOMPLETE"
 	case !s.Steady:
@@ -276,6 +317,9 @@ func durationLabel(sec float64) string {
 }
 
 func ssRounds(s matrix.StageResult) string {
+	if s.Rounds == 0 {
+		return "none"
+	}
 	r := fmt.Sprintf("%d – %d", s.Window[0], s.Window[1])
 	if !s.Steady {
 		r += " (NOT ACHIEVED)"
@@ -379,6 +423,17 @@ func (b *builder) summary() {
 				state = fmt.Sprintf("incomplete (%d rounds)", s.Rounds)
 			case !s.Steady:
 				state = fmt.Sprintf("NOT steady in %d rounds (window %d–%d)", s.Rounds, s.Window[0], s.Window[1])
+			}
+			if empty(s) {
+				why := "interrupted before round 1"
+				switch {
+				case !s.Started:
+					why = "not run"
+				case s.Error != "":
+					why = "stopped by an error"
+				}
+				rows = append(rows, []string{s.Title, "–", "no result", why})
+				continue
 			}
 			for _, h := range headlines(t.Test, s) {
 				rows = append(rows, []string{s.Title, h[0], h[1], state})
@@ -821,6 +876,9 @@ func (b *builder) appendix() {
 			if pc := s.Precondition; pc != nil {
 				lines = append(lines, fmt.Sprintf("%s — preconditioning %s: %.1f GB written in %s (%s MB/s)", s.Title, pc.Workload.String(),
 					float64(pc.Bytes)/1e9, durationLabel(pc.Seconds), fmtMBps(pc.MBps)))
+			}
+			if s.Error != "" {
+				lines = append(lines, fmt.Sprintf("%s — stopped by an error: %s", s.Title, s.Error))
 			}
 		}
 	}

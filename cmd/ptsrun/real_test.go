@@ -234,3 +234,66 @@ func rootDevice(t *testing.T) string {
 	}
 	return s
 }
+
+// A device that fails its writes (a loop device whose backing tmpfs is full)
+// stops the run with exit 1 and the error in the journal, results and report;
+// the journal stays valid and the workload command says what failed.
+func TestIOErrorStopsTheRunCleanly(t *testing.T) {
+	dev := enginetest.FullLoopDevice(t, 64<<20, 8<<20)
+	for _, eng := range []string{"native", "fio"} {
+		t.Run(eng, func(t *testing.T) {
+			if eng == "fio" {
+				if _, err := exec.LookPath("fio"); err != nil {
+					t.Skip("fio is not installed")
+				}
+			}
+			code, _, stderr := ptsrun("workload", "--target", dev, "--engine", eng, "--access", "seq", "--read", "0",
+				"--bs", "128k", "--qd", "4", "--time", "3s", "--destroy-data", dev)
+			assert.Equal(t, 1, code)
+			assert.Contains(t, stderr, "I/O error")
+			assert.Contains(t, stderr, dev)
+			assert.Contains(t, strings.ToLower(stderr), "no space left on device")
+
+			// The discard purge frees the tmpfs; preconditioning then fills it.
+			dir := filepath.Join(t.TempDir(), "run")
+			code, _, stderr = ptsrun("run", "--target", dev, "--engine", eng, "--tests", "iops,lat", "--cell-time", "1s",
+				"--destroy-data", dev, "--out", dir)
+			require.Equal(t, 1, code, stderr)
+			assert.Contains(t, stderr, "preconditioning before IOPS: I/O error")
+
+			journal, err := os.ReadFile(filepath.Join(dir, "journal.jsonl"))
+			require.NoError(t, err)
+			lines := strings.Split(strings.TrimSpace(string(journal)), "\n")
+			for i, l := range lines {
+				require.True(t, json.Valid([]byte(l)), "journal line %d: %s", i+1, l)
+			}
+			assert.Contains(t, lines[len(lines)-1], `"type":"error"`)
+
+			code, _, stderr = ptsrun("report", dir)
+			require.Equal(t, 0, code, stderr)
+			res, _, err := matrix.Load(dir)
+			require.NoError(t, err)
+			assert.False(t, res.Complete)
+			iops, lat := res.Tests[0].Stages[0], res.Tests[1].Stages[0]
+			assert.True(t, iops.Started)
+			assert.Contains(t, iops.Error, "no space left on device")
+			assert.False(t, lat.Started)
+			codes := map[string]string{}
+			for _, d := range res.Deviations {
+				codes[d.Code] = d.Text
+			}
+			assert.Contains(t, codes["error"], "IOPS: stopped by an error after 0 complete rounds")
+			assert.Equal(t, "Latency: not run; the run stopped before it.", codes["not_run"])
+			assert.Contains(t, stderr, "IOPS:                  stopped by an error before its first round")
+
+			if _, err := exec.LookPath("pdftotext"); err == nil {
+				out, err := exec.Command("pdftotext", filepath.Join(dir, "report.pdf"), "-").Output()
+				require.NoError(t, err)
+				text := string(out)
+				assert.Contains(t, text, "No results: IOPS")
+				assert.Contains(t, text, "STAGE NOT RUN")
+				assert.Contains(t, text, "IOPS — stopped by an error")
+			}
+		})
+	}
+}

@@ -40,6 +40,16 @@ func summarize(stderr, stdout io.Writer, res *matrix.Results, dir string, asJSON
 			switch {
 			case s.Published():
 				state = "published values, one per cell: no rounds, no steady-state verdict"
+			case !s.Started:
+				state = "not run"
+			case s.Rounds == 0 && s.Error != "":
+				state = "stopped by an error before its first round"
+			case s.Rounds == 0:
+				state = "no complete round"
+			case !s.Complete && s.Error != "":
+				state = fmt.Sprintf("stopped by an error after %d round(s), not steady", s.Rounds)
+			case !s.Complete:
+				state = fmt.Sprintf("unfinished after %d round(s), not steady yet (ptsrun resume continues it)", s.Rounds)
 			case t.Test == "custom":
 				state = fmt.Sprintf("%d round(s) of workloads outside the PTS: no steady-state verdict", s.Rounds)
 			}

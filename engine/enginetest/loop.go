@@ -76,6 +76,28 @@ func LoopDevice(t testing.TB, size int64, dir string) string {
 	return dev
 }
 
+// FullLoopDevice makes a loop device of size bytes whose backing file sits
+// on a tmpfs of only room bytes: once room bytes are written, every further
+// write fails with ENOSPC, which the kernel reports as an I/O error on the
+// device. A real device failing, for the error paths.
+func FullLoopDevice(t testing.TB, size, room int64) string {
+	t.Helper()
+	NeedRoot(t, "losetup", "mount", "umount")
+	dir := t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", fmt.Sprintf("size=%d", room), "tmpfs", dir).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a tmpfs: %v: %s", err, strings.TrimSpace(string(out)))
+	}
+	// Registered before LoopDevice's cleanup, so it runs after it.
+	// The loop device lets go of its file a moment after it is detached:
+	// a lazy unmount does not wait for that.
+	t.Cleanup(func() {
+		if out, err := exec.Command("umount", "--lazy", dir).CombinedOutput(); err != nil {
+			t.Logf("umount %s: %v: %s", dir, err, out)
+		}
+	})
+	return LoopDevice(t, size, dir)
+}
+
 // TempFile makes a file of size bytes (zeros, allocated) on a filesystem that
 // does direct I/O, for file targets.
 func TempFile(t testing.TB, size int64) string {
