@@ -6,7 +6,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -294,6 +296,87 @@ func TestIOErrorStopsTheRunCleanly(t *testing.T) {
 				assert.Contains(t, text, "STAGE NOT RUN")
 				assert.Contains(t, text, "IOPS — stopped by an error")
 			}
+		})
+	}
+}
+
+// liveProcesses lists the processes, other than zombies, whose command line
+// mentions dir.
+func liveProcesses(dir string) []string {
+	var out []string
+	procs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, p := range procs {
+		cmdline, err := os.ReadFile(filepath.Join(p, "cmdline"))
+		if err != nil || !strings.Contains(string(cmdline), dir) {
+			continue
+		}
+		stat, _ := os.ReadFile(filepath.Join(p, "stat"))
+		if i := strings.LastIndexByte(string(stat), ')'); i > 0 && i+2 < len(stat) && stat[i+2] == 'Z' {
+			continue
+		}
+		out = append(out, filepath.Base(p)+": "+strings.ReplaceAll(string(cmdline), "\x00", " "))
+	}
+	return out
+}
+
+// Stopping ptsrun in the middle of a fio cell stops fio with it. SIGINT
+// exits 130 with the journal intact, without waiting on the cell held ready
+// behind the running one; SIGKILL takes fio down too, so that no orphan goes
+// on writing (nor the held cell starting) while the user resumes on the same
+// device. Either way, resume then completes the run.
+func TestStopDuringFioCell(t *testing.T) {
+	if _, err := exec.LookPath("fio"); err != nil {
+		t.Skip("fio is not installed")
+	}
+	dev := enginetest.LoopDevice(t, 128<<20, "")
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGKILL} {
+		t.Run(sig.String(), func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "run")
+			cmd := exec.Command(binary, "run", "--target", dev, "--engine", "fio", "--tests", "tp", "--cell-time", "2s",
+				"--ss-window", "2", "--max-rounds", "2", "--destroy-data", dev, "--out", dir)
+			require.NoError(t, cmd.Start())
+			deadline := time.Now().Add(30 * time.Second)
+			for time.Now().Before(deadline) {
+				if b, _ := os.ReadFile(filepath.Join(dir, "journal.jsonl")); strings.Contains(string(b), `"round_start"`) {
+					break
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			time.Sleep(500 * time.Millisecond) // inside the first cell
+			fios := 0
+			for _, p := range liveProcesses(dir) {
+				if strings.Contains(p, "fio ") {
+					fios++
+				}
+			}
+			require.Positive(t, fios, "a fio cell should be running")
+			require.NoError(t, cmd.Process.Signal(sig))
+			exited := make(chan error, 1)
+			go func() { exited <- cmd.Wait() }()
+			select {
+			case err := <-exited:
+				if sig == syscall.SIGINT {
+					var ee *exec.ExitError
+					require.ErrorAs(t, err, &ee)
+					assert.Equal(t, 130, ee.ExitCode())
+				}
+			case <-time.After(20 * time.Second):
+				_ = cmd.Process.Kill()
+				t.Fatalf("ptsrun did not stop within 20 s of %v", sig)
+			}
+			var left []string
+			for end := time.Now().Add(2 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+				if left = liveProcesses(dir); len(left) == 0 {
+					break
+				}
+			}
+			assert.Empty(t, left, "processes of the stopped run still alive")
+
+			code, _, stderr := ptsrun("resume", dir)
+			require.Contains(t, []int{0, 3}, code, stderr)
+			res, _, err := matrix.Load(dir)
+			require.NoError(t, err)
+			assert.True(t, res.Complete)
 		})
 	}
 }

@@ -300,9 +300,12 @@ func (e *Engine) Run(ctx context.Context, w engine.Workload) (engine.Measurement
 func (e *Engine) dropHeld() {
 	if h := e.held; h != nil {
 		e.held = nil
-		_ = h.cmd.Process.Kill()
-		_ = h.cmd.Wait()
+		// Kill the whole group first, so that no I/O starts, then let go of
+		// the lock: the prerun shell holds fio's stderr open until flock
+		// returns, and Wait waits for that.
+		signalGroup(h.cmd, syscall.SIGKILL)
 		h.lock.Close()
+		_ = h.cmd.Wait()
 		_ = os.RemoveAll(h.logDir)
 		for _, f := range []string{h.base + ".fio", h.base + ".json", h.base + ".lock"} {
 			_ = os.Remove(f)
@@ -364,6 +367,9 @@ func (e *Engine) launch(w engine.Workload, name string, hold bool) (*proc, error
 	p.cmd = exec.Command(e.bin, args...)
 	p.cmd.Dir = p.logDir // client/server writes returned logs (and fio its prerun output) here
 	p.cmd.Stderr = &p.stderr
+	p.cmd.SysProcAttr = childAttr()
+	// Whatever fio leaves behind holding its stderr, Wait returns.
+	p.cmd.WaitDelay = 5 * time.Second
 	if err := p.cmd.Start(); err != nil {
 		p.release()
 		return nil, fmt.Errorf("%w: %v", ErrNoFio, err)
@@ -384,11 +390,11 @@ func (e *Engine) finish(ctx context.Context, p *proc) (engine.Measurement, error
 	go func() {
 		select {
 		case <-ctx.Done():
-			_ = p.cmd.Process.Signal(syscall.SIGTERM)
+			signalGroup(p.cmd, syscall.SIGTERM)
 			select {
 			case <-done:
 			case <-time.After(10 * time.Second):
-				_ = p.cmd.Process.Kill()
+				signalGroup(p.cmd, syscall.SIGKILL)
 			}
 		case <-done:
 		}
