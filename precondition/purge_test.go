@@ -390,4 +390,15 @@ func TestCacheControl(t *testing.T) {
 	loop := &CacheControl{Devs: []Dev{{Path: "/dev/loop0", Interface: "loop"}}, Exec: x}
 	_, err = loop.WriteCache()
 	assert.ErrorContains(t, err, "cannot be read")
+
+	// A target set: a device that cannot be set does not keep the others
+	// from being set, and every failure is named.
+	x.on("hdparm -W0 /dev/sda", "\n/dev/sda:\n setting drive write-caching to 0 (off)\n", 0)
+	x.calls = nil
+	mixed := &CacheControl{Devs: []Dev{{Path: "/dev/loop0", Interface: "loop"}, {Path: "/dev/sda", Interface: "SATA"},
+		{Path: "/tmp/f", Interface: "file"}}, Exec: x}
+	err = mixed.SetWriteCache(false)
+	require.Error(t, err)
+	assert.Equal(t, "the write cache of /dev/loop0 (loop) cannot be set; the write cache of /tmp/f (file) cannot be set", err.Error())
+	assert.Equal(t, []string{"hdparm -W0 /dev/sda"}, x.calls)
 }

@@ -2,6 +2,7 @@ package precondition
 
 import (
 	"context"
+	"errors"
 	"fmt"
 )
 
@@ -68,11 +69,14 @@ func (c *CacheControl) WriteCache() (bool, error) {
 }
 
 // SetWriteCache enables or disables every device's volatile write cache.
+// A device that cannot be set does not stop the others from being set; the
+// error names every one that failed.
 func (c *CacheControl) SetWriteCache(on bool) error {
 	v, w := "0", "-W0"
 	if on {
 		v, w = "1", "-W1"
 	}
+	var errs []error
 	for _, d := range c.Devs {
 		var cmd Command
 		switch d.Interface {
@@ -83,11 +87,27 @@ func (c *CacheControl) SetWriteCache(on bool) error {
 		case "SAS", "SCSI":
 			cmd = c.run("sdparm", "--set=WCE="+v, d.Path)
 		default:
-			return fmt.Errorf("the write cache of %s (%s) cannot be set", d.Path, d.Interface)
+			errs = append(errs, fmt.Errorf("the write cache of %s (%s) cannot be set", d.Path, d.Interface))
+			continue
 		}
 		if !cmd.OK() {
-			return failed(cmd)
+			errs = append(errs, failed(cmd))
 		}
 	}
-	return nil
+	return joinErrors(errs)
+}
+
+// joinErrors joins errors on one line, for the journal and the report.
+func joinErrors(errs []error) error {
+	switch len(errs) {
+	case 0:
+		return nil
+	case 1:
+		return errs[0]
+	}
+	msg := errs[0].Error()
+	for _, e := range errs[1:] {
+		msg += "; " + e.Error()
+	}
+	return errors.New(msg)
 }
