@@ -155,6 +155,20 @@ func (w Workload) Validate(lbs int64) error {
 	return nil
 }
 
+// Fits checks the workload against a target of capacity bytes and logical
+// block size lbs: valid, and an active range that gives every thread at
+// least one block of the largest size.
+func (w Workload) Fits(capacity, lbs int64) error {
+	if err := w.Validate(lbs); err != nil {
+		return err
+	}
+	if r := w.RangeBytes(capacity); r/int64(w.TC) < w.maxBS() {
+		return fmt.Errorf("%w: %g %% of %d bytes leaves %d bytes of active range (in whole %s blocks), too little for %d thread(s) of %s",
+			ErrBadWorkload, w.ActiveRange-w.RangeStart, capacity, max(r, 0), FormatSize(w.maxBS()), w.TC, FormatSize(w.maxBS()))
+	}
+	return nil
+}
+
 func (w Workload) maxBS() int64 {
 	bs := max(w.BlockSize, 512)
 	for _, s := range w.BlockSplit {

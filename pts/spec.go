@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ptsrun/ptsrun/device"
 	"github.com/ptsrun/ptsrun/engine"
 )
 
@@ -236,4 +237,37 @@ func testOrder(id string) int {
 		}
 	}
 	return len(Tests)
+}
+
+// CheckTargets checks, before anything is written, that every workload of
+// the stages (preconditioning and cells) fits every target: a target too
+// small for a test is bad input, not an error found after its purge.
+func CheckTargets(stages []Stage, targets []device.Identity) error {
+	for _, t := range targets {
+		if t.CapacityBytes <= 0 {
+			continue // not known here (a target on a fio server)
+		}
+		name := t.Path
+		if name == "" {
+			name = t.Model
+		}
+		for _, s := range stages {
+			ws := make([]engine.Workload, 0, len(s.Cells)+1)
+			if s.Precondition != nil {
+				ws = append(ws, *s.Precondition)
+			}
+			for _, c := range s.Cells {
+				ws = append(ws, c.Workload)
+			}
+			for _, w := range ws {
+				if w.Duration <= 0 && w.Passes <= 0 {
+					w.Duration = DefaultCellTime
+				}
+				if err := w.Fits(t.CapacityBytes, t.LogicalBlock); err != nil {
+					return fmt.Errorf("target %s (%d bytes) cannot take %s %s: %w", name, t.CapacityBytes, s.Title, w, err)
+				}
+			}
+		}
+	}
+	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ptsrun/ptsrun/device"
 	"github.com/ptsrun/ptsrun/engine"
 )
 
@@ -164,4 +165,38 @@ func ids(st []Stage) []string {
 		out = append(out, s.ID)
 	}
 	return out
+}
+
+func TestCheckTargets(t *testing.T) {
+	c := DefaultConfig()
+	c.Targets = []string{"x"}
+	c.Tests = []string{"iops", "tp", "lat"}
+	p, err := c.Resolve()
+	require.NoError(t, err)
+	stages := c.Stages(p)
+	for _, tc := range []struct {
+		name    string
+		targets []device.Identity
+		err     string
+	}{
+		{"large enough", []device.Identity{{Path: "/dev/a", CapacityBytes: 1 << 30, LogicalBlock: 512}}, ""},
+		// TC4 × 1 MiB needs 4 MiB of active range.
+		{"just enough", []device.Identity{{Path: "/dev/a", CapacityBytes: 4 << 20, LogicalBlock: 512}}, ""},
+		{"one block short", []device.Identity{{Path: "/dev/a", CapacityBytes: 4<<20 - 512, LogicalBlock: 512}},
+			"target /dev/a (4193792 bytes) cannot take IOPS RND 1024 KiB 100/0 TC4/QD32"},
+		{"second target too small", []device.Identity{{Path: "/dev/a", CapacityBytes: 1 << 30}, {Path: "/dev/b", CapacityBytes: 1 << 20}},
+			"target /dev/b"},
+		{"4 KiB logical blocks", []device.Identity{{Path: "/dev/a", CapacityBytes: 1 << 30, LogicalBlock: 4096}},
+			"block size 0.5 KiB is not a multiple of the logical block size 4096"},
+		{"capacity not known (fio server)", []device.Identity{{Path: "host:/dev/a"}}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := CheckTargets(stages, tc.targets)
+			if tc.err == "" {
+				assert.NoError(t, err)
+				return
+			}
+			assert.ErrorContains(t, err, tc.err)
+		})
+	}
 }

@@ -30,6 +30,10 @@ func planCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			// The plan shows what run would do, refusals included.
+			if err := pts.CheckTargets(cfg.Stages(p), tp.Identities); err != nil {
+				return err
+			}
 			return printPlan(c.App.Writer, cfg, p, tp, c.Bool("json"))
 		},
 	}

@@ -153,6 +153,9 @@ func prepareDir(dir string) (func(), error) {
 
 // startRun creates the run directory and runs.
 func startRun(ctx context.Context, cfg pts.Config, p pts.Profile, tp *targetPlan, dir string, asJSON bool, stdout, stderr io.Writer) error {
+	if err := pts.CheckTargets(cfg.Stages(p), tp.Identities); err != nil {
+		return err
+	}
 	undo, err := prepareDir(dir)
 	if err != nil {
 		return err

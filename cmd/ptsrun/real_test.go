@@ -181,6 +181,8 @@ func TestRealTargetBadInput(t *testing.T) {
 		{"tc zero", []string{"workload", "--target", dev, "--tc", "0"}, 1, "thread count 0"},
 		{"bad block size", []string{"workload", "--target", dev, "--bs", "3000"}, 1, "not a multiple"},
 		{"unreachable fio server", []string{"workload", "--fio-server", "127.0.0.1:1=" + dev, "--read", "100", "--time", "1s"}, 1, "is not reachable"},
+		{"target too small for the test", []string{"run", "--target", dev, "--destroy-data", dev, "--tests", "iops", "--active-range", "3"}, 1,
+			"cannot take IOPS RND 1024 KiB 100/0 TC4/QD32 AR 3%: invalid workload: 3 % of 67108864 bytes leaves 1048576 bytes"},
 		{"purge method for another interface", []string{"run", "--target", dev, "--destroy-data", dev, "--purge", "nvme-sanitize"}, 1,
 			"purge method nvme-sanitize does not apply to " + dev + " (loop)"},
 	} {

@@ -171,12 +171,8 @@ func (e *Engine) Run(ctx context.Context, w engine.Workload) (engine.Measurement
 		maxBS = max(maxBS, s.Bytes)
 	}
 	for i, t := range e.targets {
-		if err := w.Validate(t.LogicalBlock); err != nil {
+		if err := w.Fits(t.Size, t.LogicalBlock); err != nil {
 			return engine.Measurement{}, fmt.Errorf("%s: %w", t.Name, err)
-		}
-		if w.RangeBytes(t.Size)/int64(w.TC) < maxBS {
-			return engine.Measurement{}, fmt.Errorf("%s: %w: the active range of %d bytes is too small for %d threads of %s",
-				t.Name, engine.ErrBadWorkload, w.RangeBytes(t.Size), w.TC, engine.FormatSize(maxBS))
 		}
 		if e.ro[i] && w.ReadPct < 100 {
 			return engine.Measurement{}, fmt.Errorf("%s is read-only: it cannot take writes", t.Name)
