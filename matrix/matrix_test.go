@@ -376,3 +376,24 @@ func TestErrorDeviations(t *testing.T) {
 		})
 	}
 }
+
+func TestBlockSizesLeftOutDeviation(t *testing.T) {
+	for _, tc := range []struct {
+		tests []string
+		want  string
+	}{
+		{[]string{"iops"}, "The 0.5 KiB cells were left out: the target's logical block size is 4096 bytes, and no I/O can be smaller."},
+		{[]string{"lat"}, "The 0.5 KiB cells were left out: the target's logical block size is 4096 bytes, and no I/O can be smaller."},
+		{[]string{"tp"}, ""}, // no cell smaller than 128 KiB to leave out
+	} {
+		ri := info(t, func(c *pts.Config) { c.Tests, c.MinBlock = tc.tests, 4096 })
+		res := Build(ri, []pts.Record{{Type: pts.RecStart}}, false)
+		got := ""
+		for _, d := range res.Deviations {
+			if d.Code == "block_sizes" {
+				got = d.Text
+			}
+		}
+		assert.Equal(t, tc.want, got, "%v", tc.tests)
+	}
+}

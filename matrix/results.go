@@ -343,6 +343,23 @@ func deviations(ri pts.RunInfo, st *pts.State, res *Results) []Deviation {
 		add("active_range", "The active range was %g %%, below the %s profile's %g %%.",
 			cfg.ActiveRange, ri.Profile.Short, ri.Profile.ActiveRange)
 	}
+	var left []string
+	var planned []int64
+	if slices.Contains(cfg.Tests, "iops") {
+		planned = append(planned, pts.IOPSBlockSizes...)
+	}
+	if slices.Contains(cfg.Tests, "lat") {
+		planned = append(planned, pts.LATBlockSizes...)
+	}
+	for _, bs := range planned {
+		if l := engine.FormatSize(bs); !cfg.Runnable(bs) && !slices.Contains(left, l) {
+			left = append(left, l)
+		}
+	}
+	if len(left) > 0 {
+		add("block_sizes", "The %s cells were left out: the target's logical block size is %d bytes, and no I/O can be smaller.",
+			joinAnd(left), cfg.MinBlock)
+	}
 	def := steadystate.Default()
 	if cfg.SS != def {
 		add("ss_criteria", "Steady state was judged on a %d-round window, range ≤ %g %%, slope excursion ≤ %g %% instead of the PTS's 5 rounds, 20 %%, 10 %%.",

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -582,7 +583,8 @@ func joinF(v []float64, f func(float64) string) string {
 func (b *builder) iops(s matrix.StageResult) {
 	b.stage(s)
 	setup := b.setup(s)
-	params := b.params(s, "IOPS loop: RND, 7 R/W mixes × 8 block sizes", mixList(pts.IOPSMixes), sizeList(pts.IOPSBlockSizes))
+	sizes := ranSizes(s, pts.IOPSBlockSizes)
+	params := b.params(s, fmt.Sprintf("IOPS loop: RND, 7 R/W mixes × %d block sizes", len(sizes)), mixList(pts.IOPSMixes), sizeList(sizes))
 	// Convergence: IOPS per round for every block size at 0/100 (the
 	// tracking variables' full history comes from the tracking table; the
 	// other cells' from the journal-derived per-round values).
@@ -652,6 +654,21 @@ func rowsLabels(t matrix.Table) []string {
 	var out []string
 	for _, r := range t.Rows {
 		out = append(out, strings.Replace(r, "KiB", " KiB", 1))
+	}
+	return out
+}
+
+// ranSizes is the PTS's block sizes the stage has cells of (a 4Kn target
+// has no 0.5 KiB cells), or all of them when it has none.
+func ranSizes(s matrix.StageResult, sizes []int64) []int64 {
+	var out []int64
+	for _, bs := range sizes {
+		if slices.ContainsFunc(s.Cells, func(c matrix.CellResult) bool { return c.BlockSize == bs }) {
+			out = append(out, bs)
+		}
+	}
+	if len(out) == 0 {
+		return sizes
 	}
 	return out
 }
@@ -751,7 +768,8 @@ func (b *builder) throughput(stages []matrix.StageResult) {
 func (b *builder) latency(s matrix.StageResult) {
 	b.stage(s)
 	setup := b.setup(s)
-	params := b.params(s, "Latency loop: RND, 3 R/W mixes × 3 block sizes", mixList(pts.LATMixes), sizeList(pts.LATBlockSizes))
+	sizes := ranSizes(s, pts.LATBlockSizes)
+	params := b.params(s, fmt.Sprintf("Latency loop: RND, 3 R/W mixes × %d block sizes", len(sizes)), mixList(pts.LATMixes), sizeList(sizes))
 	var art, mrt []series
 	for _, bs := range pts.LATBlockSizes {
 		c := cellAt(s, bs, 0)

@@ -44,7 +44,14 @@ type Config struct {
 	FioServers    []string             `json:"fio_servers,omitempty"`
 	Seed          uint64               `json:"seed"`
 	SS            steadystate.Criteria `json:"steady_state"`
+	// MinBlock is the largest logical block size of the targets, when above
+	// 512 bytes (a 4Kn drive): cells of smaller blocks cannot be done on
+	// them, so they are left out, and the results say so.
+	MinBlock int64 `json:"min_block_bytes,omitempty"`
 }
+
+// Runnable says whether blocks of bs bytes can be done on the targets.
+func (c Config) Runnable(bs int64) bool { return c.MinBlock <= 0 || bs%c.MinBlock == 0 }
 
 // Limits on what a run may ask for.
 const (
@@ -146,6 +153,9 @@ func (c Config) iopsStage() Stage {
 		MaxRounds: c.MaxRounds}
 	for _, mix := range IOPSMixes {
 		for _, bs := range IOPSBlockSizes {
+			if !c.Runnable(bs) {
+				continue
+			}
 			s.Cells = append(s.Cells, c.cell(len(s.Cells), engine.Random, mix, bs, c.TC, c.QD))
 		}
 	}
@@ -174,6 +184,9 @@ func (c Config) latStage() Stage {
 		MaxRounds: c.MaxRounds}
 	for _, mix := range LATMixes {
 		for _, bs := range LATBlockSizes {
+			if !c.Runnable(bs) {
+				continue
+			}
 			s.Cells = append(s.Cells, c.cell(len(s.Cells), engine.Random, mix, bs, LATTC, LATQD))
 		}
 	}

@@ -200,3 +200,28 @@ func TestCheckTargets(t *testing.T) {
 		})
 	}
 }
+
+func TestStagesOn4KnTargets(t *testing.T) {
+	c := DefaultConfig()
+	c.Targets = []string{"x"}
+	c.MinBlock = 4096
+	p, err := c.Resolve()
+	require.NoError(t, err)
+	stages := c.Stages(p)
+	iops, lat := stages[0], stages[len(stages)-1]
+	assert.Len(t, iops.Cells, 7*7, "every mix, no 0.5 KiB")
+	assert.Len(t, lat.Cells, 3*2)
+	for _, s := range stages {
+		for i, cell := range s.Cells {
+			assert.Equal(t, i, cell.Index)
+			assert.Zero(t, cell.Workload.BlockSize%4096, cell.Key)
+		}
+		for _, tr := range s.Tracking {
+			assert.Contains(t, tr.Name, engine.FormatSize(s.Cells[tr.Cell].Workload.BlockSize), "tracking names its own cell")
+		}
+	}
+	require.NoError(t, CheckTargets(stages, []device.Identity{{Path: "/dev/nvme0n1", CapacityBytes: 1 << 30, LogicalBlock: 4096}}))
+	assert.True(t, c.Runnable(8192))
+	assert.False(t, c.Runnable(512))
+	assert.True(t, DefaultConfig().Runnable(512))
+}

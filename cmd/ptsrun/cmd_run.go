@@ -61,6 +61,11 @@ func configFromFlags(c *cli.Context, gate bool) (pts.Config, pts.Profile, *targe
 		return cfg, p, nil, err
 	}
 	cfg.Engine = tp.Engine
+	for _, t := range tp.Identities {
+		if t.LogicalBlock > 512 {
+			cfg.MinBlock = max(cfg.MinBlock, t.LogicalBlock)
+		}
+	}
 	method, err := precondition.Choose(cfg.Purge, tp.purgeKind())
 	if err != nil {
 		return cfg, p, nil, err

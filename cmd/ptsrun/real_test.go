@@ -102,8 +102,38 @@ func TestRunOnLoopDeviceWithEachEngine(t *testing.T) {
 	}
 }
 
-// Two fio servers on this host, each loading its own loop device: one run
-// loads both at once and reports each.
+// A 4Kn device cannot do 0.5 KiB I/O: those cells are left out, the
+// results say so, and the rest of the matrix runs.
+func TestRunOn4KnLoopDevice(t *testing.T) {
+	dev := enginetest.LoopDeviceSector(t, 128<<20, "", 4096)
+	dir := filepath.Join(t.TempDir(), "run")
+	code, stdout, stderr := ptsrun("plan", "--target", dev, "--tests", "lat")
+	require.Equal(t, 0, code, stderr)
+	assert.NotContains(t, stdout, "0.5 KiB")
+	code, _, stderr = ptsrun("run", "--target", dev, "--tests", "lat", "--cell-time", "1s",
+		"--ss-window", "2", "--max-rounds", "2", "--destroy-data", dev, "--out", dir)
+	require.Contains(t, []int{0, 3}, code, stderr)
+	res, ri, err := matrix.Load(dir)
+	require.NoError(t, err)
+	assert.Equal(t, int64(4096), ri.Config.MinBlock)
+	assert.Equal(t, int64(4096), ri.Targets[0].LogicalBlock)
+	st := res.Tests[0].Stages[0]
+	assert.Len(t, st.Cells, 6, "3 mixes × 4 and 8 KiB")
+	for _, c := range st.Cells {
+		assert.NotEqual(t, int64(512), c.BlockSize)
+		assert.Positive(t, c.IOPS, c.Key)
+	}
+	codes := map[string]string{}
+	for _, d := range res.Deviations {
+		codes[d.Code] = d.Text
+	}
+	assert.Equal(t, "The 0.5 KiB cells were left out: the target's logical block size is 4096 bytes, and no I/O can be smaller.", codes["block_sizes"])
+	csv, err := os.ReadFile(filepath.Join(dir, "tables", "lat_mean_ms.csv"))
+	require.NoError(t, err)
+	assert.Contains(t, string(csv), "\n0.5KiB,,,\n", "the PTS row is there, empty")
+}
+
+// ptsrun devices lists a fresh loop device with its verdict.
 func TestDevicesCommand(t *testing.T) {
 	dev := enginetest.LoopDevice(t, 64<<20, "")
 	code, stdout, stderr := ptsrun("devices", "--json")
@@ -131,6 +161,8 @@ func TestDevicesCommand(t *testing.T) {
 	assert.Contains(t, stdout, "usable with --destroy-data "+dev)
 }
 
+// Two fio servers on this host, each loading its own loop device: one run
+// loads both at once and reports each.
 func TestRunAcrossTwoFioServers(t *testing.T) {
 	enginetest.NeedRoot(t, "losetup", "fio")
 	a := enginetest.LoopDevice(t, 128<<20, "")

@@ -44,6 +44,13 @@ func pkgOf(cmd string) string {
 // ends. It skips the test when loop devices cannot be made here.
 func LoopDevice(t testing.TB, size int64, dir string) string {
 	t.Helper()
+	return LoopDeviceSector(t, size, dir, 0)
+}
+
+// LoopDeviceSector is LoopDevice with a logical block size of sector bytes
+// (4096 makes a 4Kn device); 0 leaves the kernel's 512.
+func LoopDeviceSector(t testing.TB, size int64, dir string, sector int) string {
+	t.Helper()
 	NeedRoot(t, "losetup")
 	if dir == "" {
 		dir = "/dev/shm"
@@ -58,7 +65,11 @@ func LoopDevice(t testing.TB, size int64, dir string) string {
 		os.Remove(img)
 		t.Fatal(err)
 	}
-	out, err := exec.Command("losetup", "-f", "--show", img).CombinedOutput()
+	args := []string{"-f", "--show", img}
+	if sector > 0 {
+		args = append(args, "--sector-size", fmt.Sprint(sector))
+	}
+	out, err := exec.Command("losetup", args...).CombinedOutput()
 	if err != nil {
 		os.Remove(img)
 		t.Skipf("losetup: %v: %s", err, strings.TrimSpace(string(out)))
