@@ -5,8 +5,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
 	"slices"
+	"sort"
 	"strings"
 	"time"
 
