@@ -214,6 +214,65 @@ func (t Table) WriteCSV(w io.Writer) error {
 	return cw.Error()
 }
 
+// TargetName labels one target of a set in per-target tables: its name,
+// after its fio server's host when it has one.
+func (t TargetCell) TargetName() string {
+	if t.Host != "" && t.Host != "local" {
+		return t.Host + ":" + t.Target
+	}
+	return t.Target
+}
+
+// TargetTables are the per-target values of a run on several targets at
+// once (the LUNs of an array, the hosts of a fio client/server run): one row
+// per cell of every stage, one column per target. None for one target.
+func (r *Results) TargetTables() []Table {
+	var names []string
+	for _, t := range r.Tests {
+		for _, s := range t.Stages {
+			for _, c := range s.Cells {
+				for _, tc := range c.Targets {
+					if n := tc.TargetName(); !slices.Contains(names, n) {
+						names = append(names, n)
+					}
+				}
+			}
+		}
+	}
+	if len(names) < 2 {
+		return nil
+	}
+	mk := func(name, title, unit string, v func(TargetCell) float64) Table {
+		tb := Table{Name: name, Title: title, Unit: unit, RowHead: "cell", Cols: names}
+		for _, t := range r.Tests {
+			for _, s := range t.Stages {
+				for _, c := range s.Cells {
+					if len(c.Targets) == 0 {
+						continue
+					}
+					row := make([]float64, len(names))
+					for i := range row {
+						row[i] = math.NaN()
+					}
+					for _, tc := range c.Targets {
+						row[slices.Index(names, tc.TargetName())] = v(tc)
+					}
+					tb.Rows = append(tb.Rows, s.ID+":"+c.Key)
+					tb.RowBytes = append(tb.RowBytes, 0)
+					tb.Values = append(tb.Values, row)
+				}
+			}
+		}
+		return tb
+	}
+	return []Table{
+		mk("targets_iops", "IOPS per target", "IOPS", func(t TargetCell) float64 { return t.IOPS }),
+		mk("targets_mbps", "MB/s per target", "MB/s", func(t TargetCell) float64 { return t.MBps }),
+		mk("targets_lat_mean_ms", "Average response time per target", "ms", func(t TargetCell) float64 { return t.LatMeanMs }),
+		mk("targets_lat_max_ms", "Maximum response time per target", "ms", func(t TargetCell) float64 { return t.LatMaxMs }),
+	}
+}
+
 // Save writes results.json and tables/*.csv into dir, each file atomically.
 func (r *Results) Save(dir string) error {
 	tdir := filepath.Join(dir, "tables")
@@ -221,7 +280,7 @@ func (r *Results) Save(dir string) error {
 		return fmt.Errorf("tables directory %s: %w", tdir, err)
 	}
 	var names []string
-	for _, t := range r.Tables() {
+	for _, t := range append(r.Tables(), r.TargetTables()...) {
 		var b bytes.Buffer
 		if err := t.WriteCSV(&b); err != nil {
 			return err

@@ -60,6 +60,7 @@ func Build(ri pts.RunInfo, res *matrix.Results, opt Options) *Doc {
 	if t := res.Find("custom"); t != nil && len(t.Stages) > 0 {
 		b.custom(t.Stages[0])
 	}
+	b.perTarget()
 	b.appendix()
 	return b.doc
 }
@@ -86,6 +87,116 @@ func (b *builder) add(p *Page) {
 // empty says a stage has no value to report: no complete round, and no
 // published values either.
 func empty(s matrix.StageResult) bool { return s.Rounds == 0 && !s.Published() }
+
+// perTarget is the page of a run on several targets at once (the LUNs of
+// an array, the hosts of a client/server run): the headline cells of every
+// test on each target, and how far apart the targets are.
+func (b *builder) perTarget() {
+	tables := b.res.TargetTables()
+	if len(tables) == 0 {
+		return
+	}
+	names := tables[0].Cols
+	type row struct {
+		test, cell, unit string
+		vals             []float64
+		format           func(float64) string
+	}
+	var rows []row
+	for _, t := range b.res.Tests {
+		for _, s := range t.Stages {
+			for _, c := range s.Cells {
+				if !c.Present() || len(c.Targets) == 0 {
+					continue
+				}
+				r := row{test: s.Title, cell: fmt.Sprintf("%s %s %s", accessLabel(c.Access), engine.FormatSize(c.BlockSize), matrix.MixLabel(c.ReadPct))}
+				var v func(matrix.TargetCell) float64
+				switch {
+				case t.Test == "iops" && slices.Contains([]string{"rnd-4k-100/0", "rnd-4k-65/35", "rnd-4k-0/100", "rnd-64k-65/35", "rnd-1024k-100/0"}, c.Key),
+					t.Test == "custom":
+					r.unit, r.format, v = "IOPS", fmtIOPS, func(x matrix.TargetCell) float64 { return x.IOPS }
+				case t.Test == "tp":
+					r.unit, r.format, v = "MB/s", fmtMBps, func(x matrix.TargetCell) float64 { return x.MBps }
+				case t.Test == "lat" && (c.Key == "rnd-4k-100/0" || c.Key == "rnd-4k-0/100"):
+					r.unit, r.format, v = "avg ms", fmtMs, func(x matrix.TargetCell) float64 { return x.LatMeanMs }
+				default:
+					continue
+				}
+				r.vals = make([]float64, len(names))
+				for i := range r.vals {
+					r.vals[i] = math.NaN()
+				}
+				for _, tc := range c.Targets {
+					if i := slices.Index(names, tc.TargetName()); i >= 0 {
+						r.vals[i] = v(tc)
+					}
+				}
+				rows = append(rows, r)
+			}
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	// Wide sets are split into tables of a few targets each.
+	const per = 5
+	var blocks []Block
+	blocks = append(blocks, Paragraph{Lines: []string{fmt.Sprintf("%d targets were loaded at once; the tests' tables give their sum (IOPS, MB/s) "+
+		"or their I/O-weighted mean (response time). Spread is the largest target's value over the smallest's. "+
+		"Every cell of every target is in tables/targets_*.csv.", len(names))}})
+	for from := 0; from < len(names); from += per {
+		to := min(from+per, len(names))
+		head := []string{"Test", "Cell", "Unit"}
+		for i := from; i < to; i++ {
+			head = append(head, fmt.Sprintf("T%d", i+1))
+		}
+		head = append(head, "Spread")
+		var trows [][]string
+		for _, r := range rows {
+			tr := []string{r.test, r.cell, r.unit}
+			for i := from; i < to; i++ {
+				tr = append(tr, r.format(r.vals[i]))
+			}
+			tr = append(tr, spread(r.vals))
+			trows = append(trows, tr)
+		}
+		widths := []float64{1.3, 1.6, 0.7}
+		align := "LLL"
+		for i := from; i < to; i++ {
+			widths, align = append(widths, 1), align+"R"
+		}
+		widths, align = append(widths, 0.8), align+"R"
+		var legend []string
+		for i := from; i < to; i++ {
+			legend = append(legend, fmt.Sprintf("T%d = %s", i+1, names[i]))
+		}
+		blocks = append(blocks, Table{Caption: "Per-target results (" + strings.Join(legend, "; ") + ")",
+			Head: head, Rows: trows, Widths: widths, Align: align})
+	}
+	b.add(&Page{Title: "Per-target results: every target of the set", Landmark: "targets", Flow: true, Blocks: blocks})
+}
+
+// accessLabel writes a cell's access pattern the PTS way: RND or SEQ.
+func accessLabel(access string) string {
+	if access == engine.Random.String() {
+		return "RND"
+	}
+	return "SEQ"
+}
+
+// spread is the largest value over the smallest, "–" without two values.
+func spread(v []float64) string {
+	lo, hi, n := math.Inf(1), math.Inf(-1), 0
+	for _, x := range v {
+		if !math.IsNaN(x) && x > 0 {
+			lo, hi, n = min(lo, x), max(hi, x), n+1
+		}
+	}
+	if n < 2 {
+		return "–"
+	}
+	return fmt.Sprintf("×%.2f", hi/lo)
+}
 
 // noResults is the one page of a stage that has no complete round to
 // report, saying why, instead of a set of empty plots and tables.
@@ -191,6 +302,9 @@ func (b *builder) header() {
 		{"Block size", dev(func(i int) string {
 			if t[i].LogicalBlock <= 0 {
 				return "–"
+			}
+			if t[i].PhysicalBlock <= 0 { // a file: the filesystem's, not known
+				return fmt.Sprintf("%d B logical", t[i].LogicalBlock)
 			}
 			return fmt.Sprintf("%d B logical, %d B physical", t[i].LogicalBlock, t[i].PhysicalBlock)
 		})},

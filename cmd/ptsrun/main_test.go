@@ -457,3 +457,37 @@ func TestGoldenCommands(t *testing.T) {
 	assert.Contains(t, stderr, "imported into")
 	assert.FileExists(t, filepath.Join(fioOut, "report.pdf"))
 }
+
+// A run on several targets at once reports each: per-target CSVs with a
+// column per target, and a per-target page in the report.
+func TestPerTargetResults(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	code, _, stderr := ptsrun("run", "--target", "sim:enterprise", "--target", "sim:client", "--tests", "iops,lat",
+		"--cell-time", "5s", "--ss-window", "2", "--max-rounds", "2", "--out", dir)
+	require.Contains(t, []int{0, 3}, code, stderr)
+	for _, name := range []string{"targets_iops", "targets_mbps", "targets_lat_mean_ms", "targets_lat_max_ms"} {
+		b, err := os.ReadFile(filepath.Join(dir, "tables", name+".csv"))
+		require.NoError(t, err, name)
+		lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+		assert.Equal(t, "cell,sim:enterprise#ESIM-0001,sim:client#CSIM-0002", lines[0], name)
+		assert.Len(t, lines, 1+56+9, "%s: every cell of both tests", name)
+		assert.True(t, strings.HasPrefix(lines[1], "iops:rnd-1024k-100/0,"), lines[1])
+	}
+	res, _, err := matrix.Load(dir)
+	require.NoError(t, err)
+	c := res.Tests[0].Stages[0].Cells[54] // RND 4 KiB 0/100
+	require.Len(t, c.Targets, 2)
+	assert.InEpsilon(t, c.IOPS, c.Targets[0].IOPS+c.Targets[1].IOPS, 1e-9, "the set's IOPS is the sum of its targets'")
+	if _, err := exec.LookPath("pdftotext"); err == nil {
+		out, err := exec.Command("pdftotext", filepath.Join(dir, "report.pdf"), "-").Output()
+		require.NoError(t, err)
+		assert.Contains(t, string(out), "Per-target results (T1 = sim:enterprise#ESIM-0001; T2 = sim:client#CSIM-0002)")
+	}
+
+	// One target: no per-target tables.
+	one := filepath.Join(t.TempDir(), "one")
+	code, _, stderr = ptsrun("run", "--target", "sim", "--tests", "lat", "--cell-time", "5s", "--ss-window", "2", "--max-rounds", "2", "--out", one)
+	require.Contains(t, []int{0, 3}, code, stderr)
+	files, _ := filepath.Glob(filepath.Join(one, "tables", "targets_*.csv"))
+	assert.Empty(t, files)
+}
