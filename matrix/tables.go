@@ -217,7 +217,7 @@ func (t Table) WriteCSV(w io.Writer) error {
 // TargetName labels one target of a set in per-target tables: its name,
 // after its fio server's host when it has one.
 func (t TargetCell) TargetName() string {
-	if t.Host != "" && t.Host != "local" {
+	if t.Host != "" && t.Host != "local" && !strings.HasPrefix(t.Target, t.Host) {
 		return t.Host + ":" + t.Target
 	}
 	return t.Target

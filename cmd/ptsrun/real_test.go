@@ -187,6 +187,9 @@ func TestRunAcrossTwoFioServers(t *testing.T) {
 		assert.Equal(t, sb, c.Targets[1].Target)
 		assert.InDelta(t, c.MBps, c.Targets[0].MBps+c.Targets[1].MBps, 0.01*c.MBps, "aggregate is the sum")
 	}
+	csv, err := os.ReadFile(filepath.Join(dir, "tables", "targets_mbps.csv"))
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(string(csv), "cell,"+sa+","+sb+"\n"), "one column per server's target: %s", csv)
 
 	code, stdout, stderr := ptsrun("workload", "--fio-server", sa, "--fio-server", sb, "--read", "100", "--time", "1s", "--json")
 	require.Equal(t, 0, code, stderr)
