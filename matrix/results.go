@@ -336,6 +336,12 @@ func deviations(ri pts.RunInfo, st *pts.State, res *Results) []Deviation {
 	if ri.Config.Engine == "sim" || strings.HasPrefix(ri.Engine, "sim") {
 		add("simulated", "The device is ptsrun's simulated SSD: the results describe a model, not hardware.")
 	}
+	if ri.Workload {
+		// Nothing of the PTS was asked for: the rest does not apply.
+		add("workload", "One workload run with `ptsrun workload`, outside the PTS: no purge, no preconditioning, "+
+			"one measurement of %v, no steady state.", time.Duration(cfg.CellTime))
+		return out
+	}
 	if ct := time.Duration(cfg.CellTime); ct != pts.DefaultCellTime {
 		add("cell_time", "Each cell ran %v instead of the PTS's %v.", ct, pts.DefaultCellTime)
 	}

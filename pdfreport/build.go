@@ -176,6 +176,44 @@ func (b *builder) perTarget() {
 	b.add(&Page{Title: "Per-target results: every target of the set", Landmark: "targets", Flow: true, Blocks: blocks})
 }
 
+// workload is the page of a run of `ptsrun workload`: one measurement,
+// per direction, with its response-time histogram.
+func (b *builder) workload(s matrix.StageResult) {
+	var c *matrix.CellResult
+	for i := range s.Cells {
+		if s.Cells[i].Present() {
+			c = &s.Cells[i]
+		}
+	}
+	if c == nil {
+		return
+	}
+	w := b.ri.Stages[0].Cells[0].Workload
+	blocks := []Block{
+		Paragraph{Lines: []string{fmt.Sprintf("ptsrun workload ran %s for %v, once, outside the PTS methodology: "+
+			"no purge, no preconditioning, no rounds to steady state. The numbers are that one measurement.", w, w.Duration)}},
+	}
+	rows := [][]string{}
+	if c.ReadIOPS > 0 {
+		rows = append(rows, []string{"read", fmtIOPS(c.ReadIOPS), fmtMBps(c.ReadMBps), fmtMs(c.ReadLatMeanMs)})
+	}
+	if c.WriteIOPS > 0 {
+		rows = append(rows, []string{"write", fmtIOPS(c.WriteIOPS), fmtMBps(c.WriteMBps), fmtMs(c.WriteLatMean)})
+	}
+	rows = append(rows, []string{"total", fmtIOPS(c.IOPS), fmtMBps(c.MBps), fmtMs(c.LatMeanMs)})
+	blocks = append(blocks,
+		Table{Caption: "The workload's measurement, per direction", Head: []string{"Direction", "IOPS", "MB/s", "Average ms"}, Rows: rows},
+		Table{Caption: "Response times of every I/O (ms)", Head: []string{"99 %", "99.99 %", "99.999 %", "Maximum"},
+			Rows: [][]string{{fmtMs(c.LatP99Ms), fmtMs(c.LatP9999Ms), fmtMs(c.LatP99999Ms), fmtMs(c.LatMaxMs)}}})
+	if c.Hist != nil && c.Hist.Count() > 0 {
+		hist, clp, sum := histogramPlots(w.String(), c.Hist)
+		blocks = append(blocks,
+			Chart{Caption: "Response-time histogram (I/Os per latency bin, log scales)", Plot: hist, Summary: sum},
+			Chart{Caption: "Confidence level: share of I/Os at or under each response time", Plot: clp, Summary: sum})
+	}
+	b.add(&Page{Test: "Workload", Title: w.String(), Landmark: "workload", Flow: true, Blocks: blocks})
+}
+
 // accessLabel writes a cell's access pattern the PTS way: RND or SEQ.
 func accessLabel(access string) string {
 	if access == engine.Random.String() {
@@ -532,6 +570,8 @@ func (b *builder) summary() {
 		for _, s := range t.Stages {
 			state := fmt.Sprintf("steady at round %d (window %d–%d)", s.SSRound, s.Window[0], s.Window[1])
 			switch {
+			case t.Test == "custom":
+				state = "outside the PTS: no verdict"
 			case s.Published():
 				state = "published value, no rounds"
 			case !s.Complete:
@@ -567,6 +607,9 @@ func (b *builder) runSetup() []KV {
 	if b.ri.Imported && b.ri.Profile.Short == "" {
 		return []KV{{"Imported", b.ri.Source}, {"Purge, PC", "not known"}}
 	}
+	if b.ri.Workload {
+		return []KV{{"Recorded by", "ptsrun workload"}, {"Purge, PC", "none (outside the PTS)"}, {"Write cache", cacheLabel(b.res.WriteCache)}}
+	}
 	return []KV{{"Profile", b.ri.Profile.Short + " (" + b.ri.Profile.Name + ")"}, {"Write cache", cacheLabel(b.res.WriteCache)},
 		{"Purge", b.purgeLabel()}, {"PC AR", fmt.Sprintf("%g %%", cfg.PCActiveRange)}, {"Seed", fmt.Sprint(cfg.Seed)},
 		{"SS rule", fmt.Sprintf("%d rounds, range ≤ %g %%, slope ≤ %g %%", cfg.SS.Window, cfg.SS.MaxRange*100, cfg.SS.MaxSlope*100)},
@@ -575,6 +618,10 @@ func (b *builder) runSetup() []KV {
 
 func (b *builder) runParams() []KV {
 	cfg := b.ri.Config
+	if b.ri.Workload && len(b.ri.Stages) == 1 && len(b.ri.Stages[0].Cells) == 1 {
+		w := b.ri.Stages[0].Cells[0].Workload
+		return []KV{{"Workload", w.String()}, {"Duration", w.Duration.String()}, {"Targets", fmt.Sprint(len(b.ri.Targets))}}
+	}
 	if b.ri.Imported && b.ri.Profile.Short == "" {
 		var tests []string
 		for _, t := range b.res.Tests {
@@ -617,6 +664,12 @@ func headlines(test string, s matrix.StageResult) [][2]string {
 		for _, c := range s.Cells {
 			if c.Present() {
 				out = append(out, [2]string{fmt.Sprintf("SEQ %s %s", engine.FormatSize(c.BlockSize), matrix.MixLabel(c.ReadPct)), fmtMBps(c.MBps) + " MB/s"})
+			}
+		}
+	case "custom":
+		for _, c := range s.Cells {
+			if c.Present() {
+				out = append(out, [2]string{c.Key, fmt.Sprintf("%s IOPS, %s MB/s, %s ms avg", fmtIOPS(c.IOPS), fmtMBps(c.MBps), fmtMs(c.LatMeanMs))})
 			}
 		}
 	case "lat":
@@ -987,6 +1040,9 @@ func (b *builder) appendix() {
 		Table{Caption: "Cells of every round, in loop order", Head: []string{"Stage", "Cell", "Key", "Workload", "Active range", "Time"},
 			Widths: []float64{1.2, 0.45, 1.25, 2.2, 0.8, 0.5}, Align: "LRLLRR", Small: true, Rows: rows}}})
 	b.fioJobs()
+	if b.ri.Workload {
+		return // no purge, no preconditioning, no rounds: B and C would be empty
+	}
 	// B: purge and preconditioning.
 	var lines []string
 	for _, t := range b.res.Tests {
@@ -1159,6 +1215,10 @@ func (b *builder) custom(s matrix.StageResult) {
 		}
 		rows = append(rows, []string{c.Key, val(matrix.MetricIOPS, fmtIOPS), val(matrix.MetricMBps, fmtMBps),
 			val(matrix.MetricLatMean, fmtMs), val(matrix.MetricLatP99999, fmtMs), val(matrix.MetricLatMax, fmtMs)})
+	}
+	if b.ri.Workload {
+		b.workload(s)
+		return
 	}
 	b.add(&Page{Test: "Custom", Title: "Workloads that are not PTS cells", Landmark: "custom", Flow: true, Blocks: []Block{
 		Paragraph{Lines: []string{"These imported results ran workloads outside the PTS matrices. They are shown as measured, " +

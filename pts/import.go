@@ -28,6 +28,22 @@ type ImportedCell struct {
 // stage's measurement window, as if the run had stopped there.
 func WriteImported(dir string, ri RunInfo, rounds map[string][][]ImportedCell) error {
 	ri.Imported = true
+	return writeRounds(dir, ri, rounds, "imported: "+ri.Source)
+}
+
+// WriteWorkload makes dir a run directory for one workload that `ptsrun
+// workload` ran: run.json (ri, marked as a workload) and a journal with its
+// one cell as the one round of ri's one stage. report, compare and check
+// then take it like any run.
+func WriteWorkload(dir string, ri RunInfo, cell ImportedCell) error {
+	if len(ri.Stages) != 1 || len(ri.Stages[0].Cells) != 1 {
+		return fmt.Errorf("workload run %s: one stage of one cell expected", dir)
+	}
+	ri.Workload = true
+	return writeRounds(dir, ri, map[string][][]ImportedCell{ri.Stages[0].ID: {{cell}}}, "recorded by ptsrun workload")
+}
+
+func writeRounds(dir string, ri RunInfo, rounds map[string][][]ImportedCell, origin string) error {
 	var buf bytes.Buffer
 	last := ri.Created
 	emit := func(r Record) error {
@@ -42,7 +58,7 @@ func WriteImported(dir string, ri RunInfo, rounds map[string][][]ImportedCell) e
 		buf.Write(append(b, '\n'))
 		return nil
 	}
-	if err := emit(Record{Type: RecStart, Schema: Schema, Message: "imported: " + ri.Source}); err != nil {
+	if err := emit(Record{Type: RecStart, Schema: Schema, Message: origin}); err != nil {
 		return err
 	}
 	crit := ri.Config.SS

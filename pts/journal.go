@@ -195,6 +195,9 @@ type RunInfo struct {
 	Host     device.Host       `json:"host"`
 	Engine   string            `json:"engine"`
 	Imported bool              `json:"imported,omitempty"`
+	// Workload marks one workload recorded by `ptsrun workload`: outside the
+	// PTS, no purge, no preconditioning, one round.
+	Workload bool `json:"workload,omitempty"`
 	// Source says what imported results came from (files, tool, metric).
 	Source string `json:"source,omitempty"`
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ptsrun/ptsrun/engine"
+	"github.com/ptsrun/ptsrun/matrix"
 	"github.com/ptsrun/ptsrun/pts"
 )
 
@@ -75,6 +76,13 @@ func workloadCommand() *cli.Command {
 					return fmt.Errorf("block size %s is not a multiple of %s's logical block size %d", engine.FormatSize(bs), t.Raw, t.LogicalBlock)
 				}
 			}
+			for _, id := range tp.Identities {
+				if id.CapacityBytes > 0 {
+					if err := w.Fits(id.CapacityBytes, id.LogicalBlock); err != nil {
+						return fmt.Errorf("target %s: %w", id.Spec, err)
+					}
+				}
+			}
 			return runWorkload(c.Context, tp, w, dir, c.Bool("json"), c.App.Writer, c.App.ErrWriter)
 		},
 	}
@@ -129,17 +137,25 @@ func dirOf(d engine.DirStats, el time.Duration) dirJSON {
 	return j
 }
 
-func runWorkload(ctx context.Context, tp *targetPlan, w engine.Workload, dir string, asJSON bool, stdout, stderr io.Writer) error {
+func runWorkload(ctx context.Context, tp *targetPlan, w engine.Workload, dir string, asJSON bool, stdout, stderr io.Writer) (err error) {
 	if dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("output directory %s: %w", dir, err)
+		undo, perr := prepareDir(dir)
+		if perr != nil {
+			return perr
 		}
+		// A workload that fails or is stopped leaves no half-made directory.
+		defer func() {
+			if err != nil {
+				undo()
+			}
+		}()
 	}
 	set, err := tp.open(dir, 0)
 	if err != nil {
 		return err
 	}
 	defer set.Engine.Close()
+	started := time.Now().UTC()
 	var names []string
 	for _, id := range tp.Identities {
 		names = append(names, id.Spec)
@@ -164,6 +180,9 @@ func runWorkload(ctx context.Context, tp *targetPlan, w engine.Workload, dir str
 		if err := saveWorkload(dir, res); err != nil {
 			return err
 		}
+		if err := recordWorkload(dir, tp, set, w, m, started); err != nil {
+			return err
+		}
 	}
 	if asJSON {
 		out := res
@@ -177,9 +196,42 @@ func runWorkload(ctx context.Context, tp *targetPlan, w engine.Workload, dir str
 	}
 	printWorkload(stdout, res)
 	if dir != "" {
-		fmt.Fprintf(stderr, "recorded in %s (workload.json, seconds.csv)\n", dir)
+		fmt.Fprintf(stderr, "recorded in %s (workload.json, seconds.csv, a run directory: results.json, tables, report.pdf)\n", dir)
 	}
 	return nil
+}
+
+// recordWorkload makes dir a run directory of one custom cell, so that
+// report, compare and check take a workload like any run.
+func recordWorkload(dir string, tp *targetPlan, set *targetSet, w engine.Workload, m engine.Measurement, started time.Time) error {
+	cfg := pts.DefaultConfig()
+	// No tests and no profile: nothing of the PTS applies.
+	cfg.Tests, cfg.Profile = nil, ""
+	for _, id := range tp.Identities {
+		cfg.Targets = append(cfg.Targets, id.Spec)
+	}
+	cfg.Engine = tp.Engine
+	cfg.CellTime = pts.Duration(w.Duration)
+	cfg.ActiveRange = w.ActiveRange
+	cfg.Seed = w.Seed
+	cfg.Purge = "none"
+	stage := pts.Stage{ID: "custom", Test: "custom", Title: "Workload", MaxRounds: 1,
+		Cells: []pts.Cell{{Index: 0, Key: pts.CellKey(w), Workload: w}}}
+	ri := pts.RunInfo{Schema: pts.Schema, Tool: "ptsrun", Version: version, Spec: "PTS " + pts.SpecRevision,
+		Created: started, Config: cfg, Stages: []pts.Stage{stage}, Targets: tp.Identities,
+		Host: hostInfo(), Engine: set.Engine.Describe(), Source: "ptsrun workload"}
+	if err := pts.WriteWorkload(dir, ri, pts.ImportedCell{Workload: w, Measurement: m, Time: started}); err != nil {
+		return err
+	}
+	res, ri, err := matrix.Load(dir)
+	if err != nil {
+		return err
+	}
+	if err := res.Save(dir); err != nil {
+		return err
+	}
+	_, err = writeReport(dir, "", "a4", ri, res)
+	return err
 }
 
 func printWorkload(w io.Writer, r workloadResult) {

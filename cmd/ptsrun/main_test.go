@@ -491,3 +491,52 @@ func TestPerTargetResults(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join(one, "tables", "targets_*.csv"))
 	assert.Empty(t, files)
 }
+
+// `workload --out DIR` records a run directory that report, check and
+// compare take like any run: a firmware team can gate CI on one workload.
+func TestWorkloadRecordsARunDirectory(t *testing.T) {
+	base := t.TempDir()
+	a, b := filepath.Join(base, "a"), filepath.Join(base, "b")
+	for _, dir := range []string{a, b} {
+		code, _, stderr := ptsrun("workload", "--target", "sim", "--read", "70", "--bs", "4k", "--qd", "32", "--time", "10s", "--out", dir)
+		require.Equal(t, 0, code, stderr)
+		for _, f := range []string{"run.json", "journal.jsonl", "results.json", "report.pdf", "workload.json", "seconds.csv", "tables/custom.csv"} {
+			_, err := os.Stat(filepath.Join(dir, f))
+			assert.NoError(t, err, f)
+		}
+	}
+	res, ri, err := matrix.Load(a)
+	require.NoError(t, err)
+	assert.True(t, ri.Workload)
+	assert.False(t, ri.Imported)
+	assert.Empty(t, ri.Profile.Short)
+	require.Len(t, res.Tests, 1)
+	c := res.Tests[0].Stages[0].Cells[0]
+	assert.Equal(t, "rnd-4k-70/30", c.Key)
+	assert.Positive(t, c.IOPS)
+	var w workloadResult
+	raw, err := os.ReadFile(filepath.Join(a, "workload.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(raw, &w))
+	assert.InEpsilon(t, w.Total.IOPS, c.IOPS, 1e-9, "the run directory holds the same measurement")
+	codes := []string{}
+	for _, d := range res.Deviations {
+		codes = append(codes, d.Code)
+	}
+	assert.Equal(t, []string{"simulated", "workload"}, codes, "nothing of the PTS was asked for: no purge or cell-time deviations")
+
+	code, _, stderr := ptsrun("report", a)
+	assert.Equal(t, 0, code, stderr)
+	code, stdout, stderr := ptsrun("check", "--golden", a, b, "--tolerance", "50%")
+	assert.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "PASS")
+	code, _, stderr = ptsrun("compare", a, b, "-o", filepath.Join(base, "cmp.pdf"))
+	assert.Equal(t, 0, code, stderr)
+
+	// A workload that cannot run leaves no directory behind.
+	bad := filepath.Join(base, "bad")
+	code, _, _ = ptsrun("workload", "--target", "sim", "--bs", "4k", "--active-range", "0.0000001", "--time", "1s", "--out", bad)
+	assert.Equal(t, 1, code)
+	_, err = os.Stat(bad)
+	assert.True(t, os.IsNotExist(err), "nothing made")
+}
