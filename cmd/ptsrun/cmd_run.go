@@ -143,8 +143,15 @@ func prepareDir(dir string) (func(), error) {
 		return nil, fmt.Errorf("run directory %s: %w", dir, err)
 	case len(entries) > 0:
 		if ri, err := pts.LoadRunInfo(dir); err == nil {
+			what := strings.Join(ri.Config.Tests, ",")
+			switch {
+			case ri.Workload:
+				what = "a workload"
+			case ri.Imported:
+				what = "imported results"
+			}
 			return nil, fmt.Errorf("run directory %s already holds a run (%s on %s, started %s): resume it with `ptsrun resume %s` or choose another --out",
-				dir, strings.Join(ri.Config.Tests, ","), strings.Join(ri.Config.Targets, ","), ri.Created.Format(time.RFC3339), dir)
+				dir, what, strings.Join(ri.Config.Targets, ","), ri.Created.Format(time.RFC3339), dir)
 		}
 		return nil, fmt.Errorf("run directory %s is not empty", dir)
 	}
