@@ -402,3 +402,23 @@ func TestCacheControl(t *testing.T) {
 	assert.Equal(t, "the write cache of /dev/loop0 (loop) cannot be set; the write cache of /tmp/f (file) cannot be set", err.Error())
 	assert.Equal(t, []string{"hdparm -W0 /dev/sda"}, x.calls)
 }
+
+// In a set whose write caches differ, each device is read and put back on
+// its own; one that cannot be read is left out.
+func TestDeviceWriteCaches(t *testing.T) {
+	x := (&fakeExec{}).
+		on("nvme get-feature /dev/nvme0 -f 6", tool(t, "nvme-get-feature-6-on.txt"), 0).
+		on("hdparm -W /dev/sda", "\n/dev/sda:\n write-caching =  0 (off)\n", 0).
+		on("nvme set-feature /dev/nvme0 -f 6 -v 1", "set-feature:0x06 (Volatile Write Cache), value:00000001\n", 0).
+		on("hdparm -W0 /dev/sda", "\n/dev/sda:\n setting drive write-caching to 0 (off)\n", 0)
+	c := &CacheControl{Devs: []Dev{nvmeDev, {Path: "/dev/sda", Interface: "SATA"}, {Path: "/dev/loop0", Interface: "loop"}}, Exec: x}
+	_, err := c.WriteCache()
+	require.Error(t, err, "no one state for the set")
+	states := c.DeviceWriteCaches()
+	assert.Equal(t, map[string]bool{nvmeDev.Path: true, "/dev/sda": false}, states)
+	c.TakeCommands()
+	x.calls = nil
+	require.NoError(t, c.RestoreDeviceWriteCaches(states))
+	assert.Equal(t, []string{"nvme set-feature /dev/nvme0 -f 6 -v 1", "hdparm -W0 /dev/sda"}, x.calls)
+	assert.Len(t, c.TakeCommands(), 2, "journaled")
+}

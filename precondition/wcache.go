@@ -68,6 +68,36 @@ func (c *CacheControl) WriteCache() (bool, error) {
 	return first, nil
 }
 
+// DeviceWriteCaches reads each device's write cache: the state of every one
+// that can be read, by path.
+func (c *CacheControl) DeviceWriteCaches() map[string]bool {
+	out := map[string]bool{}
+	for _, d := range c.Devs {
+		if on, err := c.get(d); err == nil {
+			out[d.Path] = on
+		}
+	}
+	return out
+}
+
+// RestoreDeviceWriteCaches sets each device named in states to its state
+// there; devices not named are left alone.
+func (c *CacheControl) RestoreDeviceWriteCaches(states map[string]bool) error {
+	var errs []error
+	for _, d := range c.Devs {
+		on, ok := states[d.Path]
+		if !ok {
+			continue
+		}
+		one := &CacheControl{Devs: []Dev{d}, Exec: c.Exec}
+		if err := one.SetWriteCache(on); err != nil {
+			errs = append(errs, err)
+		}
+		c.cmds = append(c.cmds, one.cmds...)
+	}
+	return joinErrors(errs)
+}
+
 // SetWriteCache enables or disables every device's volatile write cache.
 // A device that cannot be set does not stop the others from being set; the
 // error names every one that failed.

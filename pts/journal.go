@@ -70,6 +70,9 @@ type WriteCacheResult struct {
 	Before    string                 `json:"before"` // enabled, disabled, unknown
 	After     string                 `json:"after"`
 	Restore   bool                   `json:"restore,omitempty"` // this record restores the original state
+	// Devices is each device's state before the run, when the devices of a
+	// target set differ (one Before cannot say it): each is put back to its own.
+	Devices map[string]string `json:"devices,omitempty"`
 	Error     string                 `json:"error,omitempty"`
 	Commands  []precondition.Command `json:"commands,omitempty"`
 }

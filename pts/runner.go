@@ -27,6 +27,14 @@ type WriteCacheControl interface {
 	SetWriteCache(enabled bool) error
 }
 
+// DeviceWriteCaches is implemented by the write-cache control of a target
+// set whose devices may be set differently: the state of each device it can
+// read, by path, and putting each back to a given state.
+type DeviceWriteCaches interface {
+	DeviceWriteCaches() map[string]bool
+	RestoreDeviceWriteCaches(states map[string]bool) error
+}
+
 // CellNamer is implemented by engines that keep files per cell (fio's job
 // files): the runner names them after the stage, round and cell.
 type CellNamer interface {
@@ -168,11 +176,22 @@ func (r *Runner) setWriteCache(prior *State) (func() error, error) {
 	if err == nil {
 		res.Before = label(before)
 	}
-	original := res.Before
+	dc, perDevice := r.Cache.(DeviceWriteCaches)
+	if err != nil && perDevice {
+		// The set as a whole has no one state (or some device cannot be
+		// read): keep each device's, to put each back.
+		for path, on := range dc.DeviceWriteCaches() {
+			if res.Devices == nil {
+				res.Devices = map[string]string{}
+			}
+			res.Devices[path] = label(on)
+		}
+	}
+	original, originalDevices := res.Before, res.Devices
 	// A resumed run restores what the first process found, not what it left.
 	for _, wc := range prior.WriteCache {
 		if wc.WriteCache != nil && !wc.WriteCache.Restore {
-			original = wc.WriteCache.Before
+			original, originalDevices = wc.WriteCache.Before, wc.WriteCache.Devices
 			break
 		}
 	}
@@ -187,6 +206,18 @@ func (r *Runner) setWriteCache(prior *State) (func() error, error) {
 		return noop, err
 	}
 	return func() error {
+		if original == "unknown" && len(originalDevices) > 0 && perDevice {
+			states := map[string]bool{}
+			for path, st := range originalDevices {
+				states[path] = st == "enabled"
+			}
+			back := &WriteCacheResult{Restore: true, Before: res.After, After: "unknown", Devices: originalDevices}
+			if err := dc.RestoreDeviceWriteCaches(states); err != nil {
+				back.Error = err.Error()
+			}
+			back.Commands = r.cacheCommands()
+			return r.Journal.Append(Record{Type: RecWriteCache, Time: r.now(), WriteCache: back})
+		}
 		if original == "unknown" || original == res.After {
 			return nil
 		}

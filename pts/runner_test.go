@@ -397,3 +397,65 @@ func TestRunInfoRoundTrip(t *testing.T) {
 	_, err = LoadRunInfo(t.TempDir())
 	assert.ErrorIs(t, err, ErrNoRun)
 }
+
+// mixedCaches is a target set of two devices whose write caches differ.
+type mixedCaches struct{ on map[string]bool }
+
+func (m *mixedCaches) WriteCache() (bool, error) {
+	if m.on["a"] != m.on["b"] {
+		return false, errors.New("the targets' write caches differ")
+	}
+	return m.on["a"], nil
+}
+
+func (m *mixedCaches) SetWriteCache(on bool) error {
+	m.on["a"], m.on["b"] = on, on
+	return nil
+}
+
+func (m *mixedCaches) DeviceWriteCaches() map[string]bool {
+	return map[string]bool{"a": m.on["a"], "b": m.on["b"]}
+}
+
+func (m *mixedCaches) RestoreDeviceWriteCaches(states map[string]bool) error {
+	for k, v := range states {
+		m.on[k] = v
+	}
+	return nil
+}
+
+// Devices of a set whose write caches differ are each put back to their
+// own state at the end, also when the run was interrupted and resumed.
+func TestMixedWriteCachesRestoredPerDevice(t *testing.T) {
+	s := newSetup(t, "enterprise", func(c *Config) { c.Tests = []string{"lat"}; c.CellTime = Duration(5 * time.Second) })
+	cache := &mixedCaches{on: map[string]bool{"a": true, "b": false}}
+	ctx, cancel := context.WithCancel(context.Background())
+	h := &hooked{Engine: s.eng, cancelAt: 120, cancel: cancel}
+	r, _ := s.runner(t, h)
+	r.Cache = cache
+	require.ErrorIs(t, r.Run(ctx, nil), ErrInterrupted)
+	assert.Equal(t, map[string]bool{"a": true, "b": false}, cache.on, "put back after the interrupt")
+
+	// The resumed process finds both disabled (say, after a power cycle
+	// kept the setting): it restores what the first process found.
+	cache.on["a"], cache.on["b"] = false, false
+	require.NoError(t, s.eng.Close())
+	prior := Replay(s.info.Stages, s.records(t))
+	s.open(t)
+	r2, _ := s.runner(t, s.eng)
+	r2.Cache = cache
+	require.NoError(t, r2.Run(context.Background(), prior))
+	assert.Equal(t, map[string]bool{"a": true, "b": false}, cache.on)
+	recs := s.records(t)
+	first := recs[1].WriteCache
+	require.NotNil(t, first)
+	assert.Equal(t, "unknown", first.Before)
+	assert.Equal(t, map[string]string{"a": "enabled", "b": "disabled"}, first.Devices)
+	last := recs[len(recs)-1]
+	if last.Type == RecEnd {
+		last = recs[len(recs)-2]
+	}
+	require.Equal(t, RecWriteCache, last.Type)
+	assert.True(t, last.WriteCache.Restore)
+	assert.Equal(t, map[string]string{"a": "enabled", "b": "disabled"}, last.WriteCache.Devices)
+}
