@@ -66,15 +66,15 @@ type Record struct {
 
 // WriteCacheResult records the volatile write cache setting (PTS: E WCD, C WCE).
 type WriteCacheResult struct {
-	Requested bool                   `json:"requested_enabled"`
-	Before    string                 `json:"before"` // enabled, disabled, unknown
-	After     string                 `json:"after"`
-	Restore   bool                   `json:"restore,omitempty"` // this record restores the original state
+	Requested bool   `json:"requested_enabled"`
+	Before    string `json:"before"` // enabled, disabled, unknown
+	After     string `json:"after"`
+	Restore   bool   `json:"restore,omitempty"` // this record restores the original state
 	// Devices is each device's state before the run, when the devices of a
 	// target set differ (one Before cannot say it): each is put back to its own.
-	Devices map[string]string `json:"devices,omitempty"`
-	Error     string                 `json:"error,omitempty"`
-	Commands  []precondition.Command `json:"commands,omitempty"`
+	Devices  map[string]string      `json:"devices,omitempty"`
+	Error    string                 `json:"error,omitempty"`
+	Commands []precondition.Command `json:"commands,omitempty"`
 }
 
 // Journal is the append-only journal of a run. Every Append is synced to
