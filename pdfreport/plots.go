@@ -166,6 +166,15 @@ func convergencePlot(title, ylabel string, ss []series, window [2]int, logY bool
 	return p
 }
 
+// secondsPlot is a value per second over a workload's run.
+func secondsPlot(title, ylabel string, ss []series) *plot.Plot {
+	p := newPlot(title, "Second", ylabel)
+	p.X.Tick.Marker = roundTicks{}
+	addLines(p, ss, false)
+	p.Y.Min = 0
+	return p
+}
+
 // windowPlot is the steady-state measurement-window plot: the values, the
 // average, 110 % and 90 % of it, and the least-squares line.
 func windowPlot(name, unit string, v steadystate.Verdict, c steadystate.Criteria) *plot.Plot {

@@ -527,6 +527,12 @@ func TestWorkloadRecordsARunDirectory(t *testing.T) {
 
 	code, _, stderr := ptsrun("report", a)
 	assert.Equal(t, 0, code, stderr)
+	if _, err := exec.LookPath("pdftotext"); err == nil {
+		out, err := exec.Command("pdftotext", filepath.Join(a, "report.pdf"), "-").Output()
+		require.NoError(t, err)
+		assert.Contains(t, string(out), "IOPS in every second of the workload")
+		assert.Contains(t, string(out), "Response-time histogram")
+	}
 	code, stdout, stderr := ptsrun("check", "--golden", a, b, "--tolerance", "50%")
 	assert.Equal(t, 0, code, stderr)
 	assert.Contains(t, stdout, "PASS")
