@@ -33,12 +33,14 @@ var tableMetric = map[string]string{
 var tableTest = map[string]string{"iops": "iops", "tp": "tp", "lat_mean_ms": "lat", "lat_p99_999_ms": "lat",
 	"lat_max_ms": "lat", "lat_iops": "lat", "custom": "custom"}
 
+type headlineCell struct {
+	label, test, stage, key, metric string
+}
+
 // headlineCells are the numbers reviews quote: 4 KiB random read, write and
 // 65/35 IOPS; 128 KiB and 1024 KiB sequential read and write MB/s; the 4
 // KiB response times at QD1.
-var headlineCells = []struct {
-	label, test, stage, key, metric string
-}{
+var headlineCells = []headlineCell{
 	{"RND 4 KiB read IOPS", "iops", "iops", "rnd-4k-100/0", matrix.MetricIOPS},
 	{"RND 4 KiB write IOPS", "iops", "iops", "rnd-4k-0/100", matrix.MetricIOPS},
 	{"RND 4 KiB 65/35 IOPS", "iops", "iops", "rnd-4k-65/35", matrix.MetricIOPS},
@@ -88,7 +90,21 @@ func Compare(runs []*Run) (*Comparison, error) {
 	for _, name := range names {
 		c.Tables = append(c.Tables, unionTable(name, perRun))
 	}
-	for _, h := range headlineCells {
+	heads := slices.Clone(headlineCells)
+	// Workloads outside the PTS (imported, or recorded by `ptsrun
+	// workload`) are what such runs are about: the reference's are headline
+	// cells too, matched by workload.
+	if t := ref.Results.Find("custom"); t != nil {
+		for _, st := range t.Stages {
+			for _, cell := range st.Cells {
+				for _, m := range []struct{ label, metric string }{{"IOPS", matrix.MetricIOPS}, {"MB/s", matrix.MetricMBps},
+					{"average ms", matrix.MetricLatMean}, {"99.999 % ms", matrix.MetricLatP99999}} {
+					heads = append(heads, headlineCell{cell.Key + " " + m.label, "custom", st.ID, cell.Key, m.metric})
+				}
+			}
+		}
+	}
+	for _, h := range heads {
 		hl := pdfreport.ComparedHeadline{Label: h.label, Metric: h.metric}
 		any := false
 		for _, r := range runs {

@@ -536,8 +536,9 @@ func TestWorkloadRecordsARunDirectory(t *testing.T) {
 	code, stdout, stderr := ptsrun("check", "--golden", a, b, "--tolerance", "50%")
 	assert.Equal(t, 0, code, stderr)
 	assert.Contains(t, stdout, "PASS")
-	code, _, stderr = ptsrun("compare", a, b, "-o", filepath.Join(base, "cmp.pdf"))
+	code, stdout, stderr = ptsrun("compare", a, b, "-o", filepath.Join(base, "cmp.pdf"))
 	assert.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "rnd-4k-70/30 IOPS", "a workload is a headline of its comparison")
 
 	// A workload that cannot run leaves no directory behind.
 	bad := filepath.Join(base, "bad")
