@@ -262,6 +262,15 @@ func (b *builder) perSecond(last float64) []series {
 	return out
 }
 
+// engineLabel names the engine, with the native engine's completion
+// polling when it was not left to the engine.
+func engineLabel(ri pts.RunInfo) string {
+	if p := ri.Config.Poll; p != "" && p != "auto" && strings.HasPrefix(ri.Engine, "native") {
+		return ri.Engine + ", poll " + p
+	}
+	return orDash(ri.Engine)
+}
+
 // accessLabel writes a cell's access pattern the PTS way: RND or SEQ.
 func accessLabel(access string) string {
 	if access == engine.Random.String() {
@@ -368,7 +377,7 @@ func (b *builder) header() {
 		{"OS", orDash(host.OS)},
 		{"Kernel", orDash(host.Kernel) + " " + host.Arch},
 		{"Test software", "ptsrun " + ri.Version + " (" + orDash(host.Go) + ")"},
-		{"Engine", orDash(ri.Engine)},
+		{"Engine", engineLabel(ri)},
 		{"fio", orDash(host.Fio)},
 	}
 	t := ri.Targets

@@ -48,6 +48,25 @@ type Config struct {
 	// 512 bytes (a 4Kn drive): cells of smaller blocks cannot be done on
 	// them, so they are left out, and the results say so.
 	MinBlock int64 `json:"min_block_bytes,omitempty"`
+	// Poll is the native engine's completion polling: "" or "auto", "off",
+	// or how long a thread polls before it sleeps ("100us").
+	Poll string `json:"poll,omitempty"`
+}
+
+// PollDuration reads Poll the way the native engine takes it: 0 lets the
+// engine choose, negative never polls.
+func (c Config) PollDuration() (time.Duration, error) {
+	switch c.Poll {
+	case "", "auto":
+		return 0, nil
+	case "off":
+		return -1, nil
+	}
+	d, err := time.ParseDuration(c.Poll)
+	if err != nil || d <= 0 || d > time.Second {
+		return 0, fmt.Errorf("--poll %q: want auto, off, or a duration up to 1s such as 100us", c.Poll)
+	}
+	return d, nil
 }
 
 // Runnable says whether blocks of bs bytes can be done on the targets.
@@ -77,6 +96,9 @@ func (c *Config) Resolve() (Profile, error) {
 		return p, err
 	}
 	c.Profile = p.Name
+	if _, err := c.PollDuration(); err != nil {
+		return p, err
+	}
 	if len(c.Tests) == 0 {
 		return p, fmt.Errorf("no test named")
 	}

@@ -225,3 +225,22 @@ func TestStagesOn4KnTargets(t *testing.T) {
 	assert.False(t, c.Runnable(512))
 	assert.True(t, DefaultConfig().Runnable(512))
 }
+
+func TestPollDuration(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want time.Duration
+		err  bool
+	}{
+		{"", 0, false}, {"auto", 0, false}, {"off", -1, false}, {"100us", 100 * time.Microsecond, false},
+		{"0s", 0, true}, {"-1ms", 0, true}, {"2s", 0, true}, {"often", 0, true},
+	} {
+		got, err := Config{Poll: tc.in}.PollDuration()
+		if tc.err {
+			assert.Error(t, err, tc.in)
+			continue
+		}
+		require.NoError(t, err, tc.in)
+		assert.Equal(t, tc.want, got, tc.in)
+	}
+}

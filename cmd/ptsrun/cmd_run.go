@@ -41,8 +41,14 @@ func runFlags() []cli.Flag {
 		&cli.IntFlag{Name: "ss-window", Value: d.SS.Window, Usage: "steady-state window in rounds (PTS: 5)"},
 		&cli.Float64Flag{Name: "ss-max-range", Value: d.SS.MaxRange, Usage: "allowed range as a fraction of the window average (PTS: 0.20)"},
 		&cli.Float64Flag{Name: "ss-max-slope", Value: d.SS.MaxSlope, Usage: "allowed slope excursion as a fraction of the average (PTS: 0.10)"},
+		pollFlag(),
 		&cli.BoolFlag{Name: "json", Usage: "print events as JSON lines on stdout"},
 	}
+}
+
+func pollFlag() cli.Flag {
+	return &cli.StringFlag{Name: "poll", Value: "auto", Usage: "native engine: how long an I/O thread polls for completions before it sleeps: " +
+		"auto (50µs while the I/O threads leave a CPU free), off, or a duration"}
 }
 
 // configFromFlags builds and checks the run configuration and its targets;
@@ -104,6 +110,7 @@ func baseConfig(c *cli.Context) (pts.Config, pts.Profile, error) {
 	cfg.DestroyData = c.StringSlice("destroy-data")
 	cfg.FioServers = c.StringSlice("fio-server")
 	cfg.Seed = c.Uint64("seed")
+	cfg.Poll = c.String("poll")
 	cfg.SS = steadystate.Criteria{Window: c.Int("ss-window"), MaxRange: c.Float64("ss-max-range"), MaxSlope: c.Float64("ss-max-slope")}
 	p, err := cfg.Resolve()
 	return cfg, p, err
@@ -180,6 +187,7 @@ func startRun(ctx context.Context, cfg pts.Config, p pts.Profile, tp *targetPlan
 		undo()
 		return err
 	}
+	tp.Poll, _ = cfg.PollDuration() // checked by Resolve
 	set, err := tp.open(dir, 0)
 	if err != nil {
 		undo()
@@ -297,6 +305,7 @@ func resumeRun(ctx context.Context, dir string, asJSON bool, stdout, stderr io.W
 	if err != nil {
 		return fmt.Errorf("%s: %w", dir, err)
 	}
+	tp.Poll, _ = ri.Config.PollDuration()
 	set, err := tp.open(dir, 0)
 	if err != nil {
 		return err

@@ -39,6 +39,7 @@ func workloadCommand() *cli.Command {
 			&cli.Float64Flag{Name: "active-range", Value: 100, Usage: "active range in %"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the address and data streams"},
 			&cli.StringSliceFlag{Name: "destroy-data", Usage: "confirm that the named target (serial or path) may be overwritten"},
+			pollFlag(),
 			&cli.BoolFlag{Name: "json", Usage: "print the measurement as JSON"},
 			&cli.StringFlag{Name: "out", Usage: "record the workload and its per-second series in this directory"},
 		},
@@ -83,6 +84,11 @@ func workloadCommand() *cli.Command {
 					}
 				}
 			}
+			poll, err := (pts.Config{Poll: c.String("poll")}).PollDuration()
+			if err != nil {
+				return err
+			}
+			tp.Poll = poll
 			return runWorkload(c.Context, tp, w, dir, c.Bool("json"), c.App.Writer, c.App.ErrWriter)
 		},
 	}
@@ -215,6 +221,12 @@ func recordWorkload(dir string, tp *targetPlan, set *targetSet, w engine.Workloa
 	cfg.ActiveRange = w.ActiveRange
 	cfg.Seed = w.Seed
 	cfg.Purge = "none"
+	switch {
+	case tp.Poll < 0:
+		cfg.Poll = "off"
+	case tp.Poll > 0:
+		cfg.Poll = tp.Poll.String()
+	}
 	stage := pts.Stage{ID: "custom", Test: "custom", Title: "Workload", MaxRounds: 1,
 		Cells: []pts.Cell{{Index: 0, Key: pts.CellKey(w), Workload: w}}}
 	ri := pts.RunInfo{Schema: pts.Schema, Tool: "ptsrun", Version: version, Spec: "PTS " + pts.SpecRevision,

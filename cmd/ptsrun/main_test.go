@@ -154,6 +154,8 @@ func TestBadInput(t *testing.T) {
 		{"purge for sim", []string{"run", "--target", "sim", "--purge", "nvme-format"}, "purge method nvme-format does not apply to a simulated drive"},
 		{"no out", []string{"run", "--target", "sim"}, "no run directory"},
 		{"extra arg", []string{"run", "--target", "sim", "extra"}, `unexpected argument "extra"`},
+		{"poll", []string{"run", "--target", "sim", "--poll", "sometimes"}, `--poll "sometimes": want auto, off, or a duration`},
+		{"poll workload", []string{"workload", "--target", "sim", "--poll", "-5us"}, `--poll "-5us"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "out")

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/ptsrun/ptsrun/device"
 	"github.com/ptsrun/ptsrun/engine"
@@ -29,6 +30,7 @@ type targetPlan struct {
 	Local      []device.Target
 	Remote     []fio.Target
 	Identities []device.Identity
+	Poll       time.Duration // native.Options.Poll
 }
 
 // targetSet is an opened target set with its engine.
@@ -236,7 +238,7 @@ func (p *targetPlan) open(dir string, trace int) (*targetSet, error) {
 			for _, t := range p.Local {
 				ts = append(ts, native.Target{Name: t.Raw, Path: devicePath(t), Size: t.Capacity, LogicalBlock: t.LogicalBlock})
 			}
-			e, err := native.Open(ts, native.Options{Trace: trace})
+			e, err := native.Open(ts, native.Options{Trace: trace, Poll: p.Poll})
 			if err != nil {
 				return nil, err
 			}

@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -50,5 +51,24 @@ func BenchmarkWriteData(b *testing.B) {
 	b.SetBytes(4096)
 	for i := 0; b.Loop(); i++ {
 		bufs.write(i&31, 4096, rng, &stamp)
+	}
+}
+
+// Polling is on by default only while the I/O threads leave a CPU free.
+func TestPollChoice(t *testing.T) {
+	for _, tc := range []struct {
+		poll          time.Duration
+		threads, cpus int
+		want          int64
+	}{
+		{0, 1, 2, int64(DefaultPoll)},
+		{0, 2, 2, 0},
+		{0, 4, 2, 0},
+		{0, 7, 8, int64(DefaultPoll)},
+		{-1, 1, 8, 0},
+		{200 * time.Microsecond, 4, 2, int64(200 * time.Microsecond)},
+	} {
+		e := &Engine{opts: Options{Poll: tc.poll}}
+		require.Equal(t, tc.want, e.pollNs(tc.threads, tc.cpus), "%+v", tc)
 	}
 }
