@@ -268,28 +268,61 @@ func (r *renderer) header(p *Page) {
 		pdf.SetXY(cx, y+0.5)
 		pdf.CellFormat(colW, 3, c.title, "", 0, "C", false, 0, "")
 		pdf.Rect(cx, y+4, colW, boxH-4, "D")
+		// A column that does not fit (a target set: a value per target)
+		// is set smaller rather than cut; only past the smallest size do
+		// long values end in "…".
+		avail := boxH - 5.5
+		fs, maxLines := headerFont, 2
+		for size := headerFont; size >= minHeaderFont-1e-9; size -= 0.3 {
+			fs, maxLines = size, 2
+			if size < headerFont {
+				maxLines = 3
+			}
+			if r.kvHeight(colW-2.4, c.rows, size, maxLines) <= avail {
+				break
+			}
+		}
 		yy := y + 5
+		lineH := kvLineH * fs / headerFont
 		for _, kv := range c.rows {
-			lines := int((y + boxH - 0.5 - yy) / kvLineH)
+			lines := int((y + boxH - 0.5 - yy) / lineH)
 			if lines < 1 {
 				break
 			}
-			yy = r.kv(cx+1.2, yy, colW-2.4, kv, min(lines, 2))
+			yy = r.kv(cx+1.2, yy, colW-2.4, kv, min(lines, maxLines), fs)
 		}
 	}
 }
 
-const kvLineH = 2.9
+const (
+	kvLineH       = 2.9
+	minHeaderFont = 4.7
+)
 
-// kv writes a "key: value" row in a header column, the key bold, and returns
-// the next row's position. Long values wrap to maxLines, then are cut.
-func (r *renderer) kv(x, y, w float64, kv KV, maxLines int) float64 {
+// kvHeight is the height the rows take in a header column at font size fs.
+func (r *renderer) kvHeight(w float64, rows []KV, fs float64, maxLines int) float64 {
+	h := 0.0
+	for _, kv := range rows {
+		r.font("B", fs)
+		kw := r.pdf.GetStringWidth(kv.K+": ") + 0.3
+		r.font("", fs)
+		n := len(r.pdf.SplitText(kv.V, w-kw))
+		h += float64(max(1, min(n, maxLines))) * kvLineH * fs / headerFont
+	}
+	return h
+}
+
+// kv writes a "key: value" row in a header column at font size fs, the key
+// bold, and returns the next row's position. Long values wrap to maxLines,
+// then are cut.
+func (r *renderer) kv(x, y, w float64, kv KV, maxLines int, fs float64) float64 {
 	pdf := r.pdf
-	r.font("B", headerFont)
+	lineH := kvLineH * fs / headerFont
+	r.font("B", fs)
 	kw := pdf.GetStringWidth(kv.K+": ") + 0.3
 	pdf.SetXY(x, y)
-	pdf.CellFormat(kw, kvLineH, kv.K+":", "", 0, "L", false, 0, "")
-	r.font("", headerFont)
+	pdf.CellFormat(kw, lineH, kv.K+":", "", 0, "L", false, 0, "")
+	r.font("", fs)
 	lines := pdf.SplitText(kv.V, w-kw)
 	if len(lines) == 0 {
 		lines = []string{""}
@@ -299,10 +332,10 @@ func (r *renderer) kv(x, y, w float64, kv KV, maxLines int) float64 {
 		lines[maxLines-1] = r.fit(strings.TrimRight(lines[maxLines-1], " ")+"…", w-kw)
 	}
 	for i, l := range lines {
-		pdf.SetXY(x+kw, y+float64(i)*kvLineH)
-		pdf.CellFormat(w-kw, kvLineH, l, "", 0, "L", false, 0, "")
+		pdf.SetXY(x+kw, y+float64(i)*lineH)
+		pdf.CellFormat(w-kw, lineH, l, "", 0, "L", false, 0, "")
 	}
-	return y + float64(len(lines))*kvLineH
+	return y + float64(len(lines))*lineH
 }
 
 func (r *renderer) footer() {

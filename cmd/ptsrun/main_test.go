@@ -484,6 +484,9 @@ func TestPerTargetResults(t *testing.T) {
 		out, err := exec.Command("pdftotext", filepath.Join(dir, "report.pdf"), "-").Output()
 		require.NoError(t, err)
 		assert.Contains(t, string(out), "Per-target results (T1 = sim:enterprise#ESIM-0001; T2 = sim:client#CSIM-0002)")
+		pages := strings.Count(string(out), "\f")
+		assert.Equal(t, pages, strings.Count(string(out), "2, loaded at once"),
+			"every page's header keeps every row, set smaller rather than cut")
 	}
 
 	// One target: no per-target tables.
