@@ -397,3 +397,17 @@ func TestBlockSizesLeftOutDeviation(t *testing.T) {
 		assert.Equal(t, tc.want, got, "%v", tc.tests)
 	}
 }
+
+func TestTargetName(t *testing.T) {
+	for _, tc := range []struct {
+		cell TargetCell
+		want string
+	}{
+		{TargetCell{Target: "/dev/nvme0n1"}, "/dev/nvme0n1"},
+		{TargetCell{Target: "/dev/nvme0n1", Host: "local"}, "/dev/nvme0n1"},
+		{TargetCell{Target: "/dev/loop1", Host: "10.0.0.2:8765"}, "10.0.0.2:8765=/dev/loop1"},
+		{TargetCell{Target: "10.0.0.2:8765=/dev/loop1", Host: "10.0.0.2:8765"}, "10.0.0.2:8765=/dev/loop1"},
+	} {
+		assert.Equal(t, tc.want, tc.cell.TargetName())
+	}
+}

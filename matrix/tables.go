@@ -215,10 +215,10 @@ func (t Table) WriteCSV(w io.Writer) error {
 }
 
 // TargetName labels one target of a set in per-target tables: its name,
-// after its fio server's host when it has one.
+// as HOST:PORT=TARGET (the --fio-server form) when a fio server loaded it.
 func (t TargetCell) TargetName() string {
 	if t.Host != "" && t.Host != "local" && !strings.HasPrefix(t.Target, t.Host) {
-		return t.Host + ":" + t.Target
+		return t.Host + "=" + t.Target
 	}
 	return t.Target
 }
