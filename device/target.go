@@ -198,3 +198,11 @@ func (t *Target) Prepare(fs FS) error {
 	t.Exists = true
 	return nil
 }
+
+// fsDetails is what a file target's filesystem allows.
+type fsDetails struct {
+	name     string
+	directIO bool
+	free     int64
+	dioAlign int64
+}

@@ -43,13 +43,6 @@ func blockGeometry(path string) (size, lbs int64, ro bool, err error) {
 	return int64(sz), int64(ss), r != 0, nil
 }
 
-type fsDetails struct {
-	name     string
-	directIO bool
-	free     int64
-	dioAlign int64
-}
-
 // Filesystems that refuse O_DIRECT.
 const (
 	tmpfsMagic = 0x01021994

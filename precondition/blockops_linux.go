@@ -90,11 +90,6 @@ func zeroFillRun(ctx context.Context, _ *Purger, d Dev, rec *recorder) error {
 
 // samples reads 4 KiB at the start, the end and evenly between, with direct
 // I/O: what a purge's completion is judged by.
-type sampleSet struct {
-	hash  [32]byte
-	zeros bool
-	n     int
-}
 
 const sampleCount = 18
 

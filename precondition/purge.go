@@ -253,3 +253,11 @@ func Plan(iface string) []string {
 	}
 	return out
 }
+
+// sampleSet is what a purge check reads back: a hash of sampled blocks and
+// whether they were all zeros.
+type sampleSet struct {
+	hash  [32]byte
+	zeros bool
+	n     int
+}

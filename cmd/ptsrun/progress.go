@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/ptsrun/ptsrun/pts"
 )
 
@@ -26,11 +24,7 @@ type progress struct {
 
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
-	return err == nil
+	return ok && fileIsTerminal(f)
 }
 
 func newProgress(stderr, stdout io.Writer, asJSON bool) *progress {

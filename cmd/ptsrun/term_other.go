@@ -1,0 +1,11 @@
+//go:build !linux
+
+package main
+
+import "os"
+
+// A character device is taken for a terminal where there is no TCGETS.
+func fileIsTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
