@@ -39,6 +39,10 @@ func planCommand() *cli.Command {
 	}
 }
 
+// remoteCellOverhead is what a cell run through fio servers costs on top of
+// its time: fio's server sleeps up to 1 s between a client's commands.
+const remoteCellOverhead = 1400 * time.Millisecond
+
 // planStage is one stage of the plan with its time budget.
 type planStage struct {
 	pts.Stage
@@ -72,10 +76,17 @@ func printPlan(w io.Writer, cfg pts.Config, p pts.Profile, tp *targetPlan, asJSO
 	if seqMBps == 0 {
 		seqMBps = 1000
 	}
+	// A fio server waits up to a second between a client's commands, so
+	// every cell of a client/server run starts about that late (measured:
+	// 1.37 s a cell on this project's test machine).
+	var perCell time.Duration
+	if len(tp.Remote) > 0 {
+		perCell = remoteCellOverhead
+	}
 	var stages []planStage
 	var totalMin, totalMax time.Duration
 	for _, s := range cfg.Stages(p) {
-		ps := planStage{Stage: s, PurgeMethod: method, RoundTime: s.RoundTime(), MinRounds: cfg.SS.Window,
+		ps := planStage{Stage: s, PurgeMethod: method, RoundTime: s.RoundTime() + time.Duration(len(s.Cells))*perCell, MinRounds: cfg.SS.Window,
 			WIPCSpeedSource: src}
 		if !s.Purge {
 			ps.PurgeMethod = ""
@@ -127,6 +138,9 @@ func printPlan(w io.Writer, cfg pts.Config, p pts.Profile, tp *targetPlan, asJSO
 			short(s.MinRoundsTime), s.MinRounds, short(s.MaxRoundsTime), s.MaxRounds)
 	}
 	fmt.Fprintf(w, "ETA: %s to %s of device time\n", short(totalMin), short(totalMax))
+	if perCell > 0 {
+		fmt.Fprintf(w, "(with fio servers each cell also waits about %v for fio's client/server start-up; included)\n", perCell)
+	}
 	if len(tp.Local) > 0 {
 		fmt.Fprintln(w, "\nTargets:")
 		sys, err := device.Live.System()
