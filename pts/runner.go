@@ -35,6 +35,14 @@ type DeviceWriteCaches interface {
 	RestoreDeviceWriteCaches(states map[string]bool) error
 }
 
+// RoundRunner is implemented by engines that run a whole round better in
+// one go than cell by cell (fio through fio servers, where every invocation
+// waits about a second before its job starts).
+type RoundRunner interface {
+	PrefersRounds() bool
+	RunRound(ctx context.Context, name string, ws []engine.Workload, names []string) ([]engine.Measurement, error)
+}
+
 // CellNamer is implemented by engines that keep files per cell (fio's job
 // files): the runner names them after the stage, round and cell.
 type CellNamer interface {
@@ -417,7 +425,15 @@ func (r *Runner) runStage(ctx context.Context, s *Stage, ss *StageState) error {
 			return err
 		}
 		row := make([]engine.Measurement, len(s.Cells))
+		if rr, ok := r.Engine.(RoundRunner); ok && rr.PrefersRounds() {
+			if err := r.runRound(ctx, rr, s, round, row); err != nil {
+				return err
+			}
+		}
 		for i := range s.Cells {
+			if row[i].Engine != "" {
+				continue // run with its round
+			}
 			if ctx.Err() != nil {
 				return r.interrupted(s, round, i)
 			}
@@ -474,6 +490,51 @@ func (r *Runner) runStage(ctx context.Context, s *Stage, ss *StageState) error {
 		end.Message = fmt.Sprintf("steady state not reached in %d rounds: the window is the last %d rounds", round, crit.Window)
 	}
 	return r.emit(end, Position{Stage: s, Round: round})
+}
+
+// runRound runs every cell of a round in one go and journals each cell,
+// in order, when the round has ended. A round cut short journals nothing:
+// resume re-runs it from its first cell, as it does any interrupted round.
+func (r *Runner) runRound(ctx context.Context, rr RoundRunner, s *Stage, round int, row []engine.Measurement) error {
+	if ctx.Err() != nil {
+		return r.interrupted(s, round, 0)
+	}
+	ws := make([]engine.Workload, len(s.Cells))
+	names := make([]string, len(s.Cells))
+	for i := range s.Cells {
+		c := &s.Cells[i]
+		ws[i] = c.Workload
+		ws[i].Seed = CellSeed(r.Info.Config.Seed, s.ID, round, c.Index)
+		names[i] = cellName(s, round, c)
+	}
+	start := time.Now()
+	ms, err := rr.RunRound(ctx, fmt.Sprintf("%s-r%02d", s.ID, round), ws, names)
+	if err != nil {
+		if ctx.Err() != nil {
+			return r.interrupted(s, round, 0)
+		}
+		return fmt.Errorf("%s round %d: %w", s.Title, round, err)
+	}
+	if len(ms) != len(s.Cells) {
+		return fmt.Errorf("%s round %d: the engine returned %d cells of %d", s.Title, round, len(ms), len(s.Cells))
+	}
+	wall := time.Since(start) / time.Duration(len(ms))
+	for i := range s.Cells {
+		m := ms[i]
+		if m.Engine == "" {
+			m.Engine = r.Engine.Describe()
+		}
+		r.cellsRun++
+		r.cellWall += (wall - r.cellWall) / time.Duration(r.cellsRun)
+		row[i] = m
+		idx := s.Cells[i].Index
+		if err := r.emit(Record{Type: RecCell, Stage: s.ID, Round: round, Cell: &idx, Key: s.Cells[i].Key,
+			Workload: &ws[i], Measurement: &m, WallNs: int64(wall)}, r.position(s, round, i+1)); err != nil {
+			return err
+		}
+		m.Compact()
+	}
+	return nil
 }
 
 func (r *Runner) interrupted(s *Stage, round, cell int) error {

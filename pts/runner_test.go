@@ -459,3 +459,66 @@ func TestMixedWriteCachesRestoredPerDevice(t *testing.T) {
 	assert.True(t, last.WriteCache.Restore)
 	assert.Equal(t, map[string]string{"a": "enabled", "b": "disabled"}, last.WriteCache.Devices)
 }
+
+// rounder runs rounds in one go, as the fio engine does through fio servers.
+type rounder struct {
+	engine.Engine
+	rounds   int
+	cancelAt int // cancel during this round
+	cancel   context.CancelFunc
+	seeds    []uint64
+}
+
+func (r *rounder) PrefersRounds() bool { return true }
+
+func (r *rounder) RunRound(ctx context.Context, name string, ws []engine.Workload, names []string) ([]engine.Measurement, error) {
+	r.rounds++
+	if r.rounds == r.cancelAt {
+		r.cancel()
+		return nil, ctx.Err()
+	}
+	var out []engine.Measurement
+	for _, w := range ws {
+		r.seeds = append(r.seeds, w.Seed)
+		m, err := r.Engine.Run(ctx, w)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// An engine that prefers rounds gets each round whole; its cells are
+// journaled in order when the round ends, and a round cut short journals
+// none of them and is re-run on resume.
+func TestRoundRunner(t *testing.T) {
+	s := newSetup(t, "enterprise", func(c *Config) { c.Tests = []string{"lat"}; c.CellTime = Duration(5 * time.Second) })
+	ctx, cancel := context.WithCancel(context.Background())
+	e := &rounder{Engine: s.eng, cancelAt: 3, cancel: cancel}
+	r, _ := s.runner(t, e)
+	require.ErrorIs(t, r.Run(ctx, nil), ErrInterrupted)
+	recs := s.records(t)
+	cells := 0
+	for _, rec := range recs {
+		if rec.Type == RecCell {
+			assert.Equal(t, cells%9, *rec.Cell, "in loop order")
+			assert.LessOrEqual(t, rec.Round, 2, "nothing of the cut round")
+			cells++
+		}
+	}
+	assert.Equal(t, 2*9, cells)
+	lat := s.info.Stages[0]
+	assert.Equal(t, CellSeed(s.info.Config.Seed, lat.ID, 2, 4), e.seeds[9+4], "each cell keeps its own seed")
+
+	require.NoError(t, s.eng.Close())
+	prior := Replay(s.info.Stages, s.records(t))
+	s.open(t)
+	e2 := &rounder{Engine: s.eng}
+	r2, _ := s.runner(t, e2)
+	require.NoError(t, r2.Run(context.Background(), prior))
+	st := Replay(s.info.Stages, s.records(t))
+	assert.True(t, st.Ended)
+	assert.GreaterOrEqual(t, st.Stages[lat.ID].Rounds(), 5)
+	assert.Equal(t, st.Stages[lat.ID].Rounds()-2, e2.rounds, "resume re-ran the cut round whole")
+}

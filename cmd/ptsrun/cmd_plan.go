@@ -39,9 +39,13 @@ func planCommand() *cli.Command {
 	}
 }
 
-// remoteCellOverhead is what a cell run through fio servers costs on top of
-// its time: fio's server sleeps up to 1 s between a client's commands.
-const remoteCellOverhead = 1400 * time.Millisecond
+// What a round run through fio servers costs on top of its cells' time,
+// measured on two local servers: the server sleeps up to 1 s between a
+// client's commands, and fio pauses about 0.2 s between stonewalled jobs.
+const (
+	remoteRoundOverhead = 1200 * time.Millisecond
+	remoteCellOverhead  = 200 * time.Millisecond
+)
 
 // planStage is one stage of the plan with its time budget.
 type planStage struct {
@@ -76,17 +80,16 @@ func printPlan(w io.Writer, cfg pts.Config, p pts.Profile, tp *targetPlan, asJSO
 	if seqMBps == 0 {
 		seqMBps = 1000
 	}
-	// A fio server waits up to a second between a client's commands, so
-	// every cell of a client/server run starts about that late (measured:
-	// 1.37 s a cell on this project's test machine).
-	var perCell time.Duration
+	// Through fio servers a round is one fio invocation: the server's
+	// start-up wait once, then fio's pause between stonewalled cells.
+	var perRound, perCell time.Duration
 	if len(tp.Remote) > 0 {
-		perCell = remoteCellOverhead
+		perRound, perCell = remoteRoundOverhead, remoteCellOverhead
 	}
 	var stages []planStage
 	var totalMin, totalMax time.Duration
 	for _, s := range cfg.Stages(p) {
-		ps := planStage{Stage: s, PurgeMethod: method, RoundTime: s.RoundTime() + time.Duration(len(s.Cells))*perCell, MinRounds: cfg.SS.Window,
+		ps := planStage{Stage: s, PurgeMethod: method, RoundTime: s.RoundTime() + perRound + time.Duration(len(s.Cells))*perCell, MinRounds: cfg.SS.Window,
 			WIPCSpeedSource: src}
 		if !s.Purge {
 			ps.PurgeMethod = ""
@@ -138,8 +141,9 @@ func printPlan(w io.Writer, cfg pts.Config, p pts.Profile, tp *targetPlan, asJSO
 			short(s.MinRoundsTime), s.MinRounds, short(s.MaxRoundsTime), s.MaxRounds)
 	}
 	fmt.Fprintf(w, "ETA: %s to %s of device time\n", short(totalMin), short(totalMax))
-	if perCell > 0 {
-		fmt.Fprintf(w, "(with fio servers each cell also waits about %v for fio's client/server start-up; included)\n", perCell)
+	if perRound > 0 {
+		fmt.Fprintf(w, "(with fio servers each round also waits about %v for fio's client/server start-up and %v between cells; included)\n",
+			perRound, perCell)
 	}
 	if len(tp.Local) > 0 {
 		fmt.Fprintln(w, "\nTargets:")

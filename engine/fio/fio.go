@@ -364,6 +364,11 @@ func (e *Engine) launch(w engine.Workload, name string, hold bool) (*proc, error
 		}
 		args = append(args, jobPath)
 	}
+	return p, e.start(p, args)
+}
+
+// start runs fio with args for p.
+func (e *Engine) start(p *proc, args []string) error {
 	p.cmd = exec.Command(e.bin, args...)
 	p.cmd.Dir = p.logDir // client/server writes returned logs (and fio its prerun output) here
 	p.cmd.Stderr = &p.stderr
@@ -372,9 +377,9 @@ func (e *Engine) launch(w engine.Workload, name string, hold bool) (*proc, error
 	p.cmd.WaitDelay = 5 * time.Second
 	if err := p.cmd.Start(); err != nil {
 		p.release()
-		return nil, fmt.Errorf("%w: %v", ErrNoFio, err)
+		return fmt.Errorf("%w: %v", ErrNoFio, err)
 	}
-	return p, nil
+	return nil
 }
 
 func (p *proc) release() {
@@ -386,6 +391,28 @@ func (p *proc) release() {
 
 // finish waits for a running fio and reads its result.
 func (e *Engine) finish(ctx context.Context, p *proc) (engine.Measurement, error) {
+	out, cpu, runErr, err := e.wait(ctx, p)
+	if err != nil {
+		return engine.Measurement{}, err
+	}
+	m, err := e.measurement(out, p.w)
+	if err != nil {
+		return m, e.explain(err, out, p)
+	}
+	if runErr != nil {
+		return m, runErr
+	}
+	m.CPU = cpu
+	m.Seconds = readLogs(p.logDir, "")
+	if e.opts.Trace > 0 {
+		m.Trace = e.readIOLogs(p.logDir)
+	}
+	return m, nil
+}
+
+// wait waits for fio and parses its output. runErr is fio's own failure
+// when it still wrote results, for the caller to report after them.
+func (e *Engine) wait(ctx context.Context, p *proc) (out *Output, cpu engine.CPU, runErr, err error) {
 	done := make(chan struct{})
 	go func() {
 		select {
@@ -401,46 +428,122 @@ func (e *Engine) finish(ctx context.Context, p *proc) (engine.Measurement, error
 	}()
 	var ru0, ru1 syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru0)
-	runErr := p.cmd.Wait()
+	waitErr := p.cmd.Wait()
 	_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru1)
 	close(done)
 	if ctx.Err() != nil {
 		e.dropHeld()
-		return engine.Measurement{}, ctx.Err()
+		return nil, cpu, nil, ctx.Err()
 	}
 	outPath := p.base + ".json"
 	data, readErr := os.ReadFile(outPath)
-	if runErr != nil && (readErr != nil || len(data) == 0) {
-		return engine.Measurement{}, fmt.Errorf("fio failed (%v): %s", runErr, tail(p.stderr.String()))
+	if waitErr != nil && (readErr != nil || len(data) == 0) {
+		return nil, cpu, nil, fmt.Errorf("fio failed (%v): %s", waitErr, tail(p.stderr.String()))
 	}
-	out, err := Parse(bytes.NewReader(data))
+	out, err = Parse(bytes.NewReader(data))
 	if err != nil {
-		return engine.Measurement{}, fmt.Errorf("%s: %w (fio said: %s)", outPath, err, tail(p.stderr.String()))
+		return nil, cpu, nil, fmt.Errorf("%s: %w (fio said: %s)", outPath, err, tail(p.stderr.String()))
 	}
-	m, err := e.measurement(out, p.w)
-	if err != nil {
-		if msgs := out.Messages; len(msgs) > 0 {
-			if len(msgs) > 3 {
-				msgs = append(msgs[:2:2], fmt.Sprintf("… %d more …", len(msgs)-3), msgs[len(msgs)-1])
-			}
-			err = fmt.Errorf("%w (fio said: %s; job file %s)", err, strings.Join(msgs, " / "), p.base+".fio")
-		}
-		return m, err
-	}
-	if runErr != nil {
-		return m, fmt.Errorf("fio failed (%v): %s", runErr, tail(p.stderr.String()))
+	if waitErr != nil {
+		runErr = fmt.Errorf("fio failed (%v): %s", waitErr, tail(p.stderr.String()))
 	}
 	if e.hosts[0] == "" {
-		if el := m.Elapsed.Seconds(); el > 0 {
-			m.CPU.User = tv(ru1.Utime, ru0.Utime) / el / float64(numCPU())
-			m.CPU.Sys = tv(ru1.Stime, ru0.Stime) / el / float64(numCPU())
+		if el := out.elapsed().Seconds(); el > 0 {
+			cpu.User = tv(ru1.Utime, ru0.Utime) / el / float64(numCPU())
+			cpu.Sys = tv(ru1.Stime, ru0.Stime) / el / float64(numCPU())
 		}
 	}
-	m.Seconds = readLogs(p.logDir)
-	if e.opts.Trace > 0 {
-		m.Trace = e.readIOLogs(p.logDir)
+	return out, cpu, runErr, nil
+}
+
+// explain adds what fio said, and where its job file is, to an error.
+func (e *Engine) explain(err error, out *Output, p *proc) error {
+	if msgs := out.Messages; len(msgs) > 0 {
+		if len(msgs) > 3 {
+			msgs = append(msgs[:2:2], fmt.Sprintf("… %d more …", len(msgs)-3), msgs[len(msgs)-1])
+		}
+		return fmt.Errorf("%w (fio said: %s; job file %s)", err, strings.Join(msgs, " / "), p.base+".fio")
 	}
-	return m, nil
+	return err
+}
+
+// PrefersRounds says whether a whole round should go to RunRound: through
+// fio servers, where every fio invocation waits about a second (the server
+// sleeps up to 1 s between a client's commands), one invocation per round
+// instead of one per cell. Traced runs keep one invocation per cell.
+func (e *Engine) PrefersRounds() bool { return e.hosts[0] != "" && e.opts.Trace == 0 }
+
+// RunRound runs the workloads one after the other in one fio invocation,
+// each cell's jobs waiting for the previous cell's (stonewall), and returns
+// each one's measurement. name names the files; names the cells.
+func (e *Engine) RunRound(ctx context.Context, name string, ws []engine.Workload, names []string) ([]engine.Measurement, error) {
+	for _, w := range ws {
+		for _, t := range e.targets {
+			if err := w.Validate(t.LogicalBlock); err != nil {
+				return nil, fmt.Errorf("%s: %w", t.Name, err)
+			}
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	e.dropHeld()
+	e.name = ""
+	p := &proc{name: name, base: filepath.Join(e.opts.WorkDir, name)}
+	p.logDir = p.base + ".logs"
+	_ = os.RemoveAll(p.logDir)
+	if err := os.MkdirAll(p.logDir, 0o755); err != nil {
+		return nil, fmt.Errorf("fio engine: %w", err)
+	}
+	specs := make([]jobSpec, len(ws))
+	for k := range ws {
+		specs[k] = jobSpec{IOEngine: e.ioeng, LogPrefix: filepath.Join(p.logDir, fmt.Sprintf("c%dt", k))}
+	}
+	var lines []string
+	for k, n := range names {
+		lines = append(lines, fmt.Sprintf("c%d = %s: %s", k, n, ws[k].String()))
+	}
+	args := []string{"--output-format=json+", "--output=" + p.base + ".json"}
+	for hi, h := range e.hosts {
+		var ts []Target
+		for _, t := range e.targets {
+			if t.Server == h {
+				ts = append(ts, t)
+			}
+		}
+		jobPath := fmt.Sprintf("%s.%s.fio", p.base, hostKey(hi, h))
+		content := RoundJobFile(ws, ts, specs, fmt.Sprintf("ptsrun round %s, one cell after the other:\n%s", name, strings.Join(lines, "\n")))
+		if err := os.WriteFile(jobPath, []byte(content), 0o644); err != nil {
+			return nil, fmt.Errorf("fio engine: %w", err)
+		}
+		args = append(args, "--client="+clientAddr(h), jobPath)
+	}
+	if err := e.start(p, args); err != nil {
+		return nil, err
+	}
+	out, _, runErr, err := e.wait(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	ms := make([]engine.Measurement, len(ws))
+	for k, w := range ws {
+		prefix := fmt.Sprintf("c%dt", k)
+		cell := *out
+		cell.Jobs = nil
+		for _, j := range out.Jobs {
+			if rest, ok := strings.CutPrefix(j.Name, prefix); ok {
+				j.Name = "t" + rest
+				cell.Jobs = append(cell.Jobs, j)
+			}
+		}
+		m, err := e.measurement(&cell, w)
+		if err != nil {
+			return nil, e.explain(fmt.Errorf("cell %s: %w", names[k], err), out, p)
+		}
+		m.Seconds = readLogs(p.logDir, prefix)
+		ms[k] = m
+	}
+	return ms, runErr
 }
 
 func clientAddr(h string) string {
@@ -557,7 +660,9 @@ func readIOLog(path string, target, thread, limit int) []engine.TraceIO {
 
 // readLogs builds the per-second series from fio's iops and bw logs (one
 // file per clone; values per 1000 ms interval, direction 0 read, 1 write).
-func readLogs(dir string) []engine.Second {
+// readLogs reads the per-second iops and bw logs in dir whose names start
+// with prefix.
+func readLogs(dir, prefix string) []engine.Second {
 	var secs []engine.Second
 	at := func(ms int64) *engine.Second {
 		// An interval's entry is stamped at its end, give or take a few ms.
@@ -570,7 +675,7 @@ func readLogs(dir string) []engine.Second {
 		}
 		return &secs[i]
 	}
-	files, _ := filepath.Glob(filepath.Join(dir, "*"))
+	files, _ := filepath.Glob(filepath.Join(dir, prefix+"*"))
 	sort.Strings(files)
 	for _, f := range files {
 		base := filepath.Base(f)
@@ -635,4 +740,13 @@ func (e *Engine) readIOLogs(dir string) []engine.TraceIO {
 		}
 	}
 	return out
+}
+
+// elapsed is the longest job's run time.
+func (o *Output) elapsed() time.Duration {
+	var d time.Duration
+	for _, j := range o.Jobs {
+		d = max(d, j.Elapsed())
+	}
+	return d
 }

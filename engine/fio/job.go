@@ -53,12 +53,54 @@ func rwOption(w engine.Workload) string {
 func JobFile(w engine.Workload, targets []Target, spec jobSpec) string {
 	var b strings.Builder
 	p := func(format string, a ...any) { fmt.Fprintf(&b, format+"\n", a...) }
-	if spec.Comment != "" {
-		for _, l := range strings.Split(spec.Comment, "\n") {
+	comment(p, spec.Comment)
+	p("[global]")
+	globalOptions(p, spec)
+	workloadOptions(p, w, spec)
+	sections(p, w, targets, spec, "t", false)
+	return b.String()
+}
+
+// RoundJobFile writes one job file for several cells of a round on targets of
+// one host: each cell's sections run after the previous cell's have ended
+// (stonewall), with the cell's options in its own sections; cell k's job for
+// target n is named c<k>t<n>. Through a fio server one connection then
+// carries the whole round.
+func RoundJobFile(ws []engine.Workload, targets []Target, specs []jobSpec, comment0 string) string {
+	var b strings.Builder
+	p := func(format string, a ...any) { fmt.Fprintf(&b, format+"\n", a...) }
+	comment(p, comment0)
+	p("[global]")
+	globalOptions(p, specs[0])
+	for k, w := range ws {
+		var cell strings.Builder
+		q := func(format string, a ...any) { fmt.Fprintf(&cell, format+"\n", a...) }
+		workloadOptions(q, w, specs[k])
+		opts := strings.TrimRight(cell.String(), "\n")
+		var secs strings.Builder
+		sp := func(format string, a ...any) { fmt.Fprintf(&secs, format+"\n", a...) }
+		sections(sp, w, targets, specs[k], fmt.Sprintf("c%dt", k), k > 0)
+		// Every section of the cell carries the cell's options.
+		for _, line := range strings.Split(strings.TrimRight(secs.String(), "\n"), "\n") {
+			p("%s", line)
+			if strings.HasPrefix(line, "[c") {
+				p("%s", opts)
+			}
+		}
+	}
+	return b.String()
+}
+
+func comment(p func(string, ...any), c string) {
+	if c != "" {
+		for _, l := range strings.Split(c, "\n") {
 			p("; %s", l)
 		}
 	}
-	p("[global]")
+}
+
+// globalOptions are the options every job of ptsrun shares.
+func globalOptions(p func(string, ...any), spec jobSpec) {
 	p("ioengine=%s", spec.IOEngine)
 	p("direct=1")
 	p("thread")
@@ -67,6 +109,15 @@ func JobFile(w engine.Workload, targets []Target, spec jobSpec) string {
 	// at every start and stop of fio, that is between every two cells.
 	p("clocksource=clock_gettime")
 	p("disk_util=0")
+	p("lat_percentiles=1")
+	p("percentile_list=%s", percentileList)
+	if spec.Prerun != "" {
+		p("exec_prerun=%s", spec.Prerun)
+	}
+}
+
+// workloadOptions are the options that make the workload.
+func workloadOptions(p func(string, ...any), w engine.Workload, spec jobSpec) {
 	p("rw=%s", rwOption(w))
 	if w.ReadPct > 0 && w.ReadPct < 100 {
 		p("rwmixread=%d", w.ReadPct)
@@ -97,20 +148,20 @@ func JobFile(w engine.Workload, targets []Target, spec jobSpec) string {
 		// I/O slot with a few bytes scrambled per write, which compresses.
 		p("refill_buffers=1")
 	}
-	p("lat_percentiles=1")
-	p("percentile_list=%s", percentileList)
 	if w.Duration > 0 && w.Passes <= 0 {
 		p("time_based=1")
 		p("runtime=%dms", w.Duration.Milliseconds())
-	}
-	if spec.Prerun != "" {
-		p("exec_prerun=%s", spec.Prerun)
 	}
 	if spec.LogPrefix != "" {
 		p("write_iops_log=%s", spec.LogPrefix)
 		p("write_bw_log=%s", spec.LogPrefix)
 		p("log_avg_msec=1000")
 	}
+}
+
+// sections writes a workload's job sections: TC per target, named
+// <prefix><target>; stonewall makes the first wait for every earlier job.
+func sections(p func(string, ...any), w engine.Workload, targets []Target, spec jobSpec, prefix string, stonewall bool) {
 	for i, t := range targets {
 		size, perJob := jobSize(w, t)
 		// One section per thread rather than numjobs clones: each thread
@@ -118,8 +169,11 @@ func JobFile(w engine.Workload, targets []Target, spec jobSpec) string {
 		// I/O log, and the sections of a target form one reporting group.
 		for th := 0; th < w.TC; th++ {
 			p("")
-			p("[t%d]", i)
+			p("[%s%d]", prefix, i)
 			if th == 0 {
+				if stonewall && i == 0 {
+					p("stonewall")
+				}
 				p("new_group")
 			}
 			p("filename=%s", t.Path)
@@ -143,7 +197,6 @@ func JobFile(w engine.Workload, targets []Target, spec jobSpec) string {
 			}
 		}
 	}
-	return b.String()
 }
 
 // jobSize is the size= of a target's job and the bytes each clone covers.
