@@ -352,7 +352,9 @@ func (e *Engine) launch(w engine.Workload, name string, hold bool) (*proc, error
 		if e.opts.Trace > 0 {
 			iolog = filepath.Join(p.logDir, fmt.Sprintf("iolog.h%d", hi))
 		}
-		content := JobFile(w, ts, jobSpec{IOEngine: e.ioeng, LogPrefix: filepath.Join(p.logDir, "t"), IOLog: iolog,
+		// The host in the log name: fio names the logs a server returns
+		// after its host, so two servers on one host would collide.
+		content := JobFile(w, ts, jobSpec{IOEngine: e.ioeng, LogPrefix: filepath.Join(p.logDir, fmt.Sprintf("h%dt", hi)), IOLog: iolog,
 			Prerun:  prerun,
 			Comment: fmt.Sprintf("ptsrun cell %s: %s\nrun by hand: fio --output-format=json+ %s", name, w.String(), filepath.Base(jobPath))})
 		if err := os.WriteFile(jobPath, []byte(content), 0o644); err != nil {
@@ -495,10 +497,6 @@ func (e *Engine) RunRound(ctx context.Context, name string, ws []engine.Workload
 	if err := os.MkdirAll(p.logDir, 0o755); err != nil {
 		return nil, fmt.Errorf("fio engine: %w", err)
 	}
-	specs := make([]jobSpec, len(ws))
-	for k := range ws {
-		specs[k] = jobSpec{IOEngine: e.ioeng, LogPrefix: filepath.Join(p.logDir, fmt.Sprintf("c%dt", k))}
-	}
 	var lines []string
 	for k, n := range names {
 		lines = append(lines, fmt.Sprintf("c%d = %s: %s", k, n, ws[k].String()))
@@ -512,6 +510,10 @@ func (e *Engine) RunRound(ctx context.Context, name string, ws []engine.Workload
 			}
 		}
 		jobPath := fmt.Sprintf("%s.%s.fio", p.base, hostKey(hi, h))
+		specs := make([]jobSpec, len(ws))
+		for k := range ws {
+			specs[k] = jobSpec{IOEngine: e.ioeng, LogPrefix: filepath.Join(p.logDir, fmt.Sprintf("c%dh%dt", k, hi))}
+		}
 		content := RoundJobFile(ws, ts, specs, fmt.Sprintf("ptsrun round %s, one cell after the other:\n%s", name, strings.Join(lines, "\n")))
 		if err := os.WriteFile(jobPath, []byte(content), 0o644); err != nil {
 			return nil, fmt.Errorf("fio engine: %w", err)
@@ -540,7 +542,7 @@ func (e *Engine) RunRound(ctx context.Context, name string, ws []engine.Workload
 		if err != nil {
 			return nil, e.explain(fmt.Errorf("cell %s: %w", names[k], err), out, p)
 		}
-		m.Seconds = readLogs(p.logDir, prefix)
+		m.Seconds = readLogs(p.logDir, fmt.Sprintf("c%dh", k))
 		ms[k] = m
 	}
 	return ms, runErr
