@@ -113,7 +113,7 @@ func printPlan(w io.Writer, cfg pts.Config, p pts.Profile, tp *targetPlan, asJSO
 		_, err = fmt.Fprintln(w, string(b))
 		return err
 	}
-	fmt.Fprintf(w, "Plan: %s on %v, %s profile (%s), %s, seed %d\n", cfg.Tests, cfg.Targets, p.Short,
+	fmt.Fprintf(w, "Plan: %s on %v, %s profile (%s), %s, seed %d\n", cfg.Tests, append(append([]string(nil), cfg.Targets...), cfg.FioServers...), p.Short,
 		p.WriteCacheLabel(), cfg.Engine, cfg.Seed)
 	fmt.Fprintf(w, "Steady state: %d-round window, range ≤ %g %%, slope excursion ≤ %g %%; round limit %d\n\n",
 		cfg.SS.Window, cfg.SS.MaxRange*100, cfg.SS.MaxSlope*100, cfg.MaxRounds)

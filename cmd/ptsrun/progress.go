@@ -35,8 +35,9 @@ func (p *progress) begin(ri pts.RunInfo, dir string) {
 	if p.json {
 		return
 	}
+	targets := append(append([]string(nil), ri.Config.Targets...), ri.Config.FioServers...)
 	fmt.Fprintf(p.w, "ptsrun %s: %s on %s (%s, %s profile) → %s\n", version, strings.Join(ri.Config.Tests, ","),
-		strings.Join(ri.Config.Targets, ","), ri.Engine, ri.Profile.Short, dir)
+		strings.Join(targets, ","), ri.Engine, ri.Profile.Short, dir)
 }
 
 func (p *progress) finish() {
