@@ -34,3 +34,12 @@ func TestSameDevice(t *testing.T) {
 	assert.False(t, c.SameDevice(d), "without a serial the path decides")
 	assert.Equal(t, "ptsrun SIM (E-1)", Identity{Vendor: "ptsrun", Model: "SIM", Serial: "E-1"}.Label())
 }
+
+func TestFormatCapacity(t *testing.T) {
+	for b, want := range map[int64]string{
+		0: "unknown", -1: "unknown", 512: "512 B", 134217728: "134.2 MB",
+		4294967296: "4.3 GB", 3_200_631_791_616: "3.20 TB",
+	} {
+		assert.Equal(t, want, FormatCapacity(b), "%d", b)
+	}
+}

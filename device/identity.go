@@ -1,5 +1,22 @@
 package device
 
+import "fmt"
+
+// FormatCapacity writes a capacity in decimal units, as drives are sold.
+func FormatCapacity(b int64) string {
+	switch {
+	case b <= 0:
+		return "unknown"
+	case b >= 1e12:
+		return fmt.Sprintf("%.2f TB", float64(b)/1e12)
+	case b >= 1e9:
+		return fmt.Sprintf("%.1f GB", float64(b)/1e9)
+	case b >= 1e6:
+		return fmt.Sprintf("%.1f MB", float64(b)/1e6)
+	}
+	return fmt.Sprintf("%d B", b)
+}
+
 // Kinds of target.
 const (
 	KindSim   = "sim"

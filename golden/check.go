@@ -155,7 +155,7 @@ func Check(baseline, run *Run, tol Tolerance) (*CheckResult, error) {
 				continue
 			}
 			f := Finding{Test: k.Test, Stage: k.Stage, Cell: k.Key, Workload: workloadLabel(k.Test, b.cell),
-				Metric: metric, Unit: unitOf(metric), Baseline: bv, Run: rv}
+				Metric: metric, Unit: matrix.MetricUnit(metric), Baseline: bv, Run: rv}
 			f.Verdict, f.Change = judge(metric, bv, rv, tol.For(metric))
 			out.Compared++
 			switch f.Verdict {
@@ -229,16 +229,6 @@ func testNames(r *matrix.Results) string {
 		s = append(s, t.Test)
 	}
 	return strings.Join(s, ", ")
-}
-
-func unitOf(metric string) string {
-	switch metric {
-	case matrix.MetricIOPS:
-		return "IOPS"
-	case matrix.MetricMBps:
-		return "MB/s"
-	}
-	return "ms"
 }
 
 // MetricLabel names a metric for people.

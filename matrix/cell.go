@@ -18,6 +18,17 @@ const (
 // report order.
 var CompareMetrics = []string{MetricIOPS, MetricMBps, MetricLatMean, MetricLatP99999, MetricLatMax}
 
+// MetricUnit is the unit a metric is written in.
+func MetricUnit(metric string) string {
+	switch metric {
+	case MetricIOPS:
+		return "IOPS"
+	case MetricMBps:
+		return "MB/s"
+	}
+	return "ms"
+}
+
 // LowerIsBetter says which way a metric improves.
 func LowerIsBetter(metric string) bool {
 	switch metric {

@@ -34,30 +34,28 @@ func Build(ri pts.RunInfo, res *matrix.Results, opt Options) *Doc {
 	b := &builder{ri: ri, res: res, opt: opt, doc: &Doc{Paper: paper}}
 	b.header()
 	b.summary()
-	if t := res.Find("iops"); t != nil && len(t.Stages) > 0 {
-		if s := t.Stages[0]; empty(s) {
-			b.noResults("IOPS", s)
-		} else {
-			b.iops(s)
-		}
-	}
-	if t := res.Find("tp"); t != nil && len(t.Stages) > 0 {
+	// A stage without a value to report gets one page saying why.
+	stages := func(test, title string) []matrix.StageResult {
 		var with []matrix.StageResult
-		for _, s := range t.Stages {
-			if empty(s) {
-				b.noResults("Throughput", s)
-			} else {
-				with = append(with, s)
+		if t := res.Find(test); t != nil {
+			for _, s := range t.Stages {
+				if empty(s) {
+					b.noResults(title, s)
+				} else {
+					with = append(with, s)
+				}
 			}
 		}
-		b.throughput(with)
+		return with
 	}
-	if t := res.Find("lat"); t != nil && len(t.Stages) > 0 {
-		if s := t.Stages[0]; empty(s) {
-			b.noResults("Latency", s)
-		} else {
-			b.latency(s)
-		}
+	if s := stages("iops", "IOPS"); len(s) > 0 {
+		b.iops(s[0])
+	}
+	if s := stages("tp", "Throughput"); len(s) > 0 {
+		b.throughput(s)
+	}
+	if s := stages("lat", "Latency"); len(s) > 0 {
+		b.latency(s[0])
 	}
 	if t := res.Find("custom"); t != nil && len(t.Stages) > 0 {
 		b.custom(t.Stages[0])
@@ -337,15 +335,10 @@ func stamp(t time.Time) string {
 
 // decimal writes a capacity as drives are sold: GB, TB.
 func decimal(b int64) string {
-	switch {
-	case b <= 0:
+	if b <= 0 {
 		return "unknown"
-	case b >= 1e12:
-		return fmt.Sprintf("%.2f TB (%d bytes)", float64(b)/1e12, b)
-	case b >= 1e9:
-		return fmt.Sprintf("%.1f GB (%d bytes)", float64(b)/1e9, b)
 	}
-	return fmt.Sprintf("%.1f MB (%d bytes)", float64(b)/1e6, b)
+	return fmt.Sprintf("%s (%d bytes)", device.FormatCapacity(b), b)
 }
 
 func (b *builder) header() {
@@ -550,7 +543,7 @@ func (b *builder) params(s matrix.StageResult, stimulus, mixes, sizes string) []
 	}
 	kv := []KV{
 		{"Data pattern", "RND"},
-		{"AR & amount", fmt.Sprintf("%g %% (%s)", cfg.ActiveRange, decimalShort(int64(float64(capacity)*cfg.ActiveRange/100)))},
+		{"AR & amount", fmt.Sprintf("%g %% (%s)", cfg.ActiveRange, device.FormatCapacity(int64(float64(capacity)*cfg.ActiveRange/100)))},
 		{"Test stimulus", stimulus},
 		{"R/W mix (outer)", mixes},
 		{"Block sizes (inner)", sizes},
@@ -562,18 +555,6 @@ func (b *builder) params(s matrix.StageResult, stimulus, mixes, sizes string) []
 		kv = kv[2:5] // the matrix only: no load, time or rounds are known
 	}
 	return kv
-}
-
-func decimalShort(b int64) string {
-	switch {
-	case b >= 1e12:
-		return fmt.Sprintf("%.2f TB", float64(b)/1e12)
-	case b >= 1e9:
-		return fmt.Sprintf("%.1f GB", float64(b)/1e9)
-	case b <= 0:
-		return "unknown"
-	}
-	return fmt.Sprintf("%.0f MB", float64(b)/1e6)
 }
 
 func mixList(m []int) string {

@@ -148,7 +148,7 @@ func (c Comparison) Doc() *Doc {
 			f := formatFor(hl.Metric)
 			row := []string{hl.Label}
 			for _, v := range hl.Values {
-				row = append(row, f(v)+" "+unitLabel(hl.Metric))
+				row = append(row, f(v)+" "+matrix.MetricUnit(hl.Metric))
 			}
 			rows = append(rows, row)
 			var rv []float64
@@ -327,16 +327,6 @@ func steadySummary(r *matrix.Results) string {
 		}
 	}
 	return fmt.Sprintf("steady %d/%d stages", steady, n)
-}
-
-func unitLabel(metric string) string {
-	switch metric {
-	case matrix.MetricIOPS:
-		return "IOPS"
-	case matrix.MetricMBps:
-		return "MB/s"
-	}
-	return "ms"
 }
 
 // RenderComparison is Render for a comparison: created is the reference

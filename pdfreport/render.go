@@ -173,11 +173,7 @@ func (r *renderer) split(b Block, width, room float64) (head, rest Block, ok boo
 		h.Rows, t.Rows, t.cont = b.Rows[:n], b.Rows[n:], true
 		return h, t, true
 	case Paragraph:
-		size := b.Size
-		if size == 0 {
-			size = bodyFont
-		}
-		r.setParagraphFont(b, size)
+		size := r.setParagraphFont(b)
 		used, n := 0.0, 0
 		for _, l := range b.Lines {
 			lh := float64(max(1, len(r.pdf.SplitText(l, width)))) * size * 0.46
@@ -397,11 +393,7 @@ func (r *renderer) body(blocks []Block) {
 func (r *renderer) height(b Block, width float64) float64 {
 	switch b := b.(type) {
 	case Paragraph:
-		size := b.Size
-		if size == 0 {
-			size = bodyFont
-		}
-		r.setParagraphFont(b, size)
+		size := r.setParagraphFont(b)
 		n := 0
 		for _, l := range b.Lines {
 			n += max(1, len(r.pdf.SplitText(l, width)))
@@ -420,7 +412,12 @@ func (r *renderer) height(b Block, width float64) float64 {
 	return 0
 }
 
-func (r *renderer) setParagraphFont(b Paragraph, size float64) {
+// setParagraphFont sets a paragraph's font and returns its size.
+func (r *renderer) setParagraphFont(b Paragraph) float64 {
+	size := b.Size
+	if size == 0 {
+		size = bodyFont
+	}
 	switch {
 	case b.Mono:
 		r.pdf.SetFont(fontMono, "", size)
@@ -429,6 +426,7 @@ func (r *renderer) setParagraphFont(b Paragraph, size float64) {
 	default:
 		r.font("", size)
 	}
+	return size
 }
 
 func (r *renderer) rowH(t Table) float64 {
@@ -441,11 +439,7 @@ func (r *renderer) rowH(t Table) float64 {
 func (r *renderer) draw(b Block, x, y, w, h float64) {
 	switch b := b.(type) {
 	case Paragraph:
-		size := b.Size
-		if size == 0 {
-			size = bodyFont
-		}
-		r.setParagraphFont(b, size)
+		size := r.setParagraphFont(b)
 		r.pdf.SetXY(x, y)
 		for _, l := range b.Lines {
 			r.pdf.SetX(x)

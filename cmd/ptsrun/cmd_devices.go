@@ -93,7 +93,7 @@ func listDevices(fs device.FS, w io.Writer, asJSON, all bool) error {
 		if typ == "" {
 			typ = "-"
 		}
-		fmt.Fprintf(w, "%-12s %10s %-9s %-34s %-20s %s\n", name, humanBytes(e.CapacityBytes), typ,
+		fmt.Fprintf(w, "%-12s %10s %-9s %-34s %-20s %s\n", name, device.FormatCapacity(e.CapacityBytes), typ,
 			clip(e.Model, 34), clip(e.Serial, 20), verdict)
 	}
 	return nil
@@ -107,17 +107,4 @@ func clip(s string, n int) string {
 		return "-"
 	}
 	return s
-}
-
-// humanBytes writes a capacity in decimal units, as drives are sold.
-func humanBytes(b int64) string {
-	switch {
-	case b >= 1e12:
-		return fmt.Sprintf("%.2f TB", float64(b)/1e12)
-	case b >= 1e9:
-		return fmt.Sprintf("%.1f GB", float64(b)/1e9)
-	case b >= 1e6:
-		return fmt.Sprintf("%.1f MB", float64(b)/1e6)
-	}
-	return fmt.Sprintf("%d B", b)
 }

@@ -220,6 +220,17 @@ func contains(list []string, s string) bool {
 	return false
 }
 
+// hostTargets are the targets the fio server h (or this host, "") loads.
+func (e *Engine) hostTargets(h string) []Target {
+	var ts []Target
+	for _, t := range e.targets {
+		if t.Server == h {
+			ts = append(ts, t)
+		}
+	}
+	return ts
+}
+
 func hostKey(i int, h string) string {
 	if h == "" {
 		return "local"
@@ -338,12 +349,7 @@ func (e *Engine) launch(w engine.Workload, name string, hold bool) (*proc, error
 	}
 	args := []string{"--output-format=json+", "--output=" + p.base + ".json"}
 	for hi, h := range e.hosts {
-		var ts []Target
-		for _, t := range e.targets {
-			if t.Server == h {
-				ts = append(ts, t)
-			}
-		}
+		ts := e.hostTargets(h)
 		jobPath := p.base + ".fio"
 		if len(e.hosts) > 1 || h != "" {
 			jobPath = fmt.Sprintf("%s.%s.fio", p.base, hostKey(hi, h))
@@ -503,12 +509,7 @@ func (e *Engine) RunRound(ctx context.Context, name string, ws []engine.Workload
 	}
 	args := []string{"--output-format=json+", "--output=" + p.base + ".json"}
 	for hi, h := range e.hosts {
-		var ts []Target
-		for _, t := range e.targets {
-			if t.Server == h {
-				ts = append(ts, t)
-			}
-		}
+		ts := e.hostTargets(h)
 		jobPath := fmt.Sprintf("%s.%s.fio", p.base, hostKey(hi, h))
 		specs := make([]jobSpec, len(ws))
 		for k := range ws {
