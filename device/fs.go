@@ -54,3 +54,13 @@ func (fs FS) link(p string) string {
 	}
 	return filepath.Clean(strings.TrimPrefix(target, fs.Root))
 }
+
+// realPath resolves every symlink of a path inside the root; "" when it
+// does not exist.
+func (fs FS) realPath(p string) string {
+	r, err := filepath.EvalSymlinks(fs.path(p))
+	if err != nil {
+		return ""
+	}
+	return r
+}

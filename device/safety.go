@@ -179,3 +179,77 @@ func (fs FS) Gate(ts []Target, sys System, destroy []string) error {
 	}
 	return nil
 }
+
+// OtherNamespaces is every namespace of an NVMe target's controller besides
+// the target itself, as targets: what a controller-wide purge (a sanitize,
+// or a format whose FNA applies it to every namespace) erases too.
+func (fs FS) OtherNamespaces(t Target) []Target {
+	if t.Block == nil || t.Block.Partition {
+		return nil
+	}
+	var out []Target
+	for _, n := range t.Block.Namespaces {
+		b, err := fs.Block(n)
+		if err != nil {
+			continue
+		}
+		out = append(out, Target{Spec: Spec{Raw: b.Path(), Kind: KindBlock, Path: b.Path()}, Block: &b,
+			Capacity: b.SizeBytes, LogicalBlock: b.LogicalBlock})
+	}
+	return out
+}
+
+// GateNamespaces checks the other namespaces that a controller-wide purge of
+// t erases, with the rules of a target: one in use refuses the purge; the
+// others must each be named by --destroy-data, by path or WWID. The
+// controller's serial does not name them: it is the target's too. what
+// names the purge ("NVMe sanitize"). The error wraps ErrUnsafe and names
+// every namespace.
+func (fs FS) GateNamespaces(t Target, others []Target, sys System, destroy []string, what string) error {
+	if len(others) == 0 {
+		return nil
+	}
+	var inUse, unconfirmed, names []string
+	for _, o := range others {
+		names = append(names, o.Block.Path())
+		v := fs.Check(o, sys)
+		if !v.Usable {
+			inUse = append(inUse, fmt.Sprintf("%s (%s)", o.Block.Path(), strings.Join(v.Refused, "; ")))
+			continue
+		}
+		if !namedNamespace(o, destroy) {
+			what := o.Block.Path()
+			if len(v.Carries) > 0 {
+				what += ", which carries " + strings.Join(v.Carries, ", ")
+			}
+			unconfirmed = append(unconfirmed, what)
+		}
+	}
+	scope := fmt.Sprintf("%s of %s erases every namespace of controller %s, not only the target: also %s",
+		what, t.Block.Path(), t.Block.Controller, strings.Join(names, ", "))
+	if len(inUse) > 0 {
+		return fmt.Errorf("%w: refusing: %s; in use: %s", ErrUnsafe, scope, strings.Join(inUse, "; "))
+	}
+	if len(unconfirmed) > 0 {
+		var flags []string
+		for _, o := range others {
+			if !namedNamespace(o, destroy) {
+				flags = append(flags, "--destroy-data "+o.Block.Path())
+			}
+		}
+		return fmt.Errorf("%w: %s; confirm that %s may be destroyed with %s", ErrUnsafe, scope,
+			strings.Join(unconfirmed, "; "), strings.Join(flags, " "))
+	}
+	return nil
+}
+
+// namedNamespace reports whether --destroy-data names a namespace by its
+// own path or WWID.
+func namedNamespace(t Target, destroy []string) bool {
+	for _, d := range destroy {
+		if d != "" && (d == t.Block.Path() || d == t.Path || d == t.Block.WWN) {
+			return true
+		}
+	}
+	return false
+}

@@ -3,6 +3,7 @@ package device
 import (
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -35,6 +36,12 @@ type Block struct {
 	BackingFile   string // loop devices
 	DMName        string // dm devices
 	MDLevel       string // md devices
+	// NVMe namespaces: the controller they hang off (nvme0; with native
+	// multipath, the subsystem), the namespace ID, and the other namespaces
+	// of that controller, which a sanitize (and some formats) erase too.
+	Controller string
+	NSID       int
+	Namespaces []string
 }
 
 // Path is the device node.
@@ -122,6 +129,10 @@ func (fs FS) identify(b *Block, disk string) {
 		if b.WWN == "" {
 			b.WWN = clean(fs.read(disk + "/eui"))
 		}
+		b.Controller, b.Namespaces = fs.nvmeController(disk)
+		if n, ok := fs.readInt(disk + "/nsid"); ok {
+			b.NSID = int(n)
+		}
 		// The PCI function holds the link: device → nvme controller → PCI device.
 		pci := dev + "/device"
 		if sp := fs.read(pci + "/current_link_speed"); sp != "" {
@@ -158,6 +169,26 @@ func (fs FS) identify(b *Block, disk string) {
 			b.Interface, b.Transport = "SAS", "sas"
 		}
 	}
+}
+
+// nvmeNamespace is a namespace's block device: not a partition (nvme0n1p1),
+// not a hidden multipath path (nvme0c1n1).
+var nvmeNamespace = regexp.MustCompile(`^nvme\d+n\d+$`)
+
+// nvmeController finds the controller a namespace disk hangs off (its
+// "device" link) and every other namespace whose link leads to the same one.
+func (fs FS) nvmeController(disk string) (ctrl string, others []string) {
+	own := fs.realPath(disk + "/device")
+	if own == "" {
+		return "", nil
+	}
+	name := filepath.Base(disk)
+	for _, n := range fs.list("sys/class/block") {
+		if n != name && nvmeNamespace.MatchString(n) && fs.realPath("sys/class/block/"+n+"/device") == own {
+			others = append(others, n)
+		}
+	}
+	return filepath.Base(own), others
 }
 
 // vpdSerial reads the Unit Serial Number VPD page (80h): a 4-byte header

@@ -18,7 +18,7 @@ func TestBlockIdentityFromSysfs(t *testing.T) {
 	}{
 		{"nvme0n1", Block{Interface: "NVMe", Transport: "pcie", Model: "SAMSUNG MZQL23T8HCLS-00A07", Serial: "S64HNE0T123456",
 			Firmware: "GDC5602Q", WWN: "eui.36344630529001230025384500000001", SizeBytes: 7501476528 * 512,
-			LogicalBlock: 512, PhysicalBlock: 4096, PCIeLink: "16.0 GT/s PCIe x4", WriteCache: "enabled", Dev: "259:0"}},
+			LogicalBlock: 512, PhysicalBlock: 4096, PCIeLink: "16.0 GT/s PCIe x4", WriteCache: "enabled", Dev: "259:0", Controller: "nvme0"}},
 		{"sda", Block{Interface: "SATA", Transport: "sata", Vendor: "ATA", Model: "Samsung SSD 870", Serial: "S6PTNM0T123456X",
 			Firmware: "2B6Q", WWN: "naa.5002538f41234567", SizeBytes: 1953525168 * 512, LogicalBlock: 512, PhysicalBlock: 512,
 			WriteCache: "enabled", Dev: "8:0"}},
