@@ -2,7 +2,6 @@ package precondition
 
 import (
 	"context"
-	"crypto/sha256"
 	"fmt"
 	"os"
 	"time"
@@ -17,7 +16,12 @@ const opChunk = 1 << 30 // discards and zero-fill go a GiB at a time, for progre
 
 // discardRun discards every block (BLKDISCARD), or punches the whole file
 // out. The kernel reports no output; the record says what was done.
-func discardRun(ctx context.Context, _ *Purger, d Dev, rec *recorder) error {
+func discardRun(ctx context.Context, _ *Purger, d Dev, rec *recorder) (completion, error) {
+	err := discard(ctx, d, rec)
+	return completion{evidence: "the kernel took a discard of every byte"}, err
+}
+
+func discard(ctx context.Context, d Dev, rec *recorder) error {
 	start := time.Now()
 	f, err := os.OpenFile(d.Path, os.O_RDWR, 0)
 	if err != nil {
@@ -52,7 +56,12 @@ func discardRun(ctx context.Context, _ *Purger, d Dev, rec *recorder) error {
 }
 
 // zeroFillRun writes zeros over the whole target with direct I/O.
-func zeroFillRun(ctx context.Context, _ *Purger, d Dev, rec *recorder) error {
+func zeroFillRun(ctx context.Context, _ *Purger, d Dev, rec *recorder) (completion, error) {
+	err := zeroFill(ctx, d, rec)
+	return completion{evidence: "zeros written and synced over every byte"}, err
+}
+
+func zeroFill(ctx context.Context, d Dev, rec *recorder) error {
 	start := time.Now()
 	f, err := os.OpenFile(d.Path, os.O_WRONLY|unix.O_DIRECT, 0)
 	if err != nil {
@@ -88,40 +97,38 @@ func zeroFillRun(ctx context.Context, _ *Purger, d Dev, rec *recorder) error {
 	return nil
 }
 
-// samples reads 4 KiB at the start, the end and evenly between, with direct
-// I/O: what a purge's completion is judged by.
-
+// sampleCount blocks of 4 KiB are read back, at the start, the end and
+// evenly between, with direct I/O, where a method's device promises what
+// erased blocks read as.
 const sampleCount = 18
 
-func sample(d Dev) (sampleSet, error) {
+// readBack reads the sampled blocks and counts those that are not all
+// pattern.
+func readBack(d Dev, pattern byte) (read, wrong int, err error) {
 	f, err := os.OpenFile(d.Path, os.O_RDONLY|unix.O_DIRECT, 0)
 	if err != nil {
-		return sampleSet{}, err
+		return 0, 0, err
 	}
 	defer f.Close()
 	const bs = 4096
 	buf, err := unix.Mmap(-1, 0, bs, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
 	if err != nil {
-		return sampleSet{}, err
+		return 0, 0, err
 	}
 	defer unix.Munmap(buf)
-	h := sha256.New()
-	s := sampleSet{zeros: true}
 	blocks := d.Capacity / bs
 	for i := 0; i < sampleCount && blocks > 0; i++ {
 		off := int64(i) * (blocks - 1) / (sampleCount - 1) * bs
 		if _, err := f.ReadAt(buf, off); err != nil {
-			return s, fmt.Errorf("reading %s at %d: %w", d.Path, off, err)
+			return read, wrong, fmt.Errorf("reading %s at %d: %w", d.Path, off, err)
 		}
-		h.Write(buf)
+		read++
 		for _, b := range buf {
-			if b != 0 {
-				s.zeros = false
+			if b != pattern {
+				wrong++
 				break
 			}
 		}
-		s.n++
 	}
-	copy(s.hash[:], h.Sum(nil))
-	return s, nil
+	return read, wrong, nil
 }

@@ -61,6 +61,39 @@ func jsonPart(s string) string {
 type SanitizeState struct {
 	Status   int // SSTAT bits 2:0: 0 never, 1 done, 2 in progress, 3 failed, 4 done without deallocation
 	Progress int // SPROG, in 1/65536 of the operation
+	// GlobalErased is SSTAT bit 8: no user data has been written since the
+	// last sanitize completed.
+	GlobalErased bool
+}
+
+// NVMeNamespace is what `nvme id-ns -o json` says that a purge check needs.
+type NVMeNamespace struct {
+	DLFEAT uint64 // byte 33, bits 2:0: what deallocated blocks read as (1 zeros, 2 0xFF, 0 not said)
+}
+
+// DeallocatedPattern is the byte deallocated blocks read as, or −1 when the
+// namespace does not say.
+func (n NVMeNamespace) DeallocatedPattern() int {
+	switch n.DLFEAT & 0x7 {
+	case 1:
+		return 0
+	case 2:
+		return 0xff
+	}
+	return -1
+}
+
+// ParseNVMeIDNS reads `nvme id-ns DEV -o json`.
+func ParseNVMeIDNS(out string) (NVMeNamespace, error) {
+	var raw map[string]any
+	if err := json.Unmarshal([]byte(jsonPart(out)), &raw); err != nil {
+		return NVMeNamespace{}, fmt.Errorf("nvme id-ns output is not JSON: %w", err)
+	}
+	v, ok := raw["dlfeat"].(float64)
+	if !ok {
+		return NVMeNamespace{}, fmt.Errorf("nvme id-ns output has no dlfeat field")
+	}
+	return NVMeNamespace{DLFEAT: uint64(v)}, nil
 }
 
 // Sanitize statuses.
@@ -90,7 +123,11 @@ func ParseSanitizeLog(out string) (SanitizeState, error) {
 			switch s := dev["sstat"].(type) {
 			case float64:
 				st.Status = int(s) & 0x7
+				st.GlobalErased = int(s)&0x100 != 0
 			case map[string]any:
+				if g, ok := s["global_erased"].(float64); ok {
+					st.GlobalErased = g == 1
+				}
 				// "status": "(1) The most recent sanitize operation completed
 				// successfully"; some versions use the text as the key.
 				for k, v := range s {
@@ -124,6 +161,7 @@ func ParseSanitizeLog(out string) (SanitizeState, error) {
 			st.Progress = int(n)
 		case strings.Contains(k, "SSTAT"):
 			st.Status = int(n) & 0x7
+			st.GlobalErased = n&0x100 != 0
 		}
 	}
 	if st.Status < 0 {
@@ -192,6 +230,62 @@ func ATASanitizeStatus(out string) (running bool, percent int, failed bool, err 
 	}
 	failed = strings.Contains(out, "Completed With Error") || strings.Contains(out, "SD1")
 	return running, percent, failed, nil
+}
+
+// ATASanitizeState is the state and last result lines of `hdparm
+// --sanitize-status`, for the record.
+func ATASanitizeState(out string) string {
+	var parts []string
+	for _, l := range strings.Split(out, "\n") {
+		l = strings.TrimSpace(l)
+		if strings.HasPrefix(l, "State:") || strings.HasPrefix(l, "Last Sanitize") {
+			parts = append(parts, strings.Join(strings.Fields(l), " "))
+		}
+	}
+	if len(parts) == 0 {
+		return "idle"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// ParseRZAT reads from `hdparm -I` whether the drive returns zeros after
+// TRIM (ACS: RZAT, "Deterministic read ZEROs after TRIM").
+func ParseRZAT(out string) bool {
+	return strings.Contains(out, "Deterministic read ZEROs after TRIM")
+}
+
+var lbprz = regexp.MustCompile(`lbprz=(\d)`)
+
+// ParseLBPRZ reads LBPRZ from `sg_readcap --long`: 1 when unmapped blocks
+// read as zeros.
+func ParseLBPRZ(out string) (int, bool) {
+	m := lbprz.FindStringSubmatch(out)
+	if m == nil {
+		return 0, false
+	}
+	n, err := strconv.Atoi(m[1])
+	return n, err == nil
+}
+
+var senseKey = regexp.MustCompile(`Sense key:\s*([A-Za-z ]+?)\s*(\n|$|\[)`)
+var additionalSense = regexp.MustCompile(`Additional sense:\s*(.+)`)
+
+// SCSISenseKey reads the sense key `sg_requests` decoded ("No Sense",
+// "Medium Error", …).
+func SCSISenseKey(out string) (string, bool) {
+	m := senseKey.FindStringSubmatch(out)
+	if m == nil {
+		return "", false
+	}
+	return strings.TrimSpace(m[1]), true
+}
+
+// SCSIAdditionalSense is the additional sense text of `sg_requests`.
+func SCSIAdditionalSense(out string) string {
+	if m := additionalSense.FindStringSubmatch(out); m != nil {
+		return strings.TrimSpace(m[1])
+	}
+	return "no additional sense"
 }
 
 var scsiProgress = regexp.MustCompile(`Progress indication:\s+([\d.]+)%`)

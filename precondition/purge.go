@@ -27,6 +27,9 @@ type Result struct {
 	Duration  time.Duration `json:"duration_ns"`
 	Verified  string        `json:"verified,omitempty"` // how completion was checked
 	Note      string        `json:"note,omitempty"`
+	// Erased is every device the purge erased, when that is more than the
+	// targets: a controller-wide NVMe purge erases every namespace.
+	Erased []string `json:"erased,omitempty"`
 }
 
 // Command is an external command run for a purge or a device setting: what ran,
@@ -100,6 +103,11 @@ type Purger struct {
 	Exec     Exec          // external tools; System{} when nil
 	Poll     time.Duration // status polling interval; 5 s when zero
 	Progress func(string)  // progress lines, optional
+	// ConfirmWide is asked before a method that erases more than its
+	// target (every namespace of an NVMe controller) is chosen: it returns
+	// an error wrapping device.ErrUnsafe when any of those may not be
+	// destroyed. nil refuses every such method.
+	ConfirmWide func(d Dev, what string) error
 }
 
 func (p *Purger) exec() Exec {
@@ -128,7 +136,9 @@ func (p *Purger) poll(ctx context.Context, done func() (bool, error)) error {
 	}
 }
 
-// Purge runs the method on every target and checks its completion.
+// Purge runs the method on every target and checks its completion: by what
+// the device reports (sanitize logs, sense data, exit status) and, where the
+// device promises what erased blocks read as, by reading some back.
 func (p *Purger) Purge(ctx context.Context) (Result, error) {
 	start := time.Now()
 	switch p.Method {
@@ -151,35 +161,25 @@ func (p *Purger) Purge(ctx context.Context) (Result, error) {
 		return Result{}, fmt.Errorf("purge method %s: no target", p.Method)
 	}
 	rec := &recorder{x: p.exec(), log: p.Progress}
-	m, why, err := p.resolve(ctx, rec)
+	ch, err := p.resolve(ctx, rec)
 	if err != nil {
 		return Result{Method: p.Method, Commands: rec.cmds}, err
 	}
-	res := Result{Method: m.name, Compliant: m.compliant}
-	if why != "" {
-		res.Note = why
-	}
+	m := ch.method
+	res := Result{Method: m.name, Compliant: m.compliant, Note: ch.note, Erased: ch.Erased}
 	var verified []string
 	for _, d := range p.Devs {
-		before, _ := sample(d)
-		if err := m.run(ctx, p, d, rec); err != nil {
+		c, err := m.run(ctx, p, d, rec)
+		if err != nil {
 			res.Commands = rec.cmds
 			return res, fmt.Errorf("%s on %s: %w", m.name, d.Path, err)
 		}
-		after, err := sample(d)
+		how, err := check(ctx, m, d, c, rec)
 		if err != nil {
 			res.Commands = rec.cmds
-			return res, fmt.Errorf("%s on %s: checking the result: %w", m.name, d.Path, err)
+			return res, fmt.Errorf("%s on %s: %w", m.name, d.Path, err)
 		}
-		switch {
-		case after.zeros:
-			verified = append(verified, fmt.Sprintf("%s: %d sampled blocks read back as zeros", d.Path, after.n))
-		case m.verify == expectChanged && after.hash != before.hash:
-			verified = append(verified, fmt.Sprintf("%s: %d sampled blocks read back changed (crypto erase)", d.Path, after.n))
-		default:
-			res.Commands = rec.cmds
-			return res, fmt.Errorf("%s on %s: the device still holds its old data in %d sampled blocks: the purge did not happen", m.name, d.Path, after.n)
-		}
+		verified = append(verified, d.Path+": "+how)
 	}
 	res.Commands = rec.cmds
 	res.Duration = time.Since(start)
@@ -190,53 +190,154 @@ func (p *Purger) Purge(ctx context.Context) (Result, error) {
 	return res, nil
 }
 
+// check says how a method's completion on d was established: what the
+// device reported, and a read-back where the device promises a pattern.
+func check(ctx context.Context, m *method, d Dev, c completion, rec *recorder) (string, error) {
+	pattern, why := m.expect(ctx, d, c, rec)
+	if pattern < 0 {
+		return fmt.Sprintf("%s; not read back: %s", c.evidence, why), nil
+	}
+	n, wrong, err := readBack(d, byte(pattern))
+	if err != nil {
+		return "", fmt.Errorf("checking the result: %w", err)
+	}
+	if wrong > 0 {
+		return "", fmt.Errorf("%s, yet %d of %d sampled blocks read back otherwise: the purge did not happen", why, wrong, n)
+	}
+	return fmt.Sprintf("%s; %d sampled blocks read back as %s (%s)", c.evidence, n, patternName(pattern), why), nil
+}
+
+// Choice is the method a purge will use and what it erases.
+type Choice struct {
+	Method string
+	// Erased is every device the purge erases when that is more than the
+	// targets (the other namespaces of an NVMe controller); empty otherwise.
+	Erased []string
+	method *method
+	note   string
+}
+
+// Resolve decides, before anything is written, which method the purge will
+// use and what it erases, running only read-only probes (nvme id-ctrl,
+// hdparm -I, …). A method that erases more than the targets is put to
+// ConfirmWide; its refusal is returned.
+func (p *Purger) Resolve(ctx context.Context) (Choice, error) {
+	switch p.Method {
+	case None, SimFormat:
+		return Choice{Method: p.Method}, nil
+	}
+	return p.resolve(ctx, &recorder{x: p.exec()})
+}
+
 // resolve returns the method to run: the one asked for, checked against
 // every target, or for auto the first in the catalogue that every target
-// supports. why says what auto passed over.
-func (p *Purger) resolve(ctx context.Context, rec *recorder) (*method, string, error) {
+// supports, preferring one that erases the targets alone. The note says what
+// auto passed over.
+func (p *Purger) resolve(ctx context.Context, rec *recorder) (Choice, error) {
 	if p.Method != Auto {
 		m := lookup(p.Method)
 		if m == nil {
-			return nil, "", fmt.Errorf("unknown purge method %q", p.Method)
+			return Choice{}, fmt.Errorf("unknown purge method %q", p.Method)
 		}
 		for _, d := range p.Devs {
 			if !m.applies(d) {
-				return nil, "", fmt.Errorf("purge method %s does not apply to %s (%s)", m.name, d.Path, d.Interface)
+				return Choice{}, fmt.Errorf("purge method %s does not apply to %s (%s)", m.name, d.Path, d.Interface)
 			}
 			if ok, why := m.probe(ctx, rec.x, d, rec); !ok {
-				return nil, "", fmt.Errorf("purge method %s: %s", m.name, why)
+				return Choice{}, fmt.Errorf("purge method %s: %s", m.name, why)
 			}
 		}
-		return m, "", nil
+		return p.confirm(ctx, m, rec, "")
 	}
 	var skipped []string
+	var wide *method
 	for i := range catalogue {
 		m := &catalogue[i]
-		ok := true
-		for _, d := range p.Devs {
-			if !m.applies(d) {
-				ok = false
-				break
-			}
-			if good, why := m.probe(ctx, rec.x, d, rec); !good {
-				skipped = append(skipped, m.name+": "+why)
-				ok = false
-				break
-			}
+		if !p.supported(ctx, m, rec, &skipped) {
+			continue
 		}
-		if ok {
-			note := ""
-			if !m.compliant {
-				note = "auto found no PTS purge for this device"
-				if len(skipped) > 0 {
-					note += " (" + strings.Join(skipped, "; ") + ")"
-				}
-				note += "."
+		if m.compliant && len(p.erasedBeyond(ctx, m, rec)) > 0 {
+			// A namespace-scoped method later in the list is preferred.
+			if wide == nil {
+				wide = m
 			}
-			return m, note, nil
+			continue
+		}
+		if !m.compliant && wide != nil {
+			break // a compliant purge exists: it is confirmed, not swapped for a substitute
+		}
+		note := ""
+		if !m.compliant {
+			note = "auto found no PTS purge for this device"
+			if len(skipped) > 0 {
+				note += " (" + strings.Join(skipped, "; ") + ")"
+			}
+			note += "."
+		}
+		return Choice{Method: m.name, method: m, note: note}, nil
+	}
+	if wide != nil {
+		return p.confirm(ctx, wide, rec, "")
+	}
+	return Choice{}, fmt.Errorf("no purge method works here: %s", strings.Join(skipped, "; "))
+}
+
+// supported reports whether m applies to and is supported by every target,
+// adding why not to skipped.
+func (p *Purger) supported(ctx context.Context, m *method, rec *recorder, skipped *[]string) bool {
+	for _, d := range p.Devs {
+		if !m.applies(d) {
+			return false
+		}
+		if good, why := m.probe(ctx, rec.x, d, rec); !good {
+			*skipped = append(*skipped, m.name+": "+why)
+			return false
 		}
 	}
-	return nil, "", fmt.Errorf("no purge method works here: %s", strings.Join(skipped, "; "))
+	return true
+}
+
+// erasedBeyond lists the devices m erases besides the targets: the other
+// namespaces of an NVMe controller when the method covers them all.
+func (p *Purger) erasedBeyond(ctx context.Context, m *method, rec *recorder) []string {
+	if m.wide == nil {
+		return nil
+	}
+	var out []string
+	for _, d := range p.Devs {
+		if len(d.Namespaces) == 0 {
+			continue
+		}
+		id, err := rec.idCtrl(ctx, d)
+		if err != nil || m.wide(id) {
+			out = append(out, d.Namespaces...)
+		}
+	}
+	return out
+}
+
+// confirm returns m as the choice once every device it erases beyond the
+// targets has been confirmed.
+func (p *Purger) confirm(ctx context.Context, m *method, rec *recorder, note string) (Choice, error) {
+	ch := Choice{Method: m.name, method: m, note: note}
+	for _, d := range p.Devs {
+		if m.wide == nil || len(d.Namespaces) == 0 {
+			continue
+		}
+		if id, err := rec.idCtrl(ctx, d); err == nil && !m.wide(id) {
+			continue
+		}
+		if p.ConfirmWide == nil {
+			return Choice{}, fmt.Errorf("%w: %s of %s erases every namespace of %s, also %s, and nothing confirmed that",
+				device.ErrUnsafe, m.about, d.Path, d.Controller, strings.Join(d.Namespaces, ", "))
+		}
+		if err := p.ConfirmWide(d, m.about); err != nil {
+			return Choice{}, err
+		}
+		ch.Erased = append(ch.Erased, d.Path)
+		ch.Erased = append(ch.Erased, d.Namespaces...)
+	}
+	return ch, nil
 }
 
 // Plan describes what auto would try, in order, for targets of an interface.
@@ -252,12 +353,4 @@ func Plan(iface string) []string {
 		}
 	}
 	return out
-}
-
-// sampleSet is what a purge check reads back: a hash of sampled blocks and
-// whether they were all zeros.
-type sampleSet struct {
-	hash  [32]byte
-	zeros bool
-	n     int
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -77,7 +78,7 @@ func TestParsers(t *testing.T) {
 
 	for name, want := range map[string]SanitizeState{
 		"nvme-sanitize-log-running.json": {Status: SanitizeInProgress, Progress: 16384},
-		"nvme-sanitize-log-done.json":    {Status: SanitizeDone, Progress: 65535},
+		"nvme-sanitize-log-done.json":    {Status: SanitizeDone, Progress: 65535, GlobalErased: true},
 		"nvme-sanitize-log-failed.txt":   {Status: SanitizeFailed, Progress: 65535},
 	} {
 		st, err := ParseSanitizeLog(tool(t, name))
@@ -136,11 +137,11 @@ func commands(t *testing.T, method string, d Dev, x *fakeExec) ([]string, error)
 	t.Helper()
 	p := &Purger{Method: method, Devs: []Dev{d}, Exec: x, Poll: time.Millisecond}
 	rec := &recorder{x: x}
-	m, _, err := p.resolve(context.Background(), rec)
+	ch, err := p.resolve(context.Background(), rec)
 	if err != nil {
 		return x.calls, err
 	}
-	err = m.run(context.Background(), p, d, rec)
+	_, err = ch.method.run(context.Background(), p, d, rec)
 	return x.calls, err
 }
 
@@ -174,13 +175,14 @@ func TestNVMeFormatAndAuto(t *testing.T) {
 		on("nvme format /dev/nvme0n1 --ses=1 --force", "Success formatting namespace:1\n", 0)
 	p := &Purger{Method: Auto, Devs: []Dev{nvmeDev}, Exec: x}
 	rec := &recorder{x: x}
-	m, why, err := p.resolve(context.Background(), rec)
+	ch, err := p.resolve(context.Background(), rec)
 	require.NoError(t, err)
-	assert.Equal(t, NVMeFormat, m.name, "no sanitize on this drive: auto falls back to Format NVM")
-	assert.Empty(t, why, "a compliant method needs no excuse")
-	require.NoError(t, m.run(context.Background(), p, nvmeDev, rec))
+	assert.Equal(t, NVMeFormat, ch.Method, "no sanitize on this drive: auto falls back to Format NVM")
+	assert.Empty(t, ch.note, "a compliant method needs no excuse")
+	_, err = ch.method.run(context.Background(), p, nvmeDev, rec)
+	require.NoError(t, err)
 	assert.Contains(t, x.calls, "nvme format /dev/nvme0n1 --ses=1 --force")
-	assert.True(t, m.compliant)
+	assert.True(t, ch.method.compliant)
 }
 
 func TestATA(t *testing.T) {
@@ -350,20 +352,172 @@ func TestDiscardFile(t *testing.T) {
 	assert.True(t, bytes.Equal(back, make([]byte, 8<<20)))
 }
 
-func TestPurgeDetectsANoOp(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "f.img")
-	fill(t, p, 1<<20)
-	// A method that "succeeds" without erasing anything is caught by the read-back.
+// stand is a file standing in for a device's content after a purge.
+func stand(t *testing.T, fillWith byte) string {
+	p := filepath.Join(t.TempDir(), "dev.img")
+	if fillWith == 'r' {
+		fill(t, p, 1<<20)
+		return p
+	}
+	require.NoError(t, os.WriteFile(p, bytes.Repeat([]byte{fillWith}, 1<<20), 0o644))
+	return p
+}
+
+// Completion is what the device reports; blocks are read back only where the
+// device promises what erased blocks read as, and then against that pattern.
+func TestPurgeVerification(t *testing.T) {
+	sanitized := func(x *fakeExec, dlfeat string) *fakeExec {
+		return x.on("nvme id-ctrl /dev/nvme0 -o json", tool(t, "nvme-id-ctrl.json"), 0).
+			on("nvme sanitize /dev/nvme0 --sanact=2", "", 0).
+			on("nvme sanitize-log /dev/nvme0 -o json", tool(t, "nvme-sanitize-log-done.json"), 0).
+			on("nvme id-ns PATH -o json", tool(t, "nvme-id-ns-dlfeat"+dlfeat+".json"), 0)
+	}
+	for _, tc := range []struct {
+		name    string
+		method  string
+		content byte // 'r': random
+		exec    func(path string) *fakeExec
+		err     string
+		says    []string
+	}{
+		{"sanitize, DLFEAT 2, reads 0xFF: a good purge", NVMeSanitize, 0xff,
+			func(string) *fakeExec { return sanitized(&fakeExec{}, "2") }, "",
+			[]string{"completed (SSTAT 1, global data erased)", "18 sampled blocks read back as bytes 0xff (DLFEAT 2"}},
+		{"sanitize, DLFEAT 1, reads zeros", NVMeSanitize, 0,
+			func(string) *fakeExec { return sanitized(&fakeExec{}, "1") }, "", []string{"read back as zeros"}},
+		{"sanitize, DLFEAT 1, old data: caught", NVMeSanitize, 'r',
+			func(string) *fakeExec { return sanitized(&fakeExec{}, "1") }, "18 of 18 sampled blocks read back otherwise: the purge did not happen", nil},
+		{"sanitize, DLFEAT 0: the log decides, nothing read back", NVMeSanitize, 'r',
+			func(string) *fakeExec { return sanitized(&fakeExec{}, "0") }, "",
+			[]string{"not read back: DLFEAT 0: the drive does not say what deallocated blocks read as"}},
+		{"format leaves a vendor pattern: a good purge", NVMeFormat, 0x5a,
+			func(p string) *fakeExec {
+				return (&fakeExec{}).on("nvme id-ctrl /dev/nvme0 -o json", tool(t, "nvme-id-ctrl.json"), 0).
+					on("nvme format "+p+" --ses=1 --namespace-id=1 --force", "Success formatting namespace:1\n", 0)
+			}, "", []string{"Format NVM completed successfully", "not read back: after Format NVM the user data is indeterminate"}},
+		{"crypto sanitize of a drive that read zeros before and after", NVMeSanitizeCrypto, 0,
+			func(string) *fakeExec {
+				return (&fakeExec{}).on("nvme id-ctrl /dev/nvme0 -o json", tool(t, "nvme-id-ctrl.json"), 0).
+					on("nvme sanitize /dev/nvme0 --sanact=4", "", 0).
+					on("nvme sanitize-log /dev/nvme0 -o json", tool(t, "nvme-sanitize-log-done.json"), 0).
+					on("nvme id-ns PATH -o json", tool(t, "nvme-id-ns-dlfeat1.json"), 0)
+			}, "", []string{"read back as zeros"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := stand(t, tc.content)
+			x := tc.exec(path)
+			if a, ok := x.answers["nvme id-ns PATH -o json"]; ok {
+				x.answers["nvme id-ns "+path+" -o json"] = a
+			}
+			d := Dev{Path: path, Kind: device.KindBlock, Interface: "NVMe", Controller: "/dev/nvme0", NSID: 1, Capacity: 1 << 20}
+			res, err := (&Purger{Method: tc.method, Devs: []Dev{d}, Exec: x, Poll: time.Millisecond}).Purge(context.Background())
+			if tc.err != "" {
+				assert.ErrorContains(t, err, tc.err)
+				return
+			}
+			require.NoError(t, err)
+			for _, s := range tc.says {
+				assert.Contains(t, res.Verified, s)
+			}
+		})
+	}
+}
+
+// What discarded blocks read as is read from the device: zeros only where
+// it promises them.
+func TestDiscardExpectation(t *testing.T) {
 	x := (&fakeExec{}).
-		on("nvme id-ctrl /dev/nvme0 -o json", tool(t, "nvme-id-ctrl-client.json"), 0).
-		on("nvme format "+p+" --ses=1 --force", "Success formatting namespace:1\n", 0)
-	d := Dev{Path: p, Kind: device.KindBlock, Interface: "NVMe", Controller: "/dev/nvme0", Capacity: 1 << 20}
-	_, err := (&Purger{Method: NVMeFormat, Devs: []Dev{d}, Exec: x}).Purge(context.Background())
-	assert.ErrorContains(t, err, "still holds its old data")
+		on("nvme id-ns /dev/nvme0n1 -o json", tool(t, "nvme-id-ns-dlfeat1.json"), 0).
+		on("nvme id-ns /dev/nvme1n1 -o json", tool(t, "nvme-id-ns-dlfeat0.json"), 0).
+		on("hdparm -I /dev/sda", tool(t, "hdparm-I-rzat.txt"), 0).
+		on("hdparm -I /dev/sdc", tool(t, "hdparm-I-ready.txt"), 0).
+		on("sg_readcap --long /dev/sdb", tool(t, "sg_readcap-lbprz1.txt"), 0)
+	for _, tc := range []struct {
+		d       Dev
+		pattern int
+		why     string
+	}{
+		{Dev{Path: "/dev/nvme0n1", Interface: "NVMe", Kind: device.KindBlock}, 0, "DLFEAT 1"},
+		{Dev{Path: "/dev/nvme1n1", Interface: "NVMe", Kind: device.KindBlock}, -1, "does not say"},
+		{Dev{Path: "/dev/sda", Interface: "SATA", Kind: device.KindBlock}, 0, "RZAT"},
+		{Dev{Path: "/dev/sdc", Interface: "SATA", Kind: device.KindBlock}, -1, "no RZAT"},
+		{Dev{Path: "/dev/sdb", Interface: "SAS", Kind: device.KindBlock}, 0, "LBPRZ 1"},
+		{Dev{Path: "/dev/sdd", Interface: "SAS", Kind: device.KindBlock}, -1, "LBPRZ is not 1"},
+		{Dev{Path: "/dev/loop0", Interface: "loop", Kind: device.KindBlock}, 0, "backing file"},
+		{Dev{Path: "/dev/vda", Interface: "virtio", Kind: device.KindBlock}, -1, "does not say"},
+	} {
+		p, why := discardedZeros(context.Background(), tc.d, completion{}, &recorder{x: x})
+		assert.Equal(t, tc.pattern, p, tc.d.Path)
+		assert.Contains(t, why, tc.why, tc.d.Path)
+	}
+}
+
+func TestSCSISenseAfterCompletion(t *testing.T) {
+	sdb := Dev{Path: "/dev/sdb", Kind: device.KindBlock, Interface: "SAS", Capacity: 1 << 30}
+	x := (&fakeExec{}).
+		on("sg_format --format --early /dev/sdb", "", 0).
+		on("sg_requests --progress /dev/sdb", tool(t, "sg_requests-progress.txt"), 0).
+		on("sg_requests --progress /dev/sdb", tool(t, "sg_requests-medium-error.txt"), 0)
+	_, err := commands(t, SCSIFormat, sdb, x)
+	assert.ErrorContains(t, err, "sg_format ended with sense key Medium Error (Format command failed)")
+}
+
+// Sanitize, and a format whose FNA says so, erase every namespace of the
+// controller: auto prefers a format of the target's namespace alone, and a
+// controller-wide method needs every other namespace confirmed.
+func TestControllerWidePurge(t *testing.T) {
+	two := Dev{Path: "/dev/nvme1n1", Kind: device.KindBlock, Interface: "NVMe", Controller: "/dev/nvme1", NSID: 1,
+		Namespaces: []string{"/dev/nvme1n2"}, Capacity: 1 << 30}
+	idctrl := func(file string) *fakeExec {
+		return (&fakeExec{}).on("nvme id-ctrl /dev/nvme1 -o json", tool(t, file), 0)
+	}
+	refuse := func(d Dev, what string) error {
+		return fmt.Errorf("%w: %s erases /dev/nvme1n2 too", device.ErrUnsafe, what)
+	}
+	var asked []string
+	allow := func(d Dev, what string) error { asked = append(asked, d.Path+": "+what); return nil }
+
+	// FNA 4: formats and their secure erase stay in the namespace.
+	ch, err := (&Purger{Method: Auto, Devs: []Dev{two}, Exec: idctrl("nvme-id-ctrl.json"), ConfirmWide: refuse}).Resolve(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, NVMeFormat, ch.Method, "a namespace-scoped format before a controller-wide sanitize")
+	assert.Empty(t, ch.Erased)
+
+	// FNA 5: every compliant method is controller-wide: confirmed, or refused.
+	_, err = (&Purger{Method: Auto, Devs: []Dev{two}, Exec: idctrl("nvme-id-ctrl-fna-all.json"), ConfirmWide: refuse}).Resolve(context.Background())
+	require.ErrorIs(t, err, device.ErrUnsafe, "auto does not fall back to a substitute behind the user's back")
+	ch, err = (&Purger{Method: Auto, Devs: []Dev{two}, Exec: idctrl("nvme-id-ctrl-fna-all.json"), ConfirmWide: allow}).Resolve(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, NVMeSanitize, ch.Method)
+	assert.Equal(t, []string{"/dev/nvme1n1", "/dev/nvme1n2"}, ch.Erased)
+	assert.Equal(t, []string{"/dev/nvme1n1: NVMe Sanitize, block erase (SANACT 2), polled to completion"}, asked)
+
+	// Asked for by name: the same rules; without a way to confirm, refused.
+	_, err = (&Purger{Method: NVMeSanitize, Devs: []Dev{two}, Exec: idctrl("nvme-id-ctrl.json")}).Resolve(context.Background())
+	require.ErrorIs(t, err, device.ErrUnsafe)
+	assert.ErrorContains(t, err, "erases every namespace of /dev/nvme1, also /dev/nvme1n2")
+	_, err = (&Purger{Method: NVMeSanitize, Devs: []Dev{two}, Exec: idctrl("nvme-id-ctrl.json"), ConfirmWide: refuse}).Resolve(context.Background())
+	require.ErrorIs(t, err, device.ErrUnsafe)
+
+	// The purge that runs records every namespace it erased.
+	x := idctrl("nvme-id-ctrl-fna-all.json").
+		on("nvme format /dev/nvme1n1 --ses=1 --namespace-id=1 --force", "Success formatting namespace:1\n", 0)
+	res, err := (&Purger{Method: NVMeFormat, Devs: []Dev{two}, Exec: x, ConfirmWide: allow}).Purge(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, []string{"/dev/nvme1n1", "/dev/nvme1n2"}, res.Erased)
+
+	// A namespace alone on its controller needs nothing more.
+	one := two
+	one.Namespaces = nil
+	ch, err = (&Purger{Method: Auto, Devs: []Dev{one}, Exec: idctrl("nvme-id-ctrl-fna-all.json")}).Resolve(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, NVMeSanitize, ch.Method)
+	assert.Empty(t, ch.Erased)
 }
 
 func TestCacheControl(t *testing.T) {
 	x := (&fakeExec{}).
+		on("nvme id-ctrl /dev/nvme0 -o json", tool(t, "nvme-id-ctrl-client.json"), 0).
 		on("nvme get-feature /dev/nvme0 -f 6", tool(t, "nvme-get-feature-6-on.txt"), 0).
 		on("nvme set-feature /dev/nvme0 -f 6 -v 0", "set-feature:0x06 (Volatile Write Cache), value:00000000\n", 0).
 		on("hdparm -W /dev/sda", tool(t, "hdparm-W-on.txt"), 0).
@@ -385,7 +539,7 @@ func TestCacheControl(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, on)
 	require.NoError(t, sas.SetWriteCache(true))
-	assert.Len(t, c.TakeCommands(), 2)
+	assert.Len(t, c.TakeCommands(), 3, "id-ctrl once, get, set")
 	assert.Empty(t, c.TakeCommands())
 	loop := &CacheControl{Devs: []Dev{{Path: "/dev/loop0", Interface: "loop"}}, Exec: x}
 	_, err = loop.WriteCache()
@@ -407,6 +561,7 @@ func TestCacheControl(t *testing.T) {
 // its own; one that cannot be read is left out.
 func TestDeviceWriteCaches(t *testing.T) {
 	x := (&fakeExec{}).
+		on("nvme id-ctrl /dev/nvme0 -o json", tool(t, "nvme-id-ctrl-client.json"), 0).
 		on("nvme get-feature /dev/nvme0 -f 6", tool(t, "nvme-get-feature-6-on.txt"), 0).
 		on("hdparm -W /dev/sda", "\n/dev/sda:\n write-caching =  0 (off)\n", 0).
 		on("nvme set-feature /dev/nvme0 -f 6 -v 1", "set-feature:0x06 (Volatile Write Cache), value:00000001\n", 0).
@@ -419,6 +574,19 @@ func TestDeviceWriteCaches(t *testing.T) {
 	c.TakeCommands()
 	x.calls = nil
 	require.NoError(t, c.RestoreDeviceWriteCaches(states))
-	assert.Equal(t, []string{"nvme set-feature /dev/nvme0 -f 6 -v 1", "hdparm -W0 /dev/sda"}, x.calls)
-	assert.Len(t, c.TakeCommands(), 2, "journaled")
+	assert.Equal(t, []string{"nvme id-ctrl /dev/nvme0 -o json", "nvme set-feature /dev/nvme0 -f 6 -v 1", "hdparm -W0 /dev/sda"}, x.calls)
+	assert.Len(t, c.TakeCommands(), 3, "journaled")
+}
+
+// A drive whose Identify Controller says it has no volatile write cache (VWC
+// bit 0 clear) is not asked to set one: there is nothing to set.
+func TestNoVolatileWriteCache(t *testing.T) {
+	x := (&fakeExec{}).on("nvme id-ctrl /dev/nvme0 -o json", tool(t, "nvme-id-ctrl.json"), 0)
+	c := &CacheControl{Devs: []Dev{nvmeDev}, Exec: x}
+	_, err := c.WriteCache()
+	require.ErrorIs(t, err, ErrNoVolatileCache)
+	require.NoError(t, c.SetWriteCache(false))
+	require.NoError(t, c.SetWriteCache(true))
+	assert.Equal(t, []string{"nvme id-ctrl /dev/nvme0 -o json"}, x.calls, "no get-feature or set-feature, which such a drive rejects")
+	assert.Empty(t, c.DeviceWriteCaches())
 }

@@ -13,6 +13,52 @@ type CacheControl struct {
 	Devs []Dev
 	Exec Exec
 	cmds []Command
+	ctrl map[string]NVMeController // Identify Controller, by controller
+}
+
+// ErrNoVolatileCache means that no device of the set has a volatile write
+// cache (NVMe VWC bit 0 clear): there is nothing to enable or disable, and
+// writes are as durable as with the cache disabled.
+var ErrNoVolatileCache = errors.New("no volatile write cache")
+
+// hasCache reports whether d has a volatile write cache. NVMe says so in
+// Identify Controller (VWC); other interfaces are taken to have one, and
+// their tools say otherwise when they fail.
+func (c *CacheControl) hasCache(d Dev) (bool, error) {
+	if d.Interface != "NVMe" {
+		return true, nil
+	}
+	id, ok := c.ctrl[d.Controller]
+	if !ok {
+		cmd := c.run("nvme", "id-ctrl", d.Controller, "-o", "json")
+		if !cmd.OK() {
+			return false, failed(cmd)
+		}
+		var err error
+		if id, err = ParseNVMeIDCtrl(cmd.Output); err != nil {
+			return false, fmt.Errorf("%s: %w", d.Controller, err)
+		}
+		if c.ctrl == nil {
+			c.ctrl = map[string]NVMeController{}
+		}
+		c.ctrl[d.Controller] = id
+	}
+	return id.WriteCache(), nil
+}
+
+// cached is the devices of the set that have a volatile write cache.
+func (c *CacheControl) cached() ([]Dev, error) {
+	var out []Dev
+	for _, d := range c.Devs {
+		has, err := c.hasCache(d)
+		if err != nil {
+			return nil, err
+		}
+		if has {
+			out = append(out, d)
+		}
+	}
+	return out, nil
 }
 
 func (c *CacheControl) run(args ...string) Command {
@@ -51,10 +97,18 @@ func (c *CacheControl) get(d Dev) (bool, error) {
 	return ParseWriteCache(tool, cmd.Output)
 }
 
-// WriteCache reports the first device's state; all must agree.
+// WriteCache reports the state of the devices that have a volatile write
+// cache; all must agree. ErrNoVolatileCache when none has one.
 func (c *CacheControl) WriteCache() (bool, error) {
+	devs, err := c.cached()
+	if err != nil {
+		return false, err
+	}
+	if len(devs) == 0 {
+		return false, ErrNoVolatileCache
+	}
 	var first bool
-	for i, d := range c.Devs {
+	for i, d := range devs {
 		on, err := c.get(d)
 		if err != nil {
 			return false, err
@@ -62,7 +116,7 @@ func (c *CacheControl) WriteCache() (bool, error) {
 		if i == 0 {
 			first = on
 		} else if on != first {
-			return false, fmt.Errorf("the targets' write caches differ (%s: %v, %s: %v)", c.Devs[0].Path, first, d.Path, on)
+			return false, fmt.Errorf("the targets' write caches differ (%s: %v, %s: %v)", devs[0].Path, first, d.Path, on)
 		}
 	}
 	return first, nil
@@ -73,6 +127,9 @@ func (c *CacheControl) WriteCache() (bool, error) {
 func (c *CacheControl) DeviceWriteCaches() map[string]bool {
 	out := map[string]bool{}
 	for _, d := range c.Devs {
+		if has, err := c.hasCache(d); err == nil && !has {
+			continue
+		}
 		if on, err := c.get(d); err == nil {
 			out[d.Path] = on
 		}
@@ -98,9 +155,9 @@ func (c *CacheControl) RestoreDeviceWriteCaches(states map[string]bool) error {
 	return joinErrors(errs)
 }
 
-// SetWriteCache enables or disables every device's volatile write cache.
-// A device that cannot be set does not stop the others from being set; the
-// error names every one that failed.
+// SetWriteCache enables or disables every device's volatile write cache;
+// devices without one are left alone. A device that cannot be set does not
+// stop the others from being set; the error names every one that failed.
 func (c *CacheControl) SetWriteCache(on bool) error {
 	v, w := "0", "-W0"
 	if on {
@@ -108,6 +165,12 @@ func (c *CacheControl) SetWriteCache(on bool) error {
 	}
 	var errs []error
 	for _, d := range c.Devs {
+		if has, err := c.hasCache(d); err != nil {
+			errs = append(errs, err)
+			continue
+		} else if !has {
+			continue
+		}
 		var cmd Command
 		switch d.Interface {
 		case "NVMe":
