@@ -214,6 +214,50 @@ func TestDeviations(t *testing.T) {
 	assert.InDelta(t, (200+300+400+500+600)/5.0/60, st.Cells[0].IOPS, 1e-9)
 }
 
+// A drive without a volatile write cache satisfies WCD and cannot give WCE;
+// a stage's check that finds the cache moved and cannot put it back is a
+// deviation naming the stage.
+func TestWriteCacheDeviations(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		profile string
+		recs    []pts.Record
+		want    []string // deviation texts; none: conforming as to the write cache
+	}{
+		{"no volatile cache, WCD asked", "enterprise", []pts.Record{
+			{Type: pts.RecWriteCache, WriteCache: &pts.WriteCacheResult{Requested: false, Before: "none", After: "none"}},
+			{Type: pts.RecWriteCache, Stage: "lat", WriteCache: &pts.WriteCacheResult{Requested: false, Before: "none", After: "none", Check: pts.CheckAfterPurge}},
+		}, nil},
+		{"no volatile cache, WCE asked", "client", []pts.Record{
+			{Type: pts.RecWriteCache, WriteCache: &pts.WriteCacheResult{Requested: true, Before: "none", After: "none"}},
+			{Type: pts.RecWriteCache, Stage: "lat", WriteCache: &pts.WriteCacheResult{Requested: true, Before: "none", After: "none", Check: pts.CheckAfterPurge}},
+		}, []string{"The write cache could not be set to Enabled as the PTS-C profile asks (the drive has no volatile write cache)."}},
+		{"put back after the purge", "enterprise", []pts.Record{
+			{Type: pts.RecWriteCache, WriteCache: &pts.WriteCacheResult{Requested: false, Before: "enabled", After: "disabled"}},
+			{Type: pts.RecWriteCache, Stage: "lat", WriteCache: &pts.WriteCacheResult{Requested: false, Before: "enabled", After: "disabled", Check: pts.CheckAfterPurge}},
+		}, nil},
+		{"could not be put back", "enterprise", []pts.Record{
+			{Type: pts.RecWriteCache, WriteCache: &pts.WriteCacheResult{Requested: false, Before: "enabled", After: "disabled"}},
+			{Type: pts.RecWriteCache, Stage: "lat", WriteCache: &pts.WriteCacheResult{Requested: false, Before: "enabled", After: "enabled",
+				Check: pts.CheckAfterPurge, Error: "nvme set-feature exited 1"}},
+		}, []string{"Latency: the write cache was enabled after purge and could not be set back to Disabled (nvme set-feature exited 1)."}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ri := info(t, func(c *pts.Config) { c.Tests = []string{"lat"}; c.Profile = tc.profile; c.Engine = "native" })
+			ri.Engine = "native io_uring"
+			recs := append([]pts.Record{{Type: pts.RecStart}}, tc.recs...)
+			res := Build(ri, recs, false)
+			var got []string
+			for _, d := range res.Deviations {
+				if d.Code == "write_cache" {
+					got = append(got, d.Text)
+				}
+			}
+			assert.Equal(t, tc.want, got)
+		})
+	}
+}
+
 func TestTablesAndCSV(t *testing.T) {
 	ri := info(t, nil)
 	b := &journalBuilder{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}

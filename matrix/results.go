@@ -322,6 +322,18 @@ func buildCell(c pts.Cell, ss *pts.StageState, first, last int) CellResult {
 	return cr
 }
 
+// purgeDev is a deviation of one kind and text, and the stages it touched.
+type purgeDev struct {
+	code, text string
+	stages     []string
+}
+
+// cacheSatisfies reports whether a write-cache record ends in the state the
+// profile asks for; a drive without a volatile cache satisfies WCD.
+func cacheSatisfies(w *pts.WriteCacheResult) bool {
+	return w.After == label(w.Requested) || w.After == pts.NoWriteCache && !w.Requested
+}
+
 // deviations lists every departure from PTS 2.0.2, in plain words.
 func deviations(ri pts.RunInfo, st *pts.State, res *Results) []Deviation {
 	var out []Deviation
@@ -375,10 +387,6 @@ func deviations(ri pts.RunInfo, st *pts.State, res *Results) []Deviation {
 		add("max_rounds", "The round limit was %d instead of the PTS's %d.", cfg.MaxRounds, pts.DefaultMaxRounds)
 	}
 	// One line per kind of purge deviation, naming every stage it touched.
-	type purgeDev struct {
-		code, text string
-		stages     []string
-	}
 	var purges []*purgeDev
 	addPurge := func(code, text, stage string) {
 		for _, p := range purges {
@@ -408,19 +416,45 @@ func deviations(ri pts.RunInfo, st *pts.State, res *Results) []Deviation {
 	for _, p := range purges {
 		add(p.code, "%s: %s", joinAnd(p.stages), p.text)
 	}
+	// The setting at the start, then each stage's checks: one line per
+	// reason, naming the stages where a check found the cache wrong and
+	// could not put it right.
+	var first string
+	var checks []*purgeDev
 	for _, wc := range st.WriteCache {
 		w := wc.WriteCache
-		if w == nil || w.Restore {
+		if w == nil || w.Restore || cacheSatisfies(w) {
 			continue
 		}
-		if w.After != label(w.Requested) {
-			why := w.Error
-			if why == "" {
-				why = "state after setting: " + w.After
-			}
-			add("write_cache", "The write cache could not be set to %s as the %s profile asks (%s).",
-				strings.ToUpper(label(w.Requested)[:1])+label(w.Requested)[1:], ri.Profile.Short, why)
+		why := w.Error
+		switch {
+		case w.After == pts.NoWriteCache:
+			why = "the drive has no volatile write cache"
+		case why == "":
+			why = "state after setting: " + w.After
 		}
+		want := strings.ToUpper(label(w.Requested)[:1]) + label(w.Requested)[1:]
+		if w.Check == "" {
+			first = why
+			add("write_cache", "The write cache could not be set to %s as the %s profile asks (%s).", want, ri.Profile.Short, why)
+			continue
+		}
+		if why == first {
+			continue // said once already
+		}
+		text := fmt.Sprintf("the write cache was %s %s and could not be set back to %s (%s).", w.Before, w.Check, want, why)
+		found := false
+		for _, c := range checks {
+			if c.text == text {
+				c.stages, found = append(c.stages, stageTitle(ri, wc.Stage)), true
+			}
+		}
+		if !found {
+			checks = append(checks, &purgeDev{"write_cache", text, []string{stageTitle(ri, wc.Stage)}})
+		}
+	}
+	for _, c := range checks {
+		add(c.code, "%s: %s", joinAnd(slices.Compact(c.stages)), c.text)
 	}
 	for _, t := range res.Tests {
 		if t.Test == "custom" {

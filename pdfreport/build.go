@@ -432,6 +432,8 @@ func cacheLabel(s string) string {
 		return "WCE (enabled)"
 	case "disabled":
 		return "WCD (disabled)"
+	case "none":
+		return "none (no volatile write cache)"
 	}
 	return "unknown"
 }
@@ -445,6 +447,8 @@ func (b *builder) purgeLabel() string {
 					return "none (not purged)"
 				case !p.Compliant:
 					return p.Method + " (substitute, NOT a PTS purge)"
+				case len(p.Erased) > 0:
+					return p.Method + " (controller-wide: " + strings.Join(p.Erased, ", ") + ")"
 				}
 				return p.Method
 			}
@@ -1049,6 +1053,8 @@ func cacheShort(s string) string {
 		return "WCE"
 	case "disabled":
 		return "WCD"
+	case "none":
+		return "no volatile write cache"
 	}
 	return "write cache unknown"
 }
@@ -1090,6 +1096,9 @@ func (b *builder) appendix() {
 					p.Duration.Round(time.Millisecond)))
 				if p.Note != "" {
 					lines = append(lines, "    note: "+p.Note)
+				}
+				if len(p.Erased) > 0 {
+					lines = append(lines, "    controller-wide: it erased every namespace of the controller: "+strings.Join(p.Erased, ", "))
 				}
 				if p.Verified != "" {
 					lines = append(lines, "    check: "+p.Verified)

@@ -67,9 +67,12 @@ type Record struct {
 // WriteCacheResult records the volatile write cache setting (PTS: E WCD, C WCE).
 type WriteCacheResult struct {
 	Requested bool   `json:"requested_enabled"`
-	Before    string `json:"before"` // enabled, disabled, unknown
+	Before    string `json:"before"` // enabled, disabled, none (no volatile write cache), unknown
 	After     string `json:"after"`
-	Restore   bool   `json:"restore,omitempty"` // this record restores the original state
+	// Check says when a stage re-checked the state (after its purge, before
+	// its rounds), as the PTS's steps set it: "" for the setting at the start.
+	Check   string `json:"check,omitempty"`
+	Restore bool   `json:"restore,omitempty"` // this record restores the original state
 	// Devices is each device's state before the run, when the devices of a
 	// target set differ (one Before cannot say it): each is put back to its own.
 	Devices  map[string]string      `json:"devices,omitempty"`

@@ -163,6 +163,47 @@ func (r *Runner) runStages(ctx context.Context, prior *State) error {
 	return nil
 }
 
+// NoWriteCache is the write-cache state of a device without a volatile
+// write cache.
+const NoWriteCache = "none"
+
+// Points at which a stage re-checks the write cache.
+const (
+	CheckAfterPurge   = "after purge"
+	CheckBeforeRounds = "before rounds"
+)
+
+// checkWriteCache reads the write cache again at a point of a stage, puts it
+// back to the profile's setting if it moved (a format or sanitize may reset
+// it), and journals what it found.
+func (r *Runner) checkWriteCache(s *Stage, when string) error {
+	if r.Cache == nil {
+		return nil // recorded as unknown at the start
+	}
+	want := r.Info.Profile.WriteCache
+	res := &WriteCacheResult{Requested: want, Check: when, Before: "unknown", After: "unknown"}
+	now, err := r.Cache.WriteCache()
+	switch {
+	case errors.Is(err, precondition.ErrNoVolatileCache):
+		res.Before, res.After = NoWriteCache, NoWriteCache
+	case err != nil:
+		res.Error = err.Error()
+	default:
+		res.Before, res.After = label(now), label(now)
+		if now != want {
+			if err := r.Cache.SetWriteCache(want); err != nil {
+				res.Error = err.Error()
+			}
+			res.After = "unknown"
+			if again, err := r.Cache.WriteCache(); err == nil {
+				res.After = label(again)
+			}
+		}
+	}
+	res.Commands = r.cacheCommands()
+	return r.emit(Record{Type: RecWriteCache, Stage: s.ID, WriteCache: res}, Position{Stage: s})
+}
+
 func label(enabled bool) string {
 	if enabled {
 		return "enabled"
@@ -181,6 +222,12 @@ func (r *Runner) setWriteCache(prior *State) (func() error, error) {
 	}
 	res := &WriteCacheResult{Requested: want, Before: "unknown", After: "unknown"}
 	before, err := r.Cache.WriteCache()
+	if errors.Is(err, precondition.ErrNoVolatileCache) {
+		// Nothing to set, nothing to restore: writes are as durable as with WCD.
+		res.Before, res.After = NoWriteCache, NoWriteCache
+		res.Commands = r.cacheCommands()
+		return noop, r.emit(Record{Type: RecWriteCache, WriteCache: res}, Position{})
+	}
 	if err == nil {
 		res.Before = label(before)
 	}
@@ -398,6 +445,9 @@ func (r *Runner) runStage(ctx context.Context, s *Stage, ss *StageState) error {
 			if err := r.emit(Record{Type: RecPurge, Stage: s.ID, Purge: &res}, pos); err != nil {
 				return err
 			}
+			if err := r.checkWriteCache(s, CheckAfterPurge); err != nil {
+				return err
+			}
 		}
 		if s.Precondition != nil {
 			if err := r.precondition(ctx, s, ss); err != nil {
@@ -406,6 +456,9 @@ func (r *Runner) runStage(ctx context.Context, s *Stage, ss *StageState) error {
 		}
 	}
 
+	if err := r.checkWriteCache(s, CheckBeforeRounds); err != nil {
+		return err
+	}
 	crit := r.Info.Config.SS
 	series := make([]steadystate.Series, len(s.Tracking))
 	for v, t := range s.Tracking {

@@ -133,10 +133,15 @@ func TestJournalOrderAndContent(t *testing.T) {
 	require.NoError(t, r.Run(context.Background(), nil))
 	recs := s.records(t)
 	var types []string
-	for _, rec := range recs[:5] {
+	for _, rec := range recs[:6] {
 		types = append(types, rec.Type)
 	}
-	assert.Equal(t, []string{RecStart, RecWriteCache, RecStageStart, RecPurge, RecPrecondChunk}, types)
+	// The write cache is set at the start, and checked again after the
+	// purge and before the rounds, as the PTS's steps set it.
+	assert.Equal(t, []string{RecStart, RecWriteCache, RecStageStart, RecPurge, RecWriteCache, RecPrecondChunk}, types)
+	assert.Equal(t, CheckAfterPurge, recs[4].WriteCache.Check)
+	assert.Equal(t, "lat", recs[4].Stage)
+	assert.Equal(t, "disabled", recs[4].WriteCache.After)
 	chunks := 0
 	for _, rec := range recs {
 		if rec.Type == RecPrecondChunk {
@@ -145,8 +150,9 @@ func TestJournalOrderAndContent(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 2*WIPCChunksPerPass, chunks)
-	i := 4 + chunks
-	assert.Equal(t, []string{RecPrecondition, RecRoundStart, RecCell}, []string{recs[i].Type, recs[i+1].Type, recs[i+2].Type})
+	i := 5 + chunks
+	assert.Equal(t, []string{RecPrecondition, RecWriteCache, RecRoundStart, RecCell}, []string{recs[i].Type, recs[i+1].Type, recs[i+2].Type, recs[i+3].Type})
+	assert.Equal(t, CheckBeforeRounds, recs[i+1].WriteCache.Check)
 	m, _ := sim.Lookup("enterprise")
 	assert.Equal(t, 2*(m.UserBytes/(128<<10)*(128<<10)), recs[i].Measurement.Write.Bytes, "WIPC writes exactly twice the capacity")
 	last := recs[len(recs)-1]
@@ -521,4 +527,57 @@ func TestRoundRunner(t *testing.T) {
 	assert.True(t, st.Ended)
 	assert.GreaterOrEqual(t, st.Stages[lat.ID].Rounds(), 5)
 	assert.Equal(t, st.Stages[lat.ID].Rounds()-2, e2.rounds, "resume re-ran the cut round whole")
+}
+
+// resettingPurger is a purge that turns the write cache back on, as a format
+// or sanitize followed by a controller reset may.
+type resettingPurger struct {
+	inner Purger
+	cache WriteCacheControl
+}
+
+func (p resettingPurger) Purge(ctx context.Context) (precondition.Result, error) {
+	res, err := p.inner.Purge(ctx)
+	_ = p.cache.SetWriteCache(true)
+	return res, err
+}
+
+// noCache is a target without a volatile write cache.
+type noCache struct{ sets int }
+
+func (n *noCache) WriteCache() (bool, error)   { return false, precondition.ErrNoVolatileCache }
+func (n *noCache) SetWriteCache(on bool) error { n.sets++; return nil }
+
+func TestWriteCacheCheckedAfterEveryPurge(t *testing.T) {
+	s := newSetup(t, "enterprise", func(c *Config) { c.Tests = []string{"tp"}; c.CellTime = Duration(5 * time.Second) })
+	r, _ := s.runner(t, s.eng)
+	r.Purger = resettingPurger{inner: r.Purger, cache: s.eng}
+	require.NoError(t, r.Run(context.Background(), nil))
+	var checks []WriteCacheResult
+	for _, rec := range s.records(t) {
+		if rec.Type == RecWriteCache && rec.WriteCache.Check != "" {
+			checks = append(checks, *rec.WriteCache)
+		}
+	}
+	require.Len(t, checks, 4, "two throughput stages, each checked after its purge and before its rounds")
+	for i, c := range checks {
+		if c.Check == CheckAfterPurge {
+			assert.Equal(t, "enabled", c.Before, "check %d: the purge turned the cache on", i)
+		}
+		assert.Equal(t, "disabled", c.After, "check %d: and it is set back to WCD", i)
+	}
+
+	// A drive without a volatile write cache: recorded as such, never set.
+	s = newSetup(t, "enterprise", func(c *Config) { c.Tests = []string{"lat"}; c.CellTime = Duration(5 * time.Second) })
+	r, _ = s.runner(t, s.eng)
+	nc := &noCache{}
+	r.Cache = nc
+	require.NoError(t, r.Run(context.Background(), nil))
+	assert.Zero(t, nc.sets)
+	for _, rec := range s.records(t) {
+		if rec.Type == RecWriteCache {
+			assert.Equal(t, NoWriteCache, rec.WriteCache.After)
+			assert.Empty(t, rec.WriteCache.Error)
+		}
+	}
 }

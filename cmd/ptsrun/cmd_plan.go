@@ -51,6 +51,8 @@ const (
 type planStage struct {
 	pts.Stage
 	PurgeMethod     string        `json:"purge_method"`
+	PurgeErases     []string      `json:"purge_erases,omitempty"`  // a controller-wide purge: every namespace it erases
+	PurgeRefused    string        `json:"purge_refused,omitempty"` // why the purge would be refused`
 	WIPCBytes       int64         `json:"wipc_bytes"`
 	WIPCTime        time.Duration `json:"wipc_time_ns"`
 	RoundTime       time.Duration `json:"round_time_ns"`
@@ -86,6 +88,17 @@ func printPlan(w io.Writer, cfg pts.Config, p pts.Profile, tp *targetPlan, asJSO
 	if len(tp.Remote) > 0 {
 		perRound, perCell = remoteRoundOverhead, remoteCellOverhead
 	}
+	wide := ""
+	ch, ok, wideErr := tp.widePurge(nilContext(), method, cfg.DestroyData)
+	switch {
+	case !ok:
+	case wideErr != nil:
+		wide = "REFUSED: " + wideErr.Error()
+	case len(ch.Erased) > 0:
+		wide = fmt.Sprintf("%s, controller-wide: erases %s", ch.Method, strings.Join(ch.Erased, ", "))
+	default:
+		wide = ch.Method + ", the targets' namespaces only"
+	}
 	var stages []planStage
 	var totalMin, totalMax time.Duration
 	for _, s := range cfg.Stages(p) {
@@ -93,6 +106,11 @@ func printPlan(w io.Writer, cfg pts.Config, p pts.Profile, tp *targetPlan, asJSO
 			WIPCSpeedSource: src}
 		if !s.Purge {
 			ps.PurgeMethod = ""
+		} else if ok {
+			ps.PurgeErases = ch.Erased
+			if wideErr != nil {
+				ps.PurgeRefused = wideErr.Error()
+			}
 		}
 		if s.Precondition != nil && capacity > 0 {
 			ps.WIPCBytes = s.Precondition.PassBytes(capacity)
@@ -121,6 +139,9 @@ func printPlan(w io.Writer, cfg pts.Config, p pts.Profile, tp *targetPlan, asJSO
 		fmt.Fprintf(w, "%d. %s\n", i+1, s.Title)
 		if s.Purge {
 			fmt.Fprintf(w, "   purge: %s\n", s.PurgeMethod)
+			if wide != "" {
+				fmt.Fprintf(w, "          %s\n", wide)
+			}
 		}
 		if s.Precondition != nil {
 			fmt.Fprintf(w, "   WIPC: %s, %g × the active range", s.Precondition.String(), s.Precondition.Passes)

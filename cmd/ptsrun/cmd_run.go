@@ -83,6 +83,13 @@ func configFromFlags(c *cli.Context, gate bool) (pts.Config, pts.Profile, *targe
 	if err := precondition.Applicable(method, devs); err != nil {
 		return cfg, p, nil, err
 	}
+	if gate {
+		// A purge of the whole NVMe controller is refused here, before the
+		// run directory exists, unless every namespace it erases may go.
+		if _, _, err := tp.widePurge(c.Context, method, cfg.DestroyData); err != nil {
+			return cfg, p, nil, err
+		}
+	}
 	return cfg, p, tp, nil
 }
 
@@ -219,15 +226,11 @@ func execute(ctx context.Context, dir string, ri pts.RunInfo, set *targetSet, pr
 		return err
 	}
 	obs := newProgress(stderr, stdout, asJSON)
-	var devs []precondition.Dev
-	for _, t := range set.Local {
-		devs = append(devs, precondition.DevOf(t))
-	}
-	r := &pts.Runner{Info: ri, Engine: set.Engine, Journal: j, Observer: obs,
-		Purger: &precondition.Purger{Method: method, Engine: set.Engine, Devs: devs, Progress: obs.note}}
+	purger := set.purger(method, ri.Config.DestroyData, set.Engine, obs.note)
+	r := &pts.Runner{Info: ri, Engine: set.Engine, Journal: j, Observer: obs, Purger: purger}
 	switch {
 	case set.Kind == setLocal:
-		r.Cache = &precondition.CacheControl{Devs: devs}
+		r.Cache = &precondition.CacheControl{Devs: purger.Devs}
 	default:
 		if wc, ok := set.Engine.(pts.WriteCacheControl); ok {
 			r.Cache = wc

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"github.com/ptsrun/ptsrun/engine/fio"
 	"github.com/ptsrun/ptsrun/engine/native"
 	"github.com/ptsrun/ptsrun/engine/sim"
+	"github.com/ptsrun/ptsrun/precondition"
 )
 
 // Kinds of target set.
@@ -31,6 +33,14 @@ type targetPlan struct {
 	Remote     []fio.Target
 	Identities []device.Identity
 	Poll       time.Duration // native.Options.Poll
+	FS         device.FS     // where the targets were inspected; the live system when zero
+}
+
+func (p *targetPlan) fs() device.FS {
+	if p.FS.Root == "" {
+		return device.Live
+	}
+	return p.FS
 }
 
 // targetSet is an opened target set with its engine.
@@ -290,4 +300,46 @@ func (p *targetPlan) purgeKind() string {
 		return device.KindFile
 	}
 	return device.KindBlock
+}
+
+// purger is the purge of the target set. For local targets a method that
+// erases more than the targets (every namespace of an NVMe controller) is put
+// to the safety gate of each namespace it would erase besides them.
+func (p *targetPlan) purger(method string, destroy []string, eng engine.Engine, progress func(string)) *precondition.Purger {
+	pg := &precondition.Purger{Method: method, Engine: eng, Progress: progress}
+	for _, t := range p.Local {
+		pg.Devs = append(pg.Devs, precondition.DevOf(t))
+	}
+	pg.ConfirmWide = func(d precondition.Dev, what string) error {
+		for _, t := range p.Local {
+			if devicePath(t) != d.Path {
+				continue
+			}
+			fs := p.fs()
+			sys, err := fs.System()
+			if err != nil {
+				return err
+			}
+			return fs.GateNamespaces(t, fs.OtherNamespaces(t), sys, destroy, what)
+		}
+		return fmt.Errorf("%w: %s is not a target of this run", device.ErrUnsafe, d.Path)
+	}
+	return pg
+}
+
+// widePurge decides, before anything is written, the purge of targets that
+// share their NVMe controller with other namespaces: which method, what it
+// erases, or why it is refused. ok is false when no target has such
+// neighbours.
+func (p *targetPlan) widePurge(ctx context.Context, method string, destroy []string) (ch precondition.Choice, ok bool, err error) {
+	if method == precondition.None {
+		return ch, false, nil
+	}
+	for _, t := range p.Local {
+		if t.Block != nil && len(t.Block.Namespaces) > 0 {
+			ch, err = p.purger(method, destroy, nil, nil).Resolve(ctx)
+			return ch, true, err
+		}
+	}
+	return ch, false, nil
 }
