@@ -27,11 +27,11 @@ type Comparison struct {
 // tableMetric is the metric of each derived table (its direction).
 var tableMetric = map[string]string{
 	"iops": matrix.MetricIOPS, "tp": matrix.MetricMBps, "lat_mean_ms": matrix.MetricLatMean,
-	"lat_p99_999_ms": matrix.MetricLatP99999, "lat_max_ms": matrix.MetricLatMax, "lat_iops": matrix.MetricIOPS,
+	"lat_p99_999_ms": matrix.MetricLatP99999, "lat_max_ms": matrix.MetricLatMax, "lat_max_mean_ms": matrix.MetricLatMax, "lat_iops": matrix.MetricIOPS,
 }
 
 var tableTest = map[string]string{"iops": "iops", "tp": "tp", "lat_mean_ms": "lat", "lat_p99_999_ms": "lat",
-	"lat_max_ms": "lat", "lat_iops": "lat", "custom": "custom"}
+	"lat_max_ms": "lat", "lat_max_mean_ms": "lat", "lat_iops": "lat", "custom": "custom"}
 
 type headlineCell struct {
 	label, test, stage, key, metric string

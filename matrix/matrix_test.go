@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ptsrun/ptsrun/device"
 	"github.com/ptsrun/ptsrun/engine"
 	"github.com/ptsrun/ptsrun/precondition"
 	"github.com/ptsrun/ptsrun/pts"
@@ -258,6 +259,32 @@ func TestWriteCacheDeviations(t *testing.T) {
 	}
 }
 
+// The verdict names the tests it covers, and a target set's results say
+// they are the set's.
+func TestVerdictScope(t *testing.T) {
+	ri := info(t, func(c *pts.Config) { c.Tests = []string{"iops", "lat"}; c.Engine = "native" })
+	ri.Engine = "native io_uring"
+	b := &journalBuilder{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+	for _, s := range ri.Stages {
+		b.stage(s, 5, 5, func(r, i int) *engine.Measurement {
+			return meas(1000, 1000, 100_000, 20_000, s.Cells[i].Workload.BlockSize)
+		})
+	}
+	res := Build(ri, b.recs, false)
+	assert.True(t, res.Conforming, "%v", res.Deviations)
+	assert.Equal(t, "CONFORMS to SNIA SSS PTS-E 2.0.2 for the IOPS and Latency tests: the run followed the specification with no deviation.", res.Verdict)
+	assert.Empty(t, res.Scope, "one device: nothing to scope")
+
+	ri.Targets = []device.Identity{{Spec: "/dev/loop0", Kind: device.KindBlock}, {Spec: "/dev/loop1", Kind: device.KindBlock}}
+	res = Build(ri, b.recs, false)
+	assert.Contains(t, res.Scope, "a target set of 2 targets loaded at once (/dev/loop0, /dev/loop1), not of any one device")
+
+	ri = info(t, func(c *pts.Config) { c.Tests = []string{"tp"}; c.Engine = "native"; c.CellTime = pts.Duration(10 * time.Second) })
+	ri.Engine = "native io_uring"
+	res = Build(ri, nil, false)
+	assert.Regexp(t, `^Does NOT conform to SNIA SSS PTS-E 2\.0\.2 for the Throughput test: \d+ deviations?\.$`, res.Verdict)
+}
+
 func TestTablesAndCSV(t *testing.T) {
 	ri := info(t, nil)
 	b := &journalBuilder{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
@@ -275,7 +302,7 @@ func TestTablesAndCSV(t *testing.T) {
 		names = append(names, tb.Name)
 	}
 	assert.Equal(t, []string{"iops", "iops_tracking", "tp", "tp-1024k_tracking", "tp-128k_tracking",
-		"lat_mean_ms", "lat_p99_999_ms", "lat_max_ms", "lat_iops", "lat_tracking"}, names)
+		"lat_mean_ms", "lat_p99_999_ms", "lat_max_ms", "lat_max_mean_ms", "lat_iops", "lat_tracking"}, names)
 	iops := tabs[0]
 	assert.Equal(t, []string{"1024KiB", "128KiB", "64KiB", "32KiB", "16KiB", "8KiB", "4KiB", "0.5KiB"}, iops.Rows)
 	assert.Equal(t, []string{"100/0", "95/5", "65/35", "50/50", "35/65", "5/95", "0/100"}, iops.Cols)

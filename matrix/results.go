@@ -18,13 +18,18 @@ const Schema = 1
 
 // Results is results.json.
 type Results struct {
-	Schema     int          `json:"schema"`
-	Tool       string       `json:"tool"`
-	Version    string       `json:"version"`
-	Spec       string       `json:"spec"`    // "PTS 2.0.2"
-	Profile    string       `json:"profile"` // enterprise, client
-	Engine     string       `json:"engine"`
-	Conforming bool         `json:"conforming"`
+	Schema     int    `json:"schema"`
+	Tool       string `json:"tool"`
+	Version    string `json:"version"`
+	Spec       string `json:"spec"`    // "PTS 2.0.2"
+	Profile    string `json:"profile"` // enterprise, client
+	Engine     string `json:"engine"`
+	Conforming bool   `json:"conforming"`
+	// Verdict is the compliance verdict in words, naming the tests it
+	// covers; Scope says what the results are of when that is not one
+	// device (a target set loaded at once).
+	Verdict    string       `json:"verdict"`
+	Scope      string       `json:"scope,omitempty"`
 	Deviations []Deviation  `json:"deviations"`
 	WriteCache string       `json:"write_cache"` // during the run: enabled, disabled or unknown
 	Start      time.Time    `json:"start"`
@@ -177,7 +182,48 @@ func Build(ri pts.RunInfo, recs []pts.Record, cut bool) *Results {
 	}
 	res.Deviations = deviations(ri, st, res)
 	res.Conforming = len(res.Deviations) == 0
+	res.Verdict = verdict(ri, res)
+	res.Scope = scope(ri)
 	return res
+}
+
+// verdict says whether the run conforms, and for which tests: a run of
+// some of the PTS's tests conforms for those only.
+func verdict(ri pts.RunInfo, res *Results) string {
+	spec := "SNIA SSS " + ri.Profile.Short + " " + pts.SpecRevision
+	var tests []string
+	for _, t := range res.Tests {
+		if t.Test != "custom" {
+			tests = append(tests, t.Name)
+		}
+	}
+	what := "for the " + joinAnd(tests) + " test"
+	if len(tests) > 1 {
+		what += "s"
+	}
+	if len(tests) == 0 {
+		what = "(no PTS test was run)"
+	}
+	if res.Conforming {
+		return fmt.Sprintf("CONFORMS to %s %s: the run followed the specification with no deviation.", spec, what)
+	}
+	return fmt.Sprintf("Does NOT conform to %s %s: %s.", spec, what, plural(len(res.Deviations), "deviation"))
+}
+
+// scope says, for a run of several targets at once, that the results are of
+// the set: the PTS is written for one device, and an array is measured as
+// one.
+func scope(ri pts.RunInfo) string {
+	if len(ri.Targets) < 2 {
+		return ""
+	}
+	var names []string
+	for _, t := range ri.Targets {
+		names = append(names, t.Spec)
+	}
+	return fmt.Sprintf("The results are of a target set of %d targets loaded at once (%s), not of any one device: "+
+		"IOPS and MB/s are the set's sums, response times the I/O-weighted means over all targets, and the verdict is the set's. "+
+		"Each target's own figures are on the per-target page and in tables/targets_*.csv.", len(ri.Targets), strings.Join(names, ", "))
 }
 
 func buildStage(s *pts.Stage, st *pts.State, crit steadystate.Criteria) StageResult {

@@ -22,6 +22,9 @@ import (
 type Table struct {
 	Name     string      // file name without .csv
 	Title    string      // human title
+	// Aggregate says how a cell's value is made from the measurement
+	// window's rounds ("maximum over the window"), for captions.
+	Aggregate string
 	Unit     string      // IOPS, MB/s, ms
 	RowHead  string      // header of the label column
 	Cols     []string    // column labels: R/W mixes "65/35", or series names
@@ -91,15 +94,24 @@ func (r *Results) Tables() []Table {
 	if t := r.Find("lat"); t != nil && len(t.Stages) > 0 {
 		s := t.Stages[0]
 		for _, spec := range []struct {
-			name, title, unit string
-			v                 func(CellResult) float64
+			name, title, unit, aggregate string
+			v                            func(CellResult) float64
 		}{
-			{"lat_mean_ms", "Average response time", "ms", func(c CellResult) float64 { return c.LatMeanMs }},
-			{"lat_p99_999_ms", "99.999 % response time", "ms", func(c CellResult) float64 { return c.LatP99999Ms }},
-			{"lat_max_ms", "Maximum response time", "ms", func(c CellResult) float64 { return c.LatMaxMs }},
-			{"lat_iops", "IOPS at TC1/QD1", "IOPS", func(c CellResult) float64 { return c.IOPS }},
+			{"lat_mean_ms", "Average response time", "ms", "I/O-weighted mean over the measurement window",
+				func(c CellResult) float64 { return c.LatMeanMs }},
+			{"lat_p99_999_ms", "99.999 % response time", "ms", "from the measurement window's merged latency histograms",
+				func(c CellResult) float64 { return c.LatP99999Ms }},
+			{"lat_max_ms", "Maximum response time", "ms", "the maximum over the measurement window",
+				func(c CellResult) float64 { return c.LatMaxMs }},
+			// The figure other PTS tools report as MRT (pts-spec.md A6).
+			{"lat_max_mean_ms", "Maximum response time, mean of the rounds' maxima", "ms", "the mean of the window rounds' maxima",
+				func(c CellResult) float64 { return c.LatMaxMeanMs }},
+			{"lat_iops", "IOPS at TC1/QD1", "IOPS", "mean over the measurement window",
+				func(c CellResult) float64 { return c.IOPS }},
 		} {
-			out = append(out, matrixTable(spec.name, spec.title, spec.unit, s.Cells, pts.LATBlockSizes, pts.LATMixes, spec.v))
+			t := matrixTable(spec.name, spec.title, spec.unit, s.Cells, pts.LATBlockSizes, pts.LATMixes, spec.v)
+			t.Aggregate = spec.aggregate
+			out = append(out, t)
 		}
 		out = append(out, trackingTable(s))
 	}

@@ -537,6 +537,7 @@ func ssRounds(s matrix.StageResult) string {
 // params is the Test Parameters column.
 func (b *builder) params(s matrix.StageResult, stimulus, mixes, sizes string) []KV {
 	cfg := b.ri.Config
+	td, _ := pts.LookupTest(b.testOf(s))
 	var capacity int64
 	for _, t := range b.ri.Targets {
 		capacity += t.CapacityBytes
@@ -549,11 +550,14 @@ func (b *builder) params(s matrix.StageResult, stimulus, mixes, sizes string) []
 		{"Data pattern", "RND"},
 		{"AR & amount", fmt.Sprintf("%g %% (%s)", cfg.ActiveRange, device.FormatCapacity(int64(float64(capacity)*cfg.ActiveRange/100)))},
 		{"Test stimulus", stimulus},
-		{"R/W mix (outer)", mixes},
-		{"Block sizes (inner)", sizes},
+		{td.LoopLabel(pts.LoopMix), mixes},
+		{td.LoopLabel(pts.LoopBlockSize), sizes},
 		{"TOIO – TC/QD", fmt.Sprintf("%d – TC %d/QD %d", c.TC*c.QD, c.TC, c.QD)},
 		{"Cell time", fmt.Sprintf("%v per cell", time.Duration(cfg.CellTime))},
 		{"SS rounds", ssRounds(s)},
+	}
+	if len(td.Loops) > 0 && td.Loops[0] == pts.LoopBlockSize {
+		kv[3], kv[4] = kv[4], kv[3] // the outer loop first
 	}
 	if s.Published() {
 		kv = kv[2:5] // the matrix only: no load, time or rounds are known
@@ -582,11 +586,10 @@ func sizeList(sz []int64) string {
 func (b *builder) summary() {
 	res := b.res
 	p := &Page{Title: "Summary: compliance, device and headline results", Landmark: "summary"}
-	verdict := fmt.Sprintf("CONFORMS to SNIA SSS %s: the run followed the specification with no deviation.", b.doc.Header.Spec)
-	if !res.Conforming {
-		verdict = fmt.Sprintf("Does NOT conform to SNIA SSS %s: %d deviation(s).", b.doc.Header.Spec, len(res.Deviations))
+	p.Blocks = append(p.Blocks, Paragraph{Lines: []string{"Compliance verdict: " + res.Verdict}, Strong: true, Size: 11})
+	if res.Scope != "" {
+		p.Blocks = append(p.Blocks, Paragraph{Lines: []string{"Scope: " + res.Scope}, Size: 8.5})
 	}
-	p.Blocks = append(p.Blocks, Paragraph{Lines: []string{"Compliance verdict: " + verdict}, Strong: true, Size: 11})
 	if len(res.Deviations) > 0 {
 		var lines []string
 		for i, d := range res.Deviations {
@@ -931,7 +934,8 @@ func (b *builder) throughput(stages []matrix.StageResult) {
 		bs := s.Cells[0].BlockSize
 		b.stage(s)
 		setup := b.setup(s)
-		params := b.params(s, "Throughput loop: SEQ "+engine.FormatSize(bs)+", read then write", "100/0, 0/100", engine.FormatSize(bs))
+		params := b.params(s, "Throughput loop: SEQ "+engine.FormatSize(bs)+", read then write", "100/0, 0/100",
+			fmt.Sprintf("%s (this stage of %s)", engine.FormatSize(bs), sizeList(b.ri.Profile.TPBlocks)))
 		lastSetup, lastParams = setup, params
 		var ss []series
 		for _, c := range s.Cells {
@@ -1004,24 +1008,23 @@ func (b *builder) latency(s matrix.StageResult) {
 		tables[t.Name] = t
 	}
 	var blocks []Block
-	for _, spec := range []struct {
-		name, title string
-		f           func(float64) string
-	}{
-		{"lat_mean_ms", "Average response time (ms)", fmtMs}, {"lat_p99_999_ms", "99.999 % response time (ms)", fmtMs},
-		{"lat_max_ms", "Maximum response time (ms; mean of the rounds' maxima)", fmtMs}, {"lat_iops", "IOPS at TC1/QD1", fmtIOPS},
-	} {
-		t := tables[spec.name]
+	for _, name := range []string{"lat_mean_ms", "lat_p99_999_ms", "lat_max_ms", "lat_max_mean_ms", "lat_iops"} {
+		t := tables[name]
+		f := fmtMs
+		if t.Unit == "IOPS" {
+			f = fmtIOPS
+		}
 		rows := [][]string{}
 		for i, r := range t.Rows {
 			row := []string{strings.Replace(r, "KiB", " KiB", 1)}
 			for _, v := range t.Values[i] {
-				row = append(row, spec.f(v))
+				row = append(row, f(v))
 			}
 			rows = append(rows, row)
 		}
-		blocks = append(blocks, Table{Caption: spec.title + ", window average (" + b.doc.Header.Spec + ", " + cacheShort(b.res.WriteCache) + ")",
-			Head: append([]string{"Block size"}, t.Cols...), Rows: rows})
+		caption := fmt.Sprintf("%s (%s): %s, rounds %d–%d (%s, %s)", t.Title, t.Unit, t.Aggregate, s.Window[0], s.Window[1],
+			b.doc.Header.Spec, cacheShort(b.res.WriteCache))
+		blocks = append(blocks, Table{Caption: caption, Head: append([]string{"Block size"}, t.Cols...), Rows: rows})
 	}
 	b.add(&Page{Test: "Latency", Title: "Tabular Data: ART, 99.999 % RT, MRT and IOPS", Setup: setup, Params: params, Landmark: "lat-table", Blocks: blocks})
 	mean, maxT, p5 := tables["lat_mean_ms"], tables["lat_max_ms"], tables["lat_p99_999_ms"]
@@ -1273,4 +1276,16 @@ func (b *builder) custom(s matrix.StageResult) {
 		Table{Caption: "Custom workloads", Head: []string{"Workload", "IOPS", "MB/s", "Average ms", "99.999 % ms", "Maximum ms"},
 			Widths: []float64{4.2, 1, 1, 1, 1, 1}, Align: "LRRRRR", Rows: rows, Small: true},
 	}})
+}
+
+// testOf is the test a stage belongs to.
+func (b *builder) testOf(s matrix.StageResult) string {
+	for _, t := range b.res.Tests {
+		for _, x := range t.Stages {
+			if x.ID == s.ID {
+				return t.Test
+			}
+		}
+	}
+	return ""
 }

@@ -245,3 +245,68 @@ func TestUndrawablePlot(t *testing.T) {
 		assert.Contains(t, pages[0], "This plot could not be drawn")
 	}
 }
+
+// Each latency table's caption says how its values are made from the
+// window, and the values are what it says: the maximum of the maxima for
+// MRT, their mean in a table of its own.
+func TestLatencyTableCaptionsMatchValues(t *testing.T) {
+	ri, res, dir := simRun(t, "enterprise", nil)
+	doc := Build(ri, res, Options{Dir: dir})
+	var page *Page
+	for _, p := range doc.Pages {
+		if p.Landmark == "lat-table" {
+			page = p
+		}
+	}
+	require.NotNil(t, page)
+	tables := map[string]Table{}
+	for _, b := range page.Blocks {
+		if tb, ok := b.(Table); ok {
+			tables[strings.SplitN(tb.Caption, " (", 2)[0]] = tb
+		}
+	}
+	lat := res.Find("lat").Stages[0]
+	c := lat.Cells[0] // 8 KiB 100/0: row 0, column 1
+	for _, tc := range []struct {
+		title, says string
+		want        float64
+	}{
+		{"Maximum response time", "the maximum over the measurement window", c.LatMaxMs},
+		{"Maximum response time, mean of the rounds' maxima", "the mean of the window rounds' maxima", c.LatMaxMeanMs},
+		{"Average response time", "I/O-weighted mean", c.LatMeanMs},
+	} {
+		tb, ok := tables[tc.title]
+		require.True(t, ok, "no table %q on the page", tc.title)
+		assert.Contains(t, tb.Caption, tc.says)
+		assert.NotContains(t, tb.Caption, "window average", "not every table is an average")
+		assert.Equal(t, fmtMs(tc.want), tb.Rows[0][1], tc.title)
+	}
+	assert.NotEqual(t, fmtMs(c.LatMaxMs), fmtMs(c.LatMaxMeanMs), "the test needs a cell whose two figures differ")
+}
+
+// The header names each test's outer and inner loop as pts defines them:
+// throughput loops over block sizes outside, R/W mixes inside.
+func TestLoopLabelsInHeaders(t *testing.T) {
+	ri, res, dir := simRun(t, "enterprise", nil)
+	doc := Build(ri, res, Options{Dir: dir})
+	seen := map[string]bool{}
+	for _, p := range doc.Pages {
+		keys := map[string]bool{}
+		for _, kv := range p.Params {
+			keys[kv.K] = true
+		}
+		switch p.Test {
+		case "Throughput":
+			if len(p.Params) > 0 {
+				assert.True(t, keys["Block size (outer)"] && keys["R/W mix (inner)"], "%s: %v", p.Title, p.Params)
+				seen[p.Test] = true
+			}
+		case "IOPS", "Latency":
+			if len(p.Params) > 0 {
+				assert.True(t, keys["R/W mix (outer)"] && keys["Block size (inner)"], "%s: %v", p.Title, p.Params)
+				seen[p.Test] = true
+			}
+		}
+	}
+	assert.Len(t, seen, 3)
+}

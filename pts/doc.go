@@ -4,9 +4,11 @@
 // and the runner that executes them round by round, journaling every cell
 // before the next one starts.
 //
-// Loop order follows PTS §7–9 exactly: the R/W mix is the outer loop from
-// 100/0 to 0/100, the block size the inner loop from the largest to the
-// smallest. A steady-state check runs after every complete round from the
+// Loop order follows PTS §7–9 exactly, and TestDef.Loops says it for each
+// test: for IOPS and latency the R/W mix is the outer loop from 100/0 to
+// 0/100 and the block size the inner loop from the largest to the smallest;
+// throughput runs a stage per block size (outer), reads then writes (inner).
+// A steady-state check runs after every complete round from the
 // fifth; a stage stops at steady state or at the round limit, and then the
 // measurement window is the last five rounds.
 package pts

@@ -27,10 +27,10 @@ const (
 	WIPCTC, WIPCQD   = 1, 32
 )
 
-// IOPSMixes are the read percentages of the IOPS test, outer loop, in order.
+// IOPSMixes are the read percentages of the IOPS test, in loop order.
 var IOPSMixes = []int{100, 95, 65, 50, 35, 5, 0}
 
-// IOPSBlockSizes are the block sizes of the IOPS test, inner loop, in order.
+// IOPSBlockSizes are the block sizes of the IOPS test, in loop order.
 var IOPSBlockSizes = []int64{1024 * KiB, 128 * KiB, 64 * KiB, 32 * KiB, 16 * KiB, 8 * KiB, 4 * KiB, 512}
 
 // Throughput and latency test matrices.
@@ -180,18 +180,48 @@ func sizeKey(b int64) string {
 	return fmt.Sprintf("%gk", float64(b)/KiB)
 }
 
+// The variables a test's stimulus loops over.
+const (
+	LoopMix       = "R/W mix"
+	LoopBlockSize = "Block size"
+)
+
 // Tests are the tests ptsrun runs, in the order of the PTS.
 var Tests = []TestDef{
-	{ID: "iops", Name: "IOPS", Section: "§7"},
-	{ID: "tp", Name: "Throughput", Section: "§8"},
-	{ID: "lat", Name: "Latency", Section: "§9"},
+	{ID: "iops", Name: "IOPS", Section: "§7", Loops: []string{LoopMix, LoopBlockSize}},
+	// Throughput purges, preconditions and runs to steady state once per
+	// block size: the block size is the outer loop.
+	{ID: "tp", Name: "Throughput", Section: "§8", Loops: []string{LoopBlockSize, LoopMix}},
+	{ID: "lat", Name: "Latency", Section: "§9", Loops: []string{LoopMix, LoopBlockSize}},
 }
 
-// TestDef names a test.
+// TestDef names a test and the order of its loops.
 type TestDef struct {
 	ID      string
 	Name    string
 	Section string
+	// Loops are the variables the test's stimulus loops over, outermost
+	// first: the one place that says which loop is outer.
+	Loops []string
+}
+
+// LoopLabel names a test's loop variable with its place: "R/W mix (outer)".
+func (t TestDef) LoopLabel(variable string) string {
+	for i, l := range t.Loops {
+		if l != variable {
+			continue
+		}
+		switch {
+		case len(t.Loops) == 1:
+			return l
+		case i == 0:
+			return l + " (outer)"
+		case i == len(t.Loops)-1:
+			return l + " (inner)"
+		}
+		return l
+	}
+	return variable
 }
 
 // LookupTest finds a test by id.

@@ -244,3 +244,34 @@ func TestPollDuration(t *testing.T) {
 		assert.Equal(t, tc.want, got, tc.in)
 	}
 }
+
+func TestLoopLabels(t *testing.T) {
+	for _, tc := range []struct {
+		test, mix, size string
+	}{
+		{"iops", "R/W mix (outer)", "Block size (inner)"},
+		{"tp", "R/W mix (inner)", "Block size (outer)"},
+		{"lat", "R/W mix (outer)", "Block size (inner)"},
+	} {
+		td, err := LookupTest(tc.test)
+		require.NoError(t, err)
+		assert.Equal(t, tc.mix, td.LoopLabel(LoopMix), tc.test)
+		assert.Equal(t, tc.size, td.LoopLabel(LoopBlockSize), tc.test)
+	}
+	// The stages agree with the labels: throughput's block size changes
+	// between stages, its mix within a round.
+	c := DefaultConfig()
+	p, err := c.Resolve()
+	require.NoError(t, err)
+	var tp []Stage
+	for _, s := range c.Stages(p) {
+		if s.Test == "tp" {
+			tp = append(tp, s)
+		}
+	}
+	require.Len(t, tp, 2)
+	for _, s := range tp {
+		assert.Equal(t, []int{100, 0}, []int{s.Cells[0].Workload.ReadPct, s.Cells[1].Workload.ReadPct})
+		assert.Equal(t, s.Cells[0].Workload.BlockSize, s.Cells[1].Workload.BlockSize)
+	}
+}
