@@ -81,19 +81,13 @@ func Open(targets []Target, opts Options) (*Engine, error) {
 	}
 	// Before fio runs at all: the version and ioengine probes already load
 	// the first target.
-	for _, t := range targets {
-		if err := CheckPath(t.Path); err != nil {
-			return nil, fmt.Errorf("target %s: fio cannot be given the path %q: %w", t.Name, t.Path, err)
-		}
+	if err := CheckTargets(targets); err != nil {
+		return nil, err
 	}
 	if opts.WorkDir != "" {
-		// fio runs in the cell's log directory, so every path it gets is absolute.
-		abs, err := filepath.Abs(opts.WorkDir)
+		abs, err := CheckWorkDir(opts.WorkDir)
 		if err != nil {
-			return nil, fmt.Errorf("fio engine: %w", err)
-		}
-		if err := CheckPath(abs); err != nil {
-			return nil, fmt.Errorf("fio engine: the job files and logs cannot be kept in %q: %w", abs, err)
+			return nil, err
 		}
 		opts.WorkDir = abs
 	}
@@ -143,7 +137,7 @@ func Open(targets []Target, opts Options) (*Engine, error) {
 		}
 		if err := CheckPath(d); err != nil {
 			os.Remove(d)
-			return nil, fmt.Errorf("fio engine: the job files and logs cannot be kept in %q (TMPDIR): %w", d, err)
+			return nil, fmt.Errorf("fio engine: its job files and logs cannot be kept in %q (TMPDIR): %w", d, err)
 		}
 		e.tmp = d
 		e.opts.WorkDir = d
@@ -151,6 +145,30 @@ func Open(targets []Target, opts Options) (*Engine, error) {
 		return nil, fmt.Errorf("fio engine: %w", err)
 	}
 	return e, nil
+}
+
+// CheckTargets refuses targets whose paths fio would read as other files.
+func CheckTargets(targets []Target) error {
+	for _, t := range targets {
+		if err := CheckPath(t.Path); err != nil {
+			return fmt.Errorf("target %s: fio cannot be given the path %q: %w", t.Name, t.Path, err)
+		}
+	}
+	return nil
+}
+
+// CheckWorkDir refuses a work directory whose paths (logs, I/O logs, the
+// hold lock) fio would read as others, and returns it absolute: fio runs in
+// the cell's log directory, so every path it gets must be.
+func CheckWorkDir(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("fio engine: %w", err)
+	}
+	if err := CheckPath(abs); err != nil {
+		return "", fmt.Errorf("fio's job files and logs cannot be kept in %q: %w", abs, err)
+	}
+	return abs, nil
 }
 
 // checkServer connects to a fio server's port, so that an unreachable one is
