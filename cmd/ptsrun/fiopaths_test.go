@@ -51,6 +51,14 @@ func TestFioLoadsOnlyTheNamedFile(t *testing.T) {
 	job, err := os.ReadFile(jobs[0])
 	require.NoError(t, err)
 	assert.Contains(t, string(job), `filename=`+strings.ReplaceAll(file, ":", `\:`)+"\n")
+
+	// A relative run directory: fio runs in the cell's log directory, so
+	// the paths it is given are absolute.
+	code, _, stderr = ptsrun("workload", "--target", "file:"+file, "--engine", "fio", "--read", "100", "--time", "1s", "--out", "rel:1")
+	require.Equal(t, 0, code, stderr)
+	assert.FileExists(t, filepath.Join(cwd, "rel:1", "seconds.csv"))
+	assert.Equal(t, []string{"rel:1"}, names(t, cwd))
+	assert.Equal(t, []string{"a:b.img"}, names(t, dir))
 }
 
 // A newline in a target or run directory would end an option of fio's job
