@@ -23,6 +23,9 @@ type Spec struct {
 // ParseSpec reads a target spec without touching anything.
 func ParseSpec(s string) (Spec, error) {
 	sp := Spec{Raw: s}
+	if err := CheckControl(s); err != nil {
+		return sp, fmt.Errorf("target %q: %w", s, err)
+	}
 	switch {
 	case s == "":
 		return sp, errors.New("empty target")
@@ -45,6 +48,19 @@ func ParseSpec(s string) (Spec, error) {
 		sp.Kind, sp.Path = KindBlock, s
 	}
 	return sp, nil
+}
+
+// CheckControl refuses control characters (below 0x20, and 0x7f) in a
+// target or a path: no device or file is named with one by mistake, and in
+// a fio job file a newline ends the option and starts another (exec_prerun
+// runs a command).
+func CheckControl(s string) error {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == 0x7f {
+			return fmt.Errorf("control character %q at byte %d is not allowed in a target or path", c, i)
+		}
+	}
+	return nil
 }
 
 // Target is an inspected block device or file.

@@ -187,11 +187,7 @@ func printPlan(w io.Writer, cfg pts.Config, p pts.Profile, tp *targetPlan, asJSO
 		}
 	}
 	if tp.Engine == "fio" {
-		var ts []fio.Target
-		for _, t := range tp.Local {
-			ts = append(ts, fio.Target{Name: t.Raw, Path: devicePath(t), Size: t.Capacity, LogicalBlock: t.LogicalBlock})
-		}
-		ts = append(ts, tp.Remote...)
+		ts := append(tp.fioTargets(), tp.Remote...)
 		for _, s := range stages {
 			if len(s.Cells) == 0 {
 				continue

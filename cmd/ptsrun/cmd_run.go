@@ -179,6 +179,9 @@ func prepareDir(dir string) (func(), error) {
 
 // startRun creates the run directory and runs.
 func startRun(ctx context.Context, cfg pts.Config, p pts.Profile, tp *targetPlan, dir string, asJSON bool, stdout, stderr io.Writer) error {
+	if err := checkRunDir(dir, tp.Engine); err != nil {
+		return err
+	}
 	if err := pts.CheckTargets(cfg.Stages(p), tp.Identities); err != nil {
 		return err
 	}
@@ -307,6 +310,9 @@ func resumeRun(ctx context.Context, dir string, asJSON bool, stdout, stderr io.W
 		FioServers: ri.Config.FioServers, DestroyData: ri.Config.DestroyData, Gate: true})
 	if err != nil {
 		return fmt.Errorf("%s: %w", dir, err)
+	}
+	if err := checkRunDir(dir, tp.Engine); err != nil {
+		return err
 	}
 	tp.Poll, _ = ri.Config.PollDuration()
 	set, err := tp.open(dir, 0)

@@ -145,6 +145,9 @@ func dirOf(d engine.DirStats, el time.Duration) dirJSON {
 
 func runWorkload(ctx context.Context, tp *targetPlan, w engine.Workload, dir string, asJSON bool, stdout, stderr io.Writer) (err error) {
 	if dir != "" {
+		if err := checkRunDir(dir, tp.Engine); err != nil {
+			return err
+		}
 		undo, perr := prepareDir(dir)
 		if perr != nil {
 			return perr

@@ -134,6 +134,12 @@ func planTargets(o targetOptions) (*targetPlan, error) {
 		p.Local = append(p.Local, t)
 		p.Identities = append(p.Identities, t.Identity)
 	}
+	if p.Engine == "fio" {
+		// Before a file target is made: fio must load the file checked here.
+		if err := fio.CheckTargets(p.fioTargets()); err != nil {
+			return nil, err
+		}
+	}
 	if o.Gate {
 		sys, err := device.Live.System()
 		if err != nil {
@@ -158,17 +164,26 @@ func planRemote(p *targetPlan, o targetOptions) (*targetPlan, error) {
 		return nil, errors.New("with --fio-server, name each server's target as HOST:PORT=TARGET (one --target at most, used on every server)")
 	}
 	for _, s := range o.FioServers {
+		if err := device.CheckControl(s); err != nil {
+			return nil, fmt.Errorf("fio server %q: %w", s, err)
+		}
 		addr, path, ok := strings.Cut(s, "=")
 		if !ok {
 			if len(o.Specs) == 0 {
 				return nil, fmt.Errorf("fio server %q has no target: write HOST:PORT=TARGET", s)
 			}
 			path = o.Specs[0]
+			if err := device.CheckControl(path); err != nil {
+				return nil, fmt.Errorf("target %q: %w", path, err)
+			}
 		}
 		if strings.HasPrefix(path, "sim") || strings.HasPrefix(path, "file:") {
 			return nil, fmt.Errorf("fio server %s: target %q must be a path on that host", addr, path)
 		}
 		spec := addr + "=" + path
+		if err := fio.CheckTargets([]fio.Target{{Name: spec, Path: path}}); err != nil {
+			return nil, err
+		}
 		if o.Gate && !contains(o.DestroyData, spec) {
 			return nil, fmt.Errorf("%w: ptsrun cannot check %s on %s: confirm that its data may be destroyed with --destroy-data %s",
 				device.ErrUnsafe, path, addr, spec)
@@ -254,11 +269,7 @@ func (p *targetPlan) open(dir string, trace int) (*targetSet, error) {
 			}
 			set.Engine = e
 		} else {
-			var ts []fio.Target
-			for _, t := range p.Local {
-				ts = append(ts, fio.Target{Name: t.Raw, Path: devicePath(t), Size: t.Capacity, LogicalBlock: t.LogicalBlock})
-			}
-			e, err := fio.Open(ts, fio.Options{WorkDir: fioDir(dir), Trace: trace})
+			e, err := fio.Open(p.fioTargets(), fio.Options{WorkDir: fioDir(dir), Trace: trace})
 			if err != nil {
 				return nil, err
 			}
@@ -272,6 +283,30 @@ func (p *targetPlan) open(dir string, trace int) (*targetSet, error) {
 		set.Engine = e
 	}
 	return set, nil
+}
+
+// fioTargets are the local targets as the fio engine gets them.
+func (p *targetPlan) fioTargets() []fio.Target {
+	var ts []fio.Target
+	for _, t := range p.Local {
+		ts = append(ts, fio.Target{Name: t.Raw, Path: devicePath(t), Size: t.Capacity, LogicalBlock: t.LogicalBlock})
+	}
+	return ts
+}
+
+// checkRunDir refuses a run directory whose name would change on its way
+// into fio's job files (log options, the hold lock): no control characters
+// with any engine, and nothing fio's parser alters with fio.
+func checkRunDir(dir, engine string) error {
+	if err := device.CheckControl(dir); err != nil {
+		return fmt.Errorf("run directory %q: %w", dir, err)
+	}
+	if engine == "fio" {
+		if _, err := fio.CheckWorkDir(fioDir(dir)); err != nil {
+			return fmt.Errorf("run directory %q: %w", dir, err)
+		}
+	}
+	return nil
 }
 
 func fioDir(dir string) string {

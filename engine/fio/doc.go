@@ -10,4 +10,10 @@
 // client/server client_stats[] forms, io_bytes in KiB before fio 2.21 and
 // latencies in microseconds before fio 3.0. Percentiles come from merged
 // json+ histogram bins, never from averaging fio's own percentiles.
+//
+// Paths reach fio through its job file parser, which splits filename= at
+// ':' (written "\:" here), cuts lines at ';' and '#', substitutes '$'
+// words and strips blanks at the ends. Open refuses target paths and work
+// directories that fio would read as another file (CheckPath), so the file
+// fio loads is the one the safety gate looked at.
 package fio

@@ -79,6 +79,18 @@ func Open(targets []Target, opts Options) (*Engine, error) {
 	if len(targets) == 0 {
 		return nil, errors.New("fio engine: no target")
 	}
+	// Before fio runs at all: the version and ioengine probes already load
+	// the first target.
+	if err := CheckTargets(targets); err != nil {
+		return nil, err
+	}
+	if opts.WorkDir != "" {
+		abs, err := CheckWorkDir(opts.WorkDir)
+		if err != nil {
+			return nil, err
+		}
+		opts.WorkDir = abs
+	}
 	bin := opts.Binary
 	if bin == "" {
 		bin = "fio"
@@ -123,12 +135,40 @@ func Open(targets []Target, opts Options) (*Engine, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := CheckPath(d); err != nil {
+			os.Remove(d)
+			return nil, fmt.Errorf("fio engine: its job files and logs cannot be kept in %q (TMPDIR): %w", d, err)
+		}
 		e.tmp = d
 		e.opts.WorkDir = d
 	} else if err := os.MkdirAll(opts.WorkDir, 0o755); err != nil {
 		return nil, fmt.Errorf("fio engine: %w", err)
 	}
 	return e, nil
+}
+
+// CheckTargets refuses targets whose paths fio would read as other files.
+func CheckTargets(targets []Target) error {
+	for _, t := range targets {
+		if err := CheckPath(t.Path); err != nil {
+			return fmt.Errorf("target %s: fio cannot be given the path %q: %w", t.Name, t.Path, err)
+		}
+	}
+	return nil
+}
+
+// CheckWorkDir refuses a work directory whose paths (logs, I/O logs, the
+// hold lock) fio would read as others, and returns it absolute: fio runs in
+// the cell's log directory, so every path it gets must be.
+func CheckWorkDir(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("fio engine: %w", err)
+	}
+	if err := CheckPath(abs); err != nil {
+		return "", fmt.Errorf("fio's job files and logs cannot be kept in %q: %w", abs, err)
+	}
+	return abs, nil
 }
 
 // checkServer connects to a fio server's port, so that an unreachable one is
@@ -152,7 +192,7 @@ func checkServer(addr string) error {
 // probeEngine runs one 4 KiB read with the engine on the first target.
 func (e *Engine) probeEngine(name string) error {
 	t := e.targets[0]
-	cmd := exec.Command(e.bin, "--name=probe", "--filename="+t.Path, "--ioengine="+name, "--rw=read",
+	cmd := exec.Command(e.bin, "--name=probe", "--filename="+filenameValue(t.Path), "--ioengine="+name, "--rw=read",
 		"--bs=4k", "--size=4k", "--direct=1", "--disk_util=0", "--output-format=json")
 	return cmd.Run()
 }
@@ -345,7 +385,7 @@ func (e *Engine) launch(w engine.Workload, name string, hold bool) (*proc, error
 			return nil, err
 		}
 		p.lock = lock
-		prerun = "flock -s " + p.base + ".lock true"
+		prerun = "flock -s " + shellQuote(p.base+".lock") + " true"
 	}
 	args := []string{"--output-format=json+", "--output=" + p.base + ".json"}
 	for hi, h := range e.hosts {

@@ -1,6 +1,7 @@
 package fio
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -29,6 +30,48 @@ type jobSpec struct {
 	IOLog     string // write_iolog prefix, one file per target; "" for none
 	Prerun    string // exec_prerun command (holds a cell started ahead of its turn)
 	Comment   string
+}
+
+// filenameValue is path as fio's filename= reads it: fio splits the value
+// into several files at every ':' not preceded by a backslash, and drops
+// that backslash (options.c get_next_str). Only the character before a ':'
+// is looked at, so a backslash elsewhere, or one already before a ':' in
+// the name, needs nothing more. The log options (write_iops_log,
+// write_bw_log, write_lat_log, write_iolog) take their value as it is: an
+// escape there would end up in the file name.
+func filenameValue(path string) string {
+	return strings.ReplaceAll(path, ":", `\:`)
+}
+
+// CheckPath says whether path can go into a fio job file or onto fio's
+// command line and still name the same file. fio's job file parser offers
+// no escape for what it refuses here (init.c __parse_jobs_ini, parse.c
+// strip_blank_end, options.c fio_option_dup_subs), so a path holding it
+// would make fio load or write some other file, or run what follows a
+// newline as an option (exec_prerun runs a command).
+func CheckPath(path string) error {
+	if path == "" {
+		return errors.New("empty path")
+	}
+	for i, r := range path {
+		switch {
+		case r < 0x20 || r == 0x7f:
+			return fmt.Errorf("control character %q at byte %d: in a fio job file it would end or change the option", r, i)
+		case r == ';' || r == '#':
+			return fmt.Errorf("%q at byte %d: fio reads the rest of a job file line as a comment", r, i)
+		case r == '$':
+			return fmt.Errorf("%q at byte %d: fio replaces ${VAR} and $ncpus-style keywords in job options", r, i)
+		}
+	}
+	if path[0] == ' ' || path[len(path)-1] == ' ' {
+		return errors.New("a blank at the start or end: fio strips it from job options")
+	}
+	return nil
+}
+
+// shellQuote quotes s for sh, which runs exec_prerun.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 func rwOption(w engine.Workload) string {
@@ -176,7 +219,7 @@ func sections(p func(string, ...any), w engine.Workload, targets []Target, spec 
 				}
 				p("new_group")
 			}
-			p("filename=%s", t.Path)
+			p("filename=%s", filenameValue(t.Path))
 			if size != "" {
 				p("size=%s", size)
 			}
