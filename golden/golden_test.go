@@ -177,6 +177,26 @@ func TestCheckAbsentValues(t *testing.T) {
 	assert.Len(t, res.NotCompared, 6)
 }
 
+// 99.999 % of fio's completion latency is not held against total latency;
+// a result set written before the label existed still compares.
+func TestCheckPercentileLatency(t *testing.T) {
+	labelled := func(c matrix.CellResult, latency string) matrix.CellResult {
+		c.LatPctLatency = latency
+		return c
+	}
+	base := &Run{Path: "base", Results: results(iopsTest(true, labelled(cell("rnd-4k-100/0", 4096, 100, 100000, 0.3), "clat")))}
+	run := &Run{Path: "run", Results: results(iopsTest(true, labelled(cell("rnd-4k-100/0", 4096, 100, 100000, 0.6), "lat")))}
+	res, err := Check(base, run, DefaultTolerance)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"iops rnd-4k-100/0 lat_p99_999_ms (baseline of clat, run of lat latency)"}, res.NotCompared)
+	assert.Len(t, res.Regressions, 2, "mean and maximum still are")
+	old := &Run{Path: "old", Results: results(iopsTest(true, cell("rnd-4k-100/0", 4096, 100, 100000, 0.6)))}
+	res, err = Check(old, run, DefaultTolerance)
+	require.NoError(t, err)
+	assert.Empty(t, res.NotCompared)
+	assert.Equal(t, 5, res.Compared)
+}
+
 func TestParseTable(t *testing.T) {
 	in := "# a review's table\nbs,R100/W0,65:35,0/100\n512,733000,332000,157000\n4KiB,\"711,276\",375881,\n1m,5767,–,740\n"
 	tb, err := ParseTable(strings.NewReader(in), "review.csv", TableIOPS)
