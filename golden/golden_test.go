@@ -556,12 +556,12 @@ func TestImportFioPrintedPercentiles(t *testing.T) {
 				{"lat_p99_999_ms", printed(0, "read", "clat_ns", "99.999000")},
 				{"lat_p99_ms", printed(0, "read", "clat_ns", "99.000000")},
 				{"lat_p99_99_ms", absent}, // not in the list
-			}, label: "99.999 % response time (ms; completion latency (fio clat) as fio printed it)"},
+			}, label: "99.999 % response time (ms; fio clat as fio printed it; PTS-E 2.0.2"},
 		{name: "lat_percentiles=1: total latency, not completion", file: "fio-lat-3.33.json",
 			stage: "lat", cell: "rnd-4k-100/0", latency: "lat", pcts: []pct{
 				{"lat_p99_999_ms", printed(0, "read", "lat_ns", "99.999000")},
 				{"lat_p99_ms", printed(0, "read", "lat_ns", "99.000000")},
-			}, label: "99.999 % response time (ms; total latency as fio printed it)"},
+			}, label: "99.999 % response time (ms; total latency as fio printed it; PTS-E 2.0.2"},
 		{name: "fio's default list lacks 99.999: absent, not interpolated", file: "fio-default-3.33.json",
 			stage: "lat", cell: "rnd-4k-0/100", latency: "clat", pcts: []pct{
 				{"lat_p99_999_ms", absent},

@@ -1008,7 +1008,7 @@ func (b *builder) latency(s matrix.StageResult) {
 		name, title string
 		f           func(float64) string
 	}{
-		{"lat_mean_ms", "Average response time (ms)", fmtMs}, {"lat_p99_999_ms", "99.999 % response time (ms; " + pct + ")", fmtMs},
+		{"lat_mean_ms", "Average response time (ms)", fmtMs}, {"lat_p99_999_ms", "99.999 % response time (ms)", fmtMs},
 		{"lat_max_ms", "Maximum response time (ms; mean of the rounds' maxima)", fmtMs}, {"lat_iops", "IOPS at TC1/QD1", fmtIOPS},
 	} {
 		t := tables[spec.name]
@@ -1020,11 +1020,11 @@ func (b *builder) latency(s matrix.StageResult) {
 			}
 			rows = append(rows, row)
 		}
-		over := ", window average ("
-		if spec.name == "lat_p99_999_ms" {
-			over = ", of the measurement window (" // not an average of the rounds' percentiles
+		caption := spec.title + ", window average (" + b.doc.Header.Spec + ", " + cacheShort(b.res.WriteCache) + ")"
+		if spec.name == "lat_p99_999_ms" { // a percentile of the window's I/Os, not an average of the rounds'
+			caption = "99.999 % response time (ms; " + pct + "; " + b.doc.Header.Spec + ", " + cacheShort(b.res.WriteCache) + ")"
 		}
-		blocks = append(blocks, Table{Caption: spec.title + over + b.doc.Header.Spec + ", " + cacheShort(b.res.WriteCache) + ")",
+		blocks = append(blocks, Table{Caption: caption,
 			Head: append([]string{"Block size"}, t.Cols...), Rows: rows})
 	}
 	b.add(&Page{Test: "Latency", Title: "Tabular Data: ART, 99.999 % RT, MRT and IOPS", Setup: setup, Params: params, Landmark: "lat-table", Blocks: blocks})
@@ -1059,15 +1059,16 @@ func pctLabel(cells []matrix.CellResult) string {
 		if c.LatPctSource == "" {
 			continue
 		}
+		// Short: captions are one line; pctNote says the rest.
 		what := "total latency"
 		if c.LatPctLatency == engine.LatCompletion {
-			what = "completion latency (fio clat)"
+			what = "fio clat"
 		}
-		l := what + ", from the merged histograms"
+		l := what + ", merged histograms"
 		if c.LatPctSource == matrix.PctPrinted {
 			l = what + " as fio printed it"
 			if c.LatPctUpperBound {
-				l += ", the largest over rounds, jobs and directions: an upper bound"
+				l += ", upper bound"
 			}
 		}
 		if !slices.Contains(labels, l) {
