@@ -203,3 +203,42 @@ func TestDirStats(t *testing.T) {
 	m := Measurement{Elapsed: 2 * time.Second, Read: a, Write: b}
 	assert.InDelta(t, 16.0, m.IOPS(), 1e-12, "read + write")
 }
+
+// Printed percentiles do not merge: the merge keeps those both parts
+// printed, at the larger value (an upper bound), and none of parts of
+// different latencies.
+func TestDirStatsPrintedMerge(t *testing.T) {
+	part := func(kind string, pct ...float64) DirStats {
+		d := DirStats{IOs: 10, Bytes: 40960, LatSumNs: 1e6, LatMinNs: 10, LatMaxNs: 1e6, PctLat: kind}
+		for i := 0; i < len(pct); i += 2 {
+			d.Printed = append(d.Printed, PrintedPct{P: pct[i], Ns: pct[i+1]})
+		}
+		return d
+	}
+	var one DirStats
+	one.Merge(part(LatCompletion, 99, 100, 99.999, 900))
+	assert.False(t, one.PrintedBound, "one part: fio's own values")
+	assert.Equal(t, []PrintedPct{{99, 100}, {99.999, 900}}, one.Printed)
+
+	two := one
+	two.Merge(part(LatCompletion, 99, 150, 99.99, 700, 99.999, 800))
+	assert.True(t, two.PrintedBound)
+	assert.Equal(t, []PrintedPct{{99, 150}, {99.999, 900}}, two.Printed, "only what both printed, at the larger")
+	assert.Equal(t, []PrintedPct{{99, 100}, {99.999, 900}}, one.Printed, "the first part is not changed")
+	v, ok := two.PrintedNs(99.999)
+	assert.True(t, ok)
+	assert.Equal(t, 900.0, v)
+	_, ok = two.PrintedNs(99.99)
+	assert.False(t, ok)
+
+	mixed := two
+	mixed.Merge(part("", 99, 100))
+	assert.Equal(t, LatMixed, mixed.PctLat)
+	assert.Empty(t, mixed.Printed)
+
+	var none DirStats
+	none.Merge(part(LatCompletion, 99, 100))
+	none.Merge(part(LatCompletion))
+	assert.Empty(t, none.Printed, "a part without printed percentiles leaves none")
+	assert.False(t, none.PrintedBound)
+}

@@ -1,8 +1,30 @@
 package engine
 
 import (
+	"math"
 	"time"
 )
+
+// What a direction's latency percentiles are of (DirStats.PctLat).
+const (
+	// LatTotal is submission to completion, the host's round trip: the PTS
+	// response time. ptsrun's engines measure it; fio calls it "lat".
+	LatTotal = "lat"
+	// LatCompletion is fio's "clat": from the end of submission to
+	// completion, without the submission time. fio prints percentiles of it
+	// by default, of total latency only with lat_percentiles=1.
+	LatCompletion = "clat"
+	// LatMixed marks parts of different latencies merged: their percentiles
+	// are no one latency's, so there are none.
+	LatMixed = "mixed"
+)
+
+// PrintedPct is one percentile as another tool printed it, without the
+// histogram behind it (fio's JSON without json+ bins).
+type PrintedPct struct {
+	P  float64 `json:"p"` // percent: 99.999
+	Ns float64 `json:"ns"`
+}
 
 // DirStats is what one direction (read or write) did during a measurement.
 // Counts and sums are exact; the histogram carries the distribution.
@@ -13,6 +35,16 @@ type DirStats struct {
 	LatMinNs int64      `json:"lat_min_ns"`
 	LatMaxNs int64      `json:"lat_max_ns"`
 	Hist     *Histogram `json:"lat_hist,omitempty"`
+	// PctLat is the latency the percentiles (of Hist, or Printed) are of:
+	// LatTotal when empty.
+	PctLat string `json:"pct_lat,omitempty"`
+	// Printed are the percentiles fio printed, for a direction without a
+	// histogram. Percentiles do not merge: a merge keeps those both sides
+	// printed, at the larger value, which bounds the merged I/Os' percentile
+	// from above (each part has at least p % of its I/Os at or under it),
+	// and sets PrintedBound. Only interpolation could add the others.
+	Printed      []PrintedPct `json:"printed_pct,omitempty"`
+	PrintedBound bool         `json:"printed_bound,omitempty"`
 }
 
 // Record adds n I/Os of size bytes each with latency ns.
@@ -38,6 +70,7 @@ func (d *DirStats) Merge(o DirStats) {
 	if o.IOs == 0 {
 		return
 	}
+	d.mergePct(o)
 	if d.IOs == 0 || o.LatMinNs < d.LatMinNs {
 		d.LatMinNs = o.LatMinNs
 	}
@@ -51,6 +84,41 @@ func (d *DirStats) Merge(o DirStats) {
 		}
 		d.Hist.Merge(o.Hist)
 	}
+}
+
+// mergePct merges the percentiles' kind and the printed percentiles of o
+// into d, before the counts are added.
+func (d *DirStats) mergePct(o DirStats) {
+	if d.IOs == 0 {
+		d.PctLat, d.Printed, d.PrintedBound = o.PctLat, append([]PrintedPct(nil), o.Printed...), o.PrintedBound
+		return
+	}
+	if d.PctLat != o.PctLat {
+		d.PctLat, d.Printed, d.PrintedBound = LatMixed, nil, false
+		return
+	}
+	var both []PrintedPct
+	for _, a := range d.Printed {
+		for _, b := range o.Printed {
+			if samePct(a.P, b.P) {
+				both = append(both, PrintedPct{P: a.P, Ns: max(a.Ns, b.Ns)})
+			}
+		}
+	}
+	d.Printed, d.PrintedBound = both, len(both) > 0
+}
+
+// samePct compares percentiles parsed from fio's "99.999000" keys.
+func samePct(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+
+// PrintedNs is the printed percentile p, if it was printed.
+func (d DirStats) PrintedNs(p float64) (float64, bool) {
+	for _, x := range d.Printed {
+		if samePct(x.P, p) {
+			return x.Ns, true
+		}
+	}
+	return 0, false
 }
 
 // IOPS over elapsed.

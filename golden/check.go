@@ -154,6 +154,11 @@ func Check(baseline, run *Run, tol Tolerance) (*CheckResult, error) {
 				}
 				continue
 			}
+			if bk, rk := b.cell.LatPctLatency, r.cell.LatPctLatency; metric == matrix.MetricLatP99999 && bk != "" && rk != "" && bk != rk {
+				// fio's completion latency against total latency: not the same quantity.
+				out.NotCompared = append(out.NotCompared, fmt.Sprintf("%s %s (baseline of %s, run of %s latency)", k, metric, bk, rk))
+				continue
+			}
 			f := Finding{Test: k.Test, Stage: k.Stage, Cell: k.Key, Workload: workloadLabel(k.Test, b.cell),
 				Metric: metric, Unit: matrix.MetricUnit(metric), Baseline: bv, Run: rv}
 			f.Verdict, f.Change = judge(metric, bv, rv, tol.For(metric))

@@ -235,7 +235,7 @@ func (c *Comparison) WriteCSV(dir string) error {
 		if err := w.Error(); err != nil {
 			return err
 		}
-		return pts.WriteFileAtomic(filepath.Join(dir, name+".csv"), b.Bytes())
+		return pts.WriteFileAtomic(filepath.Join(dir, name), b.Bytes())
 	}
 	var names []string
 	for _, r := range c.Runs {
@@ -260,7 +260,7 @@ func (c *Comparison) WriteCSV(dir string) error {
 				rows = append(rows, row)
 			}
 		}
-		if err := write("compare_"+t.Name, head, rows); err != nil {
+		if err := write(compareCSV(t.Name), head, rows); err != nil {
 			return err
 		}
 	}
@@ -279,7 +279,70 @@ func (c *Comparison) WriteCSV(dir string) error {
 		}
 		rows = append(rows, row)
 	}
-	return write("compare_headlines", head, rows)
+	return write(compareCSV("headlines"), head, rows)
+}
+
+func compareCSV(table string) string { return "compare_" + table + ".csv" }
+
+// CSVFiles are the names of the files WriteCSV writes.
+func (c *Comparison) CSVFiles() []string {
+	var out []string
+	for _, t := range c.Tables {
+		out = append(out, compareCSV(t.Name))
+	}
+	return append(out, compareCSV("headlines"))
+}
+
+// ComparisonSummary is a comparison for scripts (compare --json): the runs,
+// the reference first, and every headline cell with each run's value and
+// ratio to the reference; null where a run has no value.
+type ComparisonSummary struct {
+	Runs      []ComparedRunSummary `json:"runs"`
+	Headlines []HeadlineSummary    `json:"headlines"`
+}
+
+// ComparedRunSummary is one run of a comparison.
+type ComparedRunSummary struct {
+	Name       string `json:"name"`
+	Path       string `json:"path"`
+	Profile    string `json:"profile"`
+	Conforming bool   `json:"conforming"`
+}
+
+// HeadlineSummary is one headline cell across the runs.
+type HeadlineSummary struct {
+	Label         string     `json:"label"`
+	Metric        string     `json:"metric"`
+	Unit          string     `json:"unit"`
+	LowerIsBetter bool       `json:"lower_is_better"`
+	Values        []*float64 `json:"values"` // per run
+	Ratios        []*float64 `json:"ratios"` // run ÷ reference, per run after the reference
+}
+
+// Summary is the comparison for scripts.
+func (c *Comparison) Summary() ComparisonSummary {
+	num := func(v float64) *float64 {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil // JSON has no NaN: absent
+		}
+		return &v
+	}
+	out := ComparisonSummary{Runs: []ComparedRunSummary{}, Headlines: []HeadlineSummary{}}
+	for _, r := range c.Runs {
+		out.Runs = append(out.Runs, ComparedRunSummary{Name: r.Name, Path: r.Path, Profile: r.Results.Profile, Conforming: r.Results.Conforming})
+	}
+	for _, h := range c.Headlines {
+		hs := HeadlineSummary{Label: h.Label, Metric: h.Metric, Unit: matrix.MetricUnit(h.Metric), LowerIsBetter: matrix.LowerIsBetter(h.Metric),
+			Values: []*float64{}, Ratios: []*float64{}}
+		for i, v := range h.Values {
+			hs.Values = append(hs.Values, num(v))
+			if i > 0 {
+				hs.Ratios = append(hs.Ratios, num(v/h.Values[0]))
+			}
+		}
+		out.Headlines = append(out.Headlines, hs)
+	}
+	return out
 }
 
 // PDF is the comparison for pdfreport.

@@ -18,6 +18,7 @@ import (
 
 	"github.com/ptsrun/ptsrun/golden/goldentest"
 	"github.com/ptsrun/ptsrun/matrix"
+	"github.com/ptsrun/ptsrun/pdfreport"
 	"github.com/ptsrun/ptsrun/pts"
 )
 
@@ -174,6 +175,26 @@ func TestCheckAbsentValues(t *testing.T) {
 	assert.True(t, res.Pass, "%+v", res.Regressions)
 	assert.Equal(t, 4, res.Compared) // IOPS and MB/s of two cells
 	assert.Len(t, res.NotCompared, 6)
+}
+
+// 99.999 % of fio's completion latency is not held against total latency;
+// a result set written before the label existed still compares.
+func TestCheckPercentileLatency(t *testing.T) {
+	labelled := func(c matrix.CellResult, latency string) matrix.CellResult {
+		c.LatPctLatency = latency
+		return c
+	}
+	base := &Run{Path: "base", Results: results(iopsTest(true, labelled(cell("rnd-4k-100/0", 4096, 100, 100000, 0.3), "clat")))}
+	run := &Run{Path: "run", Results: results(iopsTest(true, labelled(cell("rnd-4k-100/0", 4096, 100, 100000, 0.6), "lat")))}
+	res, err := Check(base, run, DefaultTolerance)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"iops rnd-4k-100/0 lat_p99_999_ms (baseline of clat, run of lat latency)"}, res.NotCompared)
+	assert.Len(t, res.Regressions, 2, "mean and maximum still are")
+	old := &Run{Path: "old", Results: results(iopsTest(true, cell("rnd-4k-100/0", 4096, 100, 100000, 0.6)))}
+	res, err = Check(old, run, DefaultTolerance)
+	require.NoError(t, err)
+	assert.Empty(t, res.NotCompared)
+	assert.Equal(t, 5, res.Compared)
 }
 
 func TestParseTable(t *testing.T) {
@@ -486,4 +507,111 @@ func readFioMeanWriteLat(t *testing.T, path string) float64 {
 	}
 	t.Fatal("no write job in " + path)
 	return 0
+}
+
+// fioPrinted reads a percentile straight from a fio JSON fixture: job j,
+// direction dir, latency object lat (clat_ns or lat_ns), in ms.
+func fioPrinted(t *testing.T, path string, j int, dir, lat, pct string) float64 {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var doc struct {
+		Jobs []map[string]json.RawMessage `json:"jobs"`
+	}
+	require.NoError(t, json.Unmarshal(b, &doc))
+	var d map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal(doc.Jobs[j][dir], &d))
+	var l struct {
+		Percentile map[string]float64 `json:"percentile"`
+	}
+	require.NoError(t, json.Unmarshal(d[lat], &l))
+	v, ok := l.Percentile[pct]
+	require.True(t, ok, "%s: no %s %s %s in job %d", path, dir, lat, pct, j)
+	return v / 1e6
+}
+
+// TestImportFioPrintedPercentiles imports real fio JSON without json+ bins
+// (fio 3.33, libaio, direct I/O on a 16 MiB file; the command is each
+// file's "job options"): a cell's percentiles are the ones fio printed, of
+// the latency it printed them for, labelled in results.json, and the
+// percentiles it did not print stay absent.
+func TestImportFioPrintedPercentiles(t *testing.T) {
+	type pct struct {
+		metric string
+		want   func(t *testing.T, f string) float64 // NaN: absent
+	}
+	absent := func(*testing.T, string) float64 { return math.NaN() }
+	printed := func(j int, dir, lat, p string) func(*testing.T, string) float64 {
+		return func(t *testing.T, f string) float64 { return fioPrinted(t, f, j, dir, lat, p) }
+	}
+	for _, c := range []struct {
+		name, file, stage, cell string
+		latency                 string
+		bound                   bool
+		pcts                    []pct
+		label                   string // on the report's latency or IOPS table
+	}{
+		{name: "percentile_list=99:99.999: completion latency as printed", file: "fio-clat-3.33.json",
+			stage: "lat", cell: "rnd-4k-100/0", latency: "clat", pcts: []pct{
+				{"lat_p99_999_ms", printed(0, "read", "clat_ns", "99.999000")},
+				{"lat_p99_ms", printed(0, "read", "clat_ns", "99.000000")},
+				{"lat_p99_99_ms", absent}, // not in the list
+			}, label: "99.999 % response time (ms): fio clat as fio printed it, rounds 1–1 (PTS-E 2.0.2"},
+		{name: "lat_percentiles=1: total latency, not completion", file: "fio-lat-3.33.json",
+			stage: "lat", cell: "rnd-4k-100/0", latency: "lat", pcts: []pct{
+				{"lat_p99_999_ms", printed(0, "read", "lat_ns", "99.999000")},
+				{"lat_p99_ms", printed(0, "read", "lat_ns", "99.000000")},
+			}, label: "99.999 % response time (ms): total latency as fio printed it, rounds 1–1 (PTS-E 2.0.2"},
+		{name: "fio's default list lacks 99.999: absent, not interpolated", file: "fio-default-3.33.json",
+			stage: "lat", cell: "rnd-4k-0/100", latency: "clat", pcts: []pct{
+				{"lat_p99_999_ms", absent},
+				{"lat_p99_99_ms", printed(0, "write", "clat_ns", "99.990000")},
+			}, label: "A percentile fio did not print (see its percentile_list) is left empty, not interpolated."},
+		{name: "two jobs, read and write: the maximum, an upper bound", file: "fio-jobs-3.33.json",
+			stage: "iops", cell: "rnd-4k-65/35", latency: "clat", bound: true, pcts: []pct{
+				{"lat_p99_999_ms", func(t *testing.T, f string) float64 {
+					var m float64
+					for j := range 2 {
+						for _, d := range []string{"read", "write"} {
+							m = max(m, fioPrinted(t, f, j, d, "clat_ns", "99.999000"))
+						}
+					}
+					return m
+				}},
+			}},
+		// The IOPS pages show no percentiles; results.json has the label.
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := filepath.Join("testdata", c.file)
+			ri, rounds, _, err := ImportFio([]string{f}, FioOptions{Version: "test"})
+			require.NoError(t, err)
+			dir := t.TempDir()
+			require.NoError(t, pts.WriteImported(dir, ri, rounds))
+			built, ri, err := matrix.Load(dir)
+			require.NoError(t, err)
+			require.NoError(t, built.Save(dir))
+			if c.label != "" {
+				assert.Contains(t, pdfreport.Build(ri, built, pdfreport.Options{}).Text(), c.label)
+			}
+			// What results.json says, as a reader of it sees it.
+			res, err := matrix.ReadResults(filepath.Join(dir, "results.json"))
+			require.NoError(t, err)
+			cell := findCell(res, c.stage, c.stage, c.cell)
+			require.NotNil(t, cell, c.cell)
+			assert.Equal(t, c.latency, cell.LatPctLatency)
+			assert.Equal(t, matrix.PctPrinted, cell.LatPctSource)
+			assert.Equal(t, c.bound, cell.LatPctUpperBound)
+			for _, p := range c.pcts {
+				got, ok := cell.Value(p.metric)
+				want := p.want(t, f)
+				if math.IsNaN(want) {
+					assert.False(t, ok, "%s: %v where fio printed nothing", p.metric, got)
+					assert.Contains(t, cell.Absent(), p.metric)
+					continue
+				}
+				require.True(t, ok, "%s absent", p.metric)
+				assert.InDelta(t, want, got, 1e-12, p.metric)
+			}
+		})
+	}
 }

@@ -8,4 +8,13 @@
 // is I/O-weighted over the window; the maximum is the maximum; the 99.999th
 // percentile comes from the window rounds' merged histograms, never from
 // averaging percentiles.
+//
+// fio output without json+ bins has only the percentiles fio printed, per job
+// and direction, of the total latency with lat_percentiles=1, else of the
+// completion latency. Those cannot be merged: a cell of one part (one round,
+// one job, one direction) has fio's value; a cell of several has the maximum
+// of the parts' values, an upper bound on the percentile of all their I/Os,
+// marked lat_pct_upper_bound. A percentile fio did not print stays absent.
+// Every cell names the latency (lat_pct_latency) and the source
+// (lat_pct_source) of its percentiles.
 package matrix

@@ -112,6 +112,17 @@ type CellResult struct {
 	LatP99999Ms   float64 `json:"lat_p99_999_ms"`
 	ReadLatMeanMs float64 `json:"read_lat_mean_ms"`
 	WriteLatMean  float64 `json:"write_lat_mean_ms"`
+	// LatPctLatency is the latency the percentiles are of: "lat" (total,
+	// submission to completion: the PTS response time) or "clat" (fio's
+	// completion latency, when fio printed no other). Empty when absent.
+	LatPctLatency string `json:"lat_pct_latency,omitempty"`
+	// LatPctSource is where the percentiles come from: PctHistogram or
+	// PctPrinted.
+	LatPctSource string `json:"lat_pct_source,omitempty"`
+	// LatPctUpperBound says printed percentiles of several parts (rounds,
+	// jobs, hosts, read and write) were combined by their maximum: an upper
+	// bound on the percentile of all their I/Os, not that percentile.
+	LatPctUpperBound bool `json:"lat_pct_upper_bound,omitempty"`
 	// Hist is the window's merged response-time histogram.
 	Hist     *engine.Histogram `json:"lat_hist,omitempty"`
 	PerRound []RoundValue      `json:"rounds"` // the measurement window's rounds
@@ -122,6 +133,15 @@ type CellResult struct {
 	// rounds.
 	Published bool `json:"published,omitempty"`
 }
+
+// Where a cell's percentiles come from (CellResult.LatPctSource).
+const (
+	// PctHistogram: the window's merged latency histograms, exact to a bin.
+	PctHistogram = "histogram"
+	// PctPrinted: the percentiles fio printed (its JSON without json+
+	// bins); only those it printed, never interpolated.
+	PctPrinted = "fio_printed"
+)
 
 // RoundValue is one cell in one round.
 type RoundValue struct {
@@ -286,6 +306,7 @@ func buildCell(c pts.Cell, ss *pts.StageState, first, last int) CellResult {
 		ReadPct: w.ReadPct, TC: w.TC, QD: w.QD}
 	var read, write, total engine.DirStats
 	var k int
+	var withHist, withPrinted int // rounds whose percentiles are in bins, or printed
 	for r := 1; r <= len(ss.Cells); r++ {
 		if m := ss.Cells[r-1][c.Index]; m != nil {
 			t := m.Counts()
@@ -302,6 +323,12 @@ func buildCell(c pts.Cell, ss *pts.StageState, first, last int) CellResult {
 		}
 		k++
 		t := m.Counts() // the bins are merged once, from read and write, below
+		switch {
+		case m.Read.Hist != nil || m.Write.Hist != nil:
+			withHist++
+		case len(t.Printed) > 0:
+			withPrinted++
+		}
 		cr.IOPS += m.IOPS()
 		cr.ReadIOPS += m.Read.IOPS(m.Elapsed)
 		cr.WriteIOPS += m.Write.IOPS(m.Elapsed)
@@ -349,14 +376,36 @@ func buildCell(c pts.Cell, ss *pts.StageState, first, last int) CellResult {
 	total.Hist = bins.Hist
 	cr.LatMeanMs = ms(total.MeanLatNs())
 	cr.LatMaxMs = ms(float64(total.LatMaxNs))
-	cr.LatP99Ms = ms(float64(total.PercentileNs(99)))
-	cr.LatP9999Ms = ms(float64(total.PercentileNs(99.99)))
-	cr.LatP99999Ms = ms(float64(total.PercentileNs(99.999)))
-	if total.Hist == nil || total.Hist.Count() == 0 {
-		// No histogram (fio output without json+ bins): no percentiles,
-		// rather than zeros.
-		cr.LatP99Ms, cr.LatP9999Ms, cr.LatP99999Ms = math.NaN(), math.NaN(), math.NaN()
+	cr.LatP99Ms, cr.LatP9999Ms, cr.LatP99999Ms = math.NaN(), math.NaN(), math.NaN()
+	kind := total.PctLat
+	if kind == "" {
+		kind = engine.LatTotal
 	}
+	switch {
+	case kind == engine.LatMixed:
+		// Parts of different latencies: no percentile is of one of them.
+	case withHist == k && total.Hist != nil && total.Hist.Count() > 0:
+		cr.LatP99Ms = ms(float64(total.PercentileNs(99)))
+		cr.LatP9999Ms = ms(float64(total.PercentileNs(99.99)))
+		cr.LatP99999Ms = ms(float64(total.PercentileNs(99.999)))
+		cr.LatPctLatency, cr.LatPctSource = kind, PctHistogram
+	case withPrinted == k && len(total.Printed) > 0:
+		// fio output without json+ bins: what fio printed, the maximum
+		// over the parts when there are several (see engine.DirStats).
+		for _, p := range []struct {
+			pct float64
+			dst *float64
+		}{{99, &cr.LatP99Ms}, {99.99, &cr.LatP9999Ms}, {99.999, &cr.LatP99999Ms}} {
+			if ns, ok := total.PrintedNs(p.pct); ok {
+				*p.dst = ms(ns)
+			}
+		}
+		if !math.IsNaN(cr.LatP99Ms) || !math.IsNaN(cr.LatP9999Ms) || !math.IsNaN(cr.LatP99999Ms) {
+			cr.LatPctLatency, cr.LatPctSource, cr.LatPctUpperBound = kind, PctPrinted, total.PrintedBound
+		}
+	}
+	// Otherwise some rounds have bins and others not (or nothing): the
+	// percentiles are absent, rather than zeros or those of a part.
 	cr.ReadLatMeanMs = ms(read.MeanLatNs())
 	cr.WriteLatMean = ms(write.MeanLatNs())
 	cr.Hist = total.Hist

@@ -285,6 +285,17 @@ func (r *Results) TargetTables() []Table {
 	}
 }
 
+func (r *Results) allTables() []Table { return append(r.Tables(), r.TargetTables()...) }
+
+// TableFiles are the names of the CSV files Save writes into DIR/tables.
+func (r *Results) TableFiles() []string {
+	var out []string
+	for _, t := range r.allTables() {
+		out = append(out, t.Name+".csv")
+	}
+	return out
+}
+
 // Save writes results.json and tables/*.csv into dir, each file atomically.
 func (r *Results) Save(dir string) error {
 	tdir := filepath.Join(dir, "tables")
@@ -292,7 +303,7 @@ func (r *Results) Save(dir string) error {
 		return fmt.Errorf("tables directory %s: %w", tdir, err)
 	}
 	var names []string
-	for _, t := range append(r.Tables(), r.TargetTables()...) {
+	for _, t := range r.allTables() {
 		var b bytes.Buffer
 		if err := t.WriteCSV(&b); err != nil {
 			return err

@@ -203,7 +203,7 @@ func (b *builder) workload(s matrix.StageResult) {
 	rows = append(rows, []string{"total", fmtIOPS(c.IOPS), fmtMBps(c.MBps), fmtMs(c.LatMeanMs)})
 	blocks = append(blocks,
 		Table{Caption: "The workload's measurement, per direction", Head: []string{"Direction", "IOPS", "MB/s", "Average ms"}, Rows: rows},
-		Table{Caption: "Response times of every I/O (ms)", Head: []string{"99 %", "99.99 %", "99.999 %", "Maximum"},
+		Table{Caption: "Response times of every I/O (ms; percentiles: " + pctLabel([]matrix.CellResult{*c}) + ")", Head: []string{"99 %", "99.99 %", "99.999 %", "Maximum"},
 			Rows: [][]string{{fmtMs(c.LatP99Ms), fmtMs(c.LatP9999Ms), fmtMs(c.LatP99999Ms), fmtMs(c.LatMaxMs)}}})
 	if ss := b.perSecond(math.Ceil(w.Duration.Seconds())); len(ss) > 0 {
 		blocks = append(blocks, Chart{Caption: "IOPS in every second of the workload (from seconds.csv)",
@@ -1008,6 +1008,10 @@ func (b *builder) latency(s matrix.StageResult) {
 		tables[t.Name] = t
 	}
 	var blocks []Block
+	pct := pctLabel(s.Cells)
+	if note := pctNote(s.Cells); note != "" {
+		blocks = append(blocks, Paragraph{Lines: []string{note}})
+	}
 	for _, name := range []string{"lat_mean_ms", "lat_p99_999_ms", "lat_max_ms", "lat_max_mean_ms", "lat_iops"} {
 		t := tables[name]
 		f := fmtMs
@@ -1022,7 +1026,11 @@ func (b *builder) latency(s matrix.StageResult) {
 			}
 			rows = append(rows, row)
 		}
-		caption := fmt.Sprintf("%s (%s): %s, rounds %d–%d (%s, %s)", t.Title, t.Unit, t.Aggregate, s.Window[0], s.Window[1],
+		how := t.Aggregate
+		if name == "lat_p99_999_ms" { // a percentile of the window's I/Os: say of which latency, from what
+			how = pct
+		}
+		caption := fmt.Sprintf("%s (%s): %s, rounds %d–%d (%s, %s)", t.Title, t.Unit, how, s.Window[0], s.Window[1],
 			b.doc.Header.Spec, cacheShort(b.res.WriteCache))
 		blocks = append(blocks, Table{Caption: caption, Head: append([]string{"Block size"}, t.Cols...), Rows: rows})
 	}
@@ -1032,7 +1040,7 @@ func (b *builder) latency(s matrix.StageResult) {
 		Blocks: []Block{
 			Matrix{Caption: "Average response time by block size × R/W mix", RowHead: "Block size", Rows: rowsLabels(mean), Cols: mean.Cols,
 				Values: mean.Values, Unit: "ms", Format: fmtMs, LowIsGood: true},
-			Matrix{Caption: "99.999 % response time by block size × R/W mix", RowHead: "Block size", Rows: rowsLabels(p5), Cols: p5.Cols,
+			Matrix{Caption: "99.999 % response time by block size × R/W mix (" + pct + ")", RowHead: "Block size", Rows: rowsLabels(p5), Cols: p5.Cols,
 				Values: p5.Values, Unit: "ms", Format: fmtMs, LowIsGood: true},
 			Matrix{Caption: "Maximum response time by block size × R/W mix", RowHead: "Block size", Rows: rowsLabels(maxT), Cols: maxT.Cols,
 				Values: maxT.Values, Unit: "ms", Format: fmtMs, LowIsGood: true},
@@ -1048,6 +1056,57 @@ func (b *builder) latency(s matrix.StageResult) {
 				Chart{Caption: "Confidence level: share of I/Os at or under each response time", Plot: clp, Summary: sum},
 			}})
 	}
+}
+
+// pctLabel says what the cells' percentiles are: which latency, and from
+// where; the cells' distinct labels, joined, when they differ.
+func pctLabel(cells []matrix.CellResult) string {
+	var labels []string
+	for _, c := range cells {
+		if c.LatPctSource == "" {
+			continue
+		}
+		// Short: captions are one line; pctNote says the rest.
+		what := "total latency"
+		if c.LatPctLatency == engine.LatCompletion {
+			what = "fio clat"
+		}
+		l := what + ", merged histograms"
+		if c.LatPctSource == matrix.PctPrinted {
+			l = what + " as fio printed it"
+			if c.LatPctUpperBound {
+				l += ", upper bound"
+			}
+		}
+		if !slices.Contains(labels, l) {
+			labels = append(labels, l)
+		}
+	}
+	if len(labels) == 0 {
+		return "none available"
+	}
+	return strings.Join(labels, "; ")
+}
+
+// pctNote explains percentiles that are not the PTS's (total latency from
+// the measurement window's I/Os), or "" when they are.
+func pctNote(cells []matrix.CellResult) string {
+	var printed, clat bool
+	for _, c := range cells {
+		printed = printed || c.LatPctSource == matrix.PctPrinted
+		clat = clat || c.LatPctLatency == engine.LatCompletion
+	}
+	var out []string
+	if printed {
+		out = append(out, "The fio output has no json+ histogram bins: the percentiles are those fio printed, per job and direction. "+
+			"Percentiles cannot be merged; where a cell has several rounds, jobs or directions, its value is the largest of theirs, "+
+			"an upper bound. A percentile fio did not print (see its percentile_list) is left empty, not interpolated.")
+	}
+	if clat {
+		out = append(out, "fio gave percentiles of the completion latency only (clat, without submission; lat_percentiles=1 "+
+			"gives those of the total latency, the PTS response time): they leave out the submission time.")
+	}
+	return strings.Join(out, " ")
 }
 
 func cacheShort(s string) string {
@@ -1270,10 +1329,14 @@ func (b *builder) custom(s matrix.StageResult) {
 		b.workload(s)
 		return
 	}
+	lines := []string{"These imported results ran workloads outside the PTS matrices. They are shown as measured, " +
+		fmt.Sprintf("averaged over rounds %d–%d, and take no part in any steady-state verdict.", s.Window[0], s.Window[1])}
+	if note := pctNote(s.Cells); note != "" {
+		lines = append(lines, note)
+	}
 	b.add(&Page{Test: "Custom", Title: "Workloads that are not PTS cells", Landmark: "custom", Flow: true, Blocks: []Block{
-		Paragraph{Lines: []string{"These imported results ran workloads outside the PTS matrices. They are shown as measured, " +
-			fmt.Sprintf("averaged over rounds %d–%d, and take no part in any steady-state verdict.", s.Window[0], s.Window[1])}},
-		Table{Caption: "Custom workloads", Head: []string{"Workload", "IOPS", "MB/s", "Average ms", "99.999 % ms", "Maximum ms"},
+		Paragraph{Lines: lines},
+		Table{Caption: "Custom workloads (99.999 %: " + pctLabel(s.Cells) + ")", Head: []string{"Workload", "IOPS", "MB/s", "Average ms", "99.999 % ms", "Maximum ms"},
 			Widths: []float64{4.2, 1, 1, 1, 1, 1}, Align: "LRRRRR", Rows: rows, Small: true},
 	}})
 }

@@ -17,7 +17,7 @@ func devicesCommand() *cli.Command {
 		Usage:     "list the block devices with their identity and whether ptsrun would write to them",
 		UsageText: "ptsrun devices [--json] [--all]",
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
+			&cli.BoolFlag{Name: "json", Usage: "print the devices with their safety verdicts as one JSON array on stdout"},
 			&cli.BoolFlag{Name: "all", Usage: "include empty devices (size 0: unattached loop devices, absent media)"},
 		},
 		Action: func(c *cli.Context) error {
@@ -48,7 +48,7 @@ func listDevices(fs device.FS, w io.Writer, asJSON, all bool) error {
 	if err != nil {
 		return err
 	}
-	var entries []deviceEntry
+	entries := []deviceEntry{} // [] rather than null when there is none
 	for _, b := range blocks {
 		if b.SizeBytes == 0 && !all {
 			continue

@@ -67,9 +67,7 @@ func checkCommand() *cli.Command {
 				return err
 			}
 			if c.Bool("json") {
-				enc := json.NewEncoder(c.App.Writer)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(res); err != nil {
+				if err := printJSON(c.App.Writer, res); err != nil {
 					return err
 				}
 			} else {
@@ -87,11 +85,12 @@ func compareCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "compare",
 		Usage:     "compare runs side by side against the first: a PDF and CSV tables with ratios",
-		UsageText: "ptsrun compare REFERENCE RUN... [-o compare.pdf] [--csv DIR] [--paper a4|letter]",
+		UsageText: "ptsrun compare REFERENCE RUN... [-o compare.pdf] [--csv DIR] [--paper a4|letter] [--json]",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "o", Value: "compare.pdf", Usage: "the comparison PDF"},
 			&cli.StringFlag{Name: "csv", Usage: "directory for the CSV tables (default: the PDF's name without .pdf, plus -tables)"},
 			&cli.StringFlag{Name: "paper", Value: "a4", Usage: "paper size: a4 or letter"},
+			&cli.BoolFlag{Name: "json", Usage: "print the files written, the runs and the headline ratios as JSON on stdout"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.Args().Len() < 2 {
@@ -120,9 +119,25 @@ func compareCommand() *cli.Command {
 			if err := writeComparison(pdf, cmp.PDF(paper)); err != nil {
 				return err
 			}
-			cmp.PrintSummary(c.App.Writer)
 			fmt.Fprintf(c.App.ErrWriter, "ptsrun: wrote %s and %s\n", pdf, csvDir)
-			return nil
+			if !c.Bool("json") {
+				cmp.PrintSummary(c.App.Writer)
+				return nil
+			}
+			out := struct {
+				Type  string `json:"type"`
+				Files struct {
+					PDF    string   `json:"compare_pdf"`
+					CSVDir string   `json:"csv_dir"`
+					CSV    []string `json:"csv"`
+				} `json:"files"`
+				golden.ComparisonSummary
+			}{Type: "compare", ComparisonSummary: cmp.Summary()}
+			out.Files.PDF, out.Files.CSVDir = pdf, csvDir
+			for _, f := range cmp.CSVFiles() {
+				out.Files.CSV = append(out.Files.CSV, filepath.Join(csvDir, f))
+			}
+			return printJSON(c.App.Writer, out)
 		},
 	}
 }
@@ -135,11 +150,12 @@ func importCommand() *cli.Command {
 			{
 				Name:      "fio",
 				Usage:     "import fio --output-format=json or json+ files (fio 2.x and 3.x, local or client/server)",
-				UsageText: "ptsrun import fio FILE... --out DIR [--profile enterprise|client] [--name NAME]",
+				UsageText: "ptsrun import fio FILE... --out DIR [--profile enterprise|client] [--name NAME] [--json]",
 				Flags: []cli.Flag{
 					&cli.StringFlag{Name: "out", Required: true, Usage: "run directory to create"},
 					&cli.StringFlag{Name: "profile", Value: "enterprise", Usage: "the PTS profile the cells are filed under"},
 					&cli.StringFlag{Name: "name", Usage: "the device's name in reports (default: fio's filename)"},
+					jsonImportFlag,
 				},
 				Action: func(c *cli.Context) error {
 					if c.Args().Len() == 0 {
@@ -153,7 +169,7 @@ func importCommand() *cli.Command {
 					for _, w := range warnings {
 						fmt.Fprintf(c.App.ErrWriter, "ptsrun: %s\n", w)
 					}
-					return importInto(c.String("out"), c.App.Writer, c.App.ErrWriter, func(dir string) error {
+					return importInto(c, warnings, func(dir string) error {
 						return pts.WriteImported(dir, ri, rounds)
 					})
 				},
@@ -161,11 +177,12 @@ func importCommand() *cli.Command {
 			{
 				Name:      "table",
 				Usage:     "import a block size × R/W mix table as published (CSV: bs, then one column per mix)",
-				UsageText: "ptsrun import table FILE.csv --out DIR [--metric iops|mbps|lat_ms] [--name NAME]",
+				UsageText: "ptsrun import table FILE.csv --out DIR [--metric iops|mbps|lat_ms] [--name NAME] [--json]",
 				Flags: []cli.Flag{
 					&cli.StringFlag{Name: "out", Required: true, Usage: "run directory to create"},
 					&cli.StringFlag{Name: "metric", Value: "iops", Usage: "what the table holds: iops, mbps or lat_ms (average response time)"},
 					&cli.StringFlag{Name: "name", Usage: "the device's name in reports (default: the file's name)"},
+					jsonImportFlag,
 				},
 				Action: func(c *cli.Context) error {
 					if c.Args().Len() != 1 {
@@ -188,7 +205,7 @@ func importCommand() *cli.Command {
 					source := fmt.Sprintf("table %s, %s", file, tb.Metric)
 					res := tb.Results(source, version)
 					ri := golden.TableRunInfo(name, source, version, time.Now().UTC())
-					return importInto(c.String("out"), c.App.Writer, c.App.ErrWriter, func(dir string) error {
+					return importInto(c, nil, func(dir string) error {
 						if err := pts.WriteRunInfo(dir, ri); err != nil {
 							return err
 						}
@@ -200,10 +217,14 @@ func importCommand() *cli.Command {
 	}
 }
 
-// importInto makes the run directory, lets write fill it, then derives the
-// results, tables and report from it as `report` would. On any failure it
-// removes what it made: nothing half-written stays.
-func importInto(dir string, stdout, stderr io.Writer, write func(dir string) error) error {
+var jsonImportFlag = &cli.BoolFlag{Name: "json", Usage: "print the run directory made, its files and verdicts as JSON on stdout"}
+
+// importInto makes the run directory --out, lets write fill it, then
+// derives the results, tables and report from it as `report` would. On any
+// failure it removes what it made: nothing half-written stays. warnings
+// (results left out) go into the --json summary too.
+func importInto(c *cli.Context, warnings []string, write func(dir string) error) error {
+	dir, stdout, stderr := c.String("out"), c.App.Writer, c.App.ErrWriter
 	undo, err := prepareDir(dir)
 	if err != nil {
 		return err
@@ -227,8 +248,17 @@ func importInto(dir string, stdout, stderr io.Writer, write func(dir string) err
 		return fail(err)
 	}
 	fmt.Fprintf(stderr, "ptsrun: imported into %s (results.json, tables, %s)\n", dir, filepath.Base(out))
-	summarize(stderr, stdout, res, dir, false)
+	sum := newSummary(res, dir, out)
+	sum.ImportedFrom, sum.Warnings = ri.Source, warnings
+	printSummary(stderr, stdout, res, sum, c.Bool("json"))
 	return nil
+}
+
+// printJSON writes v as one indented JSON document.
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
 
 // writeComparison renders the comparison PDF, atomically.

@@ -18,10 +18,11 @@ func reportCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "report",
 		Usage:     "rebuild results.json, the CSV tables and the PDF report of a run from its journal",
-		UsageText: "ptsrun report DIR [-o FILE] [--paper a4|letter]",
+		UsageText: "ptsrun report DIR [-o FILE] [--paper a4|letter] [--json]",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "o", Usage: "write the PDF here instead of DIR/report.pdf"},
 			&cli.StringFlag{Name: "paper", Value: "a4", Usage: "paper size: a4 or letter"},
+			&cli.BoolFlag{Name: "json", Usage: "print the files written and the verdicts as JSON on stdout"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.Args().Len() != 1 {
@@ -31,12 +32,12 @@ func reportCommand() *cli.Command {
 			if paper != "a4" && paper != "letter" {
 				return fmt.Errorf("unknown paper size %q: want a4 or letter", c.String("paper"))
 			}
-			return reportDir(c.Args().First(), c.String("o"), paper, c.App.Writer, c.App.ErrWriter)
+			return reportDir(c.Args().First(), c.String("o"), paper, c.Bool("json"), c.App.Writer, c.App.ErrWriter)
 		},
 	}
 }
 
-func reportDir(dir, pdfPath, paper string, stdout, stderr io.Writer) error {
+func reportDir(dir, pdfPath, paper string, asJSON bool, stdout, stderr io.Writer) error {
 	res, ri, err := matrix.Load(dir)
 	if err != nil {
 		return err
@@ -49,7 +50,7 @@ func reportDir(dir, pdfPath, paper string, stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stderr, "ptsrun: wrote %s, %s and %s\n", filepath.Join(dir, "results.json"), filepath.Join(dir, "tables"), out)
-	summarize(stderr, stdout, res, dir, false)
+	printSummary(stderr, stdout, res, newSummary(res, dir, out), asJSON)
 	return nil
 }
 

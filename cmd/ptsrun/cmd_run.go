@@ -303,7 +303,7 @@ func resumeRun(ctx context.Context, dir string, asJSON bool, stdout, stderr io.W
 	prior := pts.Replay(ri.Stages, recs)
 	if prior.Ended {
 		fmt.Fprintf(stderr, "ptsrun: the run in %s is already complete; rebuilding its results\n", dir)
-		return reportDir(dir, "", "a4", stdout, stderr)
+		return reportDir(dir, "", "a4", asJSON, stdout, stderr)
 	}
 	// The same targets, checked again: a device may have been mounted since.
 	tp, err := planTargets(targetOptions{Specs: ri.Config.Targets, Engine: ri.Config.Engine,

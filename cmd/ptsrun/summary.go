@@ -10,11 +10,87 @@ import (
 	"github.com/ptsrun/ptsrun/matrix"
 )
 
-// summarize prints the verdict and the headline numbers of a run.
+// summarize prints the verdict and the headline numbers of a run whose
+// results and report are in dir.
 func summarize(stderr, stdout io.Writer, res *matrix.Results, dir string, asJSON bool) {
+	printSummary(stderr, stdout, res, newSummary(res, dir, ""), asJSON)
+}
+
+// runSummary is what a command that writes a run's results says at its end
+// (run, resume, demo, report, import): the files it wrote and the verdicts.
+// With --json it is one JSON object on stdout: the last line of run's event
+// stream, the only line of report's and import's output.
+type runSummary struct {
+	Type       string             `json:"type"` // "summary"
+	Dir        string             `json:"dir"`
+	Files      runFiles           `json:"files"`
+	Conforming bool               `json:"conforming"`
+	Complete   bool               `json:"complete"`
+	Deviations []matrix.Deviation `json:"deviations"`
+	Stages     []stageSummary     `json:"stages"`
+	Headline   []headlineValue    `json:"headline"`
+	// Imported runs: what from, and the results left out.
+	ImportedFrom string   `json:"imported_from,omitempty"`
+	Warnings     []string `json:"warnings,omitempty"`
+}
+
+// runFiles are the files a run's results were written to.
+type runFiles struct {
+	Results string   `json:"results_json"`
+	Tables  []string `json:"tables"` // every CSV
+	Report  string   `json:"report_pdf"`
+}
+
+// stageSummary is one stage's verdict.
+type stageSummary struct {
+	Test    string `json:"test"`
+	Stage   string `json:"stage"`
+	Title   string `json:"title"`
+	Steady  bool   `json:"steady"`
+	SSRound int    `json:"ss_round,omitempty"`
+	Window  [2]int `json:"window"`
+	Rounds  int    `json:"rounds"`
+	Cells   int    `json:"cells"` // with results
+	State   string `json:"state"` // in words, as the text summary says it
+}
+
+// newSummary describes res, saved in dir, with its report at pdf
+// (DIR/report.pdf when empty).
+func newSummary(res *matrix.Results, dir, pdf string) runSummary {
+	if pdf == "" {
+		pdf = filepath.Join(dir, "report.pdf")
+	}
+	s := runSummary{Type: "summary", Dir: dir, Conforming: res.Conforming, Complete: res.Complete,
+		Deviations: res.Deviations, Stages: []stageSummary{}, Headline: headline(res),
+		Files: runFiles{Results: filepath.Join(dir, matrix.ResultsFile), Tables: []string{}, Report: pdf}}
+	if s.Deviations == nil {
+		s.Deviations = []matrix.Deviation{}
+	}
+	if s.Headline == nil {
+		s.Headline = []headlineValue{}
+	}
+	for _, name := range res.TableFiles() {
+		s.Files.Tables = append(s.Files.Tables, filepath.Join(dir, "tables", name))
+	}
+	for _, t := range res.Tests {
+		for _, st := range t.Stages {
+			n := 0
+			for _, c := range st.Cells {
+				if c.Present() {
+					n++
+				}
+			}
+			s.Stages = append(s.Stages, stageSummary{Test: t.Test, Stage: st.ID, Title: st.Title, Steady: st.Steady,
+				SSRound: st.SSRound, Window: st.Window, Rounds: st.Rounds, Cells: n, State: stageState(t.Test, st)})
+		}
+	}
+	return s
+}
+
+// printSummary writes sum: as JSON on stdout, or in words on stderr.
+func printSummary(stderr, stdout io.Writer, res *matrix.Results, sum runSummary, asJSON bool) {
 	if asJSON {
-		b, _ := json.Marshal(map[string]any{"type": "summary", "dir": dir, "conforming": res.Conforming,
-			"complete": res.Complete, "deviations": res.Deviations, "headline": headline(res)})
+		b, _ := json.Marshal(sum) // strings, booleans and integers only: cannot fail
 		fmt.Fprintln(stdout, string(b))
 		return
 	}
@@ -27,40 +103,40 @@ func summarize(stderr, stdout io.Writer, res *matrix.Results, dir string, asJSON
 	if profile == "" {
 		profile = "no"
 	}
-	fmt.Fprintf(w, "\nRun %s: %s (%s profile)\n", dir, verdict, profile)
+	fmt.Fprintf(w, "\nRun %s: %s (%s profile)\n", sum.Dir, verdict, profile)
 	for _, d := range res.Deviations {
 		fmt.Fprintf(w, "  - %s\n", d.Text)
 	}
-	for _, t := range res.Tests {
-		for _, s := range t.Stages {
-			state := fmt.Sprintf("steady state at round %d, window %d–%d", s.SSRound, s.Window[0], s.Window[1])
-			if !s.Steady {
-				state = fmt.Sprintf("steady state NOT reached in %d rounds, window %d–%d", s.Rounds, s.Window[0], s.Window[1])
-			}
-			switch {
-			case s.Published():
-				state = "published values, one per cell: no rounds, no steady-state verdict"
-			case !s.Started:
-				state = "not run"
-			case s.Rounds == 0 && s.Error != "":
-				state = "stopped by an error before its first round"
-			case s.Rounds == 0:
-				state = "no complete round"
-			case !s.Complete && s.Error != "":
-				state = fmt.Sprintf("stopped by an error after %d round(s), not steady", s.Rounds)
-			case !s.Complete:
-				state = fmt.Sprintf("unfinished after %d round(s), not steady yet (ptsrun resume continues it)", s.Rounds)
-			case t.Test == "custom":
-				state = fmt.Sprintf("%d round(s) of workloads outside the PTS: no steady-state verdict", s.Rounds)
-			}
-			fmt.Fprintf(w, "%-22s %s\n", s.Title+":", state)
-		}
+	for _, s := range sum.Stages {
+		fmt.Fprintf(w, "%-22s %s\n", s.Title+":", s.State)
 	}
-	for _, h := range headline(res) {
+	for _, h := range sum.Headline {
 		fmt.Fprintf(w, "  %-34s %s\n", h.Name, h.Value)
 	}
-	fmt.Fprintf(w, "Results: %s, tables in %s, report %s\n", filepath.Join(dir, "results.json"), filepath.Join(dir, "tables"),
-		filepath.Join(dir, "report.pdf"))
+	fmt.Fprintf(w, "Results: %s, tables in %s, report %s\n", sum.Files.Results, filepath.Join(sum.Dir, "tables"), sum.Files.Report)
+}
+
+// stageState says where a stage stands, in words.
+func stageState(test string, s matrix.StageResult) string {
+	switch {
+	case s.Published():
+		return "published values, one per cell: no rounds, no steady-state verdict"
+	case !s.Started:
+		return "not run"
+	case s.Rounds == 0 && s.Error != "":
+		return "stopped by an error before its first round"
+	case s.Rounds == 0:
+		return "no complete round"
+	case !s.Complete && s.Error != "":
+		return fmt.Sprintf("stopped by an error after %d round(s), not steady", s.Rounds)
+	case !s.Complete:
+		return fmt.Sprintf("unfinished after %d round(s), not steady yet (ptsrun resume continues it)", s.Rounds)
+	case test == "custom":
+		return fmt.Sprintf("%d round(s) of workloads outside the PTS: no steady-state verdict", s.Rounds)
+	case !s.Steady:
+		return fmt.Sprintf("steady state NOT reached in %d rounds, window %d–%d", s.Rounds, s.Window[0], s.Window[1])
+	}
+	return fmt.Sprintf("steady state at round %d, window %d–%d", s.SSRound, s.Window[0], s.Window[1])
 }
 
 type headlineValue struct {
@@ -111,8 +187,12 @@ func headline(res *matrix.Results) []headlineValue {
 		{"rnd-4k-100/0", "RND 4 KiB read QD1"}, {"rnd-4k-0/100", "RND 4 KiB write QD1"},
 	} {
 		if c := find("lat", k.key); c != nil {
+			p := "–" // fio printed no 99.999 % and gave no bins
+			if v, ok := c.Value(matrix.MetricLatP99999); ok {
+				p = fmt.Sprintf("%.3f", v)
+			}
 			out = append(out, headlineValue{k.name + " mean/99.999%/max",
-				fmt.Sprintf("%.3f / %.3f / %.3f ms", c.LatMeanMs, c.LatP99999Ms, c.LatMaxMs)})
+				fmt.Sprintf("%.3f / %s / %.3f ms", c.LatMeanMs, p, c.LatMaxMs)})
 		}
 	}
 	return out

@@ -426,36 +426,46 @@ func convertDir(r *rawDir, v Version) (Dir, error) {
 }
 
 // Stats turns a direction into engine statistics: exact counts, the mean from
-// fio's mean × N, the extremes, and the histogram from the json+ bins of the
-// total latency (of the completion latency when fio gave only those).
+// fio's mean × N, the extremes (of the total latency, of the completion
+// latency when fio gave only that), and the percentiles of the total latency
+// when fio gave them (lat_percentiles=1), else of the completion latency:
+// from the json+ bins as a histogram, else as fio printed them.
 func (d Dir) Stats() engine.DirStats {
 	var s engine.DirStats
 	if d.IOs == 0 {
 		return s
 	}
-	l := d.Lat
-	if !d.HasLat || (len(l.Bins) == 0 && len(d.Clat.Bins) > 0 && !d.HasLat) {
-		l = d.Clat
+	l := d.Clat
+	if d.HasLat {
+		l = d.Lat
 	}
 	s.IOs = d.IOs
 	s.Bytes = d.Bytes
 	s.LatMinNs = int64(l.Min)
 	s.LatMaxNs = int64(l.Max)
 	s.LatSumNs = l.Mean * float64(d.IOs)
-	bins := l.Bins
-	if len(bins) == 0 {
-		bins = d.Clat.Bins
+	p, kind := d.Clat, engine.LatCompletion
+	if d.HasLat && (len(d.Lat.Bins) > 0 || len(d.Lat.Percentiles) > 0 && len(d.Clat.Bins) == 0) {
+		p, kind = d.Lat, ""
 	}
-	if len(bins) > 0 {
+	switch {
+	case len(p.Bins) > 0:
 		s.Hist = engine.NewHistogram()
-		keys := make([]int64, 0, len(bins))
-		for k := range bins {
+		keys := make([]int64, 0, len(p.Bins))
+		for k := range p.Bins {
 			keys = append(keys, k)
 		}
 		sort.Slice(keys, func(a, b int) bool { return keys[a] < keys[b] })
 		for _, k := range keys {
-			s.Hist.RecordN(k, bins[k])
+			s.Hist.RecordN(k, p.Bins[k])
 		}
+		s.PctLat = kind
+	case len(p.Percentiles) > 0:
+		for q, ns := range p.Percentiles {
+			s.Printed = append(s.Printed, engine.PrintedPct{P: q, Ns: ns})
+		}
+		sort.Slice(s.Printed, func(a, b int) bool { return s.Printed[a].P < s.Printed[b].P })
+		s.PctLat = kind
 	}
 	return s
 }

@@ -3,6 +3,7 @@ package fio
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -172,4 +173,91 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// reshape parses a fixture after edit changed each latency object of its
+// jobs' read and write ("lat_ns", "clat", …).
+func reshape(t *testing.T, name string, edit func(name string, lat map[string]any)) *Output {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	require.NoError(t, err)
+	var doc map[string]any
+	require.NoError(t, json.Unmarshal(b, &doc))
+	for _, j := range doc["jobs"].([]any) {
+		for _, d := range []string{"read", "write"} {
+			dir := j.(map[string]any)[d].(map[string]any)
+			for k, v := range dir {
+				if lat, ok := v.(map[string]any); ok && strings.Contains(k, "lat") {
+					edit(k, lat)
+				}
+			}
+		}
+	}
+	b, err = json.Marshal(doc)
+	require.NoError(t, err)
+	out, err := Parse(bytes.NewReader(b))
+	require.NoError(t, err)
+	return out
+}
+
+// TestStatsPercentileSource: the percentiles of the total latency when fio
+// gave them (lat_percentiles=1), else of the completion latency; from the
+// json+ bins, else as fio printed them, in ns whatever fio's version.
+func TestStatsPercentileSource(t *testing.T) {
+	noBins := func(_ string, l map[string]any) { delete(l, "bins") }
+	for _, c := range []struct {
+		name, file string
+		edit       func(string, map[string]any)
+		kind       string
+		hist       bool
+		from       string // the latency object the printed values are of
+		scale      float64
+	}{
+		{"json+, lat_percentiles=1: total latency bins", "local-3.33.json", func(string, map[string]any) {}, "", true, "", 0},
+		{"json+ without lat_percentiles: completion latency bins", "local-3.33.json", func(k string, l map[string]any) {
+			if k == "lat_ns" {
+				delete(l, "bins")
+				delete(l, "percentile")
+			}
+		}, engine.LatCompletion, true, "", 0},
+		{"json, lat_percentiles=1: total latency as printed", "local-3.33.json", noBins, "", false, "lat_ns", 1},
+		{"json: completion latency as printed", "local-3.33.json", func(k string, l map[string]any) {
+			delete(l, "bins")
+			if k == "lat_ns" {
+				delete(l, "percentile")
+			}
+		}, engine.LatCompletion, false, "clat_ns", 1},
+		{"fio 2 json: µs made ns", "old-2.20.json", noBins, "", false, "lat", 1000},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			raw := map[string]map[string]any{}
+			out := reshape(t, c.file, func(k string, l map[string]any) {
+				c.edit(k, l)
+				if raw[k] == nil {
+					raw[k] = l // job 0's read comes first
+				}
+			})
+			s := out.Jobs[0].Read.Stats()
+			assert.Equal(t, c.kind, s.PctLat)
+			if c.hist {
+				require.NotNil(t, s.Hist)
+				assert.Equal(t, s.IOs, s.Hist.Count())
+				assert.Empty(t, s.Printed)
+				return
+			}
+			assert.Nil(t, s.Hist, "no bins, no histogram")
+			want := raw[c.from]["percentile"].(map[string]any)
+			require.Len(t, s.Printed, len(want))
+			for i, p := range s.Printed {
+				if i > 0 {
+					assert.Greater(t, p.P, s.Printed[i-1].P, "in increasing order")
+				}
+				assert.Equal(t, want[fmt.Sprintf("%.6f", p.P)].(float64)*c.scale, p.Ns, "%v", p.P)
+			}
+			_, ok := s.PrintedNs(99.999)
+			assert.True(t, ok)
+			_, ok = s.PrintedNs(99.9999)
+			assert.False(t, ok, "never one fio did not print")
+		})
+	}
 }
