@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ptsrun/ptsrun/engine"
 	"github.com/ptsrun/ptsrun/engine/enginetest"
 	"github.com/ptsrun/ptsrun/matrix"
 )
@@ -186,10 +187,26 @@ func TestRunAcrossTwoFioServers(t *testing.T) {
 		assert.Equal(t, sa, c.Targets[0].Target)
 		assert.Equal(t, sb, c.Targets[1].Target)
 		assert.InDelta(t, c.MBps, c.Targets[0].MBps+c.Targets[1].MBps, 0.01*c.MBps, "aggregate is the sum")
+		// Host CPU from fio's usr_cpu and sys_cpu, per target and summed.
+		require.NotNil(t, c.CPU, "host CPU of %s", c.Key)
+		assert.Equal(t, engine.CPUOfOne, c.CPU.Of)
+		for _, tc := range c.Targets {
+			require.NotNil(t, tc.CPU, "host CPU of %s on %s", c.Key, tc.Target)
+			assert.Positive(t, tc.CPU.Pct(), "host CPU of %s on %s", c.Key, tc.Target)
+		}
+		assert.InDelta(t, c.CPU.Pct(), c.Targets[0].CPU.Pct()+c.Targets[1].CPU.Pct(), 1e-6)
 	}
 	csv, err := os.ReadFile(filepath.Join(dir, "tables", "targets_mbps.csv"))
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(string(csv), "cell,"+sa+","+sb+"\n"), "one column per server's target: %s", csv)
+	csv, err = os.ReadFile(filepath.Join(dir, "tables", "targets_cpu_pct.csv"))
+	require.NoError(t, err, "host CPU per target")
+	assert.True(t, strings.HasPrefix(string(csv), "cell,"+sa+","+sb+"\n"), "%s", csv)
+	if _, err := exec.LookPath("pdftotext"); err == nil {
+		out, err := exec.Command("pdftotext", filepath.Join(dir, "report.pdf"), "-").Output()
+		require.NoError(t, err)
+		assert.Contains(t, string(out), "Host CPU per target, user + system, % of one CPU")
+	}
 
 	code, stdout, stderr := ptsrun("workload", "--fio-server", sa, "--fio-server", sb, "--read", "100", "--time", "1s", "--json")
 	require.Equal(t, 0, code, stderr)
@@ -197,6 +214,12 @@ func TestRunAcrossTwoFioServers(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(stdout), &r))
 	require.Len(t, r.PerTgt, 2)
 	assert.NotEmpty(t, r.PerTgt[0].Host)
+	assert.Positive(t, r.CPU.User+r.CPU.Sys, "host CPU of the servers' hosts")
+	assert.Equal(t, engine.CPUOfOne, r.CPU.Of)
+	for _, tg := range r.PerTgt {
+		require.NotNil(t, tg.CPU, tg.Target)
+		assert.Positive(t, tg.CPU.User+tg.CPU.Sys, tg.Target)
+	}
 }
 
 func TestRealTargetBadInput(t *testing.T) {
