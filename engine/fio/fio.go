@@ -125,8 +125,17 @@ func Open(targets []Target, opts Options) (*Engine, error) {
 		}
 		e.tmp = d
 		e.opts.WorkDir = d
-	} else if err := os.MkdirAll(opts.WorkDir, 0o755); err != nil {
-		return nil, fmt.Errorf("fio engine: %w", err)
+	} else {
+		// fio runs in a cell's log directory (where a server returns its
+		// logs): a relative --out would name files under that.
+		d, err := filepath.Abs(opts.WorkDir)
+		if err != nil {
+			return nil, fmt.Errorf("fio engine: %w", err)
+		}
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, fmt.Errorf("fio engine: %w", err)
+		}
+		e.opts.WorkDir = d
 	}
 	return e, nil
 }
