@@ -595,21 +595,7 @@ func (e *Engine) measurement(out *Output, w engine.Workload) (engine.Measurement
 			return m, fmt.Errorf("%w: fio job %s%s ended with error %d (%s)", engine.ErrIO, j.Name, onHost(j),
 				j.Error, syscall.Errno(j.Error).Error())
 		}
-		idx := -1
-		if strings.HasPrefix(j.Name, "t") {
-			if n, err := strconv.Atoi(j.Name[1:]); err == nil {
-				// Job t<n> is the n-th target of its host.
-				k := 0
-				for ti, t := range e.targets {
-					if addrMatches(t.Server, j) {
-						if k == n {
-							idx = ti
-						}
-						k++
-					}
-				}
-			}
-		}
+		idx := e.targetIndex(j, "t")
 		if idx < 0 || found[idx] {
 			return m, fmt.Errorf("fio output has an unexpected job %q%s", j.Name, onHost(j))
 		}
@@ -661,6 +647,29 @@ func jobCPU(j Job, tc int, elapsed time.Duration) engine.CPU {
 	c.User = j.UsrCPU / 100 * threads
 	c.Sys = j.SysCPU / 100 * threads
 	return c
+}
+
+// targetIndex is the target of job <prefix><n>: the n-th target of the
+// job's host; -1 for other jobs.
+func (e *Engine) targetIndex(j Job, prefix string) int {
+	rest, ok := strings.CutPrefix(j.Name, prefix)
+	if !ok {
+		return -1
+	}
+	n, err := strconv.Atoi(rest)
+	if err != nil {
+		return -1
+	}
+	k := 0
+	for ti, t := range e.targets {
+		if addrMatches(t.Server, j) {
+			if k == n {
+				return ti
+			}
+			k++
+		}
+	}
+	return -1
 }
 
 func onHost(j Job) string {
