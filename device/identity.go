@@ -22,6 +22,9 @@ const (
 	KindSim   = "sim"
 	KindBlock = "block"
 	KindFile  = "file"
+	// KindRemote is a path on a fio server's host, which ptsrun reaches
+	// only through fio.
+	KindRemote = "remote"
 )
 
 // Identity is what a run records about one target: in run.json, in the report

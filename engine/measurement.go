@@ -164,10 +164,39 @@ type Second struct {
 	LatMeanNs float64 `json:"lat_mean_ns"`
 }
 
-// CPU is host CPU utilisation during the measurement, as fractions of all CPUs.
+// CPU is the CPU time a measurement took, per second of it, in user and
+// system mode, as a fraction of what Of names.
 type CPU struct {
 	User float64 `json:"user"`
 	Sys  float64 `json:"sys"`
+	Of   string  `json:"of,omitempty"` // CPUOfHost or CPUOfOne
+}
+
+// What a CPU fraction is a fraction of.
+const (
+	// CPUOfHost: of all CPUs of this host (the engine's own process time,
+	// from getrusage), so 1 is every CPU busy.
+	CPUOfHost = ""
+	// CPUOfOne: of one CPU, so 1.5 is one and a half CPUs busy. fio's
+	// usr_cpu and sys_cpu of the job threads, which is all a fio server
+	// returns: fio does not report its host's CPU count.
+	CPUOfOne = "one_cpu"
+)
+
+// Zero says nothing was recorded.
+func (c CPU) Zero() bool { return c.User == 0 && c.Sys == 0 }
+
+// Unit names what 100 % of the fractions is, for labels.
+func (c CPU) Unit() string {
+	if c.Of == CPUOfOne {
+		return "% of one CPU"
+	}
+	return "% of all host CPUs"
+}
+
+// Add sums c and o, which must be fractions of the same thing.
+func (c CPU) Add(o CPU) CPU {
+	return CPU{User: c.User + o.User, Sys: c.Sys + o.Sys, Of: c.Of}
 }
 
 // TargetStats is the share of one target in a multi-target measurement.
@@ -176,6 +205,9 @@ type TargetStats struct {
 	Host   string   `json:"host,omitempty"`
 	Read   DirStats `json:"read"`
 	Write  DirStats `json:"write"`
+	// CPU is what the threads driving this target took (fio's usr_cpu
+	// and sys_cpu of its jobs); nil when the engine cannot tell.
+	CPU *CPU `json:"cpu,omitempty"`
 }
 
 // Measurement is the result of one Run.

@@ -482,3 +482,57 @@ func TestTargetName(t *testing.T) {
 		assert.Equal(t, tc.want, tc.cell.TargetName())
 	}
 }
+
+// Host CPU: the window's mean per cell and per target, in the unit the
+// engine measured it in, and a per-target table of user + system.
+func TestHostCPU(t *testing.T) {
+	ri := info(t, func(c *pts.Config) { c.Tests = []string{"lat"} })
+	s := ri.Stages[0]
+	b := &journalBuilder{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+	b.add(pts.Record{Type: pts.RecStart})
+	b.stage(s, 6, 6, func(r, i int) *engine.Measurement {
+		m := meas(100, 100, 50_000, 50_000, 4096)
+		// Two fio servers' hosts: CPUs busy, summed for the set.
+		a := engine.CPU{User: 0.01 * float64(r), Sys: 0.2, Of: engine.CPUOfOne}
+		c := engine.CPU{User: 0.03, Sys: 0.4, Of: engine.CPUOfOne}
+		m.CPU = a.Add(c)
+		m.Targets = []engine.TargetStats{{Target: "/dev/loop1", Host: "127.0.0.1:8001", CPU: &a, Read: m.Read},
+			{Target: "/dev/loop2", Host: "127.0.0.1:8002", CPU: &c, Write: m.Write}}
+		return m
+	})
+	b.add(pts.Record{Type: pts.RecEnd})
+	res := Build(ri, b.recs, false)
+	c := res.Find("lat").Stages[0].Cells[0]
+	require.NotNil(t, c.CPU)
+	// Window rounds 2–6: user 0.02…0.06 on the first host, mean 0.04.
+	assert.InDelta(t, 100*(0.04+0.03), c.CPU.UserPct, 1e-9)
+	assert.InDelta(t, 100*(0.2+0.4), c.CPU.SysPct, 1e-9)
+	assert.Equal(t, "% of one CPU", c.CPU.Unit())
+	require.Len(t, c.Targets, 2)
+	require.NotNil(t, c.Targets[0].CPU)
+	assert.InDelta(t, 24.0, c.Targets[0].CPU.Pct(), 1e-9)
+	assert.InDelta(t, 43.0, c.Targets[1].CPU.Pct(), 1e-9)
+
+	var cpu *Table
+	for _, tb := range res.TargetTables() {
+		if tb.Name == "targets_cpu_pct" {
+			cpu = &tb
+		}
+	}
+	require.NotNil(t, cpu, "a per-target CPU table")
+	assert.Equal(t, "% of one CPU", cpu.Unit)
+	var buf bytes.Buffer
+	require.NoError(t, cpu.WriteCSV(&buf))
+	assert.Contains(t, buf.String(), "cell,127.0.0.1:8001=/dev/loop1,127.0.0.1:8002=/dev/loop2\n")
+	assert.Contains(t, buf.String(), "\nlat:rnd-8k-100/0,24,43\n")
+
+	// Engines that measure no CPU (the simulated drive) leave it out.
+	plain := &journalBuilder{t: b.t}
+	plain.add(pts.Record{Type: pts.RecStart})
+	plain.stage(s, 5, 5, func(r, i int) *engine.Measurement { return meas(100, 100, 50_000, 50_000, 4096) })
+	res = Build(ri, plain.recs, false)
+	assert.Nil(t, res.Find("lat").Stages[0].Cells[0].CPU)
+	out, err := json.Marshal(res)
+	require.NoError(t, err)
+	assert.NotContains(t, string(out), "host_cpu")
+}

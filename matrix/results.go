@@ -129,6 +129,9 @@ type CellResult struct {
 	// AllRounds is every complete round, for convergence plots.
 	AllRounds []RoundValue `json:"all_rounds"`
 	Targets   []TargetCell `json:"targets,omitempty"`
+	// CPU is the host CPU the cell took, the window's mean; nil when the
+	// engine measured none (the simulated drive, imports).
+	CPU *CPUResult `json:"host_cpu,omitempty"`
 	// Published marks values imported from a table: one value per cell, no
 	// rounds.
 	Published bool `json:"published,omitempty"`
@@ -160,6 +163,48 @@ type TargetCell struct {
 	MBps      float64 `json:"mbps"`
 	LatMeanMs float64 `json:"lat_mean_ms"`
 	LatMaxMs  float64 `json:"lat_max_ms"`
+	// CPU is what the threads driving this target took (fio's usr_cpu and
+	// sys_cpu of its jobs), the window's mean; nil when not measured.
+	CPU *CPUResult `json:"host_cpu,omitempty"`
+}
+
+// CPUResult is host CPU time per second of a cell, in percent of what Of
+// names: engine.CPUOfHost ("") all CPUs of the host that ran ptsrun;
+// engine.CPUOfOne ("one_cpu") one CPU, so 150 is one and a half CPUs busy
+// (fio servers: fio does not report their hosts' CPU counts, and for a set
+// on several hosts it is the sum over them).
+type CPUResult struct {
+	UserPct float64 `json:"user_pct"`
+	SysPct  float64 `json:"sys_pct"`
+	Of      string  `json:"of,omitempty"`
+}
+
+// Pct is user plus system time.
+func (c CPUResult) Pct() float64 { return c.UserPct + c.SysPct }
+
+// Unit names what 100 % is.
+func (c CPUResult) Unit() string { return engine.CPU{Of: c.Of}.Unit() }
+
+// cpuAcc averages CPU over a window's rounds.
+type cpuAcc struct {
+	sum engine.CPU
+	n   int
+}
+
+func (a *cpuAcc) add(c *engine.CPU) {
+	if c == nil || c.Zero() {
+		return
+	}
+	a.sum = engine.CPU{User: a.sum.User + c.User, Sys: a.sum.Sys + c.Sys, Of: c.Of}
+	a.n++
+}
+
+func (a *cpuAcc) result() *CPUResult {
+	if a.n == 0 {
+		return nil
+	}
+	f := float64(a.n)
+	return &CPUResult{UserPct: 100 * a.sum.User / f, SysPct: 100 * a.sum.Sys / f, Of: a.sum.Of}
 }
 
 // Build derives the results of a run from its run.json and journal.
@@ -295,6 +340,7 @@ type targetAcc struct {
 	host     string
 	iops, mb float64
 	lat      engine.DirStats
+	cpu      cpuAcc
 	n        int
 }
 
@@ -316,6 +362,7 @@ func buildCell(c pts.Cell, ss *pts.StageState, first, last int) CellResult {
 	}
 	targets := map[string]*targetAcc{}
 	var order []string
+	var cpu cpuAcc
 	for r := first; r <= last && r >= 1; r++ {
 		m := ss.Cells[r-1][c.Index]
 		if m == nil {
@@ -341,6 +388,7 @@ func buildCell(c pts.Cell, ss *pts.StageState, first, last int) CellResult {
 		total.Merge(t)
 		cr.PerRound = append(cr.PerRound, RoundValue{Round: r, IOPS: m.IOPS(), MBps: m.MBps(),
 			LatMeanMs: ms(t.MeanLatNs()), LatMaxMs: ms(float64(t.LatMaxNs))})
+		cpu.add(&m.CPU)
 		for _, ts := range m.Targets {
 			e := targets[ts.Target]
 			if e == nil {
@@ -356,6 +404,7 @@ func buildCell(c pts.Cell, ss *pts.StageState, first, last int) CellResult {
 			e.iops += tt.IOPS(m.Elapsed)
 			e.mb += tt.MBps(m.Elapsed)
 			e.lat.Merge(tt)
+			e.cpu.add(ts.CPU)
 			e.n++
 		}
 	}
@@ -409,10 +458,12 @@ func buildCell(c pts.Cell, ss *pts.StageState, first, last int) CellResult {
 	cr.ReadLatMeanMs = ms(read.MeanLatNs())
 	cr.WriteLatMean = ms(write.MeanLatNs())
 	cr.Hist = total.Hist
+	cr.CPU = cpu.result()
 	for _, name := range order {
 		e := targets[name]
 		cr.Targets = append(cr.Targets, TargetCell{Target: name, Host: e.host, IOPS: e.iops / float64(e.n),
-			MBps: e.mb / float64(e.n), LatMeanMs: ms(e.lat.MeanLatNs()), LatMaxMs: ms(float64(e.lat.LatMaxNs))})
+			MBps: e.mb / float64(e.n), LatMeanMs: ms(e.lat.MeanLatNs()), LatMaxMs: ms(float64(e.lat.LatMaxNs)),
+			CPU: e.cpu.result()})
 	}
 	return cr
 }

@@ -277,12 +277,38 @@ func (r *Results) TargetTables() []Table {
 		}
 		return tb
 	}
-	return []Table{
+	out := []Table{
 		mk("targets_iops", "IOPS per target", "IOPS", func(t TargetCell) float64 { return t.IOPS }),
 		mk("targets_mbps", "MB/s per target", "MB/s", func(t TargetCell) float64 { return t.MBps }),
 		mk("targets_lat_mean_ms", "Average response time per target", "ms", func(t TargetCell) float64 { return t.LatMeanMs }),
 		mk("targets_lat_max_ms", "Maximum response time per target", "ms", func(t TargetCell) float64 { return t.LatMaxMs }),
 	}
+	if unit := r.targetCPUUnit(); unit != "" {
+		out = append(out, mk("targets_cpu_pct", "Host CPU per target (user + system)", unit, func(t TargetCell) float64 {
+			if t.CPU == nil {
+				return math.NaN()
+			}
+			return t.CPU.Pct()
+		}))
+	}
+	return out
+}
+
+// targetCPUUnit is the unit of the per-target CPU figures, "" when no
+// target has any.
+func (r *Results) targetCPUUnit() string {
+	for _, t := range r.Tests {
+		for _, s := range t.Stages {
+			for _, c := range s.Cells {
+				for _, tc := range c.Targets {
+					if tc.CPU != nil {
+						return tc.CPU.Unit()
+					}
+				}
+			}
+		}
+	}
+	return ""
 }
 
 func (r *Results) allTables() []Table { return append(r.Tables(), r.TargetTables()...) }

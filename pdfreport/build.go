@@ -100,8 +100,10 @@ func (b *builder) perTarget() {
 	type row struct {
 		test, cell, unit string
 		vals             []float64
+		cpu              []float64 // host CPU per target, user + system %
 		format           func(float64) string
 	}
+	cpuUnit := ""
 	var rows []row
 	for _, t := range b.res.Tests {
 		for _, s := range t.Stages {
@@ -123,12 +125,16 @@ func (b *builder) perTarget() {
 					continue
 				}
 				r.vals = make([]float64, len(names))
+				r.cpu = make([]float64, len(names))
 				for i := range r.vals {
-					r.vals[i] = math.NaN()
+					r.vals[i], r.cpu[i] = math.NaN(), math.NaN()
 				}
 				for _, tc := range c.Targets {
 					if i := slices.Index(names, tc.TargetName()); i >= 0 {
 						r.vals[i] = v(tc)
+						if tc.CPU != nil {
+							r.cpu[i], cpuUnit = tc.CPU.Pct(), tc.CPU.Unit()
+						}
 					}
 				}
 				rows = append(rows, r)
@@ -172,6 +178,24 @@ func (b *builder) perTarget() {
 		}
 		blocks = append(blocks, Table{Caption: "Per-target results (" + strings.Join(legend, "; ") + ")",
 			Head: head, Rows: trows, Widths: widths, Align: align})
+		if cpuUnit == "" {
+			continue
+		}
+		trows = nil
+		for _, r := range rows {
+			tr := []string{r.test, r.cell, "CPU %"}
+			for i := from; i < to; i++ {
+				tr = append(tr, fmtPct(r.cpu[i]))
+			}
+			trows = append(trows, append(tr, spread(r.cpu)))
+		}
+		blocks = append(blocks, Table{Caption: "Host CPU per target, user + system, " + cpuUnit + " (" + strings.Join(legend, "; ") + ")",
+			Head: head, Rows: trows, Widths: widths, Align: align})
+	}
+	if cpuUnit == (engine.CPU{Of: engine.CPUOfOne}).Unit() {
+		blocks = append(blocks, Paragraph{Lines: []string{"Host CPU is fio's usr_cpu + sys_cpu of the threads that drove each target: " +
+			"CPU time per second of the cell, where 100 % is one CPU busy; it is not a share of the host, whose CPU count " +
+			"a fio server does not report. Every cell is in tables/targets_cpu_pct.csv."}})
 	}
 	b.add(&Page{Title: "Per-target results: every target of the set", Landmark: "targets", Flow: true, Blocks: blocks})
 }

@@ -233,6 +233,14 @@ func fmtFit(slope, intercept float64) string {
 	return fmt.Sprintf("y = %s·R %s %s", strings.Replace(fmtNum(slope), "-", "−", 1), sign, fmtNum(intercept))
 }
 
+// fmtPct writes a CPU percentage with one decimal.
+func fmtPct(v float64) string {
+	if math.IsNaN(v) {
+		return "–"
+	}
+	return fmt.Sprintf("%.1f", v)
+}
+
 func fmtMBps(v float64) string {
 	if math.IsNaN(v) {
 		return "–"

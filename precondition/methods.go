@@ -225,7 +225,8 @@ func (m *method) applies(d Dev) bool {
 
 // Catalogue describes every method for the command line's help and plan.
 func Catalogue() map[string]string {
-	out := map[string]string{Auto: "the best compliant method the device supports, else discard, else zero-fill",
+	out := map[string]string{Auto: "the best compliant method the device supports, else discard, else zero-fill " +
+		"(on fio servers: an fio trim job, else an fio zero-fill job)",
 		None: "no purge (a deviation)", SimFormat: "the simulated drive's format"}
 	for _, m := range catalogue {
 		out[m.name] = m.about

@@ -71,8 +71,10 @@ func Choose(requested string, kind string) (string, error) {
 		return "", fmt.Errorf("purge method %s does not apply to a simulated drive", requested)
 	case requested == SimFormat:
 		return "", fmt.Errorf("purge method %s applies only to simulated drives", requested)
-	case kind == "remote":
-		return "", fmt.Errorf("targets on fio servers cannot be purged from here: purge them on their hosts and run with --purge none (the report will say so)")
+	case kind == device.KindRemote && requested != Auto && requested != Discard && requested != ZeroFill:
+		return "", fmt.Errorf("purge method %s cannot reach targets on fio servers: ptsrun reaches them only through fio, "+
+			"which can trim them (discard) or write zeros over them (zero-fill), substitutes that are not a PTS purge; "+
+			"use --purge auto, discard or zero-fill, or purge them on their hosts and run with --purge none", requested)
 	case kind == device.KindFile && requested != Auto && requested != Discard && requested != ZeroFill:
 		return "", fmt.Errorf("purge method %s does not apply to a file: use discard, zero-fill or auto", requested)
 	}
@@ -97,9 +99,12 @@ func Applicable(method string, devs []Dev) error {
 
 // Purger purges a target set with a method.
 type Purger struct {
-	Method   string
-	Engine   engine.Engine // sim-format
-	Devs     []Dev         // real targets
+	Method string
+	Engine engine.Engine // sim-format
+	Devs   []Dev         // real targets
+	// Remote runs the substitutes on targets on fio servers, which only
+	// the engine reaches; set for such a target set instead of Devs.
+	Remote   engine.RemotePurger
 	Exec     Exec          // external tools; System{} when nil
 	Poll     time.Duration // status polling interval; 5 s when zero
 	Progress func(string)  // progress lines, optional
@@ -156,6 +161,9 @@ func (p *Purger) Purge(ctx context.Context) (Result, error) {
 		}
 		return Result{Method: SimFormat, Compliant: true, Duration: took,
 			Note: "simulated drive: format with user-data erase, every block erased (device time)"}, nil
+	}
+	if p.Remote != nil {
+		return p.purgeRemote(ctx)
 	}
 	if len(p.Devs) == 0 {
 		return Result{}, fmt.Errorf("purge method %s: no target", p.Method)
@@ -227,6 +235,65 @@ func (p *Purger) Resolve(ctx context.Context) (Choice, error) {
 		return Choice{Method: p.Method}, nil
 	}
 	return p.resolve(ctx, &recorder{x: p.exec()})
+}
+
+// remoteJobs are the substitutes for targets on fio servers, in the order
+// auto tries them: a trim is quick and leaves the drive as a discard does;
+// a zero-fill works on anything fio can write.
+var remoteJobs = []struct{ method, job, about string }{
+	{Discard, engine.PurgeTrim, "discard (TRIM/UNMAP/Deallocate) of every block by an fio trim job (rw=trim) run through the fio servers: a substitute, not a PTS purge"},
+	{ZeroFill, engine.PurgeZeroFill, "zeros written over every block by an fio job (zero_buffers=1) run through the fio servers: a substitute, not a PTS purge"},
+}
+
+// RemoteAbout says what a method does to targets on fio servers.
+func RemoteAbout(method string) string {
+	if method == Auto {
+		return "an fio trim job through the fio servers, else an fio zero-fill job: substitutes, NOT a PTS purge"
+	}
+	for _, j := range remoteJobs {
+		if j.method == method {
+			return j.about
+		}
+	}
+	return Catalogue()[method]
+}
+
+// purgeRemote runs a substitute through the engine on targets on fio
+// servers. auto takes the trim, and the zero-fill when the trim fails on
+// any target (a file, a device without discards), on every target alike.
+func (p *Purger) purgeRemote(ctx context.Context) (Result, error) {
+	start := time.Now()
+	res := Result{Method: p.Method}
+	var failed []string
+	for _, j := range remoteJobs {
+		if p.Method != Auto && p.Method != j.method {
+			continue
+		}
+		if p.Progress != nil {
+			p.Progress(fmt.Sprintf("%s through the fio servers (an fio %s job)", j.method, j.job))
+		}
+		rep, err := p.Remote.PurgeSubstitute(ctx, j.job)
+		res.Commands = append(res.Commands, Command{Args: rep.Args, Target: "every target", Output: rep.Output, Exit: rep.Exit, Duration: rep.Duration})
+		if err != nil {
+			failed = append(failed, j.method+": "+err.Error())
+			if ctx.Err() != nil || p.Method != Auto || j.method == ZeroFill {
+				res.Method = j.method
+				return res, fmt.Errorf("purge through the fio servers: %s", strings.Join(failed, "; then "))
+			}
+			continue
+		}
+		res.Method, res.Verified, res.Duration = j.method, rep.Verified, time.Since(start)
+		res.Note = j.about
+		if p.Method == Auto {
+			note := "auto: targets on fio servers are reached only through fio, which has no PTS purge"
+			if len(failed) > 0 {
+				note += "; the trim failed (" + strings.Join(failed, "; ") + "), so zeros were written instead"
+			}
+			res.Note = note + ". " + j.about
+		}
+		return res, nil
+	}
+	return res, fmt.Errorf("purge method %s cannot reach targets on fio servers", p.Method)
 }
 
 // resolve returns the method to run: the one asked for, checked against

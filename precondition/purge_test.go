@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ptsrun/ptsrun/device"
+	"github.com/ptsrun/ptsrun/engine"
 	"github.com/ptsrun/ptsrun/engine/enginetest"
 	"github.com/ptsrun/ptsrun/engine/sim"
 )
@@ -270,7 +272,13 @@ func TestChoose(t *testing.T) {
 		{"nvme-format", device.KindFile, "", "does not apply to a file"},
 		{"nvme-format", device.KindSim, "", "does not apply to a simulated drive"},
 		{"sim-format", device.KindBlock, "", "applies only to simulated drives"},
-		{"auto", "remote", "", "cannot be purged from here"},
+		{"auto", device.KindRemote, Auto, ""},
+		{"discard", device.KindRemote, Discard, ""},
+		{"zero-fill", device.KindRemote, ZeroFill, ""},
+		{"none", device.KindRemote, None, ""},
+		{"nvme-sanitize", device.KindRemote, "", "purge method nvme-sanitize cannot reach targets on fio servers"},
+		{"ata-secure-erase", device.KindRemote, "", "use --purge auto, discard or zero-fill, or purge them on their hosts and run with --purge none"},
+		{"sim-format", device.KindRemote, "", "applies only to simulated drives"},
 		{"trim", device.KindBlock, "", `unknown purge method "trim"`},
 	} {
 		got, err := Choose(tc.req, tc.kind)
@@ -589,4 +597,63 @@ func TestNoVolatileWriteCache(t *testing.T) {
 	require.NoError(t, c.SetWriteCache(true))
 	assert.Equal(t, []string{"nvme id-ctrl /dev/nvme0 -o json"}, x.calls, "no get-feature or set-feature, which such a drive rejects")
 	assert.Empty(t, c.DeviceWriteCaches())
+}
+
+// fakeRemote is an engine that runs purge substitutes on fio servers.
+type fakeRemote struct {
+	fail  map[string]string // job → error
+	calls []string
+}
+
+func (f *fakeRemote) PurgeSubstitute(_ context.Context, job string) (engine.PurgeReport, error) {
+	f.calls = append(f.calls, job)
+	rep := engine.PurgeReport{Args: []string{"fio", "--client=ip:10.0.0.2,8765", "purge-" + job + ".host0.fio"}, Duration: time.Second}
+	if why := f.fail[job]; why != "" {
+		rep.Exit, rep.Output = 1, "10.0.0.2:8765=/dev/sdb: "+why
+		return rep, errors.New(why)
+	}
+	rep.Output = "10.0.0.2:8765=/dev/sdb: 1000 bytes done"
+	rep.Verified = "10.0.0.2:8765=/dev/sdb: checked " + job
+	return rep, nil
+}
+
+func TestRemotePurge(t *testing.T) {
+	for _, tc := range []struct {
+		name, method string
+		fail         map[string]string
+		calls        []string
+		want         string // method used
+		note, err    string
+	}{
+		{"auto takes the trim", Auto, nil, []string{"trim"}, Discard, "auto: targets on fio servers are reached only through fio, which has no PTS purge. discard", ""},
+		{"auto falls back to zeros", Auto, map[string]string{"trim": "it takes no discards"}, []string{"trim", "zero-fill"}, ZeroFill,
+			"the trim failed (discard: it takes no discards), so zeros were written instead", ""},
+		{"discard", Discard, nil, []string{"trim"}, Discard, "by an fio trim job (rw=trim) run through the fio servers: a substitute, not a PTS purge", ""},
+		{"zero-fill", ZeroFill, nil, []string{"zero-fill"}, ZeroFill, "zeros written over every block by an fio job", ""},
+		{"discard fails alone", Discard, map[string]string{"trim": "it takes no discards"}, []string{"trim"}, Discard, "",
+			"purge through the fio servers: discard: it takes no discards"},
+		{"both fail", Auto, map[string]string{"trim": "no discards", "zero-fill": "I/O error"}, []string{"trim", "zero-fill"}, ZeroFill, "",
+			"purge through the fio servers: discard: no discards; then zero-fill: I/O error"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := &fakeRemote{fail: tc.fail}
+			var progress []string
+			res, err := (&Purger{Method: tc.method, Remote: f, Progress: func(s string) { progress = append(progress, s) }}).Purge(context.Background())
+			assert.Equal(t, tc.calls, f.calls)
+			assert.Equal(t, tc.want, res.Method)
+			assert.False(t, res.Compliant, "never a PTS purge")
+			require.Len(t, res.Commands, len(tc.calls), "every fio invocation is recorded")
+			assert.Equal(t, "fio", res.Commands[0].Args[0])
+			assert.Len(t, progress, len(tc.calls))
+			if tc.err != "" {
+				assert.EqualError(t, err, tc.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Contains(t, res.Note, tc.note)
+			assert.Contains(t, res.Note, "not a PTS purge")
+			assert.Equal(t, "10.0.0.2:8765=/dev/sdb: checked "+tc.calls[len(tc.calls)-1], res.Verified)
+			assert.Positive(t, res.Duration)
+		})
+	}
 }

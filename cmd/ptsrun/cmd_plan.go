@@ -138,7 +138,11 @@ func printPlan(w io.Writer, cfg pts.Config, p pts.Profile, tp *targetPlan, asJSO
 	for i, s := range stages {
 		fmt.Fprintf(w, "%d. %s\n", i+1, s.Title)
 		if s.Purge {
-			fmt.Fprintf(w, "   purge: %s\n", s.PurgeMethod)
+			fmt.Fprintf(w, "   purge: %s", s.PurgeMethod)
+			if len(tp.Remote) > 0 && s.PurgeMethod != precondition.None {
+				fmt.Fprintf(w, " (%s)", precondition.RemoteAbout(s.PurgeMethod))
+			}
+			fmt.Fprintln(w)
 			if wide != "" {
 				fmt.Fprintf(w, "          %s\n", wide)
 			}

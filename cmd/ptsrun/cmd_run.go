@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ptsrun/ptsrun/device"
+	"github.com/ptsrun/ptsrun/engine"
 	"github.com/ptsrun/ptsrun/engine/fio"
 	"github.com/ptsrun/ptsrun/matrix"
 	"github.com/ptsrun/ptsrun/precondition"
@@ -230,6 +231,17 @@ func execute(ctx context.Context, dir string, ri pts.RunInfo, set *targetSet, pr
 	}
 	obs := newProgress(stderr, stdout, asJSON)
 	purger := set.purger(method, ri.Config.DestroyData, set.Engine, obs.note)
+	if set.Kind == setRemote {
+		// Only the engine reaches targets on fio servers: it runs the
+		// substitutes there.
+		rp, ok := set.Engine.(engine.RemotePurger)
+		if !ok && method != precondition.None {
+			set.Engine.Close()
+			j.Close()
+			return fmt.Errorf("engine %s cannot purge targets on fio servers: run with --purge none", set.Engine.Describe())
+		}
+		purger.Remote = rp
+	}
 	r := &pts.Runner{Info: ri, Engine: set.Engine, Journal: j, Observer: obs, Purger: purger}
 	switch {
 	case set.Kind == setLocal:

@@ -123,10 +123,11 @@ type dirJSON struct {
 }
 
 type targetJSON struct {
-	Target string  `json:"target"`
-	Host   string  `json:"host,omitempty"`
-	Read   dirJSON `json:"read"`
-	Write  dirJSON `json:"write"`
+	Target string      `json:"target"`
+	Host   string      `json:"host,omitempty"`
+	Read   dirJSON     `json:"read"`
+	Write  dirJSON     `json:"write"`
+	CPU    *engine.CPU `json:"cpu,omitempty"`
 }
 
 var workloadPercentiles = []float64{50, 90, 99, 99.9, 99.99, 99.999}
@@ -183,7 +184,8 @@ func runWorkload(ctx context.Context, tp *targetPlan, w engine.Workload, dir str
 		Elapsed: m.Elapsed.Seconds(), Read: dirOf(m.Read, m.Elapsed), Write: dirOf(m.Write, m.Elapsed),
 		Total: dirOf(m.Total(), m.Elapsed), CPU: m.CPU, Seconds: m.Seconds}
 	for _, t := range m.Targets {
-		res.PerTgt = append(res.PerTgt, targetJSON{Target: t.Target, Host: t.Host, Read: dirOf(t.Read, m.Elapsed), Write: dirOf(t.Write, m.Elapsed)})
+		res.PerTgt = append(res.PerTgt, targetJSON{Target: t.Target, Host: t.Host, Read: dirOf(t.Read, m.Elapsed), Write: dirOf(t.Write, m.Elapsed),
+			CPU: t.CPU})
 	}
 	if dir != "" {
 		if err := saveWorkload(dir, res); err != nil {
@@ -263,10 +265,14 @@ func printWorkload(w io.Writer, r workloadResult) {
 	row("read", r.Read)
 	row("write", r.Write)
 	row("total", r.Total)
-	fmt.Fprintf(w, "host CPU: user %.1f %%, system %.1f %%\n", r.CPU.User*100, r.CPU.Sys*100)
+	fmt.Fprintf(w, "host CPU: user %.1f %%, system %.1f %% (%s)\n", r.CPU.User*100, r.CPU.Sys*100, r.CPU.Unit())
 	for _, t := range r.PerTgt {
 		tot := t.Read.IOPS + t.Write.IOPS
-		fmt.Fprintf(w, "  %s%s: %.0f IOPS, %.1f MB/s\n", t.Target, hostSuffix(t.Host), tot, t.Read.MBps+t.Write.MBps)
+		fmt.Fprintf(w, "  %s%s: %.0f IOPS, %.1f MB/s", t.Target, hostSuffix(t.Host), tot, t.Read.MBps+t.Write.MBps)
+		if c := t.CPU; c != nil {
+			fmt.Fprintf(w, ", CPU %.1f %% (%s)", (c.User+c.Sys)*100, c.Unit())
+		}
+		fmt.Fprintln(w)
 	}
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -13,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ptsrun/ptsrun/engine"
 	"github.com/ptsrun/ptsrun/engine/enginetest"
 	"github.com/ptsrun/ptsrun/matrix"
 )
@@ -186,10 +188,26 @@ func TestRunAcrossTwoFioServers(t *testing.T) {
 		assert.Equal(t, sa, c.Targets[0].Target)
 		assert.Equal(t, sb, c.Targets[1].Target)
 		assert.InDelta(t, c.MBps, c.Targets[0].MBps+c.Targets[1].MBps, 0.01*c.MBps, "aggregate is the sum")
+		// Host CPU from fio's usr_cpu and sys_cpu, per target and summed.
+		require.NotNil(t, c.CPU, "host CPU of %s", c.Key)
+		assert.Equal(t, engine.CPUOfOne, c.CPU.Of)
+		for _, tc := range c.Targets {
+			require.NotNil(t, tc.CPU, "host CPU of %s on %s", c.Key, tc.Target)
+			assert.Positive(t, tc.CPU.Pct(), "host CPU of %s on %s", c.Key, tc.Target)
+		}
+		assert.InDelta(t, c.CPU.Pct(), c.Targets[0].CPU.Pct()+c.Targets[1].CPU.Pct(), 1e-6)
 	}
 	csv, err := os.ReadFile(filepath.Join(dir, "tables", "targets_mbps.csv"))
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(string(csv), "cell,"+sa+","+sb+"\n"), "one column per server's target: %s", csv)
+	csv, err = os.ReadFile(filepath.Join(dir, "tables", "targets_cpu_pct.csv"))
+	require.NoError(t, err, "host CPU per target")
+	assert.True(t, strings.HasPrefix(string(csv), "cell,"+sa+","+sb+"\n"), "%s", csv)
+	if _, err := exec.LookPath("pdftotext"); err == nil {
+		out, err := exec.Command("pdftotext", filepath.Join(dir, "report.pdf"), "-").Output()
+		require.NoError(t, err)
+		assert.Contains(t, string(out), "Host CPU per target, user + system, % of one CPU")
+	}
 
 	code, stdout, stderr := ptsrun("workload", "--fio-server", sa, "--fio-server", sb, "--read", "100", "--time", "1s", "--json")
 	require.Equal(t, 0, code, stderr)
@@ -197,6 +215,12 @@ func TestRunAcrossTwoFioServers(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(stdout), &r))
 	require.Len(t, r.PerTgt, 2)
 	assert.NotEmpty(t, r.PerTgt[0].Host)
+	assert.Positive(t, r.CPU.User+r.CPU.Sys, "host CPU of the servers' hosts")
+	assert.Equal(t, engine.CPUOfOne, r.CPU.Of)
+	for _, tg := range r.PerTgt {
+		require.NotNil(t, tg.CPU, tg.Target)
+		assert.Positive(t, tg.CPU.User+tg.CPU.Sys, tg.Target)
+	}
 }
 
 func TestRealTargetBadInput(t *testing.T) {
@@ -414,6 +438,130 @@ func TestStopDuringFioCell(t *testing.T) {
 			res, _, err := matrix.Load(dir)
 			require.NoError(t, err)
 			assert.True(t, res.Complete)
+		})
+	}
+}
+
+// watchWriter calls f, as it is written, with every line that holds
+// match: the runner waits for the write, so f sees the moment it reports.
+type watchWriter struct {
+	bytes.Buffer
+	match string
+	f     func(line string)
+}
+
+func (w *watchWriter) Write(b []byte) (int, error) {
+	if strings.Contains(string(b), w.match) {
+		w.f(string(b))
+	}
+	return w.Buffer.Write(b)
+}
+
+// zeroDevice says whether a device holds only zeros.
+func zeroDevice(t *testing.T, dev string) bool {
+	t.Helper()
+	b, err := os.ReadFile(dev)
+	require.NoError(t, err)
+	require.NotEmpty(t, b)
+	return bytes.Count(b, []byte{0}) == len(b)
+}
+
+// fillRandom writes random data over a whole device.
+func fillRandom(t *testing.T, dev string) {
+	t.Helper()
+	out, err := exec.Command("dd", "if=/dev/urandom", "of="+dev, "bs=1M", "oflag=direct", "status=none").CombinedOutput()
+	if err != nil && !strings.Contains(string(out), "No space left") {
+		t.Fatalf("filling %s: %v: %s", dev, err, out)
+	}
+	require.False(t, zeroDevice(t, dev))
+}
+
+// Targets on fio servers are purged by the substitutes the servers can
+// run, an fio trim or zero-fill job, labelled as not a PTS purge; the PTS
+// purges are refused for them.
+func TestRunPurgesFioServerTargets(t *testing.T) {
+	enginetest.NeedRoot(t, "losetup", "fio", "dd")
+	a := enginetest.LoopDevice(t, 64<<20, "")
+	b := enginetest.LoopDevice(t, 64<<20, "")
+	servers := enginetest.FioServers(t, 2)
+	sa, sb := servers[0]+"="+a, servers[1]+"="+b
+	args := func(dir, purge string) []string {
+		return []string{"ptsrun", "run", "--fio-server", sa, "--fio-server", sb, "--destroy-data", sa, "--destroy-data", sb,
+			"--tests", "tp", "--profile", "client", "--cell-time", "1s", "--ss-window", "2", "--max-rounds", "2",
+			"--purge", purge, "--out", dir}
+	}
+	for _, purge := range []string{"nvme-sanitize", "ata-secure-erase", "sim-format"} {
+		dir := filepath.Join(t.TempDir(), "run")
+		var o, e bytes.Buffer
+		assert.Equal(t, 1, run(args(dir, purge), &o, &e), purge)
+		if purge == "sim-format" {
+			assert.Contains(t, e.String(), "applies only to simulated drives")
+		} else {
+			assert.Contains(t, e.String(), "purge method "+purge+" cannot reach targets on fio servers")
+			assert.Contains(t, e.String(), "use --purge auto, discard or zero-fill")
+		}
+		_, err := os.Stat(dir)
+		assert.True(t, os.IsNotExist(err), "nothing made")
+	}
+
+	for _, tc := range []struct{ purge, method, checked string }{
+		{"zero-fill", "zero-fill", "64 random 4 KiB blocks read back as zeros"},
+		{"discard", "discard", "bytes trimmed without an error"},
+		{"auto", "discard", "bytes trimmed without an error"}, // loop devices take discards
+	} {
+		t.Run(tc.purge, func(t *testing.T) {
+			fillRandom(t, a)
+			fillRandom(t, b)
+			dir := filepath.Join(t.TempDir(), "run")
+			seen := 0
+			// The moment the purge is reported, before preconditioning
+			// writes over it: both devices read as zeros (a loop device
+			// reads trimmed blocks as zeros).
+			stderr := &watchWriter{match: "NOT a PTS purge", f: func(line string) {
+				seen++
+				assert.True(t, zeroDevice(t, a), "%s purged: %s", a, line)
+				assert.True(t, zeroDevice(t, b), "%s purged: %s", b, line)
+			}}
+			var stdout bytes.Buffer
+			code := run(args(dir, tc.purge), &stdout, stderr)
+			require.Contains(t, []int{0, 3}, code, stderr.String())
+			assert.Equal(t, 1, seen, "one purge reported: %s", stderr.String())
+
+			res, _, err := matrix.Load(dir)
+			require.NoError(t, err)
+			st := res.Tests[0].Stages[0]
+			require.NotNil(t, st.Purge)
+			p := st.Purge
+			assert.Equal(t, tc.method, p.Method)
+			assert.False(t, p.Compliant)
+			assert.Contains(t, p.Note, "not a PTS purge")
+			for _, s := range []string{sa, sb} {
+				assert.Contains(t, p.Verified, s+": fio reports 67108864 bytes")
+			}
+			assert.Contains(t, p.Verified, tc.checked)
+			require.Len(t, p.Commands, 1, "one fio invocation through both servers")
+			cmd := strings.Join(p.Commands[0].Args, " ")
+			for _, s := range servers {
+				assert.Contains(t, cmd, "--client=ip:"+strings.Replace(s, ":", ",", 1))
+			}
+			assert.Zero(t, p.Commands[0].Exit)
+			job := p.Commands[0].Args[len(p.Commands[0].Args)-1]
+			assert.FileExists(t, job, "the job file is kept in the run directory")
+
+			var dev string
+			for _, d := range res.Deviations {
+				if d.Code == "purge_substitute" {
+					dev = d.Text
+				}
+			}
+			assert.Equal(t, "Throughput 1024 KiB: the device was prepared with "+tc.method+", a substitute that is not a PTS purge.", dev)
+			if _, err := exec.LookPath("pdftotext"); err == nil {
+				out, err := exec.Command("pdftotext", filepath.Join(dir, "report.pdf"), "-").Output()
+				require.NoError(t, err)
+				text := strings.Join(strings.Fields(string(out)), " ")
+				assert.Contains(t, text, tc.method+" (substitute, NOT a PTS purge)")
+				assert.Contains(t, text, "purge "+tc.method+" (a substitute, NOT a PTS purge)")
+			}
 		})
 	}
 }

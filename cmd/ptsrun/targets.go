@@ -19,8 +19,8 @@ import (
 // Kinds of target set.
 const (
 	setSim    = device.KindSim
-	setLocal  = "local"  // block devices and files on this host
-	setRemote = "remote" // targets on fio servers
+	setLocal  = "local"           // block devices and files on this host
+	setRemote = device.KindRemote // targets on fio servers
 )
 
 // targetPlan is a checked target set: what will be opened and by which
@@ -189,7 +189,7 @@ func planRemote(p *targetPlan, o targetOptions) (*targetPlan, error) {
 				device.ErrUnsafe, path, addr, spec)
 		}
 		p.Remote = append(p.Remote, fio.Target{Name: spec, Path: path, Server: addr, LogicalBlock: 512})
-		p.Identities = append(p.Identities, device.Identity{Spec: spec, Kind: "remote", Path: path,
+		p.Identities = append(p.Identities, device.Identity{Spec: spec, Kind: device.KindRemote, Path: path,
 			Interface: "fio server", Notes: "on the fio server at " + addr + "; identity not visible from here"})
 	}
 	return p, nil
@@ -329,7 +329,7 @@ func (p *targetPlan) purgeKind() string {
 	case setSim:
 		return device.KindSim
 	case setRemote:
-		return "remote"
+		return device.KindRemote
 	}
 	if p.Local[0].Kind == device.KindFile {
 		return device.KindFile

@@ -1,9 +1,12 @@
 package fio
 
 import (
+	"context"
 	"fmt"
 	"os/exec"
+	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -66,4 +69,20 @@ func TestConformanceClientServer(t *testing.T) {
 	enginetest.NeedRoot(t, "losetup", "fio")
 	servers := enginetest.FioServers(t, 2)
 	enginetest.Run(t, opener(false, servers), enginetest.Caps{})
+}
+
+// A relative work directory (ptsrun run --out DIR) still works: fio runs in
+// a cell's log directory, where a relative name would point elsewhere.
+func TestRelativeWorkDir(t *testing.T) {
+	needFio(t)
+	path := enginetest.TempFile(t, 8<<20)
+	t.Chdir(t.TempDir())
+	e, err := Open([]Target{{Name: path, Path: path, Size: 8 << 20, LogicalBlock: 512}}, Options{WorkDir: "run/fio"})
+	require.NoError(t, err)
+	defer e.Close()
+	m, err := e.Run(context.Background(), engine.Workload{Access: engine.Random, ReadPct: 100, BlockSize: 4096, TC: 1, QD: 1,
+		ActiveRange: 100, Duration: 200 * time.Millisecond})
+	require.NoError(t, err)
+	require.Positive(t, m.Read.IOs)
+	require.FileExists(t, filepath.Join("run", "fio", "workload-0001.json"))
 }

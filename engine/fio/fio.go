@@ -141,8 +141,17 @@ func Open(targets []Target, opts Options) (*Engine, error) {
 		}
 		e.tmp = d
 		e.opts.WorkDir = d
-	} else if err := os.MkdirAll(opts.WorkDir, 0o755); err != nil {
-		return nil, fmt.Errorf("fio engine: %w", err)
+	} else {
+		// fio runs in a cell's log directory (where a server returns its
+		// logs): a relative --out would name files under that.
+		d, err := filepath.Abs(opts.WorkDir)
+		if err != nil {
+			return nil, fmt.Errorf("fio engine: %w", err)
+		}
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, fmt.Errorf("fio engine: %w", err)
+		}
+		e.opts.WorkDir = d
 	}
 	return e, nil
 }
@@ -450,7 +459,9 @@ func (e *Engine) finish(ctx context.Context, p *proc) (engine.Measurement, error
 	if runErr != nil {
 		return m, runErr
 	}
-	m.CPU = cpu
+	if e.hosts[0] == "" {
+		m.CPU = cpu
+	}
 	m.Seconds = readLogs(p.logDir, "")
 	if e.opts.Trace > 0 {
 		m.Trace = e.readIOLogs(p.logDir)
@@ -618,30 +629,18 @@ func (e *Engine) measurement(out *Output, w engine.Workload) (engine.Measurement
 	m := engine.Measurement{Engine: e.Describe()}
 	found := make([]bool, len(e.targets))
 	per := make([]engine.TargetStats, len(e.targets))
+	jobs := make([]Job, len(e.targets))
 	for _, j := range out.Jobs {
 		if j.Error != 0 {
 			return m, fmt.Errorf("%w: fio job %s%s ended with error %d (%s)", engine.ErrIO, j.Name, onHost(j),
 				j.Error, syscall.Errno(j.Error).Error())
 		}
-		idx := -1
-		if strings.HasPrefix(j.Name, "t") {
-			if n, err := strconv.Atoi(j.Name[1:]); err == nil {
-				// Job t<n> is the n-th target of its host.
-				k := 0
-				for ti, t := range e.targets {
-					if addrMatches(t.Server, j) {
-						if k == n {
-							idx = ti
-						}
-						k++
-					}
-				}
-			}
-		}
+		idx := e.targetIndex(j, "t")
 		if idx < 0 || found[idx] {
 			return m, fmt.Errorf("fio output has an unexpected job %q%s", j.Name, onHost(j))
 		}
 		found[idx] = true
+		jobs[idx] = j
 		r, wr := j.Read.Stats(), j.Write.Stats()
 		per[idx] = engine.TargetStats{Target: e.targets[idx].Name, Host: e.targets[idx].Server, Read: r, Write: wr}
 		m.Read.Merge(r)
@@ -653,11 +652,64 @@ func (e *Engine) measurement(out *Output, w engine.Workload) (engine.Measurement
 			return m, fmt.Errorf("fio output has no result for %s", e.targets[i].Name)
 		}
 	}
+	// Through fio servers, fio's own account of its job threads is the only
+	// CPU figure there is; on this host wait measures the whole process.
+	if e.hosts[0] != "" {
+		m.CPU.Of = engine.CPUOfOne
+	}
+	for i := range per {
+		c := jobCPU(jobs[i], w.TC, m.Elapsed)
+		per[i].CPU = &c
+		if e.hosts[0] != "" {
+			m.CPU = m.CPU.Add(c)
+		}
+	}
 	if len(e.targets) > 1 {
 		m.Targets = per
 	}
-	_ = w
 	return m, nil
+}
+
+// jobCPU is the CPU time of one target's job threads per second of
+// elapsed, in CPUs. fio's usr_cpu and sys_cpu are percent of the group's
+// summed thread run time (job_runtime, the sum over its tc threads), so
+// they are the mean per thread; fio before job_runtime ran each thread for
+// about the elapsed time.
+func jobCPU(j Job, tc int, elapsed time.Duration) engine.CPU {
+	c := engine.CPU{Of: engine.CPUOfOne}
+	if elapsed <= 0 {
+		return c
+	}
+	threads := float64(max(tc, 1))
+	if j.JobRuntime > 0 {
+		threads = j.JobRuntime.Seconds() / elapsed.Seconds()
+	}
+	c.User = j.UsrCPU / 100 * threads
+	c.Sys = j.SysCPU / 100 * threads
+	return c
+}
+
+// targetIndex is the target of job <prefix><n>: the n-th target of the
+// job's host; -1 for other jobs.
+func (e *Engine) targetIndex(j Job, prefix string) int {
+	rest, ok := strings.CutPrefix(j.Name, prefix)
+	if !ok {
+		return -1
+	}
+	n, err := strconv.Atoi(rest)
+	if err != nil {
+		return -1
+	}
+	k := 0
+	for ti, t := range e.targets {
+		if addrMatches(t.Server, j) {
+			if k == n {
+				return ti
+			}
+			k++
+		}
+	}
+	return -1
 }
 
 func onHost(j Job) string {

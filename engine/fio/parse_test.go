@@ -261,3 +261,43 @@ func TestStatsPercentileSource(t *testing.T) {
 		})
 	}
 }
+
+// Through fio servers the host CPU is fio's usr_cpu and sys_cpu of each
+// target's job threads: percent of their summed run time (job_runtime), so
+// per second of the cell they are CPUs busy. The fixture's hosts ran one
+// thread each for 1000 ms of a 1001 ms cell.
+func TestRemoteCPUFromFioJobs(t *testing.T) {
+	out := parseFile(t, "clients-3.33.json")
+	e := &Engine{targets: []Target{
+		{Name: "a", Path: "/dev/loop0", Server: "127.0.0.1:8767"},
+		{Name: "b", Path: "/dev/loop1", Server: "127.0.0.1:8766"},
+	}, hosts: []string{"127.0.0.1:8767", "127.0.0.1:8766"}}
+	m, err := e.measurement(out, engine.Workload{TC: 1})
+	require.NoError(t, err)
+	require.Len(t, m.Targets, 2)
+	share := 1000.0 / 1001
+	for _, tc := range []struct {
+		target   int
+		usr, sys float64
+	}{{0, 3.9, 29.5}, {1, 6.3, 31.2}} {
+		c := m.Targets[tc.target].CPU
+		require.NotNil(t, c)
+		assert.Equal(t, engine.CPUOfOne, c.Of)
+		assert.InDelta(t, tc.usr/100*share, c.User, 1e-9)
+		assert.InDelta(t, tc.sys/100*share, c.Sys, 1e-9)
+	}
+	assert.Equal(t, engine.CPUOfOne, m.CPU.Of, "fio does not report a server host's CPU count")
+	assert.InDelta(t, (3.9+6.3)/100*share, m.CPU.User, 1e-9, "the set's CPU is the sum over the hosts")
+	assert.InDelta(t, (29.5+31.2)/100*share, m.CPU.Sys, 1e-9)
+	assert.Equal(t, "% of one CPU", m.CPU.Unit())
+
+	// Two threads in a group: job_runtime is their sum, usr_cpu their mean.
+	local := parseFile(t, "local-3.33.json").Jobs[0]
+	c := jobCPU(local, 2, local.Elapsed())
+	assert.InDelta(t, 5.35/100*2000/1001, c.User, 1e-9)
+	assert.InDelta(t, 33.65/100*2000/1001, c.Sys, 1e-9)
+	// fio before job_runtime: the threads ran about the elapsed time.
+	local.JobRuntime = 0
+	c = jobCPU(local, 2, local.Elapsed())
+	assert.InDelta(t, 5.35/100*2, c.User, 1e-9)
+}
