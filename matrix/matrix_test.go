@@ -161,7 +161,7 @@ func TestDeviations(t *testing.T) {
 		c.Tests = []string{"tp"}
 		c.Profile = "client"
 		c.CellTime = pts.Duration(10 * time.Second)
-		c.ActiveRange = 50
+		c.TPActiveRange = 50
 		c.MaxRounds = 6
 		c.Engine = "native"
 	})
@@ -207,7 +207,7 @@ func TestDeviations(t *testing.T) {
 	assert.NotContains(t, codes, "simulated")
 	assert.Contains(t, codes["not_steady"], "rounds (2–6)")
 	assert.Contains(t, codes["resumed"], "round 5 was re-run")
-	assert.Contains(t, codes["active_range"], "50 %, below the PTS-C profile's 75 %")
+	assert.Contains(t, codes["active_range"], "Throughput: the active range was 50 %, below the PTS-C profile's 100 %")
 	assert.False(t, res.Conforming)
 	st := res.Tests[0].Stages[0]
 	assert.False(t, st.Steady)
@@ -251,6 +251,36 @@ func TestWriteCacheDeviations(t *testing.T) {
 			var got []string
 			for _, d := range res.Deviations {
 				if d.Code == "write_cache" {
+					got = append(got, d.Text)
+				}
+			}
+			assert.Equal(t, tc.want, got)
+		})
+	}
+}
+
+// Each test's active range is held against the profile's for that test,
+// above as well as below, and the preconditioning's against the whole device.
+func TestActiveRangeDeviations(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		mod  func(*pts.Config)
+		want []string
+	}{
+		{"client defaults: IOPS 75, throughput and latency 100", func(c *pts.Config) { c.Profile = "client" }, nil},
+		{"client IOPS at 100: above", func(c *pts.Config) { c.Profile = "client"; c.ActiveRange = 100 },
+			[]string{"IOPS: the active range was 100 %, above the PTS-C profile's 75 %."}},
+		{"enterprise latency at 50: below", func(c *pts.Config) { c.LATActiveRange = 50 },
+			[]string{"Latency: the active range was 50 %, below the PTS-E profile's 100 %."}},
+		{"preconditioning over part of the device", func(c *pts.Config) { c.PCActiveRange = 80 },
+			[]string{"The workload-independent preconditioning covered 80 % of the device, not all of it."}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ri := info(t, func(c *pts.Config) { c.Engine = "native"; tc.mod(c) })
+			ri.Engine = "native io_uring"
+			var got []string
+			for _, d := range Build(ri, nil, false).Deviations {
+				if d.Code == "active_range" || d.Code == "pc_active_range" {
 					got = append(got, d.Text)
 				}
 			}

@@ -468,6 +468,17 @@ func buildCell(c pts.Cell, ss *pts.StageState, first, last int) CellResult {
 	return cr
 }
 
+// stageActiveRange is the active range the cells of a test's stages ran
+// with; ok is false when the test has no cells in the run.
+func stageActiveRange(ri pts.RunInfo, test string) (float64, bool) {
+	for _, s := range ri.Stages {
+		if s.Test == test && len(s.Cells) > 0 {
+			return s.Cells[0].Workload.ActiveRange, true
+		}
+	}
+	return 0, false
+}
+
 // purgeDev is a deviation of one kind and text, and the stages it touched.
 type purgeDev struct {
 	code, text string
@@ -503,9 +514,21 @@ func deviations(ri pts.RunInfo, st *pts.State, res *Results) []Deviation {
 	if ct := time.Duration(cfg.CellTime); ct != pts.DefaultCellTime {
 		add("cell_time", "Each cell ran %v instead of the PTS's %v.", ct, pts.DefaultCellTime)
 	}
-	if cfg.ActiveRange < ri.Profile.ActiveRange {
-		add("active_range", "The active range was %g %%, below the %s profile's %g %%.",
-			cfg.ActiveRange, ri.Profile.Short, ri.Profile.ActiveRange)
+	// Each test's active range against the profile's, from the cells as
+	// they ran; above is a departure as much as below.
+	for _, td := range pts.Tests {
+		ar, ok := stageActiveRange(ri, td.ID)
+		want := ri.Profile.ActiveRangeOf(td.ID)
+		switch {
+		case !ok || ar == want:
+		case ar < want:
+			add("active_range", "%s: the active range was %g %%, below the %s profile's %g %%.", td.Name, ar, ri.Profile.Short, want)
+		default:
+			add("active_range", "%s: the active range was %g %%, above the %s profile's %g %%.", td.Name, ar, ri.Profile.Short, want)
+		}
+	}
+	if pc := cfg.PCActiveRange; pc > 0 && pc != 100 {
+		add("pc_active_range", "The workload-independent preconditioning covered %g %% of the device, not all of it.", pc)
 	}
 	var left []string
 	var planned []int64

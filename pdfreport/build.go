@@ -570,9 +570,16 @@ func (b *builder) params(s matrix.StageResult, stimulus, mixes, sizes string) []
 	if len(s.Cells) > 0 {
 		c = s.Cells[0]
 	}
+	// The active range the stage's cells ran with (tests have their own).
+	ar := cfg.ActiveRangeOf(td.ID)
+	for _, st := range b.ri.Stages {
+		if st.ID == s.ID && len(st.Cells) > 0 {
+			ar = st.Cells[0].Workload.ActiveRange
+		}
+	}
 	kv := []KV{
 		{"Data pattern", "RND"},
-		{"AR & amount", fmt.Sprintf("%g %% (%s)", cfg.ActiveRange, device.FormatCapacity(int64(float64(capacity)*cfg.ActiveRange/100)))},
+		{"AR & amount", fmt.Sprintf("%g %% (%s)", ar, device.FormatCapacity(int64(float64(capacity)*ar/100)))},
 		{"Test stimulus", stimulus},
 		{td.LoopLabel(pts.LoopMix), mixes},
 		{td.LoopLabel(pts.LoopBlockSize), sizes},
@@ -699,7 +706,7 @@ func (b *builder) runParams() []KV {
 		return []KV{{"Tests", strings.Join(tests, ", ")}, {"Complete", yesNo(b.res.Complete)}}
 	}
 	return []KV{{"Tests", strings.Join(cfg.Tests, ", ")}, {"Cell time", time.Duration(cfg.CellTime).String()},
-		{"AR", fmt.Sprintf("%g %%", cfg.ActiveRange)}, {"IOPS TC/QD", fmt.Sprintf("%d/%d", cfg.TC, cfg.QD)},
+		{"AR", b.activeRanges()}, {"IOPS TC/QD", fmt.Sprintf("%d/%d", cfg.TC, cfg.QD)},
 		{"Targets", fmt.Sprint(len(b.ri.Targets))}, {"Complete", yesNo(b.res.Complete)}}
 }
 
@@ -1375,4 +1382,18 @@ func (b *builder) testOf(s matrix.StageResult) string {
 		}
 	}
 	return ""
+}
+
+// activeRanges names each test's active range and the preconditioning's.
+func (b *builder) activeRanges() string {
+	var parts []string
+	for _, td := range pts.Tests {
+		for _, st := range b.ri.Stages {
+			if st.Test == td.ID && len(st.Cells) > 0 {
+				parts = append(parts, fmt.Sprintf("%s %g %%", strings.ToUpper(td.ID), st.Cells[0].Workload.ActiveRange))
+				break
+			}
+		}
+	}
+	return strings.Join(append(parts, fmt.Sprintf("PC %g %%", b.ri.Config.PCActiveRange)), ", ")
 }

@@ -27,15 +27,20 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 
 // Config is what a run was asked to do, after defaults. It is stored in run.json.
 type Config struct {
-	Tests       []string `json:"tests"`
-	Profile     string   `json:"profile"`
-	Engine      string   `json:"engine"`
-	Targets     []string `json:"targets"`
-	TC          int      `json:"tc"` // IOPS test
-	QD          int      `json:"qd"`
-	CellTime    Duration `json:"cell_time"`
-	MaxRounds   int      `json:"max_rounds"`
-	ActiveRange float64  `json:"active_range_pct"`
+	Tests     []string `json:"tests"`
+	Profile   string   `json:"profile"`
+	Engine    string   `json:"engine"`
+	Targets   []string `json:"targets"`
+	TC        int      `json:"tc"` // IOPS test
+	QD        int      `json:"qd"`
+	CellTime  Duration `json:"cell_time"`
+	MaxRounds int      `json:"max_rounds"`
+	// ActiveRange is the IOPS test's active range; TPActiveRange and
+	// LATActiveRange are the throughput and latency tests' (0 in an older
+	// run.json: ActiveRange was every test's).
+	ActiveRange    float64 `json:"active_range_pct"`
+	TPActiveRange  float64 `json:"tp_active_range_pct,omitempty"`
+	LATActiveRange float64 `json:"lat_active_range_pct,omitempty"`
 	// PCActiveRange is the active range of the workload-independent
 	// preconditioning (PTS "PC AR"): the whole device unless set.
 	PCActiveRange float64              `json:"pc_active_range_pct"`
@@ -116,6 +121,12 @@ func (c *Config) Resolve() (Profile, error) {
 	if c.ActiveRange == 0 {
 		c.ActiveRange = p.ActiveRange
 	}
+	if c.TPActiveRange == 0 {
+		c.TPActiveRange = p.ActiveRangeOf("tp")
+	}
+	if c.LATActiveRange == 0 {
+		c.LATActiveRange = p.ActiveRangeOf("lat")
+	}
 	if c.PCActiveRange == 0 {
 		c.PCActiveRange = 100
 	}
@@ -128,6 +139,10 @@ func (c *Config) Resolve() (Profile, error) {
 		return p, fmt.Errorf("cell time %v is outside %v…%v", time.Duration(c.CellTime), MinCellTime, MaxCellTime)
 	case !(c.ActiveRange > 0 && c.ActiveRange <= 100):
 		return p, fmt.Errorf("active range %v%% is outside (0, 100]", c.ActiveRange)
+	case !(c.TPActiveRange > 0 && c.TPActiveRange <= 100):
+		return p, fmt.Errorf("throughput active range %v%% is outside (0, 100]", c.TPActiveRange)
+	case !(c.LATActiveRange > 0 && c.LATActiveRange <= 100):
+		return p, fmt.Errorf("latency active range %v%% is outside (0, 100]", c.LATActiveRange)
 	case !(c.PCActiveRange > 0 && c.PCActiveRange <= 100):
 		return p, fmt.Errorf("preconditioning active range %v%% is outside (0, 100]", c.PCActiveRange)
 	}
@@ -164,9 +179,20 @@ func (c Config) wipc(bs int64) *engine.Workload {
 		ActiveRange: c.PCActiveRange, Passes: WIPCPasses}
 }
 
-func (c Config) cell(i int, acc engine.Access, read int, bs int64, tc, qd int) Cell {
+// ActiveRangeOf is the active range of a test's cells.
+func (c Config) ActiveRangeOf(test string) float64 {
+	switch {
+	case test == "tp" && c.TPActiveRange > 0:
+		return c.TPActiveRange
+	case test == "lat" && c.LATActiveRange > 0:
+		return c.LATActiveRange
+	}
+	return c.ActiveRange
+}
+
+func (c Config) cell(test string, i int, acc engine.Access, read int, bs int64, tc, qd int) Cell {
 	w := engine.Workload{Access: acc, ReadPct: read, BlockSize: bs, TC: tc, QD: qd,
-		ActiveRange: c.ActiveRange, Duration: time.Duration(c.CellTime)}
+		ActiveRange: c.ActiveRangeOf(test), Duration: time.Duration(c.CellTime)}
 	return Cell{Index: i, Key: CellKey(w), Workload: w}
 }
 
@@ -178,7 +204,7 @@ func (c Config) iopsStage() Stage {
 			if !c.Runnable(bs) {
 				continue
 			}
-			s.Cells = append(s.Cells, c.cell(len(s.Cells), engine.Random, mix, bs, c.TC, c.QD))
+			s.Cells = append(s.Cells, c.cell("iops", len(s.Cells), engine.Random, mix, bs, c.TC, c.QD))
 		}
 	}
 	// PTS 2.0.2 §7: all three must be steady in the same window.
@@ -195,7 +221,7 @@ func (c Config) tpStage(bs int64) Stage {
 	s := Stage{ID: id, Test: "tp", Title: "Throughput " + engine.FormatSize(bs), Purge: true,
 		Precondition: c.wipc(bs), MaxRounds: c.MaxRounds}
 	for _, mix := range TPMixes {
-		s.Cells = append(s.Cells, c.cell(len(s.Cells), engine.Sequential, mix, bs, TPDefaultTC, TPDefaultQD))
+		s.Cells = append(s.Cells, c.cell("tp", len(s.Cells), engine.Sequential, mix, bs, TPDefaultTC, TPDefaultQD))
 	}
 	s.Tracking = []Tracking{{Name: "MB/s SEQ " + engine.FormatSize(bs) + " 0/100", Cell: s.find(0, bs), Metric: MetricWriteMBps}}
 	return s
@@ -209,7 +235,7 @@ func (c Config) latStage() Stage {
 			if !c.Runnable(bs) {
 				continue
 			}
-			s.Cells = append(s.Cells, c.cell(len(s.Cells), engine.Random, mix, bs, LATTC, LATQD))
+			s.Cells = append(s.Cells, c.cell("lat", len(s.Cells), engine.Random, mix, bs, LATTC, LATQD))
 		}
 	}
 	s.Tracking = []Tracking{{Name: "ART RND 4 KiB 0/100", Cell: s.find(0, 4*KiB), Metric: MetricMeanLatMs}}

@@ -35,7 +35,10 @@ func runFlags() []cli.Flag {
 		&cli.IntFlag{Name: "qd", Usage: "IOPS test queue depth per thread (default: the profile's)"},
 		&cli.DurationFlag{Name: "cell-time", Value: time.Duration(d.CellTime), Usage: "duration of each cell (PTS: 60s)"},
 		&cli.IntFlag{Name: "max-rounds", Value: d.MaxRounds, Usage: "round limit per stage (PTS: 25)"},
-		&cli.Float64Flag{Name: "active-range", Usage: "active range in % (default: the profile's)"},
+		&cli.Float64Flag{Name: "active-range", Usage: "active range of every test in % (default: the profile's: IOPS E 100, C 75; throughput and latency 100)"},
+		&cli.Float64Flag{Name: "tp-active-range", Usage: "throughput test's active range in % (default: --active-range, else 100; UNVERIFIED for PTS-C)"},
+		&cli.Float64Flag{Name: "lat-active-range", Usage: "latency test's active range in % (default: --active-range, else 100; UNVERIFIED for PTS-C)"},
+		&cli.Float64Flag{Name: "pc-active-range", Value: 100, Usage: "active range of the workload-independent preconditioning in % (PTS: 100)"},
 		&cli.StringFlag{Name: "purge", Value: d.Purge, Usage: "purge method: " + strings.Join(precondition.Methods(), ", ")},
 		&cli.StringSliceFlag{Name: "destroy-data", Usage: "confirm that the named target (serial or path) may be overwritten"},
 		&cli.Uint64Flag{Name: "seed", Value: d.Seed, Usage: "seed of every random stream (recorded)"},
@@ -110,10 +113,21 @@ func baseConfig(c *cli.Context) (pts.Config, pts.Profile, error) {
 	}
 	cfg.CellTime = pts.Duration(c.Duration("cell-time"))
 	cfg.MaxRounds = c.Int("max-rounds")
-	cfg.ActiveRange = c.Float64("active-range")
-	if c.IsSet("active-range") && cfg.ActiveRange == 0 {
-		return cfg, pts.Profile{}, fmt.Errorf("active range 0%% is outside (0, 100]")
+	for _, f := range []string{"active-range", "tp-active-range", "lat-active-range", "pc-active-range"} {
+		if c.IsSet(f) && c.Float64(f) <= 0 {
+			return cfg, pts.Profile{}, fmt.Errorf("--%s %g%% is outside (0, 100]", f, c.Float64(f))
+		}
 	}
+	// --active-range sets every test's; the per-test flags override it.
+	cfg.ActiveRange = c.Float64("active-range")
+	cfg.TPActiveRange, cfg.LATActiveRange = cfg.ActiveRange, cfg.ActiveRange
+	if c.IsSet("tp-active-range") {
+		cfg.TPActiveRange = c.Float64("tp-active-range")
+	}
+	if c.IsSet("lat-active-range") {
+		cfg.LATActiveRange = c.Float64("lat-active-range")
+	}
+	cfg.PCActiveRange = c.Float64("pc-active-range")
 	cfg.Purge = c.String("purge")
 	cfg.DestroyData = c.StringSlice("destroy-data")
 	cfg.FioServers = c.StringSlice("fio-server")
