@@ -274,6 +274,33 @@ func TestPlan(t *testing.T) {
 	assert.Len(t, p["stages"], 4)
 }
 
+// Each test's active range comes from its own flag, else --active-range,
+// else the profile's (client: IOPS 75 %, throughput and latency 100 %).
+func TestActiveRangeFlags(t *testing.T) {
+	ranges := func(args ...string) map[string]float64 {
+		t.Helper()
+		code, stdout, stderr := ptsrun(append([]string{"plan", "--target", "sim:client", "--json"}, args...)...)
+		require.Equal(t, 0, code, stderr)
+		var p struct {
+			Config pts.Config  `json:"config"`
+			Stages []pts.Stage `json:"stages"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(stdout), &p))
+		out := map[string]float64{"pc": p.Stages[0].Precondition.ActiveRange}
+		for _, s := range p.Stages {
+			out[s.Test] = s.Cells[0].Workload.ActiveRange
+		}
+		return out
+	}
+	assert.Equal(t, map[string]float64{"iops": 75, "tp": 100, "lat": 100, "pc": 100}, ranges("--profile", "client"))
+	assert.Equal(t, map[string]float64{"iops": 50, "tp": 50, "lat": 50, "pc": 100}, ranges("--profile", "client", "--active-range", "50"))
+	assert.Equal(t, map[string]float64{"iops": 50, "tp": 90, "lat": 60, "pc": 80},
+		ranges("--active-range", "50", "--tp-active-range", "90", "--lat-active-range", "60", "--pc-active-range", "80"))
+	code, _, stderr := ptsrun("plan", "--target", "sim", "--lat-active-range", "0")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, "--lat-active-range 0% is outside (0, 100]")
+}
+
 // A run killed at any moment leaves a journal that report and resume accept,
 // and resume finishes it.
 func TestKillAndResume(t *testing.T) {
