@@ -194,6 +194,9 @@ func prepareDir(dir string) (func(), error) {
 
 // startRun creates the run directory and runs.
 func startRun(ctx context.Context, cfg pts.Config, p pts.Profile, tp *targetPlan, dir string, asJSON bool, stdout, stderr io.Writer) error {
+	if err := runClock.check(); err != nil {
+		return err
+	}
 	if err := checkRunDir(dir, tp.Engine); err != nil {
 		return err
 	}
@@ -205,7 +208,7 @@ func startRun(ctx context.Context, cfg pts.Config, p pts.Profile, tp *targetPlan
 		return err
 	}
 	ri := pts.RunInfo{Schema: pts.Schema, Tool: "ptsrun", Version: version, Spec: "PTS " + pts.SpecRevision,
-		Created: time.Now().UTC(), Config: cfg, Profile: p, Stages: cfg.Stages(p), Targets: tp.Identities,
+		Created: runClock.now().UTC(), Config: cfg, Profile: p, Stages: cfg.Stages(p), Targets: tp.Identities,
 		Host: hostInfo(), Engine: tp.describe()}
 	// run.json first: from here on, a kill leaves a run that resume accepts.
 	if err := pts.WriteRunInfo(dir, ri); err != nil {
@@ -256,7 +259,7 @@ func execute(ctx context.Context, dir string, ri pts.RunInfo, set *targetSet, pr
 		}
 		purger.Remote = rp
 	}
-	r := &pts.Runner{Info: ri, Engine: set.Engine, Journal: j, Observer: obs, Purger: purger}
+	r := &pts.Runner{Info: ri, Engine: set.Engine, Journal: j, Observer: obs, Purger: purger, Now: runClock.now}
 	switch {
 	case set.Kind == setLocal:
 		r.Cache = &precondition.CacheControl{Devs: purger.Devs}
