@@ -2,7 +2,10 @@ package pts
 
 import (
 	"fmt"
+	"math"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -258,6 +261,23 @@ func ParseTests(s string) ([]string, error) {
 	}
 	slices.SortFunc(out, func(a, b string) int { return testOrder(a) - testOrder(b) })
 	return out, nil
+}
+
+var mixLabel = regexp.MustCompile(`^(?i)\s*r?\s*(\d{1,3}(?:\.\d+)?)\s*%?\s*[/:]\s*w?\s*(\d{1,3}(?:\.\d+)?)\s*%?\s*$`)
+
+// ParseMix reads an R/W mix label as its read percentage: "65/35",
+// "R65/W35", "65:35". Imported tables and --mixes both read it.
+func ParseMix(s string) (int, error) {
+	m := mixLabel.FindStringSubmatch(s)
+	if m == nil {
+		return 0, fmt.Errorf("mix %q: want read/write percentages such as 65/35, R65/W35 or 65:35", s)
+	}
+	r, _ := strconv.ParseFloat(m[1], 64)
+	w, _ := strconv.ParseFloat(m[2], 64)
+	if r+w != 100 || r != math.Trunc(r) {
+		return 0, fmt.Errorf("mix %q: read and write must be whole percentages adding up to 100", s)
+	}
+	return int(r), nil
 }
 
 func testOrder(id string) int {
