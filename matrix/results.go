@@ -262,7 +262,7 @@ func verdict(ri pts.RunInfo, res *Results) string {
 			tests = append(tests, t.Name)
 		}
 	}
-	what := "for the " + joinAnd(tests) + " test"
+	what := "for the " + pts.JoinAnd(tests) + " test"
 	if len(tests) > 1 {
 		what += "s"
 	}
@@ -522,7 +522,7 @@ func deviations(ri pts.RunInfo, st *pts.State, res *Results) []Deviation {
 	}
 	if len(left) > 0 {
 		add("block_sizes", "The %s cells were left out: the target's logical block size is %d bytes, and no I/O can be smaller.",
-			joinAnd(left), cfg.MinBlock)
+			pts.JoinAnd(left), cfg.MinBlock)
 	}
 	def := steadystate.Default()
 	if cfg.SS != def {
@@ -560,7 +560,7 @@ func deviations(ri pts.RunInfo, st *pts.State, res *Results) []Deviation {
 		}
 	}
 	for _, p := range purges {
-		add(p.code, "%s: %s", joinAnd(p.stages), p.text)
+		add(p.code, "%s: %s", pts.JoinAnd(p.stages), p.text)
 	}
 	// The setting at the start, then each stage's checks: one line per
 	// reason, naming the stages where a check found the cache wrong and
@@ -600,7 +600,7 @@ func deviations(ri pts.RunInfo, st *pts.State, res *Results) []Deviation {
 		}
 	}
 	for _, c := range checks {
-		add(c.code, "%s: %s", joinAnd(slices.Compact(c.stages)), c.text)
+		add(c.code, "%s: %s", pts.JoinAnd(slices.Compact(c.stages)), c.text)
 	}
 	for _, t := range res.Tests {
 		if t.Test == "custom" {
@@ -680,12 +680,4 @@ func label(enabled bool) string {
 		return "enabled"
 	}
 	return "disabled"
-}
-
-// joinAnd lists names the English way: "a", "a and b", "a, b and c".
-func joinAnd(v []string) string {
-	if len(v) < 2 {
-		return strings.Join(v, "")
-	}
-	return strings.Join(v[:len(v)-1], ", ") + " and " + v[len(v)-1]
 }
