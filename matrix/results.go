@@ -468,6 +468,69 @@ func buildCell(c pts.Cell, ss *pts.StageState, first, last int) CellResult {
 	return cr
 }
 
+// SubsetDeviations say what a quick look (--block-sizes, --mixes) left out
+// of each test's matrix, one line per test that lost anything; plan shows
+// them before the run.
+func SubsetDeviations(cfg pts.Config, p pts.Profile) []Deviation {
+	var out []Deviation
+	var flags []string
+	if len(cfg.BlockSizes) > 0 {
+		flags = append(flags, "--block-sizes")
+	}
+	if len(cfg.Mixes) > 0 {
+		flags = append(flags, "--mixes")
+	}
+	for _, td := range pts.Tests {
+		if !slices.Contains(cfg.Tests, td.ID) {
+			continue
+		}
+		allSizes, allMixes := pts.TestMatrix(td.ID, p)
+		sizes, mixes := cfg.Subset(td.ID, p)
+		var goneSizes []string
+		for _, bs := range allSizes {
+			if !slices.Contains(sizes, bs) {
+				goneSizes = append(goneSizes, strings.TrimSuffix(engine.FormatSize(bs), " KiB"))
+			}
+		}
+		var goneMixes []string
+		for _, m := range allMixes {
+			if !slices.Contains(mixes, m) {
+				goneMixes = append(goneMixes, MixLabel(m))
+			}
+		}
+		if len(goneSizes)+len(goneMixes) == 0 {
+			continue
+		}
+		run := 0
+		for _, bs := range sizes {
+			if cfg.Runnable(bs) {
+				run += len(mixes)
+			}
+		}
+		var gone []string
+		if len(goneSizes) > 0 {
+			what := "block size"
+			if td.ID == "tp" {
+				what = "the stage of block size" // its purge and preconditioning go with it
+			}
+			if len(goneSizes) > 1 {
+				what += "s"
+			}
+			gone = append(gone, what+" "+pts.JoinAnd(goneSizes)+" KiB")
+		}
+		if len(goneMixes) > 0 {
+			what := "R/W mix"
+			if len(goneMixes) > 1 {
+				what += "es"
+			}
+			gone = append(gone, what+" "+pts.JoinAnd(goneMixes))
+		}
+		out = append(out, Deviation{Code: "subset", Text: fmt.Sprintf("%s: a quick look at %d of the matrix's %d cells (%s); left out: %s.",
+			td.Name, run, len(allSizes)*len(allMixes), strings.Join(flags, ", "), strings.Join(gone, "; "))})
+	}
+	return out
+}
+
 // purgeDev is a deviation of one kind and text, and the stages it touched.
 type purgeDev struct {
 	code, text string
@@ -507,13 +570,15 @@ func deviations(ri pts.RunInfo, st *pts.State, res *Results) []Deviation {
 		add("active_range", "The active range was %g %%, below the %s profile's %g %%.",
 			cfg.ActiveRange, ri.Profile.Short, ri.Profile.ActiveRange)
 	}
+	out = append(out, SubsetDeviations(cfg, ri.Profile)...)
+	// Of the block sizes asked for, those the targets cannot do.
 	var left []string
 	var planned []int64
-	if slices.Contains(cfg.Tests, "iops") {
-		planned = append(planned, pts.IOPSBlockSizes...)
-	}
-	if slices.Contains(cfg.Tests, "lat") {
-		planned = append(planned, pts.LATBlockSizes...)
+	for _, t := range []string{"iops", "lat"} {
+		if slices.Contains(cfg.Tests, t) {
+			sizes, _ := cfg.Subset(t, ri.Profile)
+			planned = append(planned, sizes...)
+		}
 	}
 	for _, bs := range planned {
 		if l := engine.FormatSize(bs); !cfg.Runnable(bs) && !slices.Contains(left, l) {
