@@ -473,13 +473,6 @@ func buildCell(c pts.Cell, ss *pts.StageState, first, last int) CellResult {
 // them before the run.
 func SubsetDeviations(cfg pts.Config, p pts.Profile) []Deviation {
 	var out []Deviation
-	var flags []string
-	if len(cfg.BlockSizes) > 0 {
-		flags = append(flags, "--block-sizes")
-	}
-	if len(cfg.Mixes) > 0 {
-		flags = append(flags, "--mixes")
-	}
 	for _, td := range pts.Tests {
 		if !slices.Contains(cfg.Tests, td.ID) {
 			continue
@@ -507,8 +500,9 @@ func SubsetDeviations(cfg pts.Config, p pts.Profile) []Deviation {
 				run += len(mixes)
 			}
 		}
-		var gone []string
+		var gone, flags []string
 		if len(goneSizes) > 0 {
+			flags = append(flags, "--block-sizes")
 			what := "block size"
 			if td.ID == "tp" {
 				what = "the stage of block size" // its purge and preconditioning go with it
@@ -519,6 +513,7 @@ func SubsetDeviations(cfg pts.Config, p pts.Profile) []Deviation {
 			gone = append(gone, what+" "+pts.JoinAnd(goneSizes)+" KiB")
 		}
 		if len(goneMixes) > 0 {
+			flags = append(flags, "--mixes")
 			what := "R/W mix"
 			if len(goneMixes) > 1 {
 				what += "es"
