@@ -304,6 +304,17 @@ func TestQuickLook(t *testing.T) {
 	}
 	assert.NotContains(t, stdout, "Throughput 128 KiB")
 	assert.NotContains(t, stdout, "rnd-128k")
+	code, stdout, stderr = ptsrun(append([]string{"plan", "--json"}, args...)...)
+	require.Equal(t, 0, code, stderr)
+	var plan struct {
+		Config pts.Config         `json:"config"`
+		Subset []matrix.Deviation `json:"subset"`
+		Stages []json.RawMessage  `json:"stages"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &plan))
+	assert.Equal(t, []int{100, 65, 0}, plan.Config.Mixes)
+	assert.Len(t, plan.Subset, 3)
+	assert.Len(t, plan.Stages, 3)
 
 	// Interrupted in its first round, then resumed: the subset comes from run.json.
 	cmd := exec.Command(binary, append([]string{"run", "--out", dir}, args...)...)
