@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -32,22 +31,6 @@ type PublishedTable struct {
 	Sizes  []int64 // rows, as in the file
 	Mixes  []int   // columns: read percentages, as in the file
 	Values [][]float64
-}
-
-var mixLabel = regexp.MustCompile(`^(?i)\s*r?\s*(\d{1,3}(?:\.\d+)?)\s*%?\s*[/:]\s*w?\s*(\d{1,3}(?:\.\d+)?)\s*%?\s*$`)
-
-// ParseMix reads an R/W mix label: "65/35", "R65/W35", "65:35".
-func ParseMix(s string) (int, error) {
-	m := mixLabel.FindStringSubmatch(s)
-	if m == nil {
-		return 0, fmt.Errorf("mix %q: want read/write percentages such as 65/35, R65/W35 or 65:35", s)
-	}
-	r, _ := strconv.ParseFloat(m[1], 64)
-	w, _ := strconv.ParseFloat(m[2], 64)
-	if r+w != 100 || r != math.Trunc(r) {
-		return 0, fmt.Errorf("mix %q: read and write must be whole percentages adding up to 100", s)
-	}
-	return int(r), nil
 }
 
 // absentCell is how published tables mark a missing value.
@@ -98,7 +81,7 @@ func ParseTable(r io.Reader, name, metric string) (*PublishedTable, error) {
 				return nil, fmt.Errorf("%s: line %d: no mix columns after bs", name, line)
 			}
 			for i, h := range rec[1:] {
-				m, err := ParseMix(h)
+				m, err := pts.ParseMix(h)
 				if err != nil {
 					return nil, fmt.Errorf("%s: line %d, column %d: %w", name, line, i+2, err)
 				}

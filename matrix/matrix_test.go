@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -309,7 +310,11 @@ func TestVerdictScope(t *testing.T) {
 	res = Build(ri, b.recs, false)
 	assert.Contains(t, res.Scope, "a target set of 2 targets loaded at once (/dev/loop0, /dev/loop1), not of any one device")
 
-	ri = info(t, func(c *pts.Config) { c.Tests = []string{"tp"}; c.Engine = "native"; c.CellTime = pts.Duration(10 * time.Second) })
+	ri = info(t, func(c *pts.Config) {
+		c.Tests = []string{"tp"}
+		c.Engine = "native"
+		c.CellTime = pts.Duration(10 * time.Second)
+	})
 	ri.Engine = "native io_uring"
 	res = Build(ri, nil, false)
 	assert.Regexp(t, `^Does NOT conform to SNIA SSS PTS-E 2\.0\.2 for the Throughput test: \d+ deviations?\.$`, res.Verdict)
@@ -497,6 +502,140 @@ func TestBlockSizesLeftOutDeviation(t *testing.T) {
 		}
 		assert.Equal(t, tc.want, got, "%v", tc.tests)
 	}
+}
+
+// A quick look (--block-sizes, --mixes) is a deviation that names exactly
+// what it left out, and composes with a 4Kn target's own left-out cells.
+func TestSubsetDeviation(t *testing.T) {
+	iops3 := []int64{1 << 20, 64 << 10, 4 << 10}
+	mix3 := []int{100, 65, 0}
+	const leftOut = "The 0.5 KiB cells were left out: the target's logical block size is 4096 bytes, and no I/O can be smaller."
+	for _, tc := range []struct {
+		name     string
+		mod      func(*pts.Config)
+		subset   []string
+		leftOut4 string // the block_sizes deviation of a 4Kn target
+	}{
+		{name: "full matrix", mod: func(c *pts.Config) {}, leftOut4: leftOut},
+		{name: "every size named is no subset", mod: func(c *pts.Config) { c.BlockSizes = pts.IOPSBlockSizes }, leftOut4: leftOut},
+		{name: "IOPS quick look", mod: func(c *pts.Config) { c.Tests, c.BlockSizes, c.Mixes = []string{"iops"}, iops3, mix3 },
+			subset: []string{"IOPS: a quick look at 9 of the matrix's 56 cells (--block-sizes, --mixes); " +
+				"left out: block sizes 128, 32, 16, 8 and 0.5 KiB; R/W mixes 95/5, 50/50, 35/65 and 5/95."}},
+		{name: "sizes only, every test", mod: func(c *pts.Config) { c.BlockSizes = iops3 },
+			subset: []string{
+				"IOPS: a quick look at 21 of the matrix's 56 cells (--block-sizes); left out: block sizes 128, 32, 16, 8 and 0.5 KiB.",
+				"Throughput: a quick look at 2 of the matrix's 4 cells (--block-sizes); left out: the stage of block size 128 KiB.",
+				"Latency: a quick look at 3 of the matrix's 9 cells (--block-sizes); left out: block sizes 8 and 0.5 KiB."}},
+		{name: "throughput writes only", mod: func(c *pts.Config) { c.Tests, c.Mixes = []string{"tp"}, []int{0} },
+			subset: []string{"Throughput: a quick look at 2 of the matrix's 4 cells (--mixes); left out: R/W mix 100/0."}},
+		// The user kept 0.5 KiB: the target leaves it out, and says so.
+		{name: "with 0.5 KiB", mod: func(c *pts.Config) {
+			c.Tests, c.BlockSizes, c.Mixes = []string{"iops"}, append(slices.Clone(iops3), 512), mix3
+		}, subset: []string{"IOPS: a quick look at 9 of the matrix's 56 cells (--block-sizes, --mixes); " +
+			"left out: block sizes 128, 32, 16 and 8 KiB; R/W mixes 95/5, 50/50, 35/65 and 5/95."},
+			leftOut4: leftOut},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, minBlock := range []int64{0, 4096} {
+				ri := info(t, func(c *pts.Config) { tc.mod(c); c.MinBlock = minBlock })
+				res := Build(ri, []pts.Record{{Type: pts.RecStart}}, false)
+				var subset []string
+				blocks := ""
+				for _, d := range res.Deviations {
+					switch d.Code {
+					case "subset":
+						subset = append(subset, d.Text)
+					case "block_sizes":
+						blocks = d.Text
+					}
+				}
+				want := tc.subset
+				if minBlock == 0 && len(want) > 0 && tc.leftOut4 != "" {
+					// On 512-byte blocks the 0.5 KiB cells run too.
+					want = []string{strings.Replace(want[0], "9 of", "12 of", 1)}
+				}
+				assert.Equal(t, want, subset, "block %d", minBlock)
+				assert.Equal(t, want, textsOf(SubsetDeviations(ri.Config, ri.Profile)), "plan shows the same")
+				if minBlock == 0 {
+					assert.Empty(t, blocks)
+				} else {
+					assert.Equal(t, tc.leftOut4, blocks, "a 4Kn target's deviation names 0.5 KiB only when it was asked for")
+				}
+			}
+		})
+	}
+}
+
+func textsOf(ds []Deviation) []string {
+	var out []string
+	for _, d := range ds {
+		out = append(out, d.Text)
+	}
+	return out
+}
+
+// The tables of a quick look keep the full matrix's rows and columns, the
+// cells left out empty: never zero.
+func TestSubsetTables(t *testing.T) {
+	ri := info(t, func(c *pts.Config) {
+		c.BlockSizes, c.Mixes = []int64{1 << 20, 64 << 10, 4 << 10}, []int{100, 65, 0}
+	})
+	b := &journalBuilder{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+	for _, s := range ri.Stages {
+		b.stage(s, 5, 5, func(r, i int) *engine.Measurement {
+			w := s.Cells[i].Workload
+			return meas(int64(w.ReadPct)*10, int64(100-w.ReadPct)*10, 100_000, 20_000, w.BlockSize)
+		})
+	}
+	res := Build(ri, b.recs, false)
+	tabs := map[string]Table{}
+	for _, tb := range res.Tables() {
+		tabs[tb.Name] = tb
+	}
+	iops := tabs["iops"]
+	assert.Equal(t, []string{"1024KiB", "128KiB", "64KiB", "32KiB", "16KiB", "8KiB", "4KiB", "0.5KiB"}, iops.Rows)
+	assert.Equal(t, []string{"100/0", "95/5", "65/35", "50/50", "35/65", "5/95", "0/100"}, iops.Cols)
+	ran := 0
+	for i, bs := range iops.RowBytes {
+		for j, mix := range []int{100, 95, 65, 50, 35, 5, 0} {
+			chosen := slices.Contains(ri.Config.BlockSizes, bs) && slices.Contains(ri.Config.Mixes, mix)
+			assert.Equal(t, chosen, !math.IsNaN(iops.Values[i][j]), "%s %s", iops.Rows[i], iops.Cols[j])
+			if chosen {
+				ran++
+				assert.Positive(t, iops.Values[i][j])
+			}
+		}
+	}
+	assert.Equal(t, 9, ran)
+	var buf bytes.Buffer
+	require.NoError(t, iops.WriteCSV(&buf))
+	assert.Contains(t, buf.String(), "\n128KiB,,,,,,,\n", "a left-out row is empty in the CSV")
+
+	// Throughput: the 128 KiB stage left out keeps its row, empty.
+	tp := tabs["tp"]
+	assert.Equal(t, []string{"1024KiB", "128KiB"}, tp.Rows)
+	assert.Positive(t, tp.Values[0][0])
+	assert.True(t, math.IsNaN(tp.Values[1][0]) && math.IsNaN(tp.Values[1][1]))
+
+	lat := tabs["lat_mean_ms"]
+	assert.Equal(t, []string{"8KiB", "4KiB", "0.5KiB"}, lat.Rows)
+	assert.Equal(t, []string{"100/0", "65/35", "0/100"}, lat.Cols)
+	for i := range lat.Rows {
+		for j := range lat.Cols {
+			assert.Equal(t, lat.Rows[i] == "4KiB", !math.IsNaN(lat.Values[i][j]), "%s %s", lat.Rows[i], lat.Cols[j])
+		}
+	}
+	assert.Equal(t, []string{"iops", "tp-1024k", "lat"}, stageIDs(res))
+}
+
+func stageIDs(r *Results) []string {
+	var out []string
+	for _, t := range r.Tests {
+		for _, s := range t.Stages {
+			out = append(out, s.ID)
+		}
+	}
+	return out
 }
 
 func TestTargetName(t *testing.T) {

@@ -262,7 +262,7 @@ func verdict(ri pts.RunInfo, res *Results) string {
 			tests = append(tests, t.Name)
 		}
 	}
-	what := "for the " + joinAnd(tests) + " test"
+	what := "for the " + pts.JoinAnd(tests) + " test"
 	if len(tests) > 1 {
 		what += "s"
 	}
@@ -479,6 +479,64 @@ func stageActiveRange(ri pts.RunInfo, test string) (float64, bool) {
 	return 0, false
 }
 
+// SubsetDeviations say what a quick look (--block-sizes, --mixes) left out
+// of each test's matrix, one line per test that lost anything; plan shows
+// them before the run.
+func SubsetDeviations(cfg pts.Config, p pts.Profile) []Deviation {
+	var out []Deviation
+	for _, td := range pts.Tests {
+		if !slices.Contains(cfg.Tests, td.ID) {
+			continue
+		}
+		allSizes, allMixes := pts.TestMatrix(td.ID, p)
+		sizes, mixes := cfg.Subset(td.ID, p)
+		var goneSizes []string
+		for _, bs := range allSizes {
+			if !slices.Contains(sizes, bs) {
+				goneSizes = append(goneSizes, strings.TrimSuffix(engine.FormatSize(bs), " KiB"))
+			}
+		}
+		var goneMixes []string
+		for _, m := range allMixes {
+			if !slices.Contains(mixes, m) {
+				goneMixes = append(goneMixes, MixLabel(m))
+			}
+		}
+		if len(goneSizes)+len(goneMixes) == 0 {
+			continue
+		}
+		run := 0
+		for _, bs := range sizes {
+			if cfg.Runnable(bs) {
+				run += len(mixes)
+			}
+		}
+		var gone, flags []string
+		if len(goneSizes) > 0 {
+			flags = append(flags, "--block-sizes")
+			what := "block size"
+			if td.ID == "tp" {
+				what = "the stage of block size" // its purge and preconditioning go with it
+			}
+			if len(goneSizes) > 1 {
+				what += "s"
+			}
+			gone = append(gone, what+" "+pts.JoinAnd(goneSizes)+" KiB")
+		}
+		if len(goneMixes) > 0 {
+			flags = append(flags, "--mixes")
+			what := "R/W mix"
+			if len(goneMixes) > 1 {
+				what += "es"
+			}
+			gone = append(gone, what+" "+pts.JoinAnd(goneMixes))
+		}
+		out = append(out, Deviation{Code: "subset", Text: fmt.Sprintf("%s: a quick look at %d of the matrix's %d cells (%s); left out: %s.",
+			td.Name, run, len(allSizes)*len(allMixes), strings.Join(flags, ", "), strings.Join(gone, "; "))})
+	}
+	return out
+}
+
 // purgeDev is a deviation of one kind and text, and the stages it touched.
 type purgeDev struct {
 	code, text string
@@ -530,13 +588,15 @@ func deviations(ri pts.RunInfo, st *pts.State, res *Results) []Deviation {
 	if pc := cfg.PCActiveRange; pc > 0 && pc != 100 {
 		add("pc_active_range", "The workload-independent preconditioning covered %g %% of the device, not all of it.", pc)
 	}
+	out = append(out, SubsetDeviations(cfg, ri.Profile)...)
+	// Of the block sizes asked for, those the targets cannot do.
 	var left []string
 	var planned []int64
-	if slices.Contains(cfg.Tests, "iops") {
-		planned = append(planned, pts.IOPSBlockSizes...)
-	}
-	if slices.Contains(cfg.Tests, "lat") {
-		planned = append(planned, pts.LATBlockSizes...)
+	for _, t := range []string{"iops", "lat"} {
+		if slices.Contains(cfg.Tests, t) {
+			sizes, _ := cfg.Subset(t, ri.Profile)
+			planned = append(planned, sizes...)
+		}
 	}
 	for _, bs := range planned {
 		if l := engine.FormatSize(bs); !cfg.Runnable(bs) && !slices.Contains(left, l) {
@@ -545,7 +605,7 @@ func deviations(ri pts.RunInfo, st *pts.State, res *Results) []Deviation {
 	}
 	if len(left) > 0 {
 		add("block_sizes", "The %s cells were left out: the target's logical block size is %d bytes, and no I/O can be smaller.",
-			joinAnd(left), cfg.MinBlock)
+			pts.JoinAnd(left), cfg.MinBlock)
 	}
 	def := steadystate.Default()
 	if cfg.SS != def {
@@ -583,7 +643,7 @@ func deviations(ri pts.RunInfo, st *pts.State, res *Results) []Deviation {
 		}
 	}
 	for _, p := range purges {
-		add(p.code, "%s: %s", joinAnd(p.stages), p.text)
+		add(p.code, "%s: %s", pts.JoinAnd(p.stages), p.text)
 	}
 	// The setting at the start, then each stage's checks: one line per
 	// reason, naming the stages where a check found the cache wrong and
@@ -623,7 +683,7 @@ func deviations(ri pts.RunInfo, st *pts.State, res *Results) []Deviation {
 		}
 	}
 	for _, c := range checks {
-		add(c.code, "%s: %s", joinAnd(slices.Compact(c.stages)), c.text)
+		add(c.code, "%s: %s", pts.JoinAnd(slices.Compact(c.stages)), c.text)
 	}
 	for _, t := range res.Tests {
 		if t.Test == "custom" {
@@ -703,12 +763,4 @@ func label(enabled bool) string {
 		return "enabled"
 	}
 	return "disabled"
-}
-
-// joinAnd lists names the English way: "a", "a and b", "a, b and c".
-func joinAnd(v []string) string {
-	if len(v) < 2 {
-		return strings.Join(v, "")
-	}
-	return strings.Join(v[:len(v)-1], ", ") + " and " + v[len(v)-1]
 }

@@ -20,17 +20,17 @@ import (
 
 // Table is a block size × R/W mix matrix (or a per-round series).
 type Table struct {
-	Name     string      // file name without .csv
-	Title    string      // human title
+	Name  string // file name without .csv
+	Title string // human title
 	// Aggregate says how a cell's value is made from the measurement
 	// window's rounds ("maximum over the window"), for captions.
 	Aggregate string
-	Unit     string      // IOPS, MB/s, ms
-	RowHead  string      // header of the label column
-	Cols     []string    // column labels: R/W mixes "65/35", or series names
-	Rows     []string    // row labels: block sizes "0.5KiB", or rounds
-	RowBytes []int64     // block size of each row (0 for non-size rows)
-	Values   [][]float64 // Values[row][col]; NaN where there is no value
+	Unit      string      // IOPS, MB/s, ms
+	RowHead   string      // header of the label column
+	Cols      []string    // column labels: R/W mixes "65/35", or series names
+	Rows      []string    // row labels: block sizes "0.5KiB", or rounds
+	RowBytes  []int64     // block size of each row (0 for non-size rows)
+	Values    [][]float64 // Values[row][col]; NaN where there is no value
 }
 
 // MixLabel writes a read percentage as "R/W".
@@ -68,17 +68,26 @@ func (r *Results) Tables() []Table {
 		for _, m := range pts.TPMixes {
 			tb.Cols = append(tb.Cols, MixLabel(m))
 		}
+		// A row per block size of the profile, empty where a quick look
+		// left its stage out, then any other stage's (imports).
+		var sizes []int64
+		if p, err := pts.LookupProfile(r.Profile); err == nil {
+			sizes = slices.Clone(p.TPBlocks)
+		}
 		for _, s := range t.Stages {
-			if len(s.Cells) == 0 {
-				continue
+			if len(s.Cells) > 0 && !slices.Contains(sizes, s.Cells[0].BlockSize) {
+				sizes = append(sizes, s.Cells[0].BlockSize)
 			}
-			bs := s.Cells[0].BlockSize
+		}
+		for _, bs := range sizes {
 			row := make([]float64, len(pts.TPMixes))
 			for i, m := range pts.TPMixes {
 				row[i] = math.NaN()
-				for _, c := range s.Cells {
-					if c.ReadPct == m {
-						row[i] = c.MBps
+				for _, s := range t.Stages {
+					for _, c := range s.Cells {
+						if c.BlockSize == bs && c.ReadPct == m && c.Present() {
+							row[i] = c.MBps
+						}
 					}
 				}
 			}

@@ -826,8 +826,8 @@ func joinF(v []float64, f func(float64) string) string {
 func (b *builder) iops(s matrix.StageResult) {
 	b.stage(s)
 	setup := b.setup(s)
-	sizes := ranSizes(s, pts.IOPSBlockSizes)
-	params := b.params(s, fmt.Sprintf("IOPS loop: RND, 7 R/W mixes × %d block sizes", len(sizes)), mixList(pts.IOPSMixes), sizeList(sizes))
+	sizes, mixes := ranSizes(s, pts.IOPSBlockSizes), ranMixes(s, pts.IOPSMixes)
+	params := b.params(s, "IOPS loop: RND, "+loopCount(len(mixes), len(sizes)), mixList(mixes), sizeList(sizes))
 	// Convergence: IOPS per round for every block size at 0/100 (the
 	// tracking variables' full history comes from the tracking table; the
 	// other cells' from the journal-derived per-round values).
@@ -901,17 +901,41 @@ func rowsLabels(t matrix.Table) []string {
 	return out
 }
 
+// loopCount says how many mixes and block sizes a loop runs: "7 R/W mixes
+// × 8 block sizes", "3 R/W mixes × 1 block size".
+func loopCount(mixes, sizes int) string {
+	s := fmt.Sprintf("%d R/W mix", mixes)
+	if mixes != 1 {
+		s += "es"
+	}
+	s += fmt.Sprintf(" × %d block size", sizes)
+	if sizes != 1 {
+		s += "s"
+	}
+	return s
+}
+
 // ranSizes is the PTS's block sizes the stage has cells of (a 4Kn target
-// has no 0.5 KiB cells), or all of them when it has none.
+// has no 0.5 KiB cells, a quick look only those it chose), or all of them
+// when it has none.
 func ranSizes(s matrix.StageResult, sizes []int64) []int64 {
-	var out []int64
-	for _, bs := range sizes {
-		if slices.ContainsFunc(s.Cells, func(c matrix.CellResult) bool { return c.BlockSize == bs }) {
-			out = append(out, bs)
+	return ranOf(s, sizes, func(c matrix.CellResult) int64 { return c.BlockSize })
+}
+
+// ranMixes is ranSizes for the R/W mixes.
+func ranMixes(s matrix.StageResult, mixes []int) []int {
+	return ranOf(s, mixes, func(c matrix.CellResult) int { return c.ReadPct })
+}
+
+func ranOf[T comparable](s matrix.StageResult, all []T, of func(matrix.CellResult) T) []T {
+	var out []T
+	for _, v := range all {
+		if slices.ContainsFunc(s.Cells, func(c matrix.CellResult) bool { return of(c) == v }) {
+			out = append(out, v)
 		}
 	}
 	if len(out) == 0 {
-		return sizes
+		return all
 	}
 	return out
 }
@@ -965,8 +989,16 @@ func (b *builder) throughput(stages []matrix.StageResult) {
 		bs := s.Cells[0].BlockSize
 		b.stage(s)
 		setup := b.setup(s)
-		params := b.params(s, "Throughput loop: SEQ "+engine.FormatSize(bs)+", read then write", "100/0, 0/100",
-			fmt.Sprintf("%s (this stage of %s)", engine.FormatSize(bs), sizeList(b.ri.Profile.TPBlocks)))
+		mixes, order := ranMixes(s, pts.TPMixes), "read then write"
+		switch {
+		case len(mixes) == 1 && mixes[0] == 0:
+			order = "write only"
+		case len(mixes) == 1 && mixes[0] == 100:
+			order = "read only"
+		}
+		stimulus := "Throughput loop: SEQ " + engine.FormatSize(bs) + ", " + order
+		tpSizes, _ := b.ri.Config.Subset("tp", b.ri.Profile)
+		params := b.params(s, stimulus, mixList(mixes), fmt.Sprintf("%s (this stage of %s)", engine.FormatSize(bs), sizeList(tpSizes)))
 		lastSetup, lastParams = setup, params
 		var ss []series
 		for _, c := range s.Cells {
@@ -985,21 +1017,36 @@ func (b *builder) throughput(stages []matrix.StageResult) {
 		groups = append(groups, engine.FormatSize(bs))
 		r, w := math.NaN(), math.NaN()
 		for _, c := range s.Cells {
-			if c.ReadPct == 100 {
+			if c.ReadPct == 100 && c.Present() {
 				r = c.MBps
 			}
-			if c.ReadPct == 0 {
+			if c.ReadPct == 0 && c.Present() {
 				w = c.MBps
 			}
 		}
 		read.xs, read.ys = append(read.xs, float64(len(groups))), append(read.ys, r)
 		write.xs, write.ys = append(write.xs, float64(len(groups))), append(write.ys, w)
-		rows = append(rows, []string{engine.FormatSize(bs), fmtMBps(r), fmtMBps(w)})
 	}
 	if len(groups) == 0 {
 		return
 	}
-	ss := []series{read, write}
+	// The table has a row per block size of the profile: a stage a quick
+	// look left out shows empty.
+	for _, tb := range b.res.Tables() {
+		if tb.Name != "tp" {
+			continue
+		}
+		for i, bs := range tb.RowBytes {
+			rows = append(rows, []string{engine.FormatSize(bs), fmtMBps(tb.Values[i][0]), fmtMBps(tb.Values[i][1])})
+		}
+	}
+	// A mix left out has no bars, rather than bars of zero.
+	var ss []series
+	for _, sr := range []series{read, write} {
+		if slices.ContainsFunc(sr.ys, func(v float64) bool { return !math.IsNaN(v) }) {
+			ss = append(ss, sr)
+		}
+	}
 	b.add(&Page{Test: "Throughput", Title: "Tabular Data and Plot: MB/s by block size", Setup: lastSetup, Params: lastParams, Landmark: "tp-table",
 		Blocks: []Block{
 			Table{Caption: "Throughput in MB/s (10^6 bytes/s), average of each block size's measurement window",
@@ -1012,8 +1059,8 @@ func (b *builder) throughput(stages []matrix.StageResult) {
 func (b *builder) latency(s matrix.StageResult) {
 	b.stage(s)
 	setup := b.setup(s)
-	sizes := ranSizes(s, pts.LATBlockSizes)
-	params := b.params(s, fmt.Sprintf("Latency loop: RND, 3 R/W mixes × %d block sizes", len(sizes)), mixList(pts.LATMixes), sizeList(sizes))
+	sizes, mixes := ranSizes(s, pts.LATBlockSizes), ranMixes(s, pts.LATMixes)
+	params := b.params(s, "Latency loop: RND, "+loopCount(len(mixes), len(sizes)), mixList(mixes), sizeList(sizes))
 	var art, mrt []series
 	for _, bs := range pts.LATBlockSizes {
 		c := cellAt(s, bs, 0)

@@ -163,13 +163,13 @@ func TestReportDeviations(t *testing.T) {
 		c.Tests = []string{"tp"}
 		c.CellTime = pts.Duration(5 * time.Second)
 		c.Purge = "none"
-		c.ActiveRange = 50
+		c.TPActiveRange = 50
 	})
 	text := Build(ri, res, Options{Dir: dir}).Text()
 	for _, want := range []string{
 		"Does NOT conform to SNIA SSS PTS-E 2.0.2",
 		"Each cell ran 5s instead of the PTS's 1m0s.",
-		"The active range was 50 %, below the PTS-E profile's 100 %.",
+		"Throughput: the active range was 50 %, below the PTS-E profile's 100 %.",
 		"Throughput 1024 KiB and Throughput 128 KiB: the device was not purged (--purge none).",
 		"device Purge: none (not purged)",
 	} {
@@ -309,4 +309,47 @@ func TestLoopLabelsInHeaders(t *testing.T) {
 		}
 	}
 	assert.Len(t, seen, 3)
+}
+
+// A quick look (--block-sizes, --mixes) says so on page 1, its headers
+// list what ran, and its tables keep the full matrix with the cells left
+// out empty, never zero.
+func TestReportQuickLook(t *testing.T) {
+	ri, res, dir := simRun(t, "enterprise", func(c *pts.Config) {
+		c.CellTime = pts.Duration(5 * time.Second)
+		c.BlockSizes = []int64{4 << 10, 64 << 10, 1 << 20}
+		c.Mixes = []int{100, 65, 0}
+	})
+	doc := Build(ri, res, Options{Dir: dir})
+	text := doc.Text()
+	summary, _, _ := strings.Cut(text, "\n=== section 2 ")
+	for _, want := range []string{
+		"IOPS: a quick look at 9 of the matrix's 56 cells (--block-sizes, --mixes); left out: block sizes 128, 32, 16, 8 and 0.5 KiB; " +
+			"R/W mixes 95/5, 50/50, 35/65 and 5/95.",
+		"Throughput: a quick look at 2 of the matrix's 4 cells (--block-sizes); left out: the stage of block size 128 KiB.",
+		"Latency: a quick look at 3 of the matrix's 9 cells (--block-sizes); left out: block sizes 8 and 0.5 KiB.",
+	} {
+		assert.Contains(t, summary, want, "page 1 names what was left out")
+	}
+	params := map[string]map[string]string{}
+	for _, p := range doc.Pages {
+		if p.Test == "" || len(p.Params) == 0 {
+			continue
+		}
+		params[p.Test] = map[string]string{}
+		for _, kv := range p.Params {
+			params[p.Test][kv.K] = kv.V
+		}
+	}
+	assert.Equal(t, "IOPS loop: RND, 3 R/W mixes × 3 block sizes", params["IOPS"]["Test stimulus"])
+	assert.Equal(t, "100/0, 65/35, 0/100", params["IOPS"]["R/W mix (outer)"])
+	assert.Equal(t, "1024, 64, 4 KiB", params["IOPS"]["Block size (inner)"])
+	assert.Equal(t, "1024 KiB (this stage of 1024 KiB)", params["Throughput"]["Block size (outer)"])
+	assert.Equal(t, "Latency loop: RND, 3 R/W mixes × 1 block size", params["Latency"]["Test stimulus"])
+	assert.Equal(t, "4 KiB", params["Latency"]["Block size (inner)"])
+
+	assert.Contains(t, text, "\n128 KiB | – | – | – | – | – | – | –\n", "a left-out row of the IOPS table")
+	assert.Regexp(t, `\n4 KiB \| [0-9,]+ \| – \| [0-9,]+ \| – \| – \| – \| [0-9,]+\n`, text, "the IOPS table's 4 KiB row")
+	assert.Contains(t, text, "\n128 KiB | – | –\n", "the throughput stage left out")
+	assert.NotContains(t, text, "| 0 |", "nothing left out shows as zero")
 }

@@ -1,9 +1,11 @@
 package pts
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"slices"
 	"time"
 
 	"github.com/ptsrun/ptsrun/engine"
@@ -56,6 +58,12 @@ type Config struct {
 	// Poll is the native engine's completion polling: "" or "auto", "off",
 	// or how long a thread polls before it sleeps ("100us").
 	Poll string `json:"poll,omitempty"`
+	// BlockSizes and Mixes (read %) pick a subset of the tests' matrices
+	// for a quick look (--block-sizes, --mixes), in loop order; empty runs
+	// the whole matrix. Throughput runs a stage per chosen block size of its
+	// own. Not the PTS: the results say what was left out.
+	BlockSizes []int64 `json:"block_sizes_bytes,omitempty"`
+	Mixes      []int   `json:"mixes_read_pct,omitempty"`
 }
 
 // PollDuration reads Poll the way the native engine takes it: 0 lets the
@@ -153,7 +161,119 @@ func (c *Config) Resolve() (Profile, error) {
 		return p, fmt.Errorf("round limit %d is outside %d…%d (it may not be below the %d-round window)",
 			c.MaxRounds, c.SS.Window, MaxMaxRounds, c.SS.Window)
 	}
-	return p, nil
+	return p, c.resolveSubset(p)
+}
+
+// Subset is the block sizes and mixes of a test that the run does, in loop
+// order: the test's matrix, narrowed by BlockSizes and Mixes when set.
+// Cells the targets cannot do (Runnable) are still in it.
+func (c Config) Subset(test string, p Profile) ([]int64, []int) {
+	sizes, mixes := TestMatrix(test, p)
+	if len(c.BlockSizes) > 0 {
+		sizes = slices.DeleteFunc(slices.Clone(sizes), func(bs int64) bool { return !slices.Contains(c.BlockSizes, bs) })
+	}
+	if len(c.Mixes) > 0 {
+		mixes = slices.DeleteFunc(slices.Clone(mixes), func(m int) bool { return !slices.Contains(c.Mixes, m) })
+	}
+	return sizes, mixes
+}
+
+// resolveSubset puts BlockSizes and Mixes in loop order and refuses values
+// outside the tests' matrices, and subsets without the tracking variables:
+// without them no steady state can be judged, and nothing the run measured
+// would mean what the PTS's numbers mean.
+func (c *Config) resolveSubset(p Profile) error {
+	if len(c.BlockSizes) == 0 && len(c.Mixes) == 0 {
+		return nil
+	}
+	var names []string
+	var sizes []int64
+	var mixes []int
+	for _, id := range c.Tests {
+		td, _ := LookupTest(id)
+		names = append(names, td.Name)
+		s, m := TestMatrix(id, p)
+		for _, bs := range s {
+			if !slices.Contains(sizes, bs) {
+				sizes = append(sizes, bs)
+			}
+		}
+		for _, x := range m {
+			if !slices.Contains(mixes, x) {
+				mixes = append(mixes, x)
+			}
+		}
+	}
+	// Every matrix runs from the largest block and the most reads down.
+	desc := func(a, b int64) int { return cmp.Compare(b, a) }
+	slices.SortFunc(sizes, desc)
+	slices.SortFunc(mixes, func(a, b int) int { return b - a })
+	c.BlockSizes = slices.Compact(slices.SortedFunc(slices.Values(c.BlockSizes), desc))
+	c.Mixes = slices.Compact(slices.SortedFunc(slices.Values(c.Mixes), func(a, b int) int { return b - a }))
+	of := fmt.Sprintf("the %s test", JoinAnd(names))
+	if len(names) > 1 {
+		of += "s"
+	}
+	for _, bs := range c.BlockSizes {
+		if !slices.Contains(sizes, bs) {
+			return fmt.Errorf("--block-sizes %s: not a block size of %s; valid are %s", SizeFlag(bs), of, sizeFlags(sizes))
+		}
+	}
+	for _, m := range c.Mixes {
+		if !slices.Contains(mixes, m) {
+			return fmt.Errorf("--mixes %s: not an R/W mix of %s; valid are %s", mixFlag(m), of, mixFlags(mixes))
+		}
+	}
+	var missing []string
+	var addSizes []int64
+	var addMixes []int
+	for _, id := range c.Tests {
+		s, m := c.Subset(id, p)
+		var want []trackSpec
+		switch id {
+		case "iops":
+			want = iopsTracking
+		case "lat":
+			want = latTracking
+		case "tp":
+			if len(s) == 0 {
+				// No stage at all: name the one to add.
+				s = p.TPBlocks[:1]
+				missing = append(missing, "throughput's MB/s SEQ 0/100 (no throughput block size: "+sizeFlags(p.TPBlocks)+")")
+				addSizes = append(addSizes, s...)
+			}
+			for _, bs := range s {
+				want = append(want, tpTracking(bs))
+			}
+		}
+		for _, t := range want {
+			hasSize, hasMix := slices.Contains(s, t.bs), slices.Contains(m, t.read)
+			if hasSize && hasMix {
+				continue
+			}
+			missing = append(missing, t.name)
+			if !hasSize && !slices.Contains(addSizes, t.bs) {
+				addSizes = append(addSizes, t.bs)
+			}
+			if !hasMix && !slices.Contains(addMixes, t.read) {
+				addMixes = append(addMixes, t.read)
+			}
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	var add []string
+	if len(addSizes) > 0 {
+		slices.SortFunc(addSizes, desc)
+		add = append(add, sizeFlags(addSizes)+" to --block-sizes")
+	}
+	if len(addMixes) > 0 {
+		slices.SortFunc(addMixes, func(a, b int) int { return b - a })
+		add = append(add, mixFlags(addMixes)+" to --mixes")
+	}
+	return fmt.Errorf("--block-sizes/--mixes leave out the tracking variables %s: steady state is judged on them; add %s",
+		JoinAnd(missing), JoinAnd(add))
 }
 
 // Stages builds the stages of the configured tests, in run order.
@@ -162,13 +282,14 @@ func (c Config) Stages(p Profile) []Stage {
 	for _, t := range c.Tests {
 		switch t {
 		case "iops":
-			out = append(out, c.iopsStage())
+			out = append(out, c.iopsStage(p))
 		case "tp":
-			for _, bs := range p.TPBlocks {
-				out = append(out, c.tpStage(bs))
+			sizes, mixes := c.Subset(t, p)
+			for _, bs := range sizes {
+				out = append(out, c.tpStage(bs, mixes))
 			}
 		case "lat":
-			out = append(out, c.latStage())
+			out = append(out, c.latStage(p))
 		}
 	}
 	return out
@@ -196,49 +317,76 @@ func (c Config) cell(test string, i int, acc engine.Access, read int, bs int64, 
 	return Cell{Index: i, Key: CellKey(w), Workload: w}
 }
 
-func (c Config) iopsStage() Stage {
+// trackSpec is a tracking variable before its stage exists: a metric of
+// the cell of that mix and block size.
+type trackSpec struct {
+	name   string
+	read   int
+	bs     int64
+	metric Metric
+}
+
+// PTS 2.0.2 §7: all three must be steady in the same window.
+var iopsTracking = []trackSpec{
+	{"IOPS RND 4 KiB 0/100", 0, 4 * KiB, MetricIOPS},
+	{"IOPS RND 64 KiB 65/35", 65, 64 * KiB, MetricIOPS},
+	{"IOPS RND 1024 KiB 100/0", 100, 1024 * KiB, MetricIOPS},
+}
+
+var latTracking = []trackSpec{{"ART RND 4 KiB 0/100", 0, 4 * KiB, MetricMeanLatMs}}
+
+func tpTracking(bs int64) trackSpec {
+	return trackSpec{"MB/s SEQ " + engine.FormatSize(bs) + " 0/100", 0, bs, MetricWriteMBps}
+}
+
+func (s Stage) track(specs ...trackSpec) []Tracking {
+	var out []Tracking
+	for _, t := range specs {
+		out = append(out, Tracking{Name: t.name, Cell: s.find(t.read, t.bs), Metric: t.metric})
+	}
+	return out
+}
+
+func (c Config) iopsStage(p Profile) Stage {
 	s := Stage{ID: "iops", Test: "iops", Title: "IOPS", Purge: true, Precondition: c.wipc(WIPCBlockSize),
 		MaxRounds: c.MaxRounds}
-	for _, mix := range IOPSMixes {
-		for _, bs := range IOPSBlockSizes {
+	sizes, mixes := c.Subset("iops", p)
+	for _, mix := range mixes {
+		for _, bs := range sizes {
 			if !c.Runnable(bs) {
 				continue
 			}
 			s.Cells = append(s.Cells, c.cell("iops", len(s.Cells), engine.Random, mix, bs, c.TC, c.QD))
 		}
 	}
-	// PTS 2.0.2 §7: all three must be steady in the same window.
-	s.Tracking = []Tracking{
-		{Name: "IOPS RND 4 KiB 0/100", Cell: s.find(0, 4*KiB), Metric: MetricIOPS},
-		{Name: "IOPS RND 64 KiB 65/35", Cell: s.find(65, 64*KiB), Metric: MetricIOPS},
-		{Name: "IOPS RND 1024 KiB 100/0", Cell: s.find(100, 1024*KiB), Metric: MetricIOPS},
-	}
+	s.Tracking = s.track(iopsTracking...)
 	return s
 }
 
-func (c Config) tpStage(bs int64) Stage {
+func (c Config) tpStage(bs int64, mixes []int) Stage {
 	id := "tp-" + sizeKey(bs)
 	s := Stage{ID: id, Test: "tp", Title: "Throughput " + engine.FormatSize(bs), Purge: true,
 		Precondition: c.wipc(bs), MaxRounds: c.MaxRounds}
-	for _, mix := range TPMixes {
+	for _, mix := range mixes {
 		s.Cells = append(s.Cells, c.cell("tp", len(s.Cells), engine.Sequential, mix, bs, TPDefaultTC, TPDefaultQD))
 	}
-	s.Tracking = []Tracking{{Name: "MB/s SEQ " + engine.FormatSize(bs) + " 0/100", Cell: s.find(0, bs), Metric: MetricWriteMBps}}
+	s.Tracking = s.track(tpTracking(bs))
 	return s
 }
 
-func (c Config) latStage() Stage {
+func (c Config) latStage(p Profile) Stage {
 	s := Stage{ID: "lat", Test: "lat", Title: "Latency", Purge: true, Precondition: c.wipc(WIPCBlockSize),
 		MaxRounds: c.MaxRounds}
-	for _, mix := range LATMixes {
-		for _, bs := range LATBlockSizes {
+	sizes, mixes := c.Subset("lat", p)
+	for _, mix := range mixes {
+		for _, bs := range sizes {
 			if !c.Runnable(bs) {
 				continue
 			}
 			s.Cells = append(s.Cells, c.cell("lat", len(s.Cells), engine.Random, mix, bs, LATTC, LATQD))
 		}
 	}
-	s.Tracking = []Tracking{{Name: "ART RND 4 KiB 0/100", Cell: s.find(0, 4*KiB), Metric: MetricMeanLatMs}}
+	s.Tracking = s.track(latTracking...)
 	return s
 }
 

@@ -11,4 +11,8 @@
 // A steady-state check runs after every complete round from the
 // fifth; a stage stops at steady state or at the round limit, and then the
 // measurement window is the last five rounds.
+//
+// A quick look (Config.BlockSizes, Config.Mixes) runs part of the matrices
+// in the same loop order with the full matrix's cell keys; it must keep
+// every tracking variable, so its steady state is judged as the PTS's is.
 package pts

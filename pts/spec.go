@@ -2,7 +2,10 @@ package pts
 
 import (
 	"fmt"
+	"math"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -244,6 +247,21 @@ func (t TestDef) LoopLabel(variable string) string {
 	return variable
 }
 
+// TestMatrix is the block sizes and R/W mixes (read %) of a test's
+// stimulus loops, in loop order; throughput's block sizes are the
+// profile's.
+func TestMatrix(test string, p Profile) ([]int64, []int) {
+	switch test {
+	case "iops":
+		return IOPSBlockSizes, IOPSMixes
+	case "tp":
+		return p.TPBlocks, TPMixes
+	case "lat":
+		return LATBlockSizes, LATMixes
+	}
+	return nil, nil
+}
+
 // LookupTest finds a test by id.
 func LookupTest(id string) (TestDef, error) {
 	for _, t := range Tests {
@@ -278,6 +296,98 @@ func ParseTests(s string) ([]string, error) {
 	}
 	slices.SortFunc(out, func(a, b string) int { return testOrder(a) - testOrder(b) })
 	return out, nil
+}
+
+var mixLabel = regexp.MustCompile(`^(?i)\s*r?\s*(\d{1,3}(?:\.\d+)?)\s*%?\s*[/:]\s*w?\s*(\d{1,3}(?:\.\d+)?)\s*%?\s*$`)
+
+// ParseMix reads an R/W mix label as its read percentage: "65/35",
+// "R65/W35", "65:35". Imported tables and --mixes both read it.
+func ParseMix(s string) (int, error) {
+	m := mixLabel.FindStringSubmatch(s)
+	if m == nil {
+		return 0, fmt.Errorf("mix %q: want read/write percentages such as 65/35, R65/W35 or 65:35", s)
+	}
+	r, _ := strconv.ParseFloat(m[1], 64)
+	w, _ := strconv.ParseFloat(m[2], 64)
+	if r+w != 100 || r != math.Trunc(r) {
+		return 0, fmt.Errorf("mix %q: read and write must be whole percentages adding up to 100", s)
+	}
+	return int(r), nil
+}
+
+// ParseMixes reads a comma-separated list of R/W mixes ("100/0,65/35");
+// Config.Resolve checks them against the tests.
+func ParseMixes(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		if strings.TrimSpace(f) == "" {
+			continue
+		}
+		m, err := ParseMix(f)
+		if err != nil {
+			return nil, fmt.Errorf("--mixes: %w", err)
+		}
+		out = append(out, m)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("--mixes %q: no mix named", s)
+	}
+	return out, nil
+}
+
+// ParseBlockSizes reads a comma-separated list of block sizes ("4k,128k",
+// binary units as engine.ParseSize reads them); Config.Resolve checks them
+// against the tests.
+func ParseBlockSizes(s string) ([]int64, error) {
+	var out []int64
+	for _, f := range strings.Split(s, ",") {
+		if strings.TrimSpace(f) == "" {
+			continue
+		}
+		bs, err := engine.ParseSize(f)
+		if err != nil {
+			return nil, fmt.Errorf("--block-sizes: block %w", err)
+		}
+		out = append(out, bs)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("--block-sizes %q: no block size named", s)
+	}
+	return out, nil
+}
+
+// SizeFlag writes a block size as --block-sizes takes it: "4k", "0.5k".
+func SizeFlag(bs int64) string {
+	if bs%512 != 0 {
+		return fmt.Sprint(bs)
+	}
+	return sizeKey(bs)
+}
+
+func sizeFlags(v []int64) string {
+	var s []string
+	for _, bs := range v {
+		s = append(s, SizeFlag(bs))
+	}
+	return strings.Join(s, ",")
+}
+
+func mixFlag(read int) string { return fmt.Sprintf("%d/%d", read, 100-read) }
+
+func mixFlags(v []int) string {
+	var s []string
+	for _, m := range v {
+		s = append(s, mixFlag(m))
+	}
+	return strings.Join(s, ",")
+}
+
+// JoinAnd lists names the English way: "a", "a and b", "a, b and c".
+func JoinAnd(v []string) string {
+	if len(v) < 2 {
+		return strings.Join(v, "")
+	}
+	return strings.Join(v[:len(v)-1], ", ") + " and " + v[len(v)-1]
 }
 
 func testOrder(id string) int {

@@ -275,3 +275,135 @@ func TestLoopLabels(t *testing.T) {
 		assert.Equal(t, s.Cells[0].Workload.BlockSize, s.Cells[1].Workload.BlockSize)
 	}
 }
+
+// --block-sizes and --mixes: parsed as imports and the workload command
+// read sizes and mixes, checked against the tests' matrices, and refused
+// when they leave out a tracking variable, naming it and what to add.
+func TestSubsetFlags(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		tests        string
+		profile      string
+		sizes, mixes string
+		wantSizes    []int64 // stored, in loop order
+		wantMixes    []int
+		err          string
+	}{
+		{name: "quick look at IOPS", tests: "iops", sizes: "4k,64k,1024k", mixes: "0/100,65/35,100/0",
+			wantSizes: []int64{1 << 20, 64 << 10, 4 << 10}, wantMixes: []int{100, 65, 0}},
+		{name: "units as ParseSize reads them", tests: "iops", sizes: "4KiB, 1m ,65536,0.5k,512",
+			wantSizes: []int64{1 << 20, 64 << 10, 4 << 10, 512}},
+		{name: "mix spellings as imports read them", tests: "lat", mixes: "R0/W100, 65:35",
+			wantMixes: []int{65, 0}},
+		{name: "sizes only", tests: "iops,tp,lat", sizes: "1024k,64k,4k",
+			wantSizes: []int64{1 << 20, 64 << 10, 4 << 10}},
+		{name: "latency subset", tests: "lat", sizes: "4k", mixes: "0/100",
+			wantSizes: []int64{4 << 10}, wantMixes: []int{0}},
+		{name: "throughput write only", tests: "tp", mixes: "0/100", wantMixes: []int{0}},
+		{name: "throughput one stage", tests: "tp", sizes: "128k", wantSizes: []int64{128 << 10}},
+		{name: "size in no test", tests: "iops,lat", sizes: "4k,2k",
+			err: "--block-sizes 2k: not a block size of the IOPS and Latency tests; valid are 1024k,128k,64k,32k,16k,8k,4k,0.5k"},
+		{name: "size of another test", tests: "lat", sizes: "64k",
+			err: "--block-sizes 64k: not a block size of the Latency test; valid are 8k,4k,0.5k"},
+		{name: "client throughput has no 128k", tests: "tp", profile: "client", sizes: "128k",
+			err: "--block-sizes 128k: not a block size of the Throughput test; valid are 1024k"},
+		{name: "mix of another test", tests: "lat", mixes: "0/100,50/50",
+			err: "--mixes 50/50: not an R/W mix of the Latency test; valid are 100/0,65/35,0/100"},
+		{name: "not a size", tests: "iops", sizes: "4k,big", err: `--block-sizes: block size "big" is not a number`},
+		{name: "not a mix", tests: "iops", mixes: "70/20", err: "--mixes: mix \"70/20\": read and write must be whole percentages adding up to 100"},
+		{name: "empty", tests: "iops", sizes: " , ", err: `--block-sizes " , ": no block size named`},
+		{name: "IOPS tracking sizes missing", tests: "iops", sizes: "4k,128k",
+			err: "--block-sizes/--mixes leave out the tracking variables IOPS RND 64 KiB 65/35 and IOPS RND 1024 KiB 100/0: " +
+				"steady state is judged on them; add 1024k,64k to --block-sizes"},
+		{name: "IOPS tracking mixes missing", tests: "iops", mixes: "100/0,0/100",
+			err: "--block-sizes/--mixes leave out the tracking variables IOPS RND 64 KiB 65/35: steady state is judged on them; add 65/35 to --mixes"},
+		{name: "both missing", tests: "iops", sizes: "4k,128k", mixes: "100/0,0/100",
+			err: "leave out the tracking variables IOPS RND 64 KiB 65/35 and IOPS RND 1024 KiB 100/0: " +
+				"steady state is judged on them; add 1024k,64k to --block-sizes and 65/35 to --mixes"},
+		{name: "latency tracking", tests: "lat", sizes: "8k,0.5k",
+			err: "leave out the tracking variables ART RND 4 KiB 0/100: steady state is judged on them; add 4k to --block-sizes"},
+		{name: "throughput without a block size", tests: "tp,lat", sizes: "4k",
+			err: "leave out the tracking variables throughput's MB/s SEQ 0/100 (no throughput block size: 1024k,128k): " +
+				"steady state is judged on them; add 1024k to --block-sizes"},
+		{name: "throughput without writes", tests: "tp", mixes: "100/0",
+			err: "leave out the tracking variables MB/s SEQ 1024 KiB 0/100 and MB/s SEQ 128 KiB 0/100: steady state is judged on them; add 0/100 to --mixes"},
+		{name: "every test's tracking named", tests: "iops,tp,lat", mixes: "100/0,65/35",
+			err: "leave out the tracking variables IOPS RND 4 KiB 0/100, MB/s SEQ 1024 KiB 0/100, MB/s SEQ 128 KiB 0/100 and ART RND 4 KiB 0/100: " +
+				"steady state is judged on them; add 0/100 to --mixes"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := DefaultConfig()
+			c.Targets = []string{"sim"}
+			if tc.profile != "" {
+				c.Profile = tc.profile
+			}
+			var err error
+			c.Tests, err = ParseTests(tc.tests)
+			require.NoError(t, err)
+			if tc.sizes != "" {
+				c.BlockSizes, err = ParseBlockSizes(tc.sizes)
+			}
+			if err == nil && tc.mixes != "" {
+				c.Mixes, err = ParseMixes(tc.mixes)
+			}
+			if err == nil {
+				_, err = c.Resolve()
+			}
+			if tc.err != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tc.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.wantSizes, c.BlockSizes)
+			assert.Equal(t, tc.wantMixes, c.Mixes)
+		})
+	}
+}
+
+// A subset builds only its cells, in the PTS's loop order whatever order
+// the flags named them in, with the full matrix's keys.
+func TestSubsetStages(t *testing.T) {
+	c, p := resolved(t, func(c *Config) {
+		c.BlockSizes = []int64{4 << 10, 1 << 20, 64 << 10, 512}
+		c.Mixes = []int{0, 100, 65}
+	})
+	stages := c.Stages(p)
+	require.Equal(t, []string{"iops", "tp-1024k", "lat"}, ids(stages), "throughput runs the chosen block sizes of its own")
+	var keys []string
+	for i, cell := range stages[0].Cells {
+		assert.Equal(t, i, cell.Index)
+		keys = append(keys, cell.Key)
+	}
+	assert.Equal(t, []string{
+		"rnd-1024k-100/0", "rnd-64k-100/0", "rnd-4k-100/0", "rnd-0.5k-100/0",
+		"rnd-1024k-65/35", "rnd-64k-65/35", "rnd-4k-65/35", "rnd-0.5k-65/35",
+		"rnd-1024k-0/100", "rnd-64k-0/100", "rnd-4k-0/100", "rnd-0.5k-0/100"}, keys)
+	for _, s := range stages {
+		for _, tr := range s.Tracking {
+			w := s.Cells[tr.Cell].Workload
+			assert.Contains(t, tr.Name, engine.FormatSize(w.BlockSize)+" "+mixFlag(w.ReadPct), "tracking names its own cell")
+		}
+	}
+	assert.Equal(t, []string{"seq-1024k-100/0", "seq-1024k-0/100"}, []string{stages[1].Cells[0].Key, stages[1].Cells[1].Key})
+	lat := stages[2]
+	require.Len(t, lat.Cells, 2*3, "4k and 0.5k of latency's sizes, its three mixes")
+	assert.Equal(t, "rnd-4k-100/0", lat.Cells[0].Key)
+	assert.Equal(t, 1*time.Minute*6, lat.RoundTime())
+
+	// On a 4Kn target the 0.5 KiB cells go as well; the tracking stays.
+	c.MinBlock = 4096
+	stages = c.Stages(p)
+	assert.Len(t, stages[0].Cells, 3*3)
+	assert.Len(t, stages[2].Cells, 3)
+
+	// Throughput with --mixes 0/100: the write cell only, still tracked.
+	c, p = resolved(t, func(c *Config) { c.Tests, c.Mixes = []string{"tp"}, []int{0} })
+	stages = c.Stages(p)
+	require.Len(t, stages, 2)
+	for _, s := range stages {
+		require.Len(t, s.Cells, 1)
+		assert.Equal(t, 0, s.Cells[0].Workload.ReadPct)
+		assert.Equal(t, 0, s.Tracking[0].Cell)
+	}
+}

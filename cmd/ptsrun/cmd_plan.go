@@ -14,6 +14,7 @@ import (
 	"github.com/ptsrun/ptsrun/engine"
 	"github.com/ptsrun/ptsrun/engine/fio"
 	"github.com/ptsrun/ptsrun/engine/sim"
+	"github.com/ptsrun/ptsrun/matrix"
 	"github.com/ptsrun/ptsrun/precondition"
 	"github.com/ptsrun/ptsrun/pts"
 )
@@ -122,9 +123,14 @@ func printPlan(w io.Writer, cfg pts.Config, p pts.Profile, tp *targetPlan, asJSO
 		totalMax += ps.MaxRoundsTime
 		stages = append(stages, ps)
 	}
+	subset := matrix.SubsetDeviations(cfg, p)
 	if asJSON {
-		b, err := json.MarshalIndent(map[string]any{"config": cfg, "profile": p, "stages": stages,
-			"eta_min_ns": totalMin, "eta_max_ns": totalMax}, "", "  ")
+		doc := map[string]any{"config": cfg, "profile": p, "stages": stages,
+			"eta_min_ns": totalMin, "eta_max_ns": totalMax}
+		if len(subset) > 0 {
+			doc["subset"] = subset
+		}
+		b, err := json.MarshalIndent(doc, "", "  ")
 		if err != nil {
 			return err
 		}
@@ -135,6 +141,13 @@ func printPlan(w io.Writer, cfg pts.Config, p pts.Profile, tp *targetPlan, asJSO
 		p.WriteCacheLabel(), cfg.Engine, cfg.Seed)
 	fmt.Fprintf(w, "Steady state: %d-round window, range ≤ %g %%, slope excursion ≤ %g %%; round limit %d\n\n",
 		cfg.SS.Window, cfg.SS.MaxRange*100, cfg.SS.MaxSlope*100, cfg.MaxRounds)
+	if len(subset) > 0 {
+		fmt.Fprintln(w, "Quick look, not the PTS (the report lists it as a deviation):")
+		for _, d := range subset {
+			fmt.Fprintf(w, "  %s\n", d.Text)
+		}
+		fmt.Fprintln(w)
+	}
 	for i, s := range stages {
 		fmt.Fprintf(w, "%d. %s\n", i+1, s.Title)
 		if s.Purge {

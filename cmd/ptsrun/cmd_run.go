@@ -31,6 +31,11 @@ func runFlags() []cli.Flag {
 		&cli.StringFlag{Name: "profile", Value: d.Profile, Usage: "enterprise (PTS-E) or client (PTS-C)"},
 		&cli.StringFlag{Name: "engine", Usage: "workload engine: native (default for devices and files), fio, or sim (simulated drives)"},
 		&cli.StringSliceFlag{Name: "fio-server", Usage: "HOST:PORT[=TARGET] of a fio server whose host loads TARGET (repeatable; engine fio)"},
+		&cli.StringFlag{Name: "block-sizes", Usage: "quick look, not the PTS (a deviation in the report): run only these block sizes (4k,64k,1024k) " +
+			"of the IOPS and latency matrices; throughput runs the stages of those that are its own (1024k, 128k). " +
+			"Must keep the tracking cells' sizes: 4k, 64k, 1024k for IOPS, 4k for latency, one of throughput's"},
+		&cli.StringFlag{Name: "mixes", Usage: "quick look, not the PTS (a deviation in the report): run only these R/W mixes (100/0,65/35,0/100) " +
+			"of every test, throughput's 100/0 and 0/100 included. Must keep the tracking cells' mixes: 100/0, 65/35, 0/100 for IOPS, 0/100 for latency and throughput"},
 		&cli.IntFlag{Name: "tc", Usage: "IOPS test thread count (default: the profile's)"},
 		&cli.IntFlag{Name: "qd", Usage: "IOPS test queue depth per thread (default: the profile's)"},
 		&cli.DurationFlag{Name: "cell-time", Value: time.Duration(d.CellTime), Usage: "duration of each cell (PTS: 60s)"},
@@ -128,6 +133,16 @@ func baseConfig(c *cli.Context) (pts.Config, pts.Profile, error) {
 		cfg.LATActiveRange = c.Float64("lat-active-range")
 	}
 	cfg.PCActiveRange = c.Float64("pc-active-range")
+	if c.IsSet("block-sizes") {
+		if cfg.BlockSizes, err = pts.ParseBlockSizes(c.String("block-sizes")); err != nil {
+			return cfg, pts.Profile{}, err
+		}
+	}
+	if c.IsSet("mixes") {
+		if cfg.Mixes, err = pts.ParseMixes(c.String("mixes")); err != nil {
+			return cfg, pts.Profile{}, err
+		}
+	}
 	cfg.Purge = c.String("purge")
 	cfg.DestroyData = c.StringSlice("destroy-data")
 	cfg.FioServers = c.StringSlice("fio-server")
@@ -142,7 +157,7 @@ func runCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "run",
 		Usage:     "purge, precondition and run the PTS tests on a target",
-		UsageText: "ptsrun run --target T --out DIR [--tests iops,tp,lat] [--profile enterprise|client] ...",
+		UsageText: "ptsrun run --target T --out DIR [--tests iops,tp,lat] [--profile enterprise|client] [--block-sizes 4k,64k,1024k] [--mixes 100/0,65/35,0/100] ...",
 		Flags:     runFlags(),
 		Action: func(c *cli.Context) error {
 			dir := c.String("out")

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -156,11 +157,23 @@ func TestBadInput(t *testing.T) {
 		{"extra arg", []string{"run", "--target", "sim", "extra"}, `unexpected argument "extra"`},
 		{"poll", []string{"run", "--target", "sim", "--poll", "sometimes"}, `--poll "sometimes": want auto, off, or a duration`},
 		{"poll workload", []string{"workload", "--target", "sim", "--poll", "-5us"}, `--poll "-5us"`},
+		{"subset without tracking", []string{"run", "--target", "sim", "--block-sizes", "4k,128k", "--mixes", "100/0,0/100"},
+			"--block-sizes/--mixes leave out the tracking variables IOPS RND 64 KiB 65/35 and IOPS RND 1024 KiB 100/0: " +
+				"steady state is judged on them; add 1024k,64k to --block-sizes and 65/35 to --mixes"},
+		{"subset size not in the matrix", []string{"run", "--target", "sim", "--tests", "lat", "--block-sizes", "4k,64k"},
+			"--block-sizes 64k: not a block size of the Latency test; valid are 8k,4k,0.5k"},
+		{"subset mix not in the matrix", []string{"run", "--target", "sim", "--tests", "tp", "--mixes", "0/100,65/35"},
+			"--mixes 65/35: not an R/W mix of the Throughput test; valid are 100/0,0/100"},
+		{"subset bad size", []string{"run", "--target", "sim", "--block-sizes", "4x"}, `--block-sizes: block size "4x" is not a number`},
+		{"subset bad mix", []string{"run", "--target", "sim", "--mixes", "half"}, `--mixes: mix "half"`},
+		{"subset on plan", []string{"plan", "--target", "sim", "--tests", "tp,lat", "--block-sizes", "4k"},
+			"leave out the tracking variables throughput's MB/s SEQ 0/100 (no throughput block size: 1024k,128k): " +
+				"steady state is judged on them; add 1024k to --block-sizes"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "out")
 			args := tc.args
-			if tc.name != "no out" {
+			if tc.name != "no out" && args[0] != "plan" {
 				args = append(args, "--out", dir)
 			}
 			code, stdout, stderr := ptsrun(args...)
@@ -299,6 +312,115 @@ func TestActiveRangeFlags(t *testing.T) {
 	code, _, stderr := ptsrun("plan", "--target", "sim", "--lat-active-range", "0")
 	assert.Equal(t, 1, code)
 	assert.Contains(t, stderr, "--lat-active-range 0% is outside (0, 100]")
+}
+
+// A quick look (--block-sizes, --mixes) measures only its cells, in the
+// PTS's loop order whatever order they were typed in, keeps them through
+// an interruption and resume (run.json holds them), says what it left out,
+// and leaves the other cells of the tables empty.
+func TestQuickLook(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	args := []string{"--target", "sim", "--engine", "sim", "--tests", "iops,tp,lat",
+		"--block-sizes", "4KiB,1m,64k", "--mixes", "0/100,R65/W35,100/0", "--cell-time", "5s"}
+	code, stdout, stderr := ptsrun(append([]string{"plan"}, args...)...)
+	require.Equal(t, 0, code, stderr)
+	for _, s := range []string{"Quick look, not the PTS", "IOPS: a quick look at 9 of the matrix's 56 cells",
+		"Throughput: a quick look at 2 of the matrix's 4 cells (--block-sizes); left out: the stage of block size 128 KiB.",
+		"1. IOPS", "each round, 9 cells of 5s", "2. Throughput 1024 KiB", "3. Latency", "each round, 3 cells of 5s", "ETA:"} {
+		assert.Contains(t, stdout, s)
+	}
+	assert.NotContains(t, stdout, "Throughput 128 KiB")
+	assert.NotContains(t, stdout, "rnd-128k")
+	code, stdout, stderr = ptsrun(append([]string{"plan", "--json"}, args...)...)
+	require.Equal(t, 0, code, stderr)
+	var plan struct {
+		Config pts.Config         `json:"config"`
+		Subset []matrix.Deviation `json:"subset"`
+		Stages []json.RawMessage  `json:"stages"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &plan))
+	assert.Equal(t, []int{100, 65, 0}, plan.Config.Mixes)
+	assert.Len(t, plan.Subset, 3)
+	assert.Len(t, plan.Stages, 3)
+
+	// Interrupted in its first round, then resumed: the subset comes from run.json.
+	cmd := exec.Command(binary, append([]string{"run", "--out", dir}, args...)...)
+	var serr bytes.Buffer
+	cmd.Stderr = &serr
+	require.NoError(t, cmd.Start())
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if b, _ := os.ReadFile(filepath.Join(dir, pts.JournalFile)); bytes.Contains(b, []byte(`"round_start"`)) {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+	_ = cmd.Wait()
+	code, _, stderr = ptsrun("resume", dir)
+	require.Equal(t, 0, code, "%s\n%s", serr.String(), stderr)
+
+	ri, err := pts.LoadRunInfo(dir)
+	require.NoError(t, err)
+	assert.Equal(t, []int64{1 << 20, 64 << 10, 4 << 10}, ri.Config.BlockSizes, "stored in loop order")
+	assert.Equal(t, []int{100, 65, 0}, ri.Config.Mixes)
+	want := map[string][]string{
+		"iops": {"rnd-1024k-100/0", "rnd-64k-100/0", "rnd-4k-100/0", "rnd-1024k-65/35", "rnd-64k-65/35", "rnd-4k-65/35",
+			"rnd-1024k-0/100", "rnd-64k-0/100", "rnd-4k-0/100"},
+		"tp-1024k": {"seq-1024k-100/0", "seq-1024k-0/100"},
+		"lat":      {"rnd-4k-100/0", "rnd-4k-65/35", "rnd-4k-0/100"},
+	}
+	recs, _, err := pts.LoadJournal(dir)
+	require.NoError(t, err)
+	journaled := map[string][]string{}
+	for _, r := range recs {
+		if r.Type == pts.RecCell && !slices.Contains(journaled[r.Stage], r.Key) {
+			journaled[r.Stage] = append(journaled[r.Stage], r.Key)
+		}
+	}
+	assert.Equal(t, want, journaled, "only the chosen cells were measured, in loop order")
+
+	res, err := matrix.ReadResults(filepath.Join(dir, matrix.ResultsFile))
+	require.NoError(t, err)
+	got := map[string][]string{}
+	for _, tr := range res.Tests {
+		for _, s := range tr.Stages {
+			assert.True(t, s.Steady, s.Title)
+			for _, c := range s.Cells {
+				assert.True(t, c.Present(), c.Key)
+				got[s.ID] = append(got[s.ID], c.Key)
+			}
+		}
+	}
+	assert.Equal(t, want, got)
+	codes := map[string][]string{}
+	for _, d := range res.Deviations {
+		codes[d.Code] = append(codes[d.Code], d.Text)
+	}
+	assert.Equal(t, []string{
+		"IOPS: a quick look at 9 of the matrix's 56 cells (--block-sizes, --mixes); left out: block sizes 128, 32, 16, 8 and 0.5 KiB; " +
+			"R/W mixes 95/5, 50/50, 35/65 and 5/95.",
+		"Throughput: a quick look at 2 of the matrix's 4 cells (--block-sizes); left out: the stage of block size 128 KiB.",
+		"Latency: a quick look at 3 of the matrix's 9 cells (--block-sizes); left out: block sizes 8 and 0.5 KiB.",
+	}, codes["subset"])
+	assert.Contains(t, codes, "resumed")
+	assert.False(t, res.Conforming)
+
+	csv, err := os.ReadFile(filepath.Join(dir, "tables", "iops.csv"))
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSpace(string(csv)), "\n")
+	require.Len(t, lines, 9, "every block size keeps its row")
+	assert.Equal(t, "bs,100/0,95/5,65/35,50/50,35/65,5/95,0/100", lines[0])
+	assert.Equal(t, "128KiB,,,,,,,", lines[2], "a row left out is empty, not zero")
+	assert.Regexp(t, `^4KiB,[0-9.e+]+,,[0-9.e+]+,,,,[0-9.e+]+$`, lines[7])
+	csv, err = os.ReadFile(filepath.Join(dir, "tables", "tp.csv"))
+	require.NoError(t, err)
+	assert.Contains(t, string(csv), "\n128KiB,,\n")
+	csv, err = os.ReadFile(filepath.Join(dir, "tables", "lat_mean_ms.csv"))
+	require.NoError(t, err)
+	assert.Contains(t, string(csv), "\n8KiB,,,\n")
+	_, err = os.Stat(filepath.Join(dir, "report.pdf"))
+	assert.NoError(t, err)
 }
 
 // A run killed at any moment leaves a journal that report and resume accept,
