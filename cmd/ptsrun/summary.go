@@ -25,6 +25,8 @@ type runSummary struct {
 	Dir        string             `json:"dir"`
 	Files      runFiles           `json:"files"`
 	Conforming bool               `json:"conforming"`
+	Verdict    string             `json:"verdict"`
+	Scope      string             `json:"scope,omitempty"`
 	Complete   bool               `json:"complete"`
 	Deviations []matrix.Deviation `json:"deviations"`
 	Stages     []stageSummary     `json:"stages"`
@@ -60,7 +62,7 @@ func newSummary(res *matrix.Results, dir, pdf string) runSummary {
 	if pdf == "" {
 		pdf = filepath.Join(dir, "report.pdf")
 	}
-	s := runSummary{Type: "summary", Dir: dir, Conforming: res.Conforming, Complete: res.Complete,
+	s := runSummary{Type: "summary", Dir: dir, Conforming: res.Conforming, Verdict: res.Verdict, Scope: res.Scope, Complete: res.Complete,
 		Deviations: res.Deviations, Stages: []stageSummary{}, Headline: headline(res),
 		Files: runFiles{Results: filepath.Join(dir, matrix.ResultsFile), Tables: []string{}, Report: pdf}}
 	if s.Deviations == nil {
@@ -95,15 +97,10 @@ func printSummary(stderr, stdout io.Writer, res *matrix.Results, sum runSummary,
 		return
 	}
 	w := stderr
-	verdict := "conforms to " + res.Spec
-	if !res.Conforming {
-		verdict = "does NOT conform to " + res.Spec
+	fmt.Fprintf(w, "\nRun %s: %s\n", sum.Dir, res.Verdict)
+	if res.Scope != "" {
+		fmt.Fprintf(w, "  Scope: %s\n", res.Scope)
 	}
-	profile := res.Profile
-	if profile == "" {
-		profile = "no"
-	}
-	fmt.Fprintf(w, "\nRun %s: %s (%s profile)\n", sum.Dir, verdict, profile)
 	for _, d := range res.Deviations {
 		fmt.Fprintf(w, "  - %s\n", d.Text)
 	}
