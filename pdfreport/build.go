@@ -489,6 +489,8 @@ func hbaLabel(t device.Identity) string {
 		return "none (file target)"
 	case t.Kind == device.KindRemote:
 		return "not known (target on a fio server)"
+	case t.Kind == "imported":
+		return "not known (imported results)"
 	case t.Interface == "loop":
 		return strings.TrimSpace("none (loop device " + t.Notes + ")")
 	case t.Kind == device.KindBlock && t.Interface == "NVMe" && t.Transport != "" && t.Transport != "pcie":

@@ -84,4 +84,6 @@ func TestHeaderFields(t *testing.T) {
 	assert.Contains(t, head, "platform HBA: none (loop device backed by /dev/shm/pts.img)\n")
 	assert.Contains(t, head, "device Form factor: not known (loop target)\n")
 	require.NotContains(t, head, "HBA link")
+	ri.Targets[0] = device.Identity{Spec: "imported", Kind: "imported", Model: "review drive"}
+	assert.Contains(t, headerLines(Build(ri, res, Options{Dir: dir})), "platform HBA: not known (imported results)\n")
 }
