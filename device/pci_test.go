@@ -32,6 +32,9 @@ func TestHBAFromSysfs(t *testing.T) {
 		{twoNamespaces, "nvme1n2", &PCIFunction{Address: "0000:02:00.0", Vendor: "1e0f", Device: "0007", Class: "010802",
 			ClassName: "Non-Volatile memory controller", Link: "16.0 GT/s PCIe x4", OnDrive: true},
 			"PCI 1e0f:0007 (Non-Volatile memory controller, class 0x010802)"},
+		{FS{Root: "testdata/nvme-mpath"}, "nvme3n1", &PCIFunction{Address: "0000:05:00.0", Vendor: "144d", Device: "a808", Class: "010802",
+			ClassName: "Non-Volatile memory controller", Link: "8.0 GT/s PCIe x4", OnDrive: true},
+			"PCI 144d:a808 (Non-Volatile memory controller, class 0x010802)"},
 		{fixture, "loop7", nil, ""},
 		{fixture, "dm-0", nil, ""},
 		{fixture, "md127", nil, ""},
@@ -45,6 +48,10 @@ func TestHBAFromSysfs(t *testing.T) {
 			}
 		})
 	}
+	mp, err := FS{Root: "testdata/nvme-mpath"}.Block("nvme3n1")
+	require.NoError(t, err)
+	assert.Equal(t, "8.0 GT/s PCIe x4", mp.PCIeLink, "native multipath: the link of the subsystem's controller")
+
 	p, err := fixture.Block("sda2")
 	require.NoError(t, err)
 	require.NotNil(t, p.HBA, "a partition hangs off its disk's adapter")

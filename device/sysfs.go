@@ -142,8 +142,23 @@ func (fs FS) identify(b *Block, disk string) {
 		// The PCI function holds the link: device → nvme controller → PCI device.
 		pci := dev + "/device"
 		b.PCIeLink = pcieLink(fs.read(pci+"/current_link_speed"), fs.read(pci+"/current_link_width"))
-		if b.HBA != nil && b.Transport == "pcie" {
+		if b.HBA == nil {
+			// With native multipath the namespace hangs off its subsystem,
+			// a virtual device; its controllers are links in it.
+			for _, c := range fs.list(dev) {
+				if nvmeCtrl.MatchString(c) {
+					if b.HBA = fs.pciParent(dev + "/" + c); b.HBA != nil {
+						break
+					}
+				}
+			}
+		}
+		// Fabrics controllers have no PCI function: one found is the drive's own.
+		if b.HBA != nil {
 			b.HBA.OnDrive = true
+			if b.PCIeLink == "" {
+				b.PCIeLink = b.HBA.Link
+			}
 		}
 	case strings.HasPrefix(name, "loop"):
 		b.Interface, b.Transport = "loop", "loop"
@@ -185,6 +200,9 @@ func (fs FS) identify(b *Block, disk string) {
 // nvmeNamespace is a namespace's block device: not a partition (nvme0n1p1),
 // not a hidden multipath path (nvme0c1n1).
 var nvmeNamespace = regexp.MustCompile(`^nvme\d+n\d+$`)
+
+// nvmeCtrl is a controller's name (nvme0).
+var nvmeCtrl = regexp.MustCompile(`^nvme\d+$`)
 
 // nvmeController finds the controller a namespace disk hangs off (its
 // "device" link) and every other namespace whose link leads to the same one.
