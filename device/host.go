@@ -19,9 +19,11 @@ type Host struct {
 	CPUModel    string `json:"cpu_model"`
 	CPUs        int    `json:"cpus"`
 	MemoryBytes int64  `json:"memory_bytes"`
-	Ptsrun      string `json:"ptsrun_version"`
-	Go          string `json:"go_version"`
-	Fio         string `json:"fio_version,omitempty"`
+	// DMI names the motherboard; absent in run.json files older than it.
+	DMI    DMI    `json:"dmi,omitzero"`
+	Ptsrun string `json:"ptsrun_version"`
+	Go     string `json:"go_version"`
+	Fio    string `json:"fio_version,omitempty"`
 }
 
 // FS is a root to read /proc, /sys and /etc from; "/" on a live system.
@@ -49,6 +51,7 @@ func (fs FS) ProbeHost(version string) Host {
 	h.OS = parseOSRelease(fs.read("etc/os-release"))
 	h.CPUModel, h.CPUs = parseCPUInfo([]byte(fs.read("proc/cpuinfo")))
 	h.MemoryBytes = parseMemTotal([]byte(fs.read("proc/meminfo")))
+	h.DMI = fs.ProbeDMI()
 	return h
 }
 

@@ -30,21 +30,26 @@ const (
 // Identity is what a run records about one target: in run.json, in the report
 // header, and to check on resume that the target is still the same one.
 type Identity struct {
-	Spec          string  `json:"spec"` // as the user wrote it
-	Kind          string  `json:"kind"` // sim, block, file
-	Path          string  `json:"path,omitempty"`
-	Vendor        string  `json:"vendor,omitempty"`
-	Model         string  `json:"model,omitempty"`
-	Serial        string  `json:"serial,omitempty"`
-	Firmware      string  `json:"firmware,omitempty"`
-	WWN           string  `json:"wwn,omitempty"`
-	CapacityBytes int64   `json:"capacity_bytes"`
-	LogicalBlock  int64   `json:"logical_block_bytes"`
-	PhysicalBlock int64   `json:"physical_block_bytes,omitempty"`
-	Rotational    bool    `json:"rotational,omitempty"`
-	Interface     string  `json:"interface,omitempty"` // NVMe, SATA, SAS, virtio, loop, simulated
-	Transport     string  `json:"transport,omitempty"`
-	PCIeLink      string  `json:"pcie_link,omitempty"`
+	Spec          string `json:"spec"` // as the user wrote it
+	Kind          string `json:"kind"` // sim, block, file
+	Path          string `json:"path,omitempty"`
+	Vendor        string `json:"vendor,omitempty"`
+	Model         string `json:"model,omitempty"`
+	Serial        string `json:"serial,omitempty"`
+	Firmware      string `json:"firmware,omitempty"`
+	WWN           string `json:"wwn,omitempty"`
+	CapacityBytes int64  `json:"capacity_bytes"`
+	LogicalBlock  int64  `json:"logical_block_bytes"`
+	PhysicalBlock int64  `json:"physical_block_bytes,omitempty"`
+	Rotational    bool   `json:"rotational,omitempty"`
+	Interface     string `json:"interface,omitempty"` // NVMe, SATA, SAS, virtio, loop, simulated
+	Transport     string `json:"transport,omitempty"`
+	PCIeLink      string `json:"pcie_link,omitempty"`
+	// HBA is the PCI function the device hangs off (absent in run.json
+	// files older than it, and for targets that hang off none).
+	HBA *PCIFunction `json:"hba,omitempty"`
+	// Facts are what the device reports of its form factor and medium.
+	Facts         []Fact  `json:"facts,omitempty"`
 	WriteCache    string  `json:"write_cache,omitempty"` // enabled, disabled, unknown
 	Notes         string  `json:"notes,omitempty"`
 	OverProvision float64 `json:"over_provisioning,omitempty"` // simulated drives only

@@ -42,6 +42,11 @@ type Block struct {
 	Controller string
 	NSID       int
 	Namespaces []string
+	// HBA is the PCI function the disk hangs off; nil for loop, dm, md and
+	// NVMe over fabrics.
+	HBA *PCIFunction
+	// Facts are what the device reports of its form factor and medium.
+	Facts []Fact
 }
 
 // Path is the device node.
@@ -119,6 +124,7 @@ func (fs FS) identify(b *Block, disk string) {
 	name := filepath.Base(disk)
 	clean := func(s string) string { return strings.TrimSpace(s) }
 	b.WriteCache = cacheState(fs.read(disk + "/queue/write_cache"))
+	b.HBA = fs.pciParent(disk)
 	switch {
 	case strings.HasPrefix(name, "nvme"):
 		b.Interface, b.Transport = "NVMe", clean(fs.read(dev+"/transport"))
@@ -135,8 +141,24 @@ func (fs FS) identify(b *Block, disk string) {
 		}
 		// The PCI function holds the link: device → nvme controller → PCI device.
 		pci := dev + "/device"
-		if sp := fs.read(pci + "/current_link_speed"); sp != "" {
-			b.PCIeLink = sp + " x" + fs.read(pci+"/current_link_width")
+		b.PCIeLink = pcieLink(fs.read(pci+"/current_link_speed"), fs.read(pci+"/current_link_width"))
+		if b.HBA == nil {
+			// With native multipath the namespace hangs off its subsystem,
+			// a virtual device; its controllers are links in it.
+			for _, c := range fs.list(dev) {
+				if nvmeCtrl.MatchString(c) {
+					if b.HBA = fs.pciParent(dev + "/" + c); b.HBA != nil {
+						break
+					}
+				}
+			}
+		}
+		// Fabrics controllers have no PCI function: one found is the drive's own.
+		if b.HBA != nil {
+			b.HBA.OnDrive = true
+			if b.PCIeLink == "" {
+				b.PCIeLink = b.HBA.Link
+			}
 		}
 	case strings.HasPrefix(name, "loop"):
 		b.Interface, b.Transport = "loop", "loop"
@@ -162,6 +184,10 @@ func (fs FS) identify(b *Block, disk string) {
 		b.Firmware = clean(fs.read(dev + "/rev"))
 		b.WWN = clean(fs.read(dev + "/wwid"))
 		b.Serial = vpdSerial(fs.readRaw(dev + "/vpd_pg80"))
+		// Drives without the page, or with a malformed one, report nothing.
+		if v, err := parseVPDB1(fs.readRaw(dev + "/vpd_pgb1")); err == nil {
+			b.Facts = v.facts()
+		}
 		b.Interface, b.Transport = "SCSI", "scsi"
 		if b.Vendor == "ATA" {
 			b.Interface, b.Transport = "SATA", "sata"
@@ -174,6 +200,9 @@ func (fs FS) identify(b *Block, disk string) {
 // nvmeNamespace is a namespace's block device: not a partition (nvme0n1p1),
 // not a hidden multipath path (nvme0c1n1).
 var nvmeNamespace = regexp.MustCompile(`^nvme\d+n\d+$`)
+
+// nvmeCtrl is a controller's name (nvme0).
+var nvmeCtrl = regexp.MustCompile(`^nvme\d+$`)
 
 // nvmeController finds the controller a namespace disk hangs off (its
 // "device" link) and every other namespace whose link leads to the same one.

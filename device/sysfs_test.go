@@ -42,6 +42,7 @@ func TestBlockIdentityFromSysfs(t *testing.T) {
 			gotParts, wantParts := b.Partitions, tc.want.Partitions
 			b.Partitions, tc.want.Partitions = nil, nil
 			b.Holders, tc.want.Holders = nil, nil
+			b.HBA, b.Facts = nil, nil // TestHBAFromSysfs, TestVPDB1FromSysfs
 			if len(b.Slaves) == 0 {
 				b.Slaves = nil
 			}

@@ -139,7 +139,7 @@ func (fs FS) inspectBlock(t Target) (Target, error) {
 	t.Identity = Identity{Spec: t.Raw, Kind: KindBlock, Path: "/dev/" + b.Name, Vendor: b.Vendor, Model: b.Model,
 		Serial: b.Serial, Firmware: b.Firmware, WWN: b.WWN, CapacityBytes: t.Capacity, LogicalBlock: t.LogicalBlock,
 		PhysicalBlock: b.PhysicalBlock, Rotational: b.Rotational, Interface: b.Interface, Transport: b.Transport,
-		PCIeLink: b.PCIeLink, WriteCache: b.WriteCache}
+		PCIeLink: b.PCIeLink, WriteCache: b.WriteCache, HBA: b.HBA, Facts: b.Facts}
 	if b.BackingFile != "" {
 		t.Identity.Notes = "backed by " + b.BackingFile
 	}

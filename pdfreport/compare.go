@@ -87,7 +87,16 @@ func (c Comparison) Doc() *Doc {
 	}
 	h.Vendor = fmt.Sprintf("%d runs compared", len(c.Runs))
 	h.Model = strings.Join(names, " · ")
-	h.TestedBy = "ptsrun " + ref.Results.Version
+	// Each run's operator and lab; a bare results.json does not say.
+	var by, labs []string
+	for _, r := range c.Runs {
+		if r.Info != nil {
+			by, labs = append(by, stated(r.Info.TestedBy)), append(labs, stated(r.Info.Lab))
+		} else {
+			by, labs = append(by, "not stated"), append(labs, "not stated")
+		}
+	}
+	h.TestedBy, h.Lab = strings.Join(unique(by), ", "), strings.Join(unique(labs), ", ")
 	if ref.Info != nil {
 		host := ref.Info.Host
 		h.Platform = []KV{{"Reference", ref.Name}, {"Host", orDash(host.Hostname)}, {"CPU", orDash(host.CPUModel)},

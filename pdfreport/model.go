@@ -24,9 +24,9 @@ type Header struct {
 	Start, Finish string // test run start and finish (the run's own times)
 	Spec          string // "PTS-E 2.0.2"
 	Vendor, Model string
-	TestedBy      string
-	Platform      []KV // Test Platform column
-	Device        []KV // Device Under Test column
+	TestedBy, Lab string // the operator and laboratory, "not stated" when not given
+	Platform      []KV   // Test Platform column
+	Device        []KV   // Device Under Test column
 }
 
 // KV is one row of a header column.
@@ -150,8 +150,8 @@ func (c Chart) text() string    { return c.Summary }
 func (d *Doc) Text() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "REPORT %s, %d sections\n", d.Paper, len(d.Pages))
-	fmt.Fprintf(&b, "run %s – %s, %s, %s %s, tested by %s\n", d.Header.Start, d.Header.Finish, d.Header.Spec,
-		d.Header.Vendor, d.Header.Model, d.Header.TestedBy)
+	fmt.Fprintf(&b, "run %s – %s, %s, %s %s, tested by %s, lab %s\n", d.Header.Start, d.Header.Finish, d.Header.Spec,
+		d.Header.Vendor, d.Header.Model, d.Header.TestedBy, d.Header.Lab)
 	for _, kv := range d.Header.Platform {
 		fmt.Fprintf(&b, "platform %s: %s\n", kv.K, kv.V)
 	}

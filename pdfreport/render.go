@@ -240,7 +240,7 @@ func (r *renderer) header(p *Page) {
 	pdf.Rect(x, y, width, 5, "D")
 	r.font("", 7)
 	pdf.SetXY(x+1.5, y+0.8)
-	pdf.CellFormat(width-3, 3.5, fmt.Sprintf("Vendor: %s     Model: %s     Tested by: %s", h.Vendor, h.Model, h.TestedBy), "", 0, "L", false, 0, "")
+	pdf.CellFormat(width-3, 3.5, fmt.Sprintf("Vendor: %s     Model: %s     Tested by: %s     Lab: %s", h.Vendor, h.Model, h.TestedBy, h.Lab), "", 0, "L", false, 0, "")
 	if p.Warning != "" {
 		r.font("B", 8)
 		pdf.SetTextColor(190, 0, 0)

@@ -206,6 +206,17 @@ type RunInfo struct {
 	Workload bool `json:"workload,omitempty"`
 	// Source says what imported results came from (files, tool, metric).
 	Source string `json:"source,omitempty"`
+	Operator
+}
+
+// Operator is what the person who ran the test states about it (PTS §5.1:
+// test operator and lab; the DUT's NAND type and form factor, which most
+// devices do not report). Empty fields were not stated, and run.json files
+// older than them load with them empty.
+type Operator struct {
+	TestedBy string        `json:"tested_by,omitempty"` // --tested-by
+	Lab      string        `json:"lab,omitempty"`       // --lab
+	DUTNotes []device.Fact `json:"dut_notes,omitempty"` // --dut-note KEY=VALUE, in the order given
 }
 
 // WriteRunInfo writes dir/run.json atomically (temporary file, sync, rename,

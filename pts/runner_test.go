@@ -581,3 +581,27 @@ func TestWriteCacheCheckedAfterEveryPurge(t *testing.T) {
 		}
 	}
 }
+
+func TestRunInfoOperator(t *testing.T) {
+	dir := t.TempDir()
+	ri := RunInfo{Schema: Schema, Tool: "ptsrun", Version: "9.9", Operator: Operator{TestedBy: "A. Tester", Lab: "Lab 1",
+		DUTNotes: []device.Fact{{Key: device.FactNAND, Value: "TLC 176L", Source: device.SourceOperator}}}}
+	require.NoError(t, WriteRunInfo(dir, ri))
+	b, err := os.ReadFile(filepath.Join(dir, RunFile))
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `"tested_by": "A. Tester"`, "run.json keeps the operator at its top level")
+	got, err := LoadRunInfo(dir)
+	require.NoError(t, err)
+	assert.Equal(t, ri.Operator, got.Operator)
+
+	// A run.json from before these fields loads; they are empty, not invented.
+	old := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(old, RunFile), []byte(`{"schema": 1, "tool": "ptsrun", "version": "0.1.0",
+		"host": {"hostname": "h", "cpus": 2}, "targets": [{"spec": "/dev/sdb", "kind": "block", "capacity_bytes": 1, "logical_block_bytes": 512}]}`), 0o644))
+	got, err = LoadRunInfo(old)
+	require.NoError(t, err)
+	assert.Equal(t, Operator{}, got.Operator)
+	assert.Equal(t, device.DMI{}, got.Host.DMI)
+	assert.Nil(t, got.Targets[0].HBA)
+	assert.Empty(t, got.Targets[0].Facts)
+}

@@ -150,22 +150,27 @@ func importCommand() *cli.Command {
 			{
 				Name:      "fio",
 				Usage:     "import fio --output-format=json or json+ files (fio 2.x and 3.x, local or client/server)",
-				UsageText: "ptsrun import fio FILE... --out DIR [--profile enterprise|client] [--name NAME] [--json]",
-				Flags: []cli.Flag{
+				UsageText: "ptsrun import fio FILE... --out DIR [--profile enterprise|client] [--name NAME] [--tested-by NAME] [--lab NAME] [--json]",
+				Flags: append([]cli.Flag{
 					&cli.StringFlag{Name: "out", Required: true, Usage: "run directory to create"},
 					&cli.StringFlag{Name: "profile", Value: "enterprise", Usage: "the PTS profile the cells are filed under"},
 					&cli.StringFlag{Name: "name", Usage: "the device's name in reports (default: fio's filename)"},
 					jsonImportFlag,
-				},
+				}, operatorFlags()...),
 				Action: func(c *cli.Context) error {
 					if c.Args().Len() == 0 {
 						return fmt.Errorf("import fio needs one or more fio output files")
+					}
+					op, err := operatorFromFlags(c)
+					if err != nil {
+						return err
 					}
 					ri, rounds, warnings, err := golden.ImportFio(c.Args().Slice(), golden.FioOptions{
 						Profile: c.String("profile"), Name: c.String("name"), Version: version})
 					if err != nil {
 						return err
 					}
+					ri.Operator = op
 					for _, w := range warnings {
 						fmt.Fprintf(c.App.ErrWriter, "ptsrun: %s\n", w)
 					}
@@ -177,16 +182,20 @@ func importCommand() *cli.Command {
 			{
 				Name:      "table",
 				Usage:     "import a block size × R/W mix table as published (CSV: bs, then one column per mix)",
-				UsageText: "ptsrun import table FILE.csv --out DIR [--metric iops|mbps|lat_ms] [--name NAME] [--json]",
-				Flags: []cli.Flag{
+				UsageText: "ptsrun import table FILE.csv --out DIR [--metric iops|mbps|lat_ms] [--name NAME] [--tested-by NAME] [--lab NAME] [--json]",
+				Flags: append([]cli.Flag{
 					&cli.StringFlag{Name: "out", Required: true, Usage: "run directory to create"},
 					&cli.StringFlag{Name: "metric", Value: "iops", Usage: "what the table holds: iops, mbps or lat_ms (average response time)"},
 					&cli.StringFlag{Name: "name", Usage: "the device's name in reports (default: the file's name)"},
 					jsonImportFlag,
-				},
+				}, operatorFlags()...),
 				Action: func(c *cli.Context) error {
 					if c.Args().Len() != 1 {
 						return fmt.Errorf("import table needs exactly one CSV file")
+					}
+					op, err := operatorFromFlags(c)
+					if err != nil {
+						return err
 					}
 					file := c.Args().First()
 					f, err := os.Open(file)
@@ -205,6 +214,7 @@ func importCommand() *cli.Command {
 					source := fmt.Sprintf("table %s, %s", file, tb.Metric)
 					res := tb.Results(source, version)
 					ri := golden.TableRunInfo(name, source, version, time.Now().UTC())
+					ri.Operator = op
 					return importInto(c, nil, func(dir string) error {
 						if err := pts.WriteRunInfo(dir, ri); err != nil {
 							return err

@@ -27,6 +27,10 @@ func planCommand() *cli.Command {
 		UsageText: "ptsrun plan (same flags as run)",
 		Flags:     flags,
 		Action: func(c *cli.Context) error {
+			// The operator's flags are checked as run checks them.
+			if _, err := operatorFromFlags(c); err != nil {
+				return err
+			}
 			cfg, p, tp, err := configFromFlags(c, false)
 			if err != nil {
 				return err

@@ -24,7 +24,7 @@ import (
 // runFlags are the flags of run and plan.
 func runFlags() []cli.Flag {
 	d := pts.DefaultConfig()
-	return []cli.Flag{
+	return append([]cli.Flag{
 		&cli.StringSliceFlag{Name: "target", Usage: "target: a block device, file:PATH[:SIZE], sim, sim:client or sim:enterprise (repeatable: one target set, loaded at once)"},
 		&cli.StringFlag{Name: "out", Usage: "run directory to create"},
 		&cli.StringFlag{Name: "tests", Value: strings.Join(d.Tests, ","), Usage: "tests to run: iops, tp, lat"},
@@ -52,7 +52,7 @@ func runFlags() []cli.Flag {
 		&cli.Float64Flag{Name: "ss-max-slope", Value: d.SS.MaxSlope, Usage: "allowed slope excursion as a fraction of the average (PTS: 0.10)"},
 		pollFlag(),
 		&cli.BoolFlag{Name: "json", Usage: "print events as JSON lines on stdout"},
-	}
+	}, operatorFlags()...)
 }
 
 func pollFlag() cli.Flag {
@@ -161,6 +161,10 @@ func runCommand() *cli.Command {
 		Flags:     runFlags(),
 		Action: func(c *cli.Context) error {
 			dir := c.String("out")
+			op, err := operatorFromFlags(c)
+			if err != nil {
+				return err
+			}
 			cfg, p, tp, err := configFromFlags(c, true)
 			if err != nil {
 				return err
@@ -168,7 +172,7 @@ func runCommand() *cli.Command {
 			if dir == "" {
 				return fmt.Errorf("no run directory: name one with --out")
 			}
-			return startRun(c.Context, cfg, p, tp, dir, c.Bool("json"), c.App.Writer, c.App.ErrWriter)
+			return startRun(c.Context, cfg, p, tp, op, dir, c.Bool("json"), c.App.Writer, c.App.ErrWriter)
 		},
 	}
 }
@@ -208,7 +212,7 @@ func prepareDir(dir string) (func(), error) {
 }
 
 // startRun creates the run directory and runs.
-func startRun(ctx context.Context, cfg pts.Config, p pts.Profile, tp *targetPlan, dir string, asJSON bool, stdout, stderr io.Writer) error {
+func startRun(ctx context.Context, cfg pts.Config, p pts.Profile, tp *targetPlan, op pts.Operator, dir string, asJSON bool, stdout, stderr io.Writer) error {
 	if err := runClock.check(); err != nil {
 		return err
 	}
@@ -224,7 +228,7 @@ func startRun(ctx context.Context, cfg pts.Config, p pts.Profile, tp *targetPlan
 	}
 	ri := pts.RunInfo{Schema: pts.Schema, Tool: "ptsrun", Version: version, Spec: "PTS " + pts.SpecRevision,
 		Created: runClock.now().UTC(), Config: cfg, Profile: p, Stages: cfg.Stages(p), Targets: tp.Identities,
-		Host: hostInfo(), Engine: tp.describe()}
+		Host: hostInfo(), Engine: tp.describe(), Operator: op}
 	// run.json first: from here on, a kill leaves a run that resume accepts.
 	if err := pts.WriteRunInfo(dir, ri); err != nil {
 		undo()
@@ -381,13 +385,17 @@ func demoCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "demo",
 		Usage:     "run IOPS, throughput and latency on the simulated drive (a model, not hardware)",
-		UsageText: "ptsrun demo [--out DIR] [--model enterprise|client]",
-		Flags: []cli.Flag{
+		UsageText: "ptsrun demo [--out DIR] [--model enterprise|client] [--tested-by NAME] [--lab NAME]",
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "out", Usage: "run directory (default: ./ptsrun-demo-TIME)"},
 			&cli.StringFlag{Name: "model", Value: "enterprise", Usage: "simulated drive: enterprise or client"},
 			&cli.BoolFlag{Name: "json", Usage: "print events as JSON lines on stdout"},
-		},
+		}, operatorFlags()...),
 		Action: func(c *cli.Context) error {
+			op, err := operatorFromFlags(c)
+			if err != nil {
+				return err
+			}
 			cfg := pts.DefaultConfig()
 			model := c.String("model")
 			cfg.Targets = []string{"sim:" + model}
@@ -406,7 +414,7 @@ func demoCommand() *cli.Command {
 			if dir == "" {
 				dir = "ptsrun-demo-" + time.Now().Format("20060102-150405")
 			}
-			return startRun(c.Context, cfg, p, tp, dir, c.Bool("json"), c.App.Writer, c.App.ErrWriter)
+			return startRun(c.Context, cfg, p, tp, op, dir, c.Bool("json"), c.App.Writer, c.App.ErrWriter)
 		},
 	}
 }

@@ -25,8 +25,8 @@ func workloadCommand() *cli.Command {
 		Name:  "workload",
 		Usage: "run one workload on a target for a time, outside the PTS methodology",
 		UsageText: "ptsrun workload --target T --engine native|fio|sim --access random|seq --read PCT --bs SIZE\n" +
-			"   --tc N --qd N --time DURATION [--active-range PCT] [--json] [--out DIR]",
-		Flags: []cli.Flag{
+			"   --tc N --qd N --time DURATION [--active-range PCT] [--json] [--out DIR [--tested-by NAME] [--lab NAME] [--dut-note K=V ...]]",
+		Flags: append([]cli.Flag{
 			&cli.StringSliceFlag{Name: "target", Usage: "a block device, file:PATH[:SIZE] or sim:MODEL (repeatable: loaded at once)"},
 			&cli.StringFlag{Name: "engine", Usage: "native (default for devices and files), fio, or sim"},
 			&cli.StringSliceFlag{Name: "fio-server", Usage: "HOST:PORT[=TARGET] of a fio server (repeatable; engine fio)"},
@@ -42,7 +42,7 @@ func workloadCommand() *cli.Command {
 			pollFlag(),
 			&cli.BoolFlag{Name: "json", Usage: "print the measurement as JSON"},
 			&cli.StringFlag{Name: "out", Usage: "record the workload and its per-second series in this directory"},
-		},
+		}, operatorFlags()...),
 		Action: func(c *cli.Context) error {
 			if c.Args().Len() > 0 {
 				return fmt.Errorf("unexpected argument %q", c.Args().First())
@@ -58,6 +58,10 @@ func workloadCommand() *cli.Command {
 			w := engine.Workload{Access: acc, ReadPct: c.Int("read"), BlockSize: bs, TC: c.Int("tc"), QD: c.Int("qd"),
 				ActiveRange: c.Float64("active-range"), Duration: c.Duration("time"), Seed: c.Uint64("seed")}
 			if err := w.Validate(512); err != nil {
+				return err
+			}
+			op, err := operatorFromFlags(c)
+			if err != nil {
 				return err
 			}
 			dir := c.String("out")
@@ -89,7 +93,7 @@ func workloadCommand() *cli.Command {
 				return err
 			}
 			tp.Poll = poll
-			return runWorkload(c.Context, tp, w, dir, c.Bool("json"), c.App.Writer, c.App.ErrWriter)
+			return runWorkload(c.Context, tp, w, op, dir, c.Bool("json"), c.App.Writer, c.App.ErrWriter)
 		},
 	}
 }
@@ -144,7 +148,7 @@ func dirOf(d engine.DirStats, el time.Duration) dirJSON {
 	return j
 }
 
-func runWorkload(ctx context.Context, tp *targetPlan, w engine.Workload, dir string, asJSON bool, stdout, stderr io.Writer) (err error) {
+func runWorkload(ctx context.Context, tp *targetPlan, w engine.Workload, op pts.Operator, dir string, asJSON bool, stdout, stderr io.Writer) (err error) {
 	if dir != "" {
 		if err := checkRunDir(dir, tp.Engine); err != nil {
 			return err
@@ -191,7 +195,7 @@ func runWorkload(ctx context.Context, tp *targetPlan, w engine.Workload, dir str
 		if err := saveWorkload(dir, res); err != nil {
 			return err
 		}
-		if err := recordWorkload(dir, tp, set, w, m, started); err != nil {
+		if err := recordWorkload(dir, tp, set, w, m, started, op); err != nil {
 			return err
 		}
 	}
@@ -214,7 +218,7 @@ func runWorkload(ctx context.Context, tp *targetPlan, w engine.Workload, dir str
 
 // recordWorkload makes dir a run directory of one custom cell, so that
 // report, compare and check take a workload like any run.
-func recordWorkload(dir string, tp *targetPlan, set *targetSet, w engine.Workload, m engine.Measurement, started time.Time) error {
+func recordWorkload(dir string, tp *targetPlan, set *targetSet, w engine.Workload, m engine.Measurement, started time.Time, op pts.Operator) error {
 	cfg := pts.DefaultConfig()
 	// No tests and no profile: nothing of the PTS applies.
 	cfg.Tests, cfg.Profile = nil, ""
@@ -236,7 +240,7 @@ func recordWorkload(dir string, tp *targetPlan, set *targetSet, w engine.Workloa
 		Cells: []pts.Cell{{Index: 0, Key: pts.CellKey(w), Workload: w}}}
 	ri := pts.RunInfo{Schema: pts.Schema, Tool: "ptsrun", Version: version, Spec: "PTS " + pts.SpecRevision,
 		Created: started, Config: cfg, Stages: []pts.Stage{stage}, Targets: tp.Identities,
-		Host: hostInfo(), Engine: set.Engine.Describe(), Source: "ptsrun workload"}
+		Host: hostInfo(), Engine: set.Engine.Describe(), Source: "ptsrun workload", Operator: op}
 	if err := pts.WriteWorkload(dir, ri, pts.ImportedCell{Workload: w, Measurement: m, Time: started}); err != nil {
 		return err
 	}

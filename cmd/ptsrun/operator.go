@@ -1,0 +1,52 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/ptsrun/ptsrun/device"
+	"github.com/ptsrun/ptsrun/pts"
+)
+
+// operatorFlags are the flags of every command that records a run: who
+// ran it, where, and what the device does not report of itself.
+func operatorFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "tested-by", Usage: "the test operator, for the report header's Tested By (default: not stated)"},
+		&cli.StringFlag{Name: "lab", Usage: "the laboratory the test is run in (default: not stated)"},
+		// Not a StringSliceFlag: that splits at commas, and "NAND=TLC, 176 layers" is one note.
+		&cli.GenericFlag{Name: "dut-note", Value: &noteList{}, Usage: "KEY=VALUE the device does not report of itself, such as " +
+			`"NAND=TLC 176L" or "Form factor=U.2" (repeatable); the report shows it as stated by the operator`},
+	}
+}
+
+// noteList collects a repeated flag's values as given.
+type noteList []string
+
+func (n *noteList) Set(s string) error { *n = append(*n, s); return nil }
+func (n *noteList) String() string     { return strings.Join(*n, "; ") }
+
+// maxOperatorName keeps a name within the report header's band.
+const maxOperatorName = 60
+
+// operatorFromFlags reads and checks --tested-by, --lab and --dut-note.
+func operatorFromFlags(c *cli.Context) (pts.Operator, error) {
+	op := pts.Operator{TestedBy: strings.TrimSpace(c.String("tested-by")), Lab: strings.TrimSpace(c.String("lab"))}
+	for _, f := range []struct{ flag, v string }{{"--tested-by", op.TestedBy}, {"--lab", op.Lab}} {
+		if err := device.CheckControl(f.v); err != nil {
+			return op, fmt.Errorf("%s %q: %w", f.flag, f.v, err)
+		}
+		if len(f.v) > maxOperatorName {
+			return op, fmt.Errorf("%s %q: at most %d bytes, to fit the report header", f.flag, f.v, maxOperatorName)
+		}
+	}
+	var notes []string
+	if n, ok := c.Generic("dut-note").(*noteList); ok && n != nil {
+		notes = *n
+	}
+	var err error
+	op.DUTNotes, err = device.ParseNotes(notes)
+	return op, err
+}
