@@ -113,7 +113,7 @@ func (r *Results) Tables() []Table {
 			{"lat_max_ms", "Maximum response time", "ms", "the maximum over the measurement window",
 				func(c CellResult) float64 { return c.LatMaxMs }},
 			// The figure other PTS tools report as MRT (pts-spec.md A6).
-			{"lat_max_mean_ms", "Maximum response time, mean of the rounds' maxima", "ms", "the mean of the window rounds' maxima",
+			{"lat_max_mean_ms", "Mean of each round's maximum response time", "ms", "as other PTS tools report MRT",
 				func(c CellResult) float64 { return c.LatMaxMeanMs }},
 			{"lat_iops", "IOPS at TC1/QD1", "IOPS", "mean over the measurement window",
 				func(c CellResult) float64 { return c.IOPS }},

@@ -272,7 +272,7 @@ func TestLatencyTableCaptionsMatchValues(t *testing.T) {
 		want        float64
 	}{
 		{"Maximum response time", "the maximum over the measurement window", c.LatMaxMs},
-		{"Maximum response time, mean of the rounds' maxima", "the mean of the window rounds' maxima", c.LatMaxMeanMs},
+		{"Mean of each round's maximum response time", "as other PTS tools report MRT", c.LatMaxMeanMs},
 		{"Average response time", "I/O-weighted mean", c.LatMeanMs},
 	} {
 		tb, ok := tables[tc.title]
