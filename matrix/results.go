@@ -668,8 +668,8 @@ func deviations(ri pts.RunInfo, st *pts.State, res *Results) []Deviation {
 			add("write_cache", "The write cache could not be set to %s as the %s profile asks (%s).", want, ri.Profile.Short, why)
 			continue
 		}
-		if why == first {
-			continue // said once already
+		if first != "" {
+			continue // the setting at the start failed already, which says it all
 		}
 		text := fmt.Sprintf("the write cache was %s %s and could not be set back to %s (%s).", w.Before, w.Check, want, why)
 		found := false
