@@ -147,7 +147,7 @@ func TestBadInput(t *testing.T) {
 		{"qd high", []string{"run", "--target", "sim", "--qd", "5000"}, "queue depth 5000 is outside"},
 		{"cell time", []string{"run", "--target", "sim", "--cell-time", "100ms"}, "cell time 100ms is outside"},
 		{"rounds below window", []string{"run", "--target", "sim", "--max-rounds", "4"}, "round limit 4 is outside 5…1000"},
-		{"active range", []string{"run", "--target", "sim", "--active-range", "0"}, "active range 0% is outside"},
+		{"active range", []string{"run", "--target", "sim", "--active-range", "0"}, "--active-range 0% is outside"},
 		{"missing device", []string{"run", "--target", "/dev/nvme9n9"}, "target /dev/nvme9n9: no such device"},
 		{"no target", []string{"run"}, "no target"},
 		{"engine", []string{"run", "--target", "sim", "--engine", "spdk"}, `unknown engine "spdk"`},
