@@ -105,9 +105,14 @@ func (p *progress) Observe(r pts.Record, pos pts.Position) {
 		}
 	case pts.RecWriteCache:
 		wc := r.WriteCache
-		if wc.Restore {
+		switch {
+		case wc.Restore:
 			p.line("write cache restored: %s", wc.After)
-		} else {
+		case wc.Check != "" && wc.Before == wc.After && wc.Error == "":
+			// A check that found the cache as set: nothing to say.
+		case wc.Check != "":
+			p.line("%s: write cache %s %s, now %s (wanted %s)%s", stage, wc.Before, wc.Check, wc.After, label(wc.Requested), errSuffix(wc.Error))
+		default:
 			p.line("write cache: %s before, %s now (wanted %s)%s", wc.Before, wc.After, label(wc.Requested), errSuffix(wc.Error))
 		}
 	case pts.RecPrecondChunk:
