@@ -111,11 +111,25 @@ const (
 	MetricIOPS        Metric = "iops"
 	MetricWriteMBps   Metric = "write_mbps"
 	MetricReadMBps    Metric = "read_mbps"
-	MetricMeanLatMs   Metric = "mean_lat_ms"
-	MetricMaxLatMs    Metric = "max_lat_ms"
+	MetricMeanLatMs   Metric = "lat_mean_ms"
+	MetricMaxLatMs    Metric = "lat_max_ms"
 	MetricTotalMBps   Metric = "mbps"
-	MetricP99999LatMs Metric = "p99999_lat_ms"
+	MetricP99999LatMs Metric = "lat_p99_999_ms"
 )
+
+// legacyMetrics are the names run.json used before a metric had one name
+// everywhere (the cells of results.json always used the new ones).
+var legacyMetrics = map[string]Metric{"mean_lat_ms": MetricMeanLatMs, "max_lat_ms": MetricMaxLatMs, "p99999_lat_ms": MetricP99999LatMs}
+
+// UnmarshalText reads a metric name, old or new.
+func (m *Metric) UnmarshalText(b []byte) error {
+	if v, ok := legacyMetrics[string(b)]; ok {
+		*m = v
+		return nil
+	}
+	*m = Metric(b)
+	return nil
+}
 
 // Value reads the metric from a measurement. Latencies are in ms.
 func (m Metric) Value(x engine.Measurement) float64 {

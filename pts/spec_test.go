@@ -1,6 +1,7 @@
 package pts
 
 import (
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -406,4 +407,15 @@ func TestSubsetStages(t *testing.T) {
 		assert.Equal(t, 0, s.Cells[0].Workload.ReadPct)
 		assert.Equal(t, 0, s.Tracking[0].Cell)
 	}
+}
+
+// A metric has one name, the one results.json's cells use; run.json files
+// written with the tracking variables' old names still read.
+func TestMetricNames(t *testing.T) {
+	var tr Tracking
+	require.NoError(t, json.Unmarshal([]byte(`{"name":"ART","cell":1,"metric":"mean_lat_ms"}`), &tr))
+	assert.Equal(t, MetricMeanLatMs, tr.Metric)
+	b, err := json.Marshal(tr)
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `"metric":"lat_mean_ms"`)
 }
