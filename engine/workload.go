@@ -246,6 +246,24 @@ func FormatSize(b int64) string {
 	return fmt.Sprintf("%d B", b)
 }
 
+// Block sizes are written in KiB, as the PTS writes them, in three forms made
+// by one rule (whole KiB, else the fraction: 0.5): FormatSize's "4 KiB" for
+// people, SizeLabel's "4KiB" for tables and CSV, SizeKey's "4k" for cell keys,
+// stage IDs and flags.
+
+// SizeLabel writes a block size for tables: "4KiB", "0.5KiB".
+func SizeLabel(b int64) string { return kib(b) + "KiB" }
+
+// SizeKey writes a block size for keys and flags: "4k", "0.5k".
+func SizeKey(b int64) string { return kib(b) + "k" }
+
+func kib(b int64) string {
+	if b%1024 == 0 {
+		return strconv.FormatInt(b/1024, 10)
+	}
+	return strconv.FormatFloat(float64(b)/1024, 'g', -1, 64)
+}
+
 // ParseSize reads a size: "512", "4k", "4KiB", "0.5k", "1m", "1MiB", "128K",
 // "2g". Units are binary (k = 1024), as the PTS writes block sizes.
 func ParseSize(s string) (int64, error) {

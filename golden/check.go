@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ptsrun/ptsrun/engine"
 	"github.com/ptsrun/ptsrun/matrix"
+	"github.com/ptsrun/ptsrun/pts"
 )
 
 // Tolerance is how far a metric may move the wrong way before it is a
@@ -23,11 +23,11 @@ type Tolerance struct {
 var DefaultTolerance = Tolerance{IOPS: 0.05, MBps: 0.05, Lat: 0.05}
 
 // For gives the tolerance of a metric.
-func (t Tolerance) For(metric string) float64 {
-	switch metric {
-	case matrix.MetricIOPS:
+func (t Tolerance) For(metric pts.Metric) float64 {
+	switch metric.Unit() {
+	case "IOPS":
 		return t.IOPS
-	case matrix.MetricMBps:
+	case "MB/s":
 		return t.MBps
 	}
 	return t.Lat
@@ -54,39 +54,39 @@ func ParseTolerance(s string) (float64, error) {
 
 // Finding is one metric of one cell compared.
 type Finding struct {
-	Test     string  `json:"test"`
-	Stage    string  `json:"stage"`
-	Cell     string  `json:"cell"`     // the cell key, e.g. rnd-4k-65/35
-	Workload string  `json:"workload"` // e.g. RND 4 KiB 65/35 TC4/QD32
-	Metric   string  `json:"metric"`
-	Unit     string  `json:"unit"`
-	Baseline float64 `json:"baseline"`
-	Run      float64 `json:"run"`
-	Change   float64 `json:"change"`  // (run − baseline) / baseline
-	Verdict  string  `json:"verdict"` // regression, improvement or within
+	Test     pts.TestID  `json:"test"`
+	Stage    string      `json:"stage"`
+	Cell     pts.CellKey `json:"cell"`     // e.g. rnd-4k-65/35
+	Workload string      `json:"workload"` // e.g. RND 4 KiB 65/35 TC4/QD32
+	Metric   pts.Metric  `json:"metric"`
+	Unit     string      `json:"unit"`
+	Baseline float64     `json:"baseline"`
+	Run      float64     `json:"run"`
+	Change   float64     `json:"change"`  // (run − baseline) / baseline
+	Verdict  string      `json:"verdict"` // regression, improvement or within
 }
 
 // StageChange is a stage whose steady-state verdict differs.
 type StageChange struct {
-	Test         string `json:"test"`
-	Stage        string `json:"stage"`
-	Title        string `json:"title"`
-	BaseSteady   bool   `json:"baseline_steady"`
-	RunSteady    bool   `json:"run_steady"`
-	BaseSSRound  int    `json:"baseline_ss_round,omitempty"`
-	RunSSRound   int    `json:"run_ss_round,omitempty"`
-	IsRegression bool   `json:"regression"`
+	Test         pts.TestID `json:"test"`
+	Stage        string     `json:"stage"`
+	Title        string     `json:"title"`
+	BaseSteady   bool       `json:"baseline_steady"`
+	RunSteady    bool       `json:"run_steady"`
+	BaseSSRound  int        `json:"baseline_ss_round,omitempty"`
+	RunSSRound   int        `json:"run_ss_round,omitempty"`
+	IsRegression bool       `json:"regression"`
 }
 
 // CheckResult is a run held against a baseline.
 type CheckResult struct {
-	Baseline  string    `json:"baseline"`
-	Run       string    `json:"run"`
-	Tolerance Tolerance `json:"tolerance"`
-	Tests     []string  `json:"tests"` // compared: in both
+	Baseline  string       `json:"baseline"`
+	Run       string       `json:"run"`
+	Tolerance Tolerance    `json:"tolerance"`
+	Tests     []pts.TestID `json:"tests"` // compared: in both
 	// Tests in one result set only are not compared; they are named.
-	TestsOnlyBaseline []string      `json:"tests_only_in_baseline"`
-	TestsOnlyRun      []string      `json:"tests_only_in_run"`
+	TestsOnlyBaseline []pts.TestID  `json:"tests_only_in_baseline"`
+	TestsOnlyRun      []pts.TestID  `json:"tests_only_in_run"`
 	Compared          int           `json:"compared"`
 	Regressions       []Finding     `json:"regressions"`
 	Improvements      []Finding     `json:"improvements"`
@@ -109,7 +109,7 @@ func Check(baseline, run *Run, tol Tolerance) (*CheckResult, error) {
 	out := &CheckResult{Baseline: baseline.Path, Run: run.Path, Tolerance: tol,
 		Regressions: []Finding{}, Improvements: []Finding{}, Steady: []StageChange{},
 		OnlyBaseline: []string{}, OnlyRun: []string{}, NotCompared: []string{}, WorkloadDiffers: []string{}}
-	out.TestsOnlyBaseline, out.TestsOnlyRun = []string{}, []string{}
+	out.TestsOnlyBaseline, out.TestsOnlyRun = []pts.TestID{}, []pts.TestID{}
 	for _, t := range baseline.Results.Tests {
 		if run.Results.Find(t.Test) != nil {
 			out.Tests = append(out.Tests, t.Test)
@@ -126,7 +126,7 @@ func Check(baseline, run *Run, tol Tolerance) (*CheckResult, error) {
 		return nil, fmt.Errorf("%s and %s: %w (baseline: %s; run: %s)", baseline.Path, run.Path, ErrNothingInCommon,
 			testNames(baseline.Results), testNames(run.Results))
 	}
-	common := map[string]bool{}
+	common := map[pts.TestID]bool{}
 	for _, t := range out.Tests {
 		common[t] = true
 	}
@@ -150,17 +150,17 @@ func Check(baseline, run *Run, tol Tolerance) (*CheckResult, error) {
 			rv, rok := r.cell.Value(metric)
 			if !bok || !rok {
 				if bok != rok {
-					out.NotCompared = append(out.NotCompared, k.String()+" "+metric)
+					out.NotCompared = append(out.NotCompared, k.String()+" "+string(metric))
 				}
 				continue
 			}
-			if bk, rk := b.cell.LatPctLatency, r.cell.LatPctLatency; metric == matrix.MetricLatP99999 && bk != "" && rk != "" && bk != rk {
+			if bk, rk := b.cell.LatPctLatency, r.cell.LatPctLatency; metric == pts.MetricLatP99999 && bk != "" && rk != "" && bk != rk {
 				// fio's completion latency against total latency: not the same quantity.
 				out.NotCompared = append(out.NotCompared, fmt.Sprintf("%s %s (baseline of %s, run of %s latency)", k, metric, bk, rk))
 				continue
 			}
 			f := Finding{Test: k.Test, Stage: k.Stage, Cell: k.Key, Workload: workloadLabel(k.Test, b.cell),
-				Metric: metric, Unit: matrix.MetricUnit(metric), Baseline: bv, Run: rv}
+				Metric: metric, Unit: metric.Unit(), Baseline: bv, Run: rv}
 			f.Verdict, f.Change = judge(metric, bv, rv, tol.For(metric))
 			out.Compared++
 			switch f.Verdict {
@@ -202,13 +202,13 @@ func Check(baseline, run *Run, tol Tolerance) (*CheckResult, error) {
 // judge compares a metric direction-aware: change is (run − base)/base; a
 // move the wrong way beyond tol is a regression, the right way an
 // improvement. Values are compared unrounded.
-func judge(metric string, base, run, tol float64) (string, float64) {
+func judge(metric pts.Metric, base, run, tol float64) (string, float64) {
 	if base == 0 {
 		if run == 0 {
 			return "within", 0
 		}
 		change := math.Inf(1)
-		if matrix.LowerIsBetter(metric) {
+		if metric.LowerIsBetter() {
 			return "regression", change
 		}
 		return "improvement", change
@@ -216,7 +216,7 @@ func judge(metric string, base, run, tol float64) (string, float64) {
 	change := (run - base) / base
 	worse := change < -tol
 	better := change > tol
-	if matrix.LowerIsBetter(metric) {
+	if metric.LowerIsBetter() {
 		worse, better = change > tol, change < -tol
 	}
 	switch {
@@ -231,38 +231,17 @@ func judge(metric string, base, run, tol float64) (string, float64) {
 func testNames(r *matrix.Results) string {
 	var s []string
 	for _, t := range r.Tests {
-		s = append(s, t.Test)
+		s = append(s, string(t.Test))
 	}
 	return strings.Join(s, ", ")
 }
 
-// MetricLabel names a metric for people.
-func MetricLabel(metric string) string {
-	switch metric {
-	case matrix.MetricIOPS:
-		return "IOPS"
-	case matrix.MetricMBps:
-		return "MB/s"
-	case matrix.MetricLatMean:
-		return "average response time"
-	case matrix.MetricLatP99999:
-		return "99.999 % response time"
-	case matrix.MetricLatMax:
-		return "maximum response time"
-	}
-	return metric
-}
-
 // workloadLabel describes a cell: "RND 4 KiB 65/35 TC4/QD32".
-func workloadLabel(test string, c *matrix.CellResult) string {
-	acc := "RND"
-	if c.Access == engine.Sequential.String() {
-		acc = "SEQ"
+func workloadLabel(test pts.TestID, c *matrix.CellResult) string {
+	if test == pts.Custom {
+		return c.Key.String()
 	}
-	if test == "custom" {
-		return c.Key
-	}
-	s := fmt.Sprintf("%s %s %s", acc, engine.FormatSize(c.BlockSize), matrix.MixLabel(c.ReadPct))
+	s := c.Key.Label()
 	if c.TC > 0 && c.QD > 0 {
 		s += fmt.Sprintf(" TC%d/QD%d", c.TC, c.QD)
 	}
@@ -271,13 +250,13 @@ func workloadLabel(test string, c *matrix.CellResult) string {
 
 // FormatValue writes a metric value for people, unrounded enough to show
 // the change.
-func FormatValue(metric string, v float64) string {
+func FormatValue(metric pts.Metric, v float64) string {
 	switch {
 	case math.IsNaN(v):
 		return "–"
-	case metric == matrix.MetricIOPS:
+	case metric.Unit() == "IOPS":
 		return strconv.FormatFloat(v, 'f', 0, 64)
-	case metric == matrix.MetricMBps:
+	case metric.Unit() == "MB/s":
 		return strconv.FormatFloat(v, 'f', 1, 64)
 	}
 	return strconv.FormatFloat(v, 'g', 4, 64)
@@ -295,7 +274,7 @@ func formatChange(c float64) string {
 func (c *CheckResult) Print(w io.Writer) {
 	fmt.Fprintf(w, "Baseline %s\nRun      %s\n", c.Baseline, c.Run)
 	fmt.Fprintf(w, "Tests compared: %s; %d cell metrics; tolerance IOPS %g %%, MB/s %g %%, response time %g %%\n",
-		strings.Join(c.Tests, ", "), c.Compared, 100*c.Tolerance.IOPS, 100*c.Tolerance.MBps, 100*c.Tolerance.Lat)
+		pts.JoinTests(c.Tests, ", "), c.Compared, 100*c.Tolerance.IOPS, 100*c.Tolerance.MBps, 100*c.Tolerance.Lat)
 	table := func(title string, fs []Finding) {
 		if len(fs) == 0 {
 			return
@@ -303,7 +282,7 @@ func (c *CheckResult) Print(w io.Writer) {
 		fmt.Fprintf(w, "\n%s (%d):\n", title, len(fs))
 		fmt.Fprintf(w, "  %-14s %-30s %-24s %14s %14s %9s\n", "stage", "workload", "metric", "baseline", "run", "change")
 		for _, f := range fs {
-			label := MetricLabel(f.Metric)
+			label := f.Metric.Label()
 			if label != f.Unit {
 				label += " (" + f.Unit + ")"
 			}
@@ -313,7 +292,7 @@ func (c *CheckResult) Print(w io.Writer) {
 	}
 	if len(c.TestsOnlyBaseline)+len(c.TestsOnlyRun) > 0 {
 		fmt.Fprintf(w, "Not compared: tests only in the baseline: %s; only in the run: %s\n",
-			orNone(c.TestsOnlyBaseline), orNone(c.TestsOnlyRun))
+			orNone(idStrings(c.TestsOnlyBaseline)), orNone(idStrings(c.TestsOnlyRun)))
 	}
 	table("REGRESSIONS", c.Regressions)
 	for _, s := range c.Steady {
@@ -355,4 +334,12 @@ func orNone(v []string) string {
 		return "none"
 	}
 	return strings.Join(v, ", ")
+}
+
+func idStrings(ids []pts.TestID) []string {
+	var s []string
+	for _, id := range ids {
+		s = append(s, string(id))
+	}
+	return s
 }

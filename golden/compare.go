@@ -24,34 +24,18 @@ type Comparison struct {
 	Headlines []pdfreport.ComparedHeadline
 }
 
-// tableMetric is the metric of each derived table (its direction).
-var tableMetric = map[string]string{
-	"iops": matrix.MetricIOPS, "tp": matrix.MetricMBps, "lat_mean_ms": matrix.MetricLatMean,
-	"lat_p99_999_ms": matrix.MetricLatP99999, "lat_max_ms": matrix.MetricLatMax, "lat_max_mean_ms": matrix.MetricLatMax, "lat_iops": matrix.MetricIOPS,
-}
-
-var tableTest = map[string]string{"iops": "iops", "tp": "tp", "lat_mean_ms": "lat", "lat_p99_999_ms": "lat",
-	"lat_max_ms": "lat", "lat_max_mean_ms": "lat", "lat_iops": "lat", "custom": "custom"}
-
-type headlineCell struct {
-	label, test, stage, key, metric string
-}
-
-// headlineCells are the numbers reviews quote: 4 KiB random read, write and
-// 65/35 IOPS; 128 KiB and 1024 KiB sequential read and write MB/s; the 4
-// KiB response times at QD1.
-var headlineCells = []headlineCell{
-	{"RND 4 KiB read IOPS", "iops", "iops", "rnd-4k-100/0", matrix.MetricIOPS},
-	{"RND 4 KiB write IOPS", "iops", "iops", "rnd-4k-0/100", matrix.MetricIOPS},
-	{"RND 4 KiB 65/35 IOPS", "iops", "iops", "rnd-4k-65/35", matrix.MetricIOPS},
-	{"SEQ 128 KiB read MB/s", "tp", "tp-128k", "seq-128k-100/0", matrix.MetricMBps},
-	{"SEQ 128 KiB write MB/s", "tp", "tp-128k", "seq-128k-0/100", matrix.MetricMBps},
-	{"SEQ 1024 KiB read MB/s", "tp", "tp-1024k", "seq-1024k-100/0", matrix.MetricMBps},
-	{"SEQ 1024 KiB write MB/s", "tp", "tp-1024k", "seq-1024k-0/100", matrix.MetricMBps},
-	{"RND 4 KiB read average ms", "lat", "lat", "rnd-4k-100/0", matrix.MetricLatMean},
-	{"RND 4 KiB write average ms", "lat", "lat", "rnd-4k-0/100", matrix.MetricLatMean},
-	{"RND 4 KiB read 99.999 % ms", "lat", "lat", "rnd-4k-100/0", matrix.MetricLatP99999},
-	{"RND 4 KiB write 99.999 % ms", "lat", "lat", "rnd-4k-0/100", matrix.MetricLatP99999},
+// quoteSuffix names a metric after the cell in a comparison's headline:
+// "RND 4 KiB read average ms".
+func quoteSuffix(m pts.Metric) string {
+	switch m {
+	case pts.MetricLatMean:
+		return "average ms"
+	case pts.MetricLatMax:
+		return "maximum ms"
+	case pts.MetricLatP99999:
+		return "99.999 % ms"
+	}
+	return m.Unit()
 }
 
 // Compare lines the runs up: every table any run has, rows and columns the
@@ -90,26 +74,38 @@ func Compare(runs []*Run) (*Comparison, error) {
 	for _, name := range names {
 		c.Tables = append(c.Tables, unionTable(name, perRun))
 	}
-	heads := slices.Clone(headlineCells)
-	// Workloads outside the PTS (imported, or recorded by `ptsrun
-	// workload`) are what such runs are about: the reference's are headline
-	// cells too, matched by workload.
-	if t := ref.Results.Find("custom"); t != nil {
-		for _, st := range t.Stages {
-			for _, cell := range st.Cells {
-				for _, m := range []struct{ label, metric string }{{"IOPS", matrix.MetricIOPS}, {"MB/s", matrix.MetricMBps},
-					{"average ms", matrix.MetricLatMean}, {"99.999 % ms", matrix.MetricLatP99999}} {
-					heads = append(heads, headlineCell{cell.Key + " " + m.label, "custom", st.ID, cell.Key, m.metric})
+	// The brief headlines of any run: the numbers reviews quote. Workloads
+	// outside the PTS (imported, or recorded by `ptsrun workload`) are what
+	// such runs are about: theirs are headline cells too, matched by
+	// workload.
+	type quoted struct {
+		test   pts.TestID
+		key    pts.CellKey
+		metric pts.Metric
+	}
+	var heads []quoted
+	for _, r := range runs {
+		for _, h := range r.Results.Headlines() {
+			if !h.Brief {
+				continue
+			}
+			for _, m := range h.Metrics {
+				if q := (quoted{h.Test, h.Key, m}); !slices.Contains(heads, q) {
+					heads = append(heads, q)
 				}
 			}
 		}
 	}
 	for _, h := range heads {
-		hl := pdfreport.ComparedHeadline{Label: h.label, Metric: h.metric}
+		label := h.key.Words()
+		if h.test == pts.Custom {
+			label = h.key.String()
+		}
+		hl := pdfreport.ComparedHeadline{Label: label + " " + quoteSuffix(h.metric), Metric: h.metric}
 		any := false
 		for _, r := range runs {
 			v := math.NaN()
-			if cell := findCell(r.Results, h.test, h.stage, h.key); cell != nil {
+			if cell := r.Results.Cell(h.test, h.key); cell != nil {
 				if x, ok := cell.Value(h.metric); ok {
 					v, any = x, true
 				}
@@ -123,28 +119,14 @@ func Compare(runs []*Run) (*Comparison, error) {
 	return c, nil
 }
 
-func findCell(r *matrix.Results, test, stage, key string) *matrix.CellResult {
-	t := r.Find(test)
-	if t == nil {
-		return nil
-	}
-	for si := range t.Stages {
-		if t.Stages[si].ID != stage {
-			continue
-		}
-		for ci := range t.Stages[si].Cells {
-			if c := &t.Stages[si].Cells[ci]; c.Key == key && c.Present() {
-				return c
-			}
-		}
-	}
-	return nil
-}
-
 // unionTable aligns one table of every run on the union of their rows and
 // columns.
 func unionTable(name string, perRun []map[string]matrix.Table) pdfreport.ComparedTable {
-	out := pdfreport.ComparedTable{Name: name, Test: tableTest[name]}
+	td, def, _ := pts.LookupTable(name)
+	out := pdfreport.ComparedTable{Name: name}
+	if td != nil {
+		out.Test = td.ID
+	}
 	type rowKey struct {
 		label string
 		bytes int64
@@ -185,9 +167,9 @@ func unionTable(name string, perRun []map[string]matrix.Table) pdfreport.Compare
 	}
 	out.Cols = cols
 	for _, c := range cols {
-		m := tableMetric[name]
-		if name == "custom" {
-			m = c
+		m := def.Metric
+		if len(def.Columns) > 0 {
+			m = pts.Metric(c) // a column per metric
 		}
 		out.ColMetric = append(out.ColMetric, m)
 	}
@@ -312,7 +294,7 @@ type ComparedRunSummary struct {
 // HeadlineSummary is one headline cell across the runs.
 type HeadlineSummary struct {
 	Label         string     `json:"label"`
-	Metric        string     `json:"metric"`
+	Metric        pts.Metric `json:"metric"`
 	Unit          string     `json:"unit"`
 	LowerIsBetter bool       `json:"lower_is_better"`
 	Values        []*float64 `json:"values"` // per run
@@ -332,7 +314,7 @@ func (c *Comparison) Summary() ComparisonSummary {
 		out.Runs = append(out.Runs, ComparedRunSummary{Name: r.Name, Path: r.Path, Profile: r.Results.Profile, Conforming: r.Results.Conforming})
 	}
 	for _, h := range c.Headlines {
-		hs := HeadlineSummary{Label: h.Label, Metric: h.Metric, Unit: matrix.MetricUnit(h.Metric), LowerIsBetter: matrix.LowerIsBetter(h.Metric),
+		hs := HeadlineSummary{Label: h.Label, Metric: h.Metric, Unit: h.Metric.Unit(), LowerIsBetter: h.Metric.LowerIsBetter(),
 			Values: []*float64{}, Ratios: []*float64{}}
 		for i, v := range h.Values {
 			hs.Values = append(hs.Values, num(v))

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ptsrun/ptsrun/engine"
 	"github.com/ptsrun/ptsrun/golden/goldentest"
 	"github.com/ptsrun/ptsrun/matrix"
 	"github.com/ptsrun/ptsrun/pdfreport"
@@ -66,7 +67,11 @@ func results(tests ...matrix.TestResult) *matrix.Results {
 }
 
 func cell(key string, bs int64, read int, iops, latMs float64) matrix.CellResult {
-	return matrix.CellResult{Key: key, Access: "random", BlockSize: bs, ReadPct: read, TC: 4, QD: 32,
+	k, err := pts.ParseCellKey(key)
+	if err != nil {
+		k = pts.Named(key)
+	}
+	return matrix.CellResult{Key: k, Access: "random", BlockSize: bs, ReadPct: read, TC: 4, QD: 32,
 		IOPS: iops, MBps: iops * float64(bs) / 1e6, LatMeanMs: latMs, LatMaxMs: 10 * latMs, LatP99999Ms: 5 * latMs,
 		PerRound: []matrix.RoundValue{{Round: 1}}}
 }
@@ -109,10 +114,10 @@ func TestCheck(t *testing.T) {
 	assert.False(t, res.Pass)
 	var regressed, improved []string
 	for _, f := range res.Regressions {
-		regressed = append(regressed, f.Cell+" "+f.Metric)
+		regressed = append(regressed, f.Cell.String()+" "+string(f.Metric))
 	}
 	for _, f := range res.Improvements {
-		improved = append(improved, f.Cell+" "+f.Metric)
+		improved = append(improved, f.Cell.String()+" "+string(f.Metric))
 	}
 	assert.ElementsMatch(t, []string{"rnd-4k-100/0 iops", "rnd-4k-100/0 mbps"}, regressed)
 	assert.ElementsMatch(t, []string{"rnd-4k-0/100 lat_mean_ms", "rnd-4k-0/100 lat_max_ms", "rnd-4k-0/100 lat_p99_999_ms"}, improved)
@@ -213,7 +218,7 @@ func TestParseTable(t *testing.T) {
 	for _, c := range cells {
 		assert.True(t, c.Present())
 		assert.InDelta(t, c.IOPS*float64(c.BlockSize)/1e6, c.MBps, 1e-9)
-		_, ok := c.Value(matrix.MetricLatMean)
+		_, ok := c.Value(pts.MetricLatMean)
 		assert.False(t, ok)
 	}
 	iops := res.Tables()[0]
@@ -229,8 +234,8 @@ func TestParseTable(t *testing.T) {
 	lat, err := ParseTable(strings.NewReader("bs,100/0,0/100\n4k,0.09,0.02\n"), "lat.csv", TableLatMs)
 	require.NoError(t, err)
 	lr := lat.Results("lat.csv", "test")
-	assert.Equal(t, "lat", lr.Tests[0].Test)
-	v, ok := lr.Tests[0].Stages[0].Cells[0].Value(matrix.MetricLatMean)
+	assert.Equal(t, pts.LAT, lr.Tests[0].Test)
+	v, ok := lr.Tests[0].Stages[0].Cells[0].Value(pts.MetricLatMean)
 	assert.True(t, ok)
 	assert.Equal(t, 0.09, v)
 }
@@ -294,7 +299,7 @@ func TestImportFioVersions(t *testing.T) {
 		assert.Contains(t, warnings[0], "steady state cannot be judged")
 		require.Len(t, ri.Stages, 1)
 		assert.Equal(t, "iops", ri.Stages[0].ID)
-		assert.Equal(t, "rnd-4k-65/35", ri.Stages[0].Cells[0].Key)
+		assert.Equal(t, "rnd-4k-65/35", ri.Stages[0].Cells[0].Key.String())
 		assert.Equal(t, 2, ri.Stages[0].Cells[0].Workload.TC)
 		assert.Equal(t, 4, ri.Stages[0].Cells[0].Workload.QD)
 		dir := t.TempDir()
@@ -355,11 +360,11 @@ func TestImportFioBadInput(t *testing.T) {
 
 func TestCompare(t *testing.T) {
 	_, a, dirA := goldentest.SimRun(t, "enterprise", func(c *pts.Config) {
-		c.Tests = []string{"iops", "tp"}
+		c.Tests = []pts.TestID{pts.IOPS, pts.TP}
 		c.CellTime = pts.Duration(10 * time.Second)
 	})
 	_, _, dirB := goldentest.SimRun(t, "client", func(c *pts.Config) {
-		c.Tests = []string{"iops", "tp"}
+		c.Tests = []pts.TestID{pts.IOPS, pts.TP}
 		c.CellTime = pts.Duration(10 * time.Second)
 	})
 	tb, err := ParseTable(strings.NewReader("bs,100/0,65/35,0/100\n4k,800000,400000,200000\n"), "review.csv", TableIOPS)
@@ -397,7 +402,7 @@ func TestCompare(t *testing.T) {
 	assert.True(t, found)
 	require.NotEmpty(t, cmp.Headlines)
 	assert.Equal(t, "RND 4 KiB read IOPS", cmp.Headlines[0].Label)
-	c4k := findCell(a, "iops", "iops", "rnd-4k-100/0")
+	c4k := a.Cell(pts.IOPS, pts.Key(engine.Random, 4096, 100))
 	require.NotNil(t, c4k)
 	assert.Equal(t, c4k.IOPS, cmp.Headlines[0].Values[0])
 
@@ -464,8 +469,8 @@ func TestImportRealFio(t *testing.T) {
 	s := ri.Stages[0]
 	assert.Equal(t, "lat", s.ID)
 	require.Len(t, s.Cells, 2)
-	assert.Equal(t, "rnd-4k-100/0", s.Cells[0].Key)
-	assert.Equal(t, "rnd-4k-0/100", s.Cells[1].Key)
+	assert.Equal(t, "rnd-4k-100/0", s.Cells[0].Key.String())
+	assert.Equal(t, "rnd-4k-0/100", s.Cells[1].Key.String())
 	require.Len(t, s.Tracking, 1, "ART of RND 4 KiB 0/100 is the latency test's tracking variable")
 	assert.Empty(t, warnings)
 	require.Len(t, rounds["lat"], 5)
@@ -482,7 +487,7 @@ func TestImportRealFio(t *testing.T) {
 	o := readFioMeanWriteLat(t, files[2])
 	assert.InEpsilon(t, o, st.Tracking[0].Values[2], 1e-6)
 	c := st.Cells[1]
-	_, ok := c.Value(matrix.MetricLatP99999)
+	_, ok := c.Value(pts.MetricLatP99999)
 	assert.True(t, ok, "json+ bins give the 99.999 %% percentile")
 }
 
@@ -537,7 +542,7 @@ func fioPrinted(t *testing.T, path string, j int, dir, lat, pct string) float64 
 // percentiles it did not print stay absent.
 func TestImportFioPrintedPercentiles(t *testing.T) {
 	type pct struct {
-		metric string
+		metric pts.Metric
 		want   func(t *testing.T, f string) float64 // NaN: absent
 	}
 	absent := func(*testing.T, string) float64 { return math.NaN() }
@@ -596,7 +601,9 @@ func TestImportFioPrintedPercentiles(t *testing.T) {
 			// What results.json says, as a reader of it sees it.
 			res, err := matrix.ReadResults(filepath.Join(dir, "results.json"))
 			require.NoError(t, err)
-			cell := findCell(res, c.stage, c.stage, c.cell)
+			key, err := pts.ParseCellKey(c.cell)
+			require.NoError(t, err)
+			cell := res.Cell(pts.TestID(c.stage), key)
 			require.NotNil(t, cell, c.cell)
 			assert.Equal(t, c.latency, cell.LatPctLatency)
 			assert.Equal(t, matrix.PctPrinted, cell.LatPctSource)

@@ -141,24 +141,24 @@ func fioJobWorkload(job fio.Job, global map[string]string) (FioWorkload, error) 
 // classify files a workload under a PTS test cell: the latency test's
 // TC1/QD1 cells, the IOPS matrix, the throughput test's sequential 128 KiB
 // and 1024 KiB cells; anything else is a custom workload.
-func classify(fw FioWorkload) (test, stageID string) {
+func classify(fw FioWorkload) (test pts.TestID, stageID string) {
 	w := fw.Workload
 	if fw.Custom != "" {
-		return "custom", "custom"
+		return pts.Custom, "custom"
 	}
 	if w.Access == engine.Random {
 		if w.TC == 1 && w.QD == 1 && slices.Contains(pts.LATBlockSizes, w.BlockSize) && slices.Contains(pts.LATMixes, w.ReadPct) {
-			return "lat", "lat"
+			return pts.LAT, "lat"
 		}
 		if slices.Contains(pts.IOPSBlockSizes, w.BlockSize) && slices.Contains(pts.IOPSMixes, w.ReadPct) {
-			return "iops", "iops"
+			return pts.IOPS, "iops"
 		}
-		return "custom", "custom"
+		return pts.Custom, "custom"
 	}
 	if (w.ReadPct == 100 || w.ReadPct == 0) && (w.BlockSize == 1024*pts.KiB || w.BlockSize == 128*pts.KiB) {
-		return "tp", fmt.Sprintf("tp-%dk", w.BlockSize/pts.KiB)
+		return pts.TP, "tp-" + engine.SizeKey(w.BlockSize)
 	}
-	return "custom", "custom"
+	return pts.Custom, "custom"
 }
 
 // fioResult is one cell's result in one fio output.
@@ -265,7 +265,7 @@ func ImportFio(files []string, opt FioOptions) (pts.RunInfo, map[string][][]pts.
 	}
 	// A cell time from what fio ran (the longest), for the header.
 	var longest time.Duration
-	var tests []string
+	var tests []pts.TestID
 	targets := map[string]bool{}
 	var targetList []string
 	for _, r := range results {
@@ -281,7 +281,7 @@ func ImportFio(files []string, opt FioOptions) (pts.RunInfo, map[string][][]pts.
 			}
 		}
 	}
-	var ordered []string
+	var ordered []pts.TestID
 	for _, t := range pts.Tests {
 		if slices.Contains(tests, t.ID) {
 			ordered = append(ordered, t.ID)
@@ -289,7 +289,7 @@ func ImportFio(files []string, opt FioOptions) (pts.RunInfo, map[string][][]pts.
 	}
 	cfg.Tests = ordered
 	if len(cfg.Tests) == 0 {
-		cfg.Tests = []string{"iops"} // validated below; only custom workloads remain
+		cfg.Tests = []pts.TestID{pts.IOPS} // validated below; only custom workloads remain
 	}
 	if longest > 0 {
 		cfg.CellTime = pts.Duration(longest.Round(time.Second))
@@ -310,15 +310,15 @@ func ImportFio(files []string, opt FioOptions) (pts.RunInfo, map[string][][]pts.
 	rounds := map[string][][]pts.ImportedCell{}
 	var warnings []string
 	// occurrences[stage][cell key] are a cell's results in time order.
-	occ := map[string]map[string][]fioResult{}
+	occ := map[string]map[pts.CellKey][]fioResult{}
 	for _, r := range results {
 		_, sid := classify(r.fw)
-		key := pts.CellKey(r.fw.Workload)
+		key := pts.KeyOf(r.fw.Workload)
 		if sid == "custom" {
-			key = r.fw.Label
+			key = pts.Named(r.fw.Label)
 		}
 		if occ[sid] == nil {
-			occ[sid] = map[string][]fioResult{}
+			occ[sid] = map[pts.CellKey][]fioResult{}
 		}
 		occ[sid][key] = append(occ[sid][key], r)
 	}
@@ -355,7 +355,7 @@ func ImportFio(files []string, opt FioOptions) (pts.RunInfo, map[string][][]pts.
 	}
 	if cust := occ["custom"]; len(cust) > 0 {
 		s := pts.Stage{ID: "custom", Test: "custom", Title: "Custom workloads", MaxRounds: cfg.MaxRounds}
-		var keys []string
+		var keys []pts.CellKey
 		for k := range cust {
 			keys = append(keys, k)
 		}
@@ -423,7 +423,7 @@ func firstIndex(all []fioResult, r fioResult) int {
 
 // roundsOf makes a stage's rounds: round n holds every cell's n-th result.
 // A cell with more results than another adds no round; that is warned.
-func roundsOf(s pts.Stage, got map[string][]fioResult, warnings *[]string) [][]pts.ImportedCell {
+func roundsOf(s pts.Stage, got map[pts.CellKey][]fioResult, warnings *[]string) [][]pts.ImportedCell {
 	n := -1
 	for _, c := range s.Cells {
 		if k := len(got[c.Key]); n < 0 || k < n {

@@ -138,10 +138,11 @@ func ParseTable(r io.Reader, name, metric string) (*PublishedTable, error) {
 // which is exact), response times the latency test's average. Everything
 // else is absent.
 func (t *PublishedTable) Results(source, version string) *matrix.Results {
-	test, title, stageID := "iops", "IOPS", "iops"
+	td := pts.IOPSTest
 	if t.Metric == TableLatMs {
-		test, title, stageID = "lat", "Latency", "lat"
+		td = pts.LATTest
 	}
+	test, title, stageID := td.ID, td.Name, string(td.ID)
 	st := matrix.StageResult{ID: stageID, Title: title, Complete: true, Tracking: []matrix.TrackingResult{}}
 	idx := 0
 	// Rows largest block first and columns most reads first, as the PTS
@@ -157,7 +158,7 @@ func (t *PublishedTable) Results(source, version string) *matrix.Results {
 				continue // absent, never zero
 			}
 			nan := math.NaN()
-			c := matrix.CellResult{Index: idx, Key: pts.CellKey(engine.Workload{Access: engine.Random, BlockSize: bs, ReadPct: m}),
+			c := matrix.CellResult{Index: idx, Key: pts.Key(engine.Random, bs, m),
 				Access: engine.Random.String(), BlockSize: bs, ReadPct: m, Published: true,
 				IOPS: nan, ReadIOPS: nan, WriteIOPS: nan, MBps: nan, ReadMBps: nan, WriteMBps: nan,
 				LatMeanMs: nan, LatMaxMs: nan, LatMaxMeanMs: nan, LatP99Ms: nan, LatP9999Ms: nan, LatP99999Ms: nan,

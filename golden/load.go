@@ -74,10 +74,12 @@ var ErrNothingInCommon = errors.New("no test in common")
 
 // cellRef names a cell across runs: test, stage and cell key.
 type cellRef struct {
-	Test, Stage, Key string
+	Test  pts.TestID
+	Stage string
+	Key   pts.CellKey
 }
 
-func (c cellRef) String() string { return c.Stage + " " + c.Key }
+func (c cellRef) String() string { return c.Stage + " " + c.Key.String() }
 
 type located struct {
 	stage *matrix.StageResult

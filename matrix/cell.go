@@ -3,60 +3,33 @@ package matrix
 import (
 	"encoding/json"
 	"math"
-)
 
-// The metrics a cell is compared on, by their results.json names.
-const (
-	MetricIOPS      = "iops"
-	MetricMBps      = "mbps"
-	MetricLatMean   = "lat_mean_ms"
-	MetricLatP99999 = "lat_p99_999_ms"
-	MetricLatMax    = "lat_max_ms"
+	"github.com/ptsrun/ptsrun/pts"
 )
 
 // CompareMetrics are the metrics regression checks and comparisons use, in
 // report order.
-var CompareMetrics = []string{MetricIOPS, MetricMBps, MetricLatMean, MetricLatP99999, MetricLatMax}
-
-// MetricUnit is the unit a metric is written in.
-func MetricUnit(metric string) string {
-	switch metric {
-	case MetricIOPS:
-		return "IOPS"
-	case MetricMBps:
-		return "MB/s"
-	}
-	return "ms"
-}
-
-// LowerIsBetter says which way a metric improves.
-func LowerIsBetter(metric string) bool {
-	switch metric {
-	case MetricLatMean, MetricLatP99999, MetricLatMax:
-		return true
-	}
-	return false
-}
+var CompareMetrics = []pts.Metric{pts.MetricIOPS, pts.MetricMBps, pts.MetricLatMean, pts.MetricLatP99999, pts.MetricLatMax}
 
 type cellField struct {
-	name string
+	name pts.Metric
 	p    *float64
 }
 
 // numbers are a cell's metric fields by their JSON names.
 func (c *CellResult) numbers() []cellField {
 	return []cellField{
-		{"iops", &c.IOPS}, {"read_iops", &c.ReadIOPS}, {"write_iops", &c.WriteIOPS},
-		{"mbps", &c.MBps}, {"read_mbps", &c.ReadMBps}, {"write_mbps", &c.WriteMBps},
-		{"lat_mean_ms", &c.LatMeanMs}, {"lat_max_ms", &c.LatMaxMs}, {"lat_max_mean_ms", &c.LatMaxMeanMs},
-		{"lat_p99_ms", &c.LatP99Ms}, {"lat_p99_99_ms", &c.LatP9999Ms}, {"lat_p99_999_ms", &c.LatP99999Ms},
-		{"read_lat_mean_ms", &c.ReadLatMeanMs}, {"write_lat_mean_ms", &c.WriteLatMean},
+		{pts.MetricIOPS, &c.IOPS}, {pts.MetricReadIOPS, &c.ReadIOPS}, {pts.MetricWriteIOPS, &c.WriteIOPS},
+		{pts.MetricMBps, &c.MBps}, {pts.MetricReadMBps, &c.ReadMBps}, {pts.MetricWriteMBps, &c.WriteMBps},
+		{pts.MetricLatMean, &c.LatMeanMs}, {pts.MetricLatMax, &c.LatMaxMs}, {pts.MetricLatMaxMean, &c.LatMaxMeanMs},
+		{pts.MetricLatP99, &c.LatP99Ms}, {pts.MetricLatP9999, &c.LatP9999Ms}, {pts.MetricLatP99999, &c.LatP99999Ms},
+		{pts.MetricReadLatMean, &c.ReadLatMeanMs}, {pts.MetricWriteLatMean, &c.WriteLatMean},
 	}
 }
 
 // Value is a metric of the cell; ok is false when the cell has no such
 // value (not measured, or not in what was imported).
-func (c CellResult) Value(metric string) (v float64, ok bool) {
+func (c CellResult) Value(metric pts.Metric) (v float64, ok bool) {
 	if !c.Present() {
 		return math.NaN(), false
 	}
@@ -73,8 +46,8 @@ func (c CellResult) Value(metric string) (v float64, ok bool) {
 func (c CellResult) Present() bool { return len(c.PerRound) > 0 || c.Published }
 
 // Absent lists the metrics the cell has no value for.
-func (c CellResult) Absent() []string {
-	var out []string
+func (c CellResult) Absent() []pts.Metric {
+	var out []pts.Metric
 	for _, f := range c.numbers() {
 		if math.IsNaN(*f.p) || math.IsInf(*f.p, 0) {
 			out = append(out, f.name)
@@ -87,7 +60,7 @@ func (c CellResult) Absent() []string {
 // does not have is written as 0 and named in "absent".
 type cellJSON struct {
 	plainCell
-	AbsentMetrics []string `json:"absent,omitempty"`
+	AbsentMetrics []pts.Metric `json:"absent,omitempty"`
 }
 
 type plainCell CellResult

@@ -82,7 +82,7 @@ func (b *journalBuilder) stage(s pts.Stage, rounds int, steadyAt int, cell func(
 }
 
 func TestWindowAggregates(t *testing.T) {
-	ri := info(t, func(c *pts.Config) { c.Tests = []string{"lat"} })
+	ri := info(t, func(c *pts.Config) { c.Tests = []pts.TestID{pts.LAT} })
 	s := ri.Stages[0]
 	b := &journalBuilder{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
 	b.add(pts.Record{Type: pts.RecStart})
@@ -159,7 +159,7 @@ func TestWindowAggregates(t *testing.T) {
 
 func TestDeviations(t *testing.T) {
 	ri := info(t, func(c *pts.Config) {
-		c.Tests = []string{"tp"}
+		c.Tests = []pts.TestID{pts.TP}
 		c.Profile = "client"
 		c.CellTime = pts.Duration(10 * time.Second)
 		c.TPActiveRange = 50
@@ -250,7 +250,7 @@ func TestWriteCacheDeviations(t *testing.T) {
 		}, []string{"Latency: the write cache was enabled after purge and could not be set back to Disabled (nvme set-feature exited 1)."}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ri := info(t, func(c *pts.Config) { c.Tests = []string{"lat"}; c.Profile = tc.profile; c.Engine = "native" })
+			ri := info(t, func(c *pts.Config) { c.Tests = []pts.TestID{pts.LAT}; c.Profile = tc.profile; c.Engine = "native" })
 			ri.Engine = "native io_uring"
 			recs := append([]pts.Record{{Type: pts.RecStart}}, tc.recs...)
 			res := Build(ri, recs, false)
@@ -298,7 +298,7 @@ func TestActiveRangeDeviations(t *testing.T) {
 // The verdict names the tests it covers, and a target set's results say
 // they are the set's.
 func TestVerdictScope(t *testing.T) {
-	ri := info(t, func(c *pts.Config) { c.Tests = []string{"iops", "lat"}; c.Engine = "native" })
+	ri := info(t, func(c *pts.Config) { c.Tests = []pts.TestID{pts.IOPS, pts.LAT}; c.Engine = "native" })
 	ri.Engine = "native io_uring"
 	b := &journalBuilder{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
 	for _, s := range ri.Stages {
@@ -316,7 +316,7 @@ func TestVerdictScope(t *testing.T) {
 	assert.Contains(t, res.Scope, "a target set of 2 targets loaded at once (/dev/loop0, /dev/loop1), not of any one device")
 
 	ri = info(t, func(c *pts.Config) {
-		c.Tests = []string{"tp"}
+		c.Tests = []pts.TestID{pts.TP}
 		c.Engine = "native"
 		c.CellTime = pts.Duration(10 * time.Second)
 	})
@@ -373,7 +373,7 @@ func TestTablesAndCSV(t *testing.T) {
 }
 
 func TestMissingCellsAreAbsent(t *testing.T) {
-	ri := info(t, func(c *pts.Config) { c.Tests = []string{"iops"} })
+	ri := info(t, func(c *pts.Config) { c.Tests = []pts.TestID{pts.IOPS} })
 	b := &journalBuilder{}
 	s := ri.Stages[0]
 	b.add(pts.Record{Type: pts.RecStageStart, Stage: s.ID})
@@ -405,7 +405,7 @@ func TestMissingCellsAreAbsent(t *testing.T) {
 // A value a cell does not have is NaN in memory and survives results.json
 // as "absent", never as a zero.
 func TestAbsentValuesRoundTrip(t *testing.T) {
-	c := CellResult{Key: "rnd-4k-0/100", BlockSize: 4096, IOPS: 1234.5, MBps: 5.06, LatMeanMs: 0.25,
+	c := CellResult{Key: pts.Key(engine.Random, 4096, 0), BlockSize: 4096, IOPS: 1234.5, MBps: 5.06, LatMeanMs: 0.25,
 		LatMaxMs: 3, LatP99Ms: math.NaN(), LatP9999Ms: math.NaN(), LatP99999Ms: math.NaN(), Published: true}
 	b, err := json.Marshal(c)
 	require.NoError(t, err)
@@ -415,23 +415,23 @@ func TestAbsentValuesRoundTrip(t *testing.T) {
 	require.NoError(t, json.Unmarshal(b, &back))
 	assert.True(t, math.IsNaN(back.LatP99999Ms))
 	assert.Equal(t, 1234.5, back.IOPS)
-	v, ok := back.Value(MetricLatP99999)
+	v, ok := back.Value(pts.MetricLatP99999)
 	assert.False(t, ok)
 	assert.True(t, math.IsNaN(v))
-	v, ok = back.Value(MetricIOPS)
+	v, ok = back.Value(pts.MetricIOPS)
 	assert.True(t, ok)
 	assert.Equal(t, 1234.5, v)
-	_, ok = CellResult{IOPS: 5}.Value(MetricIOPS)
+	_, ok = CellResult{IOPS: 5}.Value(pts.MetricIOPS)
 	assert.False(t, ok, "a cell without rounds and not published has no values")
-	assert.True(t, LowerIsBetter(MetricLatMax))
-	assert.False(t, LowerIsBetter(MetricMBps))
+	assert.True(t, pts.MetricLatMax.LowerIsBetter())
+	assert.False(t, pts.MetricMBps.LowerIsBetter())
 }
 
 // An error is named where it stopped the run: in the stage it stopped, or,
 // when the run was resumed and went on, as having happened; stages after it
 // are "not run", never "incomplete".
 func TestErrorDeviations(t *testing.T) {
-	ri := info(t, func(c *pts.Config) { c.Tests = []string{"iops", "lat"} })
+	ri := info(t, func(c *pts.Config) { c.Tests = []pts.TestID{pts.IOPS, pts.LAT} })
 	iops, lat := ri.Stages[0], ri.Stages[1]
 	ioErr := "I/O error: /dev/x write of 4096 bytes at offset 0: input/output error"
 	cases := []struct {
@@ -490,12 +490,12 @@ func TestErrorDeviations(t *testing.T) {
 
 func TestBlockSizesLeftOutDeviation(t *testing.T) {
 	for _, tc := range []struct {
-		tests []string
+		tests []pts.TestID
 		want  string
 	}{
-		{[]string{"iops"}, "The 0.5 KiB cells were left out: the target's logical block size is 4096 bytes, and no I/O can be smaller."},
-		{[]string{"lat"}, "The 0.5 KiB cells were left out: the target's logical block size is 4096 bytes, and no I/O can be smaller."},
-		{[]string{"tp"}, ""}, // no cell smaller than 128 KiB to leave out
+		{[]pts.TestID{"iops"}, "The 0.5 KiB cells were left out: the target's logical block size is 4096 bytes, and no I/O can be smaller."},
+		{[]pts.TestID{"lat"}, "The 0.5 KiB cells were left out: the target's logical block size is 4096 bytes, and no I/O can be smaller."},
+		{[]pts.TestID{"tp"}, ""}, // no cell smaller than 128 KiB to leave out
 	} {
 		ri := info(t, func(c *pts.Config) { c.Tests, c.MinBlock = tc.tests, 4096 })
 		res := Build(ri, []pts.Record{{Type: pts.RecStart}}, false)
@@ -523,7 +523,7 @@ func TestSubsetDeviation(t *testing.T) {
 	}{
 		{name: "full matrix", mod: func(c *pts.Config) {}, leftOut4: leftOut},
 		{name: "every size named is no subset", mod: func(c *pts.Config) { c.BlockSizes = pts.IOPSBlockSizes }, leftOut4: leftOut},
-		{name: "IOPS quick look", mod: func(c *pts.Config) { c.Tests, c.BlockSizes, c.Mixes = []string{"iops"}, iops3, mix3 },
+		{name: "IOPS quick look", mod: func(c *pts.Config) { c.Tests, c.BlockSizes, c.Mixes = []pts.TestID{pts.IOPS}, iops3, mix3 },
 			subset: []string{"IOPS: a quick look at 9 of the matrix's 56 cells (--block-sizes, --mixes); " +
 				"left out: block sizes 128, 32, 16, 8 and 0.5 KiB; R/W mixes 95/5, 50/50, 35/65 and 5/95."}},
 		{name: "sizes only, every test", mod: func(c *pts.Config) { c.BlockSizes = iops3 },
@@ -531,11 +531,11 @@ func TestSubsetDeviation(t *testing.T) {
 				"IOPS: a quick look at 21 of the matrix's 56 cells (--block-sizes); left out: block sizes 128, 32, 16, 8 and 0.5 KiB.",
 				"Throughput: a quick look at 2 of the matrix's 4 cells (--block-sizes); left out: the stage of block size 128 KiB.",
 				"Latency: a quick look at 3 of the matrix's 9 cells (--block-sizes); left out: block sizes 8 and 0.5 KiB."}},
-		{name: "throughput writes only", mod: func(c *pts.Config) { c.Tests, c.Mixes = []string{"tp"}, []int{0} },
+		{name: "throughput writes only", mod: func(c *pts.Config) { c.Tests, c.Mixes = []pts.TestID{pts.TP}, []int{0} },
 			subset: []string{"Throughput: a quick look at 2 of the matrix's 4 cells (--mixes); left out: R/W mix 100/0."}},
 		// The user kept 0.5 KiB: the target leaves it out, and says so.
 		{name: "with 0.5 KiB", mod: func(c *pts.Config) {
-			c.Tests, c.BlockSizes, c.Mixes = []string{"iops"}, append(slices.Clone(iops3), 512), mix3
+			c.Tests, c.BlockSizes, c.Mixes = []pts.TestID{pts.IOPS}, append(slices.Clone(iops3), 512), mix3
 		}, subset: []string{"IOPS: a quick look at 9 of the matrix's 56 cells (--block-sizes, --mixes); " +
 			"left out: block sizes 128, 32, 16 and 8 KiB; R/W mixes 95/5, 50/50, 35/65 and 5/95."},
 			leftOut4: leftOut},
@@ -660,7 +660,7 @@ func TestTargetName(t *testing.T) {
 // Host CPU: the window's mean per cell and per target, in the unit the
 // engine measured it in, and a per-target table of user + system.
 func TestHostCPU(t *testing.T) {
-	ri := info(t, func(c *pts.Config) { c.Tests = []string{"lat"} })
+	ri := info(t, func(c *pts.Config) { c.Tests = []pts.TestID{pts.LAT} })
 	s := ri.Stages[0]
 	b := &journalBuilder{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
 	b.add(pts.Record{Type: pts.RecStart})

@@ -46,7 +46,7 @@ type Deviation struct {
 
 // TestResult is one test with its stages (throughput has one per block size).
 type TestResult struct {
-	Test   string        `json:"test"`
+	Test   pts.TestID    `json:"test"`
 	Name   string        `json:"name"`
 	Stages []StageResult `json:"stages"`
 }
@@ -89,21 +89,21 @@ type TrackingResult struct {
 
 // CellResult is one cell's window aggregate.
 type CellResult struct {
-	Index     int     `json:"index"`
-	Key       string  `json:"key"`
-	Access    string  `json:"access"`
-	BlockSize int64   `json:"bs_bytes"`
-	ReadPct   int     `json:"read_pct"`
-	TC        int     `json:"tc"`
-	QD        int     `json:"qd"`
-	IOPS      float64 `json:"iops"`
-	ReadIOPS  float64 `json:"read_iops"`
-	WriteIOPS float64 `json:"write_iops"`
-	MBps      float64 `json:"mbps"`
-	ReadMBps  float64 `json:"read_mbps"`
-	WriteMBps float64 `json:"write_mbps"`
-	LatMeanMs float64 `json:"lat_mean_ms"`
-	LatMaxMs  float64 `json:"lat_max_ms"`
+	Index     int         `json:"index"`
+	Key       pts.CellKey `json:"key"`
+	Access    string      `json:"access"`
+	BlockSize int64       `json:"bs_bytes"`
+	ReadPct   int         `json:"read_pct"`
+	TC        int         `json:"tc"`
+	QD        int         `json:"qd"`
+	IOPS      float64     `json:"iops"`
+	ReadIOPS  float64     `json:"read_iops"`
+	WriteIOPS float64     `json:"write_iops"`
+	MBps      float64     `json:"mbps"`
+	ReadMBps  float64     `json:"read_mbps"`
+	WriteMBps float64     `json:"write_mbps"`
+	LatMeanMs float64     `json:"lat_mean_ms"`
+	LatMaxMs  float64     `json:"lat_max_ms"`
 	// LatMaxMeanMs is the mean of the per-round maxima, which other tools
 	// report; LatMaxMs is the true maximum over the window.
 	LatMaxMeanMs  float64 `json:"lat_max_mean_ms"`
@@ -153,6 +153,10 @@ type RoundValue struct {
 	MBps      float64 `json:"mbps"`
 	LatMeanMs float64 `json:"lat_mean_ms"`
 	LatMaxMs  float64 `json:"lat_max_ms"`
+	// Seconds is the round's per-second series (window rounds only), as the
+	// engine measured it. It stays out of results.json: the journal holds
+	// it, and results are rebuilt from the journal.
+	Seconds []engine.Second `json:"-"`
 }
 
 // TargetCell is one target's share of a cell in a multi-target run.
@@ -387,7 +391,7 @@ func buildCell(c pts.Cell, ss *pts.StageState, first, last int) CellResult {
 		write.Merge(m.Write)
 		total.Merge(t)
 		cr.PerRound = append(cr.PerRound, RoundValue{Round: r, IOPS: m.IOPS(), MBps: m.MBps(),
-			LatMeanMs: ms(t.MeanLatNs()), LatMaxMs: ms(float64(t.LatMaxNs))})
+			LatMeanMs: ms(t.MeanLatNs()), LatMaxMs: ms(float64(t.LatMaxNs)), Seconds: m.Seconds})
 		cpu.add(&m.CPU)
 		for _, ts := range m.Targets {
 			e := targets[ts.Target]
@@ -470,7 +474,7 @@ func buildCell(c pts.Cell, ss *pts.StageState, first, last int) CellResult {
 
 // stageActiveRange is the active range the cells of a test's stages ran
 // with; ok is false when the test has no cells in the run.
-func stageActiveRange(ri pts.RunInfo, test string) (float64, bool) {
+func stageActiveRange(ri pts.RunInfo, test pts.TestID) (float64, bool) {
 	for _, s := range ri.Stages {
 		if s.Test == test && len(s.Cells) > 0 {
 			return s.Cells[0].Workload.ActiveRange, true
@@ -592,11 +596,9 @@ func deviations(ri pts.RunInfo, st *pts.State, res *Results) []Deviation {
 	// Of the block sizes asked for, those the targets cannot do.
 	var left []string
 	var planned []int64
-	for _, t := range []string{"iops", "lat"} {
-		if slices.Contains(cfg.Tests, t) {
-			sizes, _ := cfg.Subset(t, ri.Profile)
-			planned = append(planned, sizes...)
-		}
+	for _, t := range cfg.Tests {
+		sizes, _ := cfg.Subset(t, ri.Profile)
+		planned = append(planned, sizes...)
 	}
 	for _, bs := range planned {
 		if l := engine.FormatSize(bs); !cfg.Runnable(bs) && !slices.Contains(left, l) {

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ptsrun/ptsrun/engine"
 	"github.com/ptsrun/ptsrun/pts"
 )
 
@@ -34,18 +35,13 @@ type Table struct {
 }
 
 // MixLabel writes a read percentage as "R/W".
-func MixLabel(read int) string { return fmt.Sprintf("%d/%d", read, 100-read) }
+func MixLabel(read int) string { return pts.MixLabel(read) }
 
 // SizeLabel writes a block size the way tables and imports read it: "0.5KiB", "4KiB".
-func SizeLabel(b int64) string {
-	if b%1024 == 0 {
-		return fmt.Sprintf("%dKiB", b/1024)
-	}
-	return fmt.Sprintf("%gKiB", float64(b)/1024)
-}
+func SizeLabel(b int64) string { return engine.SizeLabel(b) }
 
 // Find returns a test's result, or nil.
-func (r *Results) Find(test string) *TestResult {
+func (r *Results) Find(test pts.TestID) *TestResult {
 	for i := range r.Tests {
 		if r.Tests[i].Test == test {
 			return &r.Tests[i]
@@ -54,78 +50,45 @@ func (r *Results) Find(test string) *TestResult {
 	return nil
 }
 
-// Tables derives every table of the results, in report order.
+// Tables derives every table of the results, in report order: for each
+// test, the tables its definition lists, then each stage's tracking
+// variables per round.
 func (r *Results) Tables() []Table {
 	var out []Table
-	if t := r.Find("iops"); t != nil && len(t.Stages) > 0 {
-		s := t.Stages[0]
-		out = append(out, matrixTable("iops", "IOPS", "IOPS", s.Cells, pts.IOPSBlockSizes, pts.IOPSMixes,
-			func(c CellResult) float64 { return c.IOPS }))
-		out = append(out, trackingTable(s))
-	}
-	if t := r.Find("tp"); t != nil && len(t.Stages) > 0 {
-		tb := Table{Name: "tp", Title: "Throughput", Unit: "MB/s", RowHead: "bs"}
-		for _, m := range pts.TPMixes {
-			tb.Cols = append(tb.Cols, MixLabel(m))
+	for _, t := range r.Tests {
+		td := pts.Def(t.Test)
+		if td == nil || len(t.Stages) == 0 {
+			continue
 		}
-		// A row per block size of the profile, empty where a quick look
-		// left its stage out, then any other stage's (imports).
+		var cells []CellResult
+		for _, s := range t.Stages {
+			cells = append(cells, s.Cells...)
+		}
+		// A row and column for every block size and mix of the matrix,
+		// empty where a quick look left it out. Imported results may have
+		// no profile: throughput's rows are then its stages'.
 		var sizes []int64
-		if p, err := pts.LookupProfile(r.Profile); err == nil {
-			sizes = slices.Clone(p.TPBlocks)
+		var mixes []int
+		if td.Matrix != nil {
+			p, _ := pts.LookupProfile(r.Profile)
+			sizes, mixes = td.Matrix(p)
 		}
-		for _, s := range t.Stages {
-			if len(s.Cells) > 0 && !slices.Contains(sizes, s.Cells[0].BlockSize) {
-				sizes = append(sizes, s.Cells[0].BlockSize)
+		for _, def := range td.Tables {
+			var tb Table
+			if len(def.Columns) > 0 {
+				tb = cellTable(def, cells)
+			} else {
+				tb = matrixTable(def.Name, def.Title, def.Metric.Unit(), cells, sizes, mixes,
+					func(c CellResult) float64 { v, _ := c.Value(def.Metric); return v })
+			}
+			tb.Aggregate = def.Aggregate
+			out = append(out, tb)
+		}
+		if td.Tracking != nil {
+			for _, s := range t.Stages {
+				out = append(out, trackingTable(s))
 			}
 		}
-		for _, bs := range sizes {
-			row := make([]float64, len(pts.TPMixes))
-			for i, m := range pts.TPMixes {
-				row[i] = math.NaN()
-				for _, s := range t.Stages {
-					for _, c := range s.Cells {
-						if c.BlockSize == bs && c.ReadPct == m && c.Present() {
-							row[i] = c.MBps
-						}
-					}
-				}
-			}
-			tb.Rows = append(tb.Rows, SizeLabel(bs))
-			tb.RowBytes = append(tb.RowBytes, bs)
-			tb.Values = append(tb.Values, row)
-		}
-		out = append(out, tb)
-		for _, s := range t.Stages {
-			out = append(out, trackingTable(s))
-		}
-	}
-	if t := r.Find("lat"); t != nil && len(t.Stages) > 0 {
-		s := t.Stages[0]
-		for _, spec := range []struct {
-			name, title, unit, aggregate string
-			v                            func(CellResult) float64
-		}{
-			{"lat_mean_ms", "Average response time", "ms", "I/O-weighted mean over the measurement window",
-				func(c CellResult) float64 { return c.LatMeanMs }},
-			{"lat_p99_999_ms", "99.999 % response time", "ms", "from the measurement window's merged latency histograms",
-				func(c CellResult) float64 { return c.LatP99999Ms }},
-			{"lat_max_ms", "Maximum response time", "ms", "the maximum over the measurement window",
-				func(c CellResult) float64 { return c.LatMaxMs }},
-			// The figure other PTS tools report as MRT (pts-spec.md A6).
-			{"lat_max_mean_ms", "Mean of each round's maximum response time", "ms", "as other PTS tools report MRT",
-				func(c CellResult) float64 { return c.LatMaxMeanMs }},
-			{"lat_iops", "IOPS at TC1/QD1", "IOPS", "mean over the measurement window",
-				func(c CellResult) float64 { return c.IOPS }},
-		} {
-			t := matrixTable(spec.name, spec.title, spec.unit, s.Cells, pts.LATBlockSizes, pts.LATMixes, spec.v)
-			t.Aggregate = spec.aggregate
-			out = append(out, t)
-		}
-		out = append(out, trackingTable(s))
-	}
-	if t := r.Find("custom"); t != nil && len(t.Stages) > 0 {
-		out = append(out, customTable(t.Stages[0]))
 	}
 	return out
 }
@@ -189,19 +152,22 @@ func trackingTable(s StageResult) Table {
 	return t
 }
 
-// customTable lists workloads that are not PTS cells, one row each.
-func customTable(s StageResult) Table {
-	t := Table{Name: "custom", Title: "Custom workloads", RowHead: "workload",
-		Cols: []string{"iops", "mbps", "lat_mean_ms", "lat_p99_999_ms", "lat_max_ms"}}
-	for _, c := range s.Cells {
+// cellTable lists a test's cells one row each (workloads outside the PTS),
+// a column per metric.
+func cellTable(def pts.TableDef, cells []CellResult) Table {
+	t := Table{Name: def.Name, Title: def.Title, RowHead: "workload"}
+	for _, m := range def.Columns {
+		t.Cols = append(t.Cols, string(m))
+	}
+	for _, c := range cells {
 		if !c.Present() {
 			continue
 		}
-		row := make([]float64, len(t.Cols))
-		for i, m := range t.Cols {
+		row := make([]float64, len(def.Columns))
+		for i, m := range def.Columns {
 			row[i], _ = c.Value(m)
 		}
-		t.Rows = append(t.Rows, c.Key)
+		t.Rows = append(t.Rows, c.Key.String())
 		t.RowBytes = append(t.RowBytes, c.BlockSize)
 		t.Values = append(t.Values, row)
 	}
@@ -278,7 +244,7 @@ func (r *Results) TargetTables() []Table {
 					for _, tc := range c.Targets {
 						row[slices.Index(names, tc.TargetName())] = v(tc)
 					}
-					tb.Rows = append(tb.Rows, s.ID+":"+c.Key)
+					tb.Rows = append(tb.Rows, s.ID+":"+c.Key.String())
 					tb.RowBytes = append(tb.RowBytes, 0)
 					tb.Values = append(tb.Values, row)
 				}

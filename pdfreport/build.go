@@ -35,7 +35,7 @@ func Build(ri pts.RunInfo, res *matrix.Results, opt Options) *Doc {
 	b.header()
 	b.summary()
 	// A stage without a value to report gets one page saying why.
-	stages := func(test, title string) []matrix.StageResult {
+	stages := func(test pts.TestID, title string) []matrix.StageResult {
 		var with []matrix.StageResult
 		if t := res.Find(test); t != nil {
 			for _, s := range t.Stages {
@@ -48,16 +48,16 @@ func Build(ri pts.RunInfo, res *matrix.Results, opt Options) *Doc {
 		}
 		return with
 	}
-	if s := stages("iops", "IOPS"); len(s) > 0 {
+	if s := stages(pts.IOPS, "IOPS"); len(s) > 0 {
 		b.iops(s[0])
 	}
-	if s := stages("tp", "Throughput"); len(s) > 0 {
+	if s := stages(pts.TP, "Throughput"); len(s) > 0 {
 		b.throughput(s)
 	}
-	if s := stages("lat", "Latency"); len(s) > 0 {
+	if s := stages(pts.LAT, "Latency"); len(s) > 0 {
 		b.latency(s[0])
 	}
-	if t := res.Find("custom"); t != nil && len(t.Stages) > 0 {
+	if t := res.Find(pts.Custom); t != nil && len(t.Stages) > 0 {
 		b.custom(t.Stages[0])
 	}
 	b.perTarget()
@@ -106,20 +106,23 @@ func (b *builder) perTarget() {
 	cpuUnit := ""
 	var rows []row
 	for _, t := range b.res.Tests {
-		for _, s := range t.Stages {
-			for _, c := range s.Cells {
-				if !c.Present() || len(c.Targets) == 0 {
+		for si := range t.Stages {
+			s := &t.Stages[si]
+			heads := matrix.StageHeadlines(pts.Def(t.Test), s)
+			slices.SortFunc(heads, func(a, b matrix.HeadlineCell) int { return a.Cell.Index - b.Cell.Index })
+			for _, h := range heads {
+				c := h.Cell
+				if len(c.Targets) == 0 {
 					continue
 				}
-				r := row{test: s.Title, cell: fmt.Sprintf("%s %s %s", accessLabel(c.Access), engine.FormatSize(c.BlockSize), matrix.MixLabel(c.ReadPct))}
+				r := row{test: s.Title, cell: c.Key.Label()}
 				var v func(matrix.TargetCell) float64
-				switch {
-				case t.Test == "iops" && slices.Contains([]string{"rnd-4k-100/0", "rnd-4k-65/35", "rnd-4k-0/100", "rnd-64k-65/35", "rnd-1024k-100/0"}, c.Key),
-					t.Test == "custom":
+				switch h.Metrics[0] {
+				case pts.MetricIOPS:
 					r.unit, r.format, v = "IOPS", fmtIOPS, func(x matrix.TargetCell) float64 { return x.IOPS }
-				case t.Test == "tp":
+				case pts.MetricMBps:
 					r.unit, r.format, v = "MB/s", fmtMBps, func(x matrix.TargetCell) float64 { return x.MBps }
-				case t.Test == "lat" && (c.Key == "rnd-4k-100/0" || c.Key == "rnd-4k-0/100"):
+				case pts.MetricLatMean:
 					r.unit, r.format, v = "avg ms", fmtMs, func(x matrix.TargetCell) float64 { return x.LatMeanMs }
 				default:
 					continue
@@ -701,7 +704,10 @@ func ssRounds(s matrix.StageResult) string {
 // params is the Test Parameters column.
 func (b *builder) params(s matrix.StageResult, stimulus, mixes, sizes string) []KV {
 	cfg := b.ri.Config
-	td, _ := pts.LookupTest(b.testOf(s))
+	td := pts.Def(b.testOf(s))
+	if td == nil {
+		td = &pts.TestDef{}
+	}
 	var capacity int64
 	for _, t := range b.ri.Targets {
 		capacity += t.CapacityBytes
@@ -820,8 +826,9 @@ func (b *builder) summary() {
 				rows = append(rows, []string{s.Title, "–", "no result", why})
 				continue
 			}
-			for _, h := range headlines(t.Test, s) {
-				rows = append(rows, []string{s.Title, h[0], h[1], state})
+			for _, h := range matrix.StageHeadlines(pts.Def(t.Test), &s) {
+				label, value := headline(h)
+				rows = append(rows, []string{s.Title, label, value, state})
 			}
 		}
 	}
@@ -855,11 +862,11 @@ func (b *builder) runParams() []KV {
 	if b.ri.Imported && b.ri.Profile.Short == "" {
 		var tests []string
 		for _, t := range b.res.Tests {
-			tests = append(tests, t.Test)
+			tests = append(tests, string(t.Test))
 		}
 		return []KV{{"Tests", strings.Join(tests, ", ")}, {"Complete", yesNo(b.res.Complete)}}
 	}
-	return []KV{{"Tests", strings.Join(cfg.Tests, ", ")}, {"Cell time", time.Duration(cfg.CellTime).String()},
+	return []KV{{"Tests", pts.JoinTests(cfg.Tests, ", ")}, {"Cell time", time.Duration(cfg.CellTime).String()},
 		{"AR", b.activeRanges()}, {"IOPS TC/QD", fmt.Sprintf("%d/%d", cfg.TC, cfg.QD)},
 		{"Targets", fmt.Sprint(len(b.ri.Targets))}, {"Complete", yesNo(b.res.Complete)}}
 }
@@ -872,45 +879,51 @@ func yesNo(v bool) string {
 }
 
 // headlines picks the numbers people quote from a stage.
-func headlines(test string, s matrix.StageResult) [][2]string {
-	find := func(key string) *matrix.CellResult {
-		for i := range s.Cells {
-			if s.Cells[i].Key == key && s.Cells[i].Present() {
-				return &s.Cells[i]
-			}
-		}
-		return nil
+// headline writes a headline cell for the first page: the cell, and its
+// metrics with their units. Latency figures name the load they were
+// measured at, and come as avg / 99.999 % / max.
+func headline(h matrix.HeadlineCell) (label, value string) {
+	c := h.Cell
+	label = h.Key.Label()
+	if h.Test == pts.Custom {
+		label = h.Key.String()
 	}
-	var out [][2]string
-	switch test {
-	case "iops":
-		for _, k := range []struct{ key, name string }{{"rnd-4k-100/0", "RND 4 KiB 100/0"}, {"rnd-4k-65/35", "RND 4 KiB 65/35"},
-			{"rnd-4k-0/100", "RND 4 KiB 0/100"}, {"rnd-64k-65/35", "RND 64 KiB 65/35"}, {"rnd-1024k-100/0", "RND 1024 KiB 100/0"}} {
-			if c := find(k.key); c != nil {
-				out = append(out, [2]string{k.name, fmtIOPS(c.IOPS) + " IOPS"})
-			}
-		}
-	case "tp":
-		for _, c := range s.Cells {
-			if c.Present() {
-				out = append(out, [2]string{fmt.Sprintf("SEQ %s %s", engine.FormatSize(c.BlockSize), matrix.MixLabel(c.ReadPct)), fmtMBps(c.MBps) + " MB/s"})
-			}
-		}
-	case "custom":
-		for _, c := range s.Cells {
-			if c.Present() {
-				out = append(out, [2]string{c.Key, fmt.Sprintf("%s IOPS, %s MB/s, %s ms avg", fmtIOPS(c.IOPS), fmtMBps(c.MBps), fmtMs(c.LatMeanMs))})
-			}
-		}
-	case "lat":
-		for _, k := range []struct{ key, name string }{{"rnd-4k-100/0", "RND 4 KiB 100/0"}, {"rnd-4k-0/100", "RND 4 KiB 0/100"}} {
-			if c := find(k.key); c != nil {
-				out = append(out, [2]string{k.name + " TC1/QD1", fmt.Sprintf("%s / %s / %s ms (avg / 99.999 %% / max)",
-					fmtMs(c.LatMeanMs), fmtMs(c.LatP99999Ms), fmtMs(c.LatMaxMs))})
-			}
-		}
+	var vals, names []string
+	allMs := true
+	for _, m := range h.Metrics {
+		v, _ := c.Value(m)
+		vals = append(vals, m.Format(v))
+		names = append(names, shortName(m))
+		allMs = allMs && m.Unit() == "ms"
 	}
-	return out
+	switch {
+	case allMs:
+		return fmt.Sprintf("%s TC%d/QD%d", label, c.TC, c.QD), strings.Join(vals, " / ") + " ms (" + strings.Join(names, " / ") + ")"
+	case len(h.Metrics) == 1:
+		return label, vals[0] + " " + h.Metrics[0].Unit()
+	}
+	var parts []string
+	for i, m := range h.Metrics {
+		part := vals[i] + " " + m.Unit()
+		if m.Unit() == "ms" {
+			part += " " + names[i]
+		}
+		parts = append(parts, part)
+	}
+	return label, strings.Join(parts, ", ")
+}
+
+// shortName is a latency metric's name in a row of several: "avg".
+func shortName(m pts.Metric) string {
+	switch m {
+	case pts.MetricLatMean:
+		return "avg"
+	case pts.MetricLatMax:
+		return "max"
+	case pts.MetricLatP99999:
+		return "99.999 %"
+	}
+	return m.Label()
 }
 
 // --- test pages ---
@@ -1362,7 +1375,7 @@ func (b *builder) appendix() {
 	for _, st := range b.ri.Stages {
 		for _, c := range st.Cells {
 			w := c.Workload
-			rows = append(rows, []string{st.Title, fmt.Sprint(c.Index + 1), c.Key, w.String(),
+			rows = append(rows, []string{st.Title, fmt.Sprint(c.Index + 1), c.Key.String(), w.String(),
 				fmt.Sprintf("%g–%g %%", w.RangeStart, w.ActiveRange), time.Duration(w.Duration).String()})
 		}
 	}
@@ -1550,12 +1563,12 @@ func (b *builder) custom(s matrix.StageResult) {
 		if !c.Present() {
 			continue
 		}
-		val := func(m string, f func(float64) string) string {
+		row := []string{c.Key.String()}
+		for _, m := range pts.CustomTest.Tables[0].Columns {
 			v, _ := c.Value(m)
-			return f(v)
+			row = append(row, m.Format(v))
 		}
-		rows = append(rows, []string{c.Key, val(matrix.MetricIOPS, fmtIOPS), val(matrix.MetricMBps, fmtMBps),
-			val(matrix.MetricLatMean, fmtMs), val(matrix.MetricLatP99999, fmtMs), val(matrix.MetricLatMax, fmtMs)})
+		rows = append(rows, row)
 	}
 	if b.ri.Workload {
 		b.workload(s)
@@ -1574,7 +1587,7 @@ func (b *builder) custom(s matrix.StageResult) {
 }
 
 // testOf is the test a stage belongs to.
-func (b *builder) testOf(s matrix.StageResult) string {
+func (b *builder) testOf(s matrix.StageResult) pts.TestID {
 	for _, t := range b.res.Tests {
 		for _, x := range t.Stages {
 			if x.ID == s.ID {
@@ -1591,7 +1604,7 @@ func (b *builder) activeRanges() string {
 	for _, td := range pts.Tests {
 		for _, st := range b.ri.Stages {
 			if st.Test == td.ID && len(st.Cells) > 0 {
-				parts = append(parts, fmt.Sprintf("%s %g %%", strings.ToUpper(td.ID), st.Cells[0].Workload.ActiveRange))
+				parts = append(parts, fmt.Sprintf("%s %g %%", strings.ToUpper(string(td.ID)), st.Cells[0].Workload.ActiveRange))
 				break
 			}
 		}

@@ -23,19 +23,19 @@ type ComparedRun struct {
 // a run has no value.
 type ComparedTable struct {
 	Name, Title, Unit string
-	Test              string
+	Test              pts.TestID
 	RowHead           string
 	Rows              []string
 	RowBytes          []int64
 	Cols              []string
-	ColMetric         []string // the metric of each column (its direction)
+	ColMetric         []pts.Metric // the metric of each column (its direction)
 	Values            [][][]float64
 }
 
 // ComparedHeadline is one headline cell across runs.
 type ComparedHeadline struct {
 	Label  string
-	Metric string
+	Metric pts.Metric
 	Values []float64
 }
 
@@ -46,17 +46,6 @@ type Comparison struct {
 	Runs      []ComparedRun
 	Tables    []ComparedTable
 	Headlines []ComparedHeadline
-}
-
-// formatFor picks the number format of a metric.
-func formatFor(metric string) func(float64) string {
-	switch metric {
-	case matrix.MetricIOPS, "lat_iops":
-		return fmtIOPS
-	case matrix.MetricMBps:
-		return fmtMBps
-	}
-	return fmtMs
 }
 
 func fmtRatio(v float64) string {
@@ -117,7 +106,7 @@ func (c Comparison) Doc() *Doc {
 		setup = append(setup, KV{runLetter(i), fmt.Sprintf("%s, %s, %s", orDash(r.Results.Profile), orDash(r.Results.Engine), conf)})
 		var tests []string
 		for _, t := range r.Results.Tests {
-			tests = append(tests, t.Test)
+			tests = append(tests, string(t.Test))
 		}
 		params = append(params, KV{runLetter(i), strings.Join(tests, ", ") + "; " + steadySummary(r.Results)})
 	}
@@ -154,10 +143,9 @@ func (c Comparison) Doc() *Doc {
 		ratioRows, ratioVals := []string{}, [][]float64{}
 		var lowCols []bool
 		for _, hl := range c.Headlines {
-			f := formatFor(hl.Metric)
 			row := []string{hl.Label}
 			for _, v := range hl.Values {
-				row = append(row, f(v)+" "+matrix.MetricUnit(hl.Metric))
+				row = append(row, hl.Metric.Format(v)+" "+hl.Metric.Unit())
 			}
 			rows = append(rows, row)
 			var rv []float64
@@ -166,7 +154,7 @@ func (c Comparison) Doc() *Doc {
 			}
 			ratioRows = append(ratioRows, hl.Label)
 			ratioVals = append(ratioVals, rv)
-			lowCols = append(lowCols, matrix.LowerIsBetter(hl.Metric))
+			lowCols = append(lowCols, hl.Metric.LowerIsBetter())
 		}
 		sum.Blocks = append(sum.Blocks, Table{Caption: "Headline cells, measurement-window averages", Head: head, Rows: rows,
 			Widths: append([]float64{2}, repeat(1.3, len(c.Runs))...)})
@@ -191,7 +179,10 @@ func rowShadedRatios(caption string, headlines, runs []string, vals [][]float64,
 }
 
 func (c Comparison) tablePages(t ComparedTable, add func(*Page)) {
-	test := map[string]string{"iops": "IOPS", "tp": "Throughput", "lat": "Latency", "custom": "Custom"}[t.Test]
+	test := "Custom"
+	if td := pts.Def(t.Test); td != nil && t.Test != pts.Custom {
+		test = td.Name
+	}
 	p := &Page{Test: test, Title: "Comparison: " + t.Title, Landmark: "compare-" + t.Name, Flow: true}
 	// Side by side: each run's table, then the ratio tables.
 	for i, r := range c.Runs {
@@ -199,7 +190,7 @@ func (c Comparison) tablePages(t ComparedTable, add func(*Page)) {
 		for ri, rl := range t.Rows {
 			row := []string{rl}
 			for ci := range t.Cols {
-				row = append(row, formatFor(t.metric(ci))(t.Values[i][ri][ci]))
+				row = append(row, t.metric(ci).Format(t.Values[i][ri][ci]))
 			}
 			rows = append(rows, row)
 		}
@@ -213,7 +204,7 @@ func (c Comparison) tablePages(t ComparedTable, add func(*Page)) {
 	}
 	low := make([]bool, len(t.Cols))
 	for ci := range t.Cols {
-		low[ci] = matrix.LowerIsBetter(t.metric(ci))
+		low[ci] = t.metric(ci).LowerIsBetter()
 	}
 	for i := 1; i < len(c.Runs); i++ {
 		m := Matrix{Caption: fmt.Sprintf("%s ÷ %s: %s", c.Runs[i].Name, c.Runs[0].Name, t.Title), RowHead: t.RowHead,
@@ -266,15 +257,15 @@ func (c Comparison) tablePages(t ComparedTable, add func(*Page)) {
 		}
 		add(&Page{Test: test, Title: "Comparison: " + t.Title + ", every run", Landmark: "compare-" + t.Name + "-bars",
 			Blocks: []Block{Chart{Caption: t.Title + " of every cell, every run", Plot: barPlotX(t.Title, "Cell (block size, R/W mix)", t.Unit, groups, ss),
-				Summary: summarize(ss, formatFor(t.metric(0)))}}})
+				Summary: summarize(ss, t.metric(0).Format)}}})
 	}
 }
 
-func (t ComparedTable) metric(col int) string {
+func (t ComparedTable) metric(col int) pts.Metric {
 	if col < len(t.ColMetric) {
 		return t.ColMetric[col]
 	}
-	return matrix.MetricIOPS
+	return pts.MetricIOPS
 }
 
 func repeat(v float64, n int) []float64 {

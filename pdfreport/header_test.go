@@ -24,7 +24,7 @@ func headerLines(d *Doc) string {
 // is said to be not stated.
 func TestHeaderFields(t *testing.T) {
 	ri, res, dir := simRun(t, "client", func(c *pts.Config) {
-		c.Tests, c.CellTime = []string{"lat"}, pts.Duration(10*time.Second)
+		c.Tests, c.CellTime = []pts.TestID{"lat"}, pts.Duration(10*time.Second)
 	})
 	// An older run.json: none of the fields.
 	head := headerLines(Build(ri, res, Options{Dir: dir}))

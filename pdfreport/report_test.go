@@ -132,7 +132,7 @@ func pageWith(t *testing.T, pages []string, s string) string {
 // in its verdict and in the determination tables.
 func TestReportNotSteady(t *testing.T) {
 	ri, res, dir := simRun(t, "client", func(c *pts.Config) {
-		c.Tests = []string{"iops"}
+		c.Tests = []pts.TestID{pts.IOPS}
 		c.CellTime = pts.Duration(10 * time.Second)
 		c.MaxRounds = 6
 		c.SS.MaxRange, c.SS.MaxSlope = 0.005, 0.002
@@ -160,7 +160,7 @@ func TestReportNotSteady(t *testing.T) {
 // A skipped purge and a short run are deviations, listed in plain words.
 func TestReportDeviations(t *testing.T) {
 	ri, res, dir := simRun(t, "enterprise", func(c *pts.Config) {
-		c.Tests = []string{"tp"}
+		c.Tests = []pts.TestID{pts.TP}
 		c.CellTime = pts.Duration(5 * time.Second)
 		c.Purge = "none"
 		c.TPActiveRange = 50
@@ -179,7 +179,7 @@ func TestReportDeviations(t *testing.T) {
 
 func TestReportLetter(t *testing.T) {
 	ri, res, dir := simRun(t, "client", func(c *pts.Config) {
-		c.Tests = []string{"lat"}
+		c.Tests = []pts.TestID{pts.LAT}
 		c.CellTime = pts.Duration(10 * time.Second)
 	})
 	pdf := render(t, Build(ri, res, Options{Dir: dir, Paper: "letter"}), res.Start)
@@ -190,7 +190,7 @@ func TestReportLetter(t *testing.T) {
 // An interrupted run still gives a report: what is there, marked incomplete.
 func TestReportIncomplete(t *testing.T) {
 	ri, res, dir := simRun(t, "client", func(c *pts.Config) {
-		c.Tests = []string{"iops"}
+		c.Tests = []pts.TestID{pts.IOPS}
 		c.CellTime = pts.Duration(10 * time.Second)
 	})
 	recs, _, err := pts.LoadJournal(dir)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/ptsrun/ptsrun/engine"
@@ -29,7 +30,7 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 
 // Config is what a run was asked to do, after defaults. It is stored in run.json.
 type Config struct {
-	Tests     []string `json:"tests"`
+	Tests     []TestID `json:"tests"`
 	Profile   string   `json:"profile"`
 	Engine    string   `json:"engine"`
 	Targets   []string `json:"targets"`
@@ -95,7 +96,7 @@ const (
 // DefaultConfig is a PTS-conforming enterprise run of IOPS, throughput and latency.
 func DefaultConfig() Config {
 	return Config{
-		Tests: []string{"iops", "tp", "lat"}, Profile: "enterprise", Engine: "sim",
+		Tests: []TestID{IOPS, TP, LAT}, Profile: "enterprise", Engine: "sim",
 		CellTime: Duration(DefaultCellTime), MaxRounds: DefaultMaxRounds, Purge: "auto",
 		Seed: 1, SS: steadystate.Default(),
 	}
@@ -167,7 +168,7 @@ func (c *Config) Resolve() (Profile, error) {
 // Subset is the block sizes and mixes of a test that the run does, in loop
 // order: the test's matrix, narrowed by BlockSizes and Mixes when set.
 // Cells the targets cannot do (Runnable) are still in it.
-func (c Config) Subset(test string, p Profile) ([]int64, []int) {
+func (c Config) Subset(test TestID, p Profile) ([]int64, []int) {
 	sizes, mixes := TestMatrix(test, p)
 	if len(c.BlockSizes) > 0 {
 		sizes = slices.DeleteFunc(slices.Clone(sizes), func(bs int64) bool { return !slices.Contains(c.BlockSizes, bs) })
@@ -221,42 +222,42 @@ func (c *Config) resolveSubset(p Profile) error {
 	}
 	for _, m := range c.Mixes {
 		if !slices.Contains(mixes, m) {
-			return fmt.Errorf("--mixes %s: not an R/W mix of %s; valid are %s", mixFlag(m), of, mixFlags(mixes))
+			return fmt.Errorf("--mixes %s: not an R/W mix of %s; valid are %s", MixLabel(m), of, mixFlags(mixes))
 		}
 	}
 	var missing []string
 	var addSizes []int64
 	var addMixes []int
 	for _, id := range c.Tests {
+		td := Def(id)
 		s, m := c.Subset(id, p)
-		var want []trackSpec
-		switch id {
-		case "iops":
-			want = iopsTracking
-		case "lat":
-			want = latTracking
-		case "tp":
-			if len(s) == 0 {
-				// No stage at all: name the one to add.
-				s = p.TPBlocks[:1]
-				missing = append(missing, "throughput's MB/s SEQ 0/100 (no throughput block size: "+sizeFlags(p.TPBlocks)+")")
-				addSizes = append(addSizes, s...)
-			}
+		var want []TrackingDef
+		switch {
+		case !td.StagePerBlockSize:
+			want = td.Tracking(0)
+		case len(s) == 0:
+			// No stage at all: name the one to add.
+			sizes, _ := td.Matrix(p)
+			missing = append(missing, fmt.Sprintf("%s's %s (no %s block size: %s)", strings.ToLower(td.Name),
+				td.Tracking(sizes[0])[0].Name, strings.ToLower(td.Name), sizeFlags(sizes)))
+			addSizes = append(addSizes, sizes[0])
+			want = td.Tracking(sizes[0])[:0]
+		default:
 			for _, bs := range s {
-				want = append(want, tpTracking(bs))
+				want = append(want, td.Tracking(bs)...)
 			}
 		}
 		for _, t := range want {
-			hasSize, hasMix := slices.Contains(s, t.bs), slices.Contains(m, t.read)
+			hasSize, hasMix := slices.Contains(s, t.Key.BlockSize), slices.Contains(m, t.Key.ReadPct)
 			if hasSize && hasMix {
 				continue
 			}
-			missing = append(missing, t.name)
-			if !hasSize && !slices.Contains(addSizes, t.bs) {
-				addSizes = append(addSizes, t.bs)
+			missing = append(missing, t.Name)
+			if !hasSize && !slices.Contains(addSizes, t.Key.BlockSize) {
+				addSizes = append(addSizes, t.Key.BlockSize)
 			}
-			if !hasMix && !slices.Contains(addMixes, t.read) {
-				addMixes = append(addMixes, t.read)
+			if !hasMix && !slices.Contains(addMixes, t.Key.ReadPct) {
+				addMixes = append(addMixes, t.Key.ReadPct)
 			}
 		}
 	}
@@ -280,17 +281,8 @@ func (c *Config) resolveSubset(p Profile) error {
 func (c Config) Stages(p Profile) []Stage {
 	var out []Stage
 	for _, t := range c.Tests {
-		switch t {
-		case "iops":
-			out = append(out, c.iopsStage(p))
-		case "tp":
-			sizes, mixes := c.Subset(t, p)
-			for _, bs := range sizes {
-				out = append(out, c.tpStage(bs, mixes))
-			}
-		case "lat":
-			out = append(out, c.latStage(p))
-		}
+		sizes, mixes := c.Subset(t, p)
+		out = append(out, Def(t).stages(c, p, sizes, mixes)...)
 	}
 	return out
 }
@@ -301,102 +293,41 @@ func (c Config) wipc(bs int64) *engine.Workload {
 }
 
 // ActiveRangeOf is the active range of a test's cells.
-func (c Config) ActiveRangeOf(test string) float64 {
+func (c Config) ActiveRangeOf(test TestID) float64 {
 	switch {
-	case test == "tp" && c.TPActiveRange > 0:
+	case test == TP && c.TPActiveRange > 0:
 		return c.TPActiveRange
-	case test == "lat" && c.LATActiveRange > 0:
+	case test == LAT && c.LATActiveRange > 0:
 		return c.LATActiveRange
 	}
 	return c.ActiveRange
 }
 
-func (c Config) cell(test string, i int, acc engine.Access, read int, bs int64, tc, qd int) Cell {
+func (c Config) cell(test TestID, i int, acc engine.Access, read int, bs int64, tc, qd int) Cell {
 	w := engine.Workload{Access: acc, ReadPct: read, BlockSize: bs, TC: tc, QD: qd,
 		ActiveRange: c.ActiveRangeOf(test), Duration: time.Duration(c.CellTime)}
-	return Cell{Index: i, Key: CellKey(w), Workload: w}
+	return Cell{Index: i, Key: KeyOf(w), Workload: w}
 }
 
-// trackSpec is a tracking variable before its stage exists: a metric of
-// the cell of that mix and block size.
-type trackSpec struct {
-	name   string
-	read   int
-	bs     int64
-	metric Metric
-}
-
-// PTS 2.0.2 §7: all three must be steady in the same window.
-var iopsTracking = []trackSpec{
-	{"IOPS RND 4 KiB 0/100", 0, 4 * KiB, MetricIOPS},
-	{"IOPS RND 64 KiB 65/35", 65, 64 * KiB, MetricIOPS},
-	{"IOPS RND 1024 KiB 100/0", 100, 1024 * KiB, MetricIOPS},
-}
-
-var latTracking = []trackSpec{{"ART RND 4 KiB 0/100", 0, 4 * KiB, MetricMeanLatMs}}
-
-func tpTracking(bs int64) trackSpec {
-	return trackSpec{"MB/s SEQ " + engine.FormatSize(bs) + " 0/100", 0, bs, MetricWriteMBps}
-}
-
-func (s Stage) track(specs ...trackSpec) []Tracking {
+// track finds the cells of a stage's tracking variables.
+func (s Stage) track(defs []TrackingDef) []Tracking {
 	var out []Tracking
-	for _, t := range specs {
-		out = append(out, Tracking{Name: t.name, Cell: s.find(t.read, t.bs), Metric: t.metric})
+	for _, t := range defs {
+		out = append(out, Tracking{Name: t.Name, Cell: s.find(t.Key), Metric: t.Metric})
 	}
 	return out
 }
 
-func (c Config) iopsStage(p Profile) Stage {
-	s := Stage{ID: "iops", Test: "iops", Title: "IOPS", Purge: true, Precondition: c.wipc(WIPCBlockSize),
-		MaxRounds: c.MaxRounds}
-	sizes, mixes := c.Subset("iops", p)
-	for _, mix := range mixes {
-		for _, bs := range sizes {
-			if !c.Runnable(bs) {
-				continue
-			}
-			s.Cells = append(s.Cells, c.cell("iops", len(s.Cells), engine.Random, mix, bs, c.TC, c.QD))
-		}
-	}
-	s.Tracking = s.track(iopsTracking...)
-	return s
-}
-
-func (c Config) tpStage(bs int64, mixes []int) Stage {
-	id := "tp-" + sizeKey(bs)
-	s := Stage{ID: id, Test: "tp", Title: "Throughput " + engine.FormatSize(bs), Purge: true,
-		Precondition: c.wipc(bs), MaxRounds: c.MaxRounds}
-	for _, mix := range mixes {
-		s.Cells = append(s.Cells, c.cell("tp", len(s.Cells), engine.Sequential, mix, bs, TPDefaultTC, TPDefaultQD))
-	}
-	s.Tracking = s.track(tpTracking(bs))
-	return s
-}
-
-func (c Config) latStage(p Profile) Stage {
-	s := Stage{ID: "lat", Test: "lat", Title: "Latency", Purge: true, Precondition: c.wipc(WIPCBlockSize),
-		MaxRounds: c.MaxRounds}
-	sizes, mixes := c.Subset("lat", p)
-	for _, mix := range mixes {
-		for _, bs := range sizes {
-			if !c.Runnable(bs) {
-				continue
-			}
-			s.Cells = append(s.Cells, c.cell("lat", len(s.Cells), engine.Random, mix, bs, LATTC, LATQD))
-		}
-	}
-	s.Tracking = s.track(latTracking...)
-	return s
-}
-
-func (s Stage) find(read int, bs int64) int {
+// find is the index of the stage's cell of key k. The configuration was
+// checked to hold every tracking cell (resolveSubset, Runnable), so a missing
+// one is a bug.
+func (s Stage) find(k CellKey) int {
 	for _, c := range s.Cells {
-		if c.Workload.ReadPct == read && c.Workload.BlockSize == bs {
+		if c.Key == k {
 			return c.Index
 		}
 	}
-	panic(fmt.Sprintf("pts: stage %s has no cell %d%% read %d B", s.ID, read, bs))
+	panic(fmt.Sprintf("pts: stage %s has no cell %s", s.ID, k))
 }
 
 // CellSeed derives the seed of one cell of one round, so that a re-run of a

@@ -49,7 +49,7 @@ type Record struct {
 	Stage       string               `json:"stage,omitempty"`
 	Round       int                  `json:"round,omitempty"`
 	Cell        *int                 `json:"cell,omitempty"`
-	Key         string               `json:"key,omitempty"`
+	Key         CellKey              `json:"key,omitzero"`
 	Workload    *engine.Workload     `json:"workload,omitempty"`
 	Measurement *engine.Measurement  `json:"measurement,omitempty"`
 	Purge       *precondition.Result `json:"purge,omitempty"`

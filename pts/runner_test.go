@@ -99,7 +99,7 @@ func (s *setup) records(t *testing.T) []Record {
 func TestIOPSSteadyStateOnBothModels(t *testing.T) {
 	for _, model := range sim.Names() {
 		t.Run(model, func(t *testing.T) {
-			s := newSetup(t, model, func(c *Config) { c.Tests = []string{"iops"} })
+			s := newSetup(t, model, func(c *Config) { c.Tests = []TestID{IOPS} })
 			r, _ := s.runner(t, s.eng)
 			require.NoError(t, r.Run(context.Background(), nil))
 			require.NoError(t, s.eng.Close())
@@ -128,7 +128,7 @@ func TestIOPSSteadyStateOnBothModels(t *testing.T) {
 }
 
 func TestJournalOrderAndContent(t *testing.T) {
-	s := newSetup(t, "enterprise", func(c *Config) { c.Tests = []string{"lat"}; c.CellTime = Duration(5 * time.Second) })
+	s := newSetup(t, "enterprise", func(c *Config) { c.Tests = []TestID{LAT}; c.CellTime = Duration(5 * time.Second) })
 	r, _ := s.runner(t, s.eng)
 	require.NoError(t, r.Run(context.Background(), nil))
 	recs := s.records(t)
@@ -185,7 +185,7 @@ func TestJournalOrderAndContent(t *testing.T) {
 
 func TestRoundLimitWithoutSteadyState(t *testing.T) {
 	s := newSetup(t, "client", func(c *Config) {
-		c.Tests = []string{"lat"}
+		c.Tests = []TestID{LAT}
 		c.MaxRounds = 6
 		c.SS.MaxRange = 1e-9 // nothing is that steady
 		c.CellTime = Duration(2 * time.Second)
@@ -202,7 +202,7 @@ func TestRoundLimitWithoutSteadyState(t *testing.T) {
 }
 
 func TestInterruptAndResume(t *testing.T) {
-	s := newSetup(t, "enterprise", func(c *Config) { c.Tests = []string{"iops", "lat"} })
+	s := newSetup(t, "enterprise", func(c *Config) { c.Tests = []TestID{IOPS, LAT} })
 	ctx, cancel := context.WithCancel(context.Background())
 	// WIPC, three rounds of 56 cells, and 10 cells into round 4.
 	h := &hooked{Engine: s.eng, cancelAt: 2*WIPCChunksPerPass + 3*56 + 10, cancel: cancel}
@@ -252,7 +252,7 @@ func TestInterruptAndResume(t *testing.T) {
 }
 
 func TestInterruptDuringPreconditioningRestartsTheStage(t *testing.T) {
-	s := newSetup(t, "client", func(c *Config) { c.Tests = []string{"lat"}; c.CellTime = Duration(2 * time.Second) })
+	s := newSetup(t, "client", func(c *Config) { c.Tests = []TestID{LAT}; c.CellTime = Duration(2 * time.Second) })
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel() // cancelled before the first step
 	r, j := s.runner(t, s.eng)
@@ -269,7 +269,7 @@ func TestInterruptDuringPreconditioningRestartsTheStage(t *testing.T) {
 // Preconditioning interrupted half-way goes on from the piece it stopped at,
 // and still writes exactly twice the capacity in all.
 func TestInterruptDuringWIPCResumesIt(t *testing.T) {
-	s := newSetup(t, "client", func(c *Config) { c.Tests = []string{"lat"}; c.CellTime = Duration(2 * time.Second) })
+	s := newSetup(t, "client", func(c *Config) { c.Tests = []TestID{LAT}; c.CellTime = Duration(2 * time.Second) })
 	ctx, cancel := context.WithCancel(context.Background())
 	h := &hooked{Engine: s.eng, cancelAt: 37, cancel: cancel}
 	r, j := s.runner(t, h)
@@ -330,7 +330,7 @@ func TestWIPCChunks(t *testing.T) {
 }
 
 func TestEngineErrorStopsCleanly(t *testing.T) {
-	s := newSetup(t, "client", func(c *Config) { c.Tests = []string{"tp"}; c.CellTime = Duration(2 * time.Second) })
+	s := newSetup(t, "client", func(c *Config) { c.Tests = []TestID{TP}; c.CellTime = Duration(2 * time.Second) })
 	h := &hooked{Engine: s.eng, failAt: 2*WIPCChunksPerPass + 5}
 	r, _ := s.runner(t, h)
 	err := r.Run(context.Background(), nil)
@@ -433,7 +433,7 @@ func (m *mixedCaches) RestoreDeviceWriteCaches(states map[string]bool) error {
 // Devices of a set whose write caches differ are each put back to their
 // own state at the end, also when the run was interrupted and resumed.
 func TestMixedWriteCachesRestoredPerDevice(t *testing.T) {
-	s := newSetup(t, "enterprise", func(c *Config) { c.Tests = []string{"lat"}; c.CellTime = Duration(5 * time.Second) })
+	s := newSetup(t, "enterprise", func(c *Config) { c.Tests = []TestID{LAT}; c.CellTime = Duration(5 * time.Second) })
 	cache := &mixedCaches{on: map[string]bool{"a": true, "b": false}}
 	ctx, cancel := context.WithCancel(context.Background())
 	h := &hooked{Engine: s.eng, cancelAt: 120, cancel: cancel}
@@ -499,7 +499,7 @@ func (r *rounder) RunRound(ctx context.Context, name string, ws []engine.Workloa
 // journaled in order when the round ends, and a round cut short journals
 // none of them and is re-run on resume.
 func TestRoundRunner(t *testing.T) {
-	s := newSetup(t, "enterprise", func(c *Config) { c.Tests = []string{"lat"}; c.CellTime = Duration(5 * time.Second) })
+	s := newSetup(t, "enterprise", func(c *Config) { c.Tests = []TestID{LAT}; c.CellTime = Duration(5 * time.Second) })
 	ctx, cancel := context.WithCancel(context.Background())
 	e := &rounder{Engine: s.eng, cancelAt: 3, cancel: cancel}
 	r, _ := s.runner(t, e)
@@ -549,7 +549,7 @@ func (n *noCache) WriteCache() (bool, error)   { return false, precondition.ErrN
 func (n *noCache) SetWriteCache(on bool) error { n.sets++; return nil }
 
 func TestWriteCacheCheckedAfterEveryPurge(t *testing.T) {
-	s := newSetup(t, "enterprise", func(c *Config) { c.Tests = []string{"tp"}; c.CellTime = Duration(5 * time.Second) })
+	s := newSetup(t, "enterprise", func(c *Config) { c.Tests = []TestID{TP}; c.CellTime = Duration(5 * time.Second) })
 	r, _ := s.runner(t, s.eng)
 	r.Purger = resettingPurger{inner: r.Purger, cache: s.eng}
 	require.NoError(t, r.Run(context.Background(), nil))
@@ -568,7 +568,7 @@ func TestWriteCacheCheckedAfterEveryPurge(t *testing.T) {
 	}
 
 	// A drive without a volatile write cache: recorded as such, never set.
-	s = newSetup(t, "enterprise", func(c *Config) { c.Tests = []string{"lat"}; c.CellTime = Duration(5 * time.Second) })
+	s = newSetup(t, "enterprise", func(c *Config) { c.Tests = []TestID{LAT}; c.CellTime = Duration(5 * time.Second) })
 	r, _ = s.runner(t, s.eng)
 	nc := &noCache{}
 	r.Cache = nc

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -28,25 +27,6 @@ const (
 	WIPCPasses       = 2.0
 	WIPCBlockSize    = 128 * KiB
 	WIPCTC, WIPCQD   = 1, 32
-)
-
-// IOPSMixes are the read percentages of the IOPS test, in loop order.
-var IOPSMixes = []int{100, 95, 65, 50, 35, 5, 0}
-
-// IOPSBlockSizes are the block sizes of the IOPS test, in loop order.
-var IOPSBlockSizes = []int64{1024 * KiB, 128 * KiB, 64 * KiB, 32 * KiB, 16 * KiB, 8 * KiB, 4 * KiB, 512}
-
-// Throughput and latency test matrices.
-var (
-	TPMixes        = []int{100, 0}
-	LATMixes       = []int{100, 65, 0}
-	LATBlockSizes  = []int64{8 * KiB, 4 * KiB, 512}
-	TPDefaultTC    = 1
-	TPDefaultQD    = 32
-	LATTC, LATQD   = 1, 1
-	LATPercentile  = 99.999
-	ClientTPBlocks = []int64{1024 * KiB}
-	EntTPBlocks    = []int64{1024 * KiB, 128 * KiB}
 )
 
 // Profile is PTS-E or PTS-C (pts-spec.md §1.5).
@@ -76,11 +56,11 @@ var Profiles = []Profile{
 
 // ActiveRangeOf is the profile's active range for a test. A profile
 // recorded before the tests had their own (an older run.json) had one for all.
-func (p Profile) ActiveRangeOf(test string) float64 {
+func (p Profile) ActiveRangeOf(test TestID) float64 {
 	switch {
-	case test == "tp" && p.TPActiveRange > 0:
+	case test == TP && p.TPActiveRange > 0:
 		return p.TPActiveRange
-	case test == "lat" && p.LATActiveRange > 0:
+	case test == LAT && p.LATActiveRange > 0:
 		return p.LATActiveRange
 	}
 	return p.ActiveRange
@@ -104,70 +84,10 @@ func (p Profile) WriteCacheLabel() string {
 	return "WCD"
 }
 
-// Metric is what a tracking variable reads from a cell.
-type Metric string
-
-const (
-	MetricIOPS        Metric = "iops"
-	MetricWriteMBps   Metric = "write_mbps"
-	MetricReadMBps    Metric = "read_mbps"
-	MetricMeanLatMs   Metric = "lat_mean_ms"
-	MetricMaxLatMs    Metric = "lat_max_ms"
-	MetricTotalMBps   Metric = "mbps"
-	MetricP99999LatMs Metric = "lat_p99_999_ms"
-)
-
-// legacyMetrics are the names run.json used before a metric had one name
-// everywhere (the cells of results.json always used the new ones).
-var legacyMetrics = map[string]Metric{"mean_lat_ms": MetricMeanLatMs, "max_lat_ms": MetricMaxLatMs, "p99999_lat_ms": MetricP99999LatMs}
-
-// UnmarshalText reads a metric name, old or new.
-func (m *Metric) UnmarshalText(b []byte) error {
-	if v, ok := legacyMetrics[string(b)]; ok {
-		*m = v
-		return nil
-	}
-	*m = Metric(b)
-	return nil
-}
-
-// Value reads the metric from a measurement. Latencies are in ms.
-func (m Metric) Value(x engine.Measurement) float64 {
-	t := x.Counts()
-	switch m {
-	case MetricIOPS:
-		return x.IOPS()
-	case MetricWriteMBps:
-		return x.Write.MBps(x.Elapsed)
-	case MetricReadMBps:
-		return x.Read.MBps(x.Elapsed)
-	case MetricTotalMBps:
-		return x.MBps()
-	case MetricMeanLatMs:
-		return t.MeanLatNs() / 1e6
-	case MetricMaxLatMs:
-		return float64(t.LatMaxNs) / 1e6
-	case MetricP99999LatMs:
-		return float64(x.Total().PercentileNs(LATPercentile)) / 1e6
-	}
-	return 0
-}
-
-// Unit is the display unit of the metric.
-func (m Metric) Unit() string {
-	switch m {
-	case MetricIOPS:
-		return "IOPS"
-	case MetricWriteMBps, MetricReadMBps, MetricTotalMBps:
-		return "MB/s"
-	}
-	return "ms"
-}
-
 // Cell is one workload of a round.
 type Cell struct {
 	Index    int             `json:"index"`
-	Key      string          `json:"key"` // stable name: "rnd-4k-65/35"
+	Key      CellKey         `json:"key"` // "rnd-4k-65/35"
 	Workload engine.Workload `json:"workload"`
 }
 
@@ -183,7 +103,7 @@ type Tracking struct {
 // precondition again for each block size).
 type Stage struct {
 	ID           string           `json:"id"`   // iops, tp-1024k, lat
-	Test         string           `json:"test"` // iops, tp, lat
+	Test         TestID           `json:"test"` // iops, tp, lat
 	Title        string           `json:"title"`
 	Purge        bool             `json:"purge"`
 	Precondition *engine.Workload `json:"precondition,omitempty"`
@@ -199,117 +119,6 @@ func (s Stage) RoundTime() time.Duration {
 		d += c.Workload.Duration
 	}
 	return d
-}
-
-// CellKey names a cell stably: access, block size, mix.
-func CellKey(w engine.Workload) string {
-	acc := "rnd"
-	if w.Access == engine.Sequential {
-		acc = "seq"
-	}
-	return fmt.Sprintf("%s-%s-%d/%d", acc, sizeKey(w.BlockSize), w.ReadPct, 100-w.ReadPct)
-}
-
-func sizeKey(b int64) string {
-	if b%KiB == 0 {
-		return fmt.Sprintf("%dk", b/KiB)
-	}
-	return fmt.Sprintf("%gk", float64(b)/KiB)
-}
-
-// The variables a test's stimulus loops over.
-const (
-	LoopMix       = "R/W mix"
-	LoopBlockSize = "Block size"
-)
-
-// Tests are the tests ptsrun runs, in the order of the PTS.
-var Tests = []TestDef{
-	{ID: "iops", Name: "IOPS", Section: "§7", Loops: []string{LoopMix, LoopBlockSize}},
-	// Throughput purges, preconditions and runs to steady state once per
-	// block size: the block size is the outer loop.
-	{ID: "tp", Name: "Throughput", Section: "§8", Loops: []string{LoopBlockSize, LoopMix}},
-	{ID: "lat", Name: "Latency", Section: "§9", Loops: []string{LoopMix, LoopBlockSize}},
-}
-
-// TestDef names a test and the order of its loops.
-type TestDef struct {
-	ID      string
-	Name    string
-	Section string
-	// Loops are the variables the test's stimulus loops over, outermost
-	// first: the one place that says which loop is outer.
-	Loops []string
-}
-
-// LoopLabel names a test's loop variable with its place: "R/W mix (outer)".
-func (t TestDef) LoopLabel(variable string) string {
-	for i, l := range t.Loops {
-		if l != variable {
-			continue
-		}
-		switch {
-		case len(t.Loops) == 1:
-			return l
-		case i == 0:
-			return l + " (outer)"
-		case i == len(t.Loops)-1:
-			return l + " (inner)"
-		}
-		return l
-	}
-	return variable
-}
-
-// TestMatrix is the block sizes and R/W mixes (read %) of a test's
-// stimulus loops, in loop order; throughput's block sizes are the
-// profile's.
-func TestMatrix(test string, p Profile) ([]int64, []int) {
-	switch test {
-	case "iops":
-		return IOPSBlockSizes, IOPSMixes
-	case "tp":
-		return p.TPBlocks, TPMixes
-	case "lat":
-		return LATBlockSizes, LATMixes
-	}
-	return nil, nil
-}
-
-// LookupTest finds a test by id.
-func LookupTest(id string) (TestDef, error) {
-	for _, t := range Tests {
-		if t.ID == id {
-			return t, nil
-		}
-	}
-	var ids []string
-	for _, t := range Tests {
-		ids = append(ids, t.ID)
-	}
-	return TestDef{}, fmt.Errorf("unknown test %q: known tests are %s", id, strings.Join(ids, ", "))
-}
-
-// ParseTests reads a comma-separated test list, keeping the PTS order.
-func ParseTests(s string) ([]string, error) {
-	var out []string
-	for _, f := range strings.Split(s, ",") {
-		f = strings.ToLower(strings.TrimSpace(f))
-		if f == "" {
-			continue
-		}
-		if _, err := LookupTest(f); err != nil {
-			return nil, err
-		}
-		if !slices.Contains(out, f) {
-			out = append(out, f)
-		}
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("no test named")
-	}
-	slices.SortFunc(out, func(a, b string) int { return testOrder(a) - testOrder(b) })
-	return out, nil
 }
 
 var mixLabel = regexp.MustCompile(`^(?i)\s*r?\s*(\d{1,3}(?:\.\d+)?)\s*%?\s*[/:]\s*w?\s*(\d{1,3}(?:\.\d+)?)\s*%?\s*$`)
@@ -375,7 +184,7 @@ func SizeFlag(bs int64) string {
 	if bs%512 != 0 {
 		return fmt.Sprint(bs)
 	}
-	return sizeKey(bs)
+	return engine.SizeKey(bs)
 }
 
 func sizeFlags(v []int64) string {
@@ -386,12 +195,10 @@ func sizeFlags(v []int64) string {
 	return strings.Join(s, ",")
 }
 
-func mixFlag(read int) string { return fmt.Sprintf("%d/%d", read, 100-read) }
-
 func mixFlags(v []int) string {
 	var s []string
 	for _, m := range v {
-		s = append(s, mixFlag(m))
+		s = append(s, MixLabel(m))
 	}
 	return strings.Join(s, ",")
 }
@@ -402,15 +209,6 @@ func JoinAnd(v []string) string {
 		return strings.Join(v, "")
 	}
 	return strings.Join(v[:len(v)-1], ", ") + " and " + v[len(v)-1]
-}
-
-func testOrder(id string) int {
-	for i, t := range Tests {
-		if t.ID == id {
-			return i
-		}
-	}
-	return len(Tests)
 }
 
 // CheckTargets checks, before anything is written, that every workload of

@@ -46,7 +46,7 @@ func TestIOPSStageLoopOrder(t *testing.T) {
 			i++
 		}
 	}
-	assert.Equal(t, "rnd-0.5k-65/35", s.Cells[2*8+7].Key)
+	assert.Equal(t, "rnd-0.5k-65/35", s.Cells[2*8+7].Key.String())
 	require.Len(t, s.Tracking, 3)
 	for _, tc := range []struct {
 		tr   Tracking
@@ -71,7 +71,7 @@ func TestThroughputAndLatencyStages(t *testing.T) {
 	st := c.Stages(p)
 	for i, bs := range []int64{1 << 20, 128 << 10} {
 		s := st[1+i]
-		assert.Equal(t, "tp", s.Test)
+		assert.Equal(t, TP, s.Test)
 		assert.True(t, s.Purge, "throughput purges per block size")
 		assert.Equal(t, bs, s.Precondition.BlockSize, "WIPC at the test block size")
 		require.Len(t, s.Cells, 2)
@@ -99,7 +99,7 @@ func TestThroughputAndLatencyStages(t *testing.T) {
 		}
 	}
 	require.Len(t, lat.Tracking, 1)
-	assert.Equal(t, MetricMeanLatMs, lat.Tracking[0].Metric)
+	assert.Equal(t, MetricLatMean, lat.Tracking[0].Metric)
 	assert.Equal(t, 0, lat.Cells[lat.Tracking[0].Cell].Workload.ReadPct)
 	assert.Equal(t, int64(4<<10), lat.Cells[lat.Tracking[0].Cell].Workload.BlockSize)
 }
@@ -129,7 +129,7 @@ func TestResolveRejects(t *testing.T) {
 		msg  string
 	}{
 		{"profile", func(c *Config) { c.Profile = "consumer" }, `unknown profile "consumer"`},
-		{"test", func(c *Config) { c.Tests = []string{"iops", "wsat2"} }, `unknown test "wsat2"`},
+		{"test", func(c *Config) { c.Tests = []TestID{IOPS, "wsat2"} }, `unknown test "wsat2"`},
 		{"tc", func(c *Config) { c.TC = 300 }, "thread count 300"},
 		{"qd", func(c *Config) { c.QD = -1 }, "queue depth -1"},
 		{"cell time", func(c *Config) { c.CellTime = Duration(500 * time.Millisecond) }, "cell time 500ms"},
@@ -147,7 +147,7 @@ func TestResolveRejects(t *testing.T) {
 	}
 	tests, err := ParseTests("lat, iops,lat")
 	require.NoError(t, err)
-	assert.Equal(t, []string{"iops", "lat"}, tests, "PTS order, no repeats")
+	assert.Equal(t, []TestID{IOPS, LAT}, tests, "PTS order, no repeats")
 	_, err = ParseTests(" , ")
 	assert.Error(t, err)
 }
@@ -171,7 +171,7 @@ func ids(st []Stage) []string {
 func TestCheckTargets(t *testing.T) {
 	c := DefaultConfig()
 	c.Targets = []string{"x"}
-	c.Tests = []string{"iops", "tp", "lat"}
+	c.Tests = []TestID{IOPS, TP, LAT}
 	p, err := c.Resolve()
 	require.NoError(t, err)
 	stages := c.Stages(p)
@@ -248,7 +248,8 @@ func TestPollDuration(t *testing.T) {
 
 func TestLoopLabels(t *testing.T) {
 	for _, tc := range []struct {
-		test, mix, size string
+		test      TestID
+		mix, size string
 	}{
 		{"iops", "R/W mix (outer)", "Block size (inner)"},
 		{"tp", "R/W mix (inner)", "Block size (outer)"},
@@ -324,7 +325,7 @@ func TestSubsetFlags(t *testing.T) {
 		{name: "latency tracking", tests: "lat", sizes: "8k,0.5k",
 			err: "leave out the tracking variables ART RND 4 KiB 0/100: steady state is judged on them; add 4k to --block-sizes"},
 		{name: "throughput without a block size", tests: "tp,lat", sizes: "4k",
-			err: "leave out the tracking variables throughput's MB/s SEQ 0/100 (no throughput block size: 1024k,128k): " +
+			err: "leave out the tracking variables throughput's MB/s SEQ 1024 KiB 0/100 (no throughput block size: 1024k,128k): " +
 				"steady state is judged on them; add 1024k to --block-sizes"},
 		{name: "throughput without writes", tests: "tp", mixes: "100/0",
 			err: "leave out the tracking variables MB/s SEQ 1024 KiB 0/100 and MB/s SEQ 128 KiB 0/100: steady state is judged on them; add 0/100 to --mixes"},
@@ -374,7 +375,7 @@ func TestSubsetStages(t *testing.T) {
 	var keys []string
 	for i, cell := range stages[0].Cells {
 		assert.Equal(t, i, cell.Index)
-		keys = append(keys, cell.Key)
+		keys = append(keys, cell.Key.String())
 	}
 	assert.Equal(t, []string{
 		"rnd-1024k-100/0", "rnd-64k-100/0", "rnd-4k-100/0", "rnd-0.5k-100/0",
@@ -383,13 +384,13 @@ func TestSubsetStages(t *testing.T) {
 	for _, s := range stages {
 		for _, tr := range s.Tracking {
 			w := s.Cells[tr.Cell].Workload
-			assert.Contains(t, tr.Name, engine.FormatSize(w.BlockSize)+" "+mixFlag(w.ReadPct), "tracking names its own cell")
+			assert.Contains(t, tr.Name, engine.FormatSize(w.BlockSize)+" "+MixLabel(w.ReadPct), "tracking names its own cell")
 		}
 	}
-	assert.Equal(t, []string{"seq-1024k-100/0", "seq-1024k-0/100"}, []string{stages[1].Cells[0].Key, stages[1].Cells[1].Key})
+	assert.Equal(t, []string{"seq-1024k-100/0", "seq-1024k-0/100"}, []string{stages[1].Cells[0].Key.String(), stages[1].Cells[1].Key.String()})
 	lat := stages[2]
 	require.Len(t, lat.Cells, 2*3, "4k and 0.5k of latency's sizes, its three mixes")
-	assert.Equal(t, "rnd-4k-100/0", lat.Cells[0].Key)
+	assert.Equal(t, "rnd-4k-100/0", lat.Cells[0].Key.String())
 	assert.Equal(t, 1*time.Minute*6, lat.RoundTime())
 
 	// On a 4Kn target the 0.5 KiB cells go as well; the tracking stays.
@@ -399,7 +400,7 @@ func TestSubsetStages(t *testing.T) {
 	assert.Len(t, stages[2].Cells, 3)
 
 	// Throughput with --mixes 0/100: the write cell only, still tracked.
-	c, p = resolved(t, func(c *Config) { c.Tests, c.Mixes = []string{"tp"}, []int{0} })
+	c, p = resolved(t, func(c *Config) { c.Tests, c.Mixes = []TestID{TP}, []int{0} })
 	stages = c.Stages(p)
 	require.Len(t, stages, 2)
 	for _, s := range stages {
@@ -414,7 +415,7 @@ func TestSubsetStages(t *testing.T) {
 func TestMetricNames(t *testing.T) {
 	var tr Tracking
 	require.NoError(t, json.Unmarshal([]byte(`{"name":"ART","cell":1,"metric":"mean_lat_ms"}`), &tr))
-	assert.Equal(t, MetricMeanLatMs, tr.Metric)
+	assert.Equal(t, MetricLatMean, tr.Metric)
 	b, err := json.Marshal(tr)
 	require.NoError(t, err)
 	assert.Contains(t, string(b), `"metric":"lat_mean_ms"`)

@@ -27,7 +27,7 @@ func runFlags() []cli.Flag {
 	return append([]cli.Flag{
 		&cli.StringSliceFlag{Name: "target", Usage: "target: a block device, file:PATH[:SIZE], sim, sim:client or sim:enterprise (repeatable: one target set, loaded at once)"},
 		&cli.StringFlag{Name: "out", Usage: "run directory to create"},
-		&cli.StringFlag{Name: "tests", Value: strings.Join(d.Tests, ","), Usage: "tests to run: iops, tp, lat"},
+		&cli.StringFlag{Name: "tests", Value: pts.JoinTests(d.Tests, ","), Usage: "tests to run: iops, tp, lat"},
 		&cli.StringFlag{Name: "profile", Value: d.Profile, Usage: "enterprise (PTS-E) or client (PTS-C)"},
 		&cli.StringFlag{Name: "engine", Usage: "workload engine: native (default for devices and files), fio, or sim (simulated drives)"},
 		&cli.StringSliceFlag{Name: "fio-server", Usage: "HOST:PORT[=TARGET] of a fio server whose host loads TARGET (repeatable; engine fio)"},
@@ -191,7 +191,7 @@ func prepareDir(dir string) (func(), error) {
 		return nil, fmt.Errorf("run directory %s: %w", dir, err)
 	case len(entries) > 0:
 		if ri, err := pts.LoadRunInfo(dir); err == nil {
-			what := strings.Join(ri.Config.Tests, ",")
+			what := pts.JoinTests(ri.Config.Tests, ",")
 			switch {
 			case ri.Workload:
 				what = "a workload"

@@ -237,7 +237,7 @@ func recordWorkload(dir string, tp *targetPlan, set *targetSet, w engine.Workloa
 		cfg.Poll = tp.Poll.String()
 	}
 	stage := pts.Stage{ID: "custom", Test: "custom", Title: "Workload", MaxRounds: 1,
-		Cells: []pts.Cell{{Index: 0, Key: pts.CellKey(w), Workload: w}}}
+		Cells: []pts.Cell{{Index: 0, Key: pts.KeyOf(w), Workload: w}}}
 	ri := pts.RunInfo{Schema: pts.Schema, Tool: "ptsrun", Version: version, Spec: "PTS " + pts.SpecRevision,
 		Created: started, Config: cfg, Stages: []pts.Stage{stage}, Targets: tp.Identities,
 		Host: hostInfo(), Engine: set.Engine.Describe(), Source: "ptsrun workload", Operator: op}

@@ -301,7 +301,7 @@ func TestActiveRangeFlags(t *testing.T) {
 		require.NoError(t, json.Unmarshal([]byte(stdout), &p))
 		out := map[string]float64{"pc": p.Stages[0].Precondition.ActiveRange}
 		for _, s := range p.Stages {
-			out[s.Test] = s.Cells[0].Workload.ActiveRange
+			out[string(s.Test)] = s.Cells[0].Workload.ActiveRange
 		}
 		return out
 	}
@@ -374,8 +374,8 @@ func TestQuickLook(t *testing.T) {
 	require.NoError(t, err)
 	journaled := map[string][]string{}
 	for _, r := range recs {
-		if r.Type == pts.RecCell && !slices.Contains(journaled[r.Stage], r.Key) {
-			journaled[r.Stage] = append(journaled[r.Stage], r.Key)
+		if r.Type == pts.RecCell && !slices.Contains(journaled[r.Stage], r.Key.String()) {
+			journaled[r.Stage] = append(journaled[r.Stage], r.Key.String())
 		}
 	}
 	assert.Equal(t, want, journaled, "only the chosen cells were measured, in loop order")
@@ -387,8 +387,8 @@ func TestQuickLook(t *testing.T) {
 		for _, s := range tr.Stages {
 			assert.True(t, s.Steady, s.Title)
 			for _, c := range s.Cells {
-				assert.True(t, c.Present(), c.Key)
-				got[s.ID] = append(got[s.ID], c.Key)
+				assert.True(t, c.Present(), c.Key.String())
+				got[s.ID] = append(got[s.ID], c.Key.String())
 			}
 		}
 	}

@@ -36,7 +36,7 @@ func (p *progress) begin(ri pts.RunInfo, dir string) {
 		return
 	}
 	targets := append(append([]string(nil), ri.Config.Targets...), ri.Config.FioServers...)
-	fmt.Fprintf(p.w, "ptsrun %s: %s on %s (%s, %s profile) → %s\n", version, strings.Join(ri.Config.Tests, ","),
+	fmt.Fprintf(p.w, "ptsrun %s: %s on %s (%s, %s profile) → %s\n", version, pts.JoinTests(ri.Config.Tests, ","),
 		strings.Join(targets, ","), ri.Engine, ri.Profile.Short, dir)
 }
 
@@ -215,7 +215,7 @@ func (p *progress) event(r pts.Record) {
 	if r.Cell != nil {
 		ev["cell"] = *r.Cell
 	}
-	if r.Key != "" {
+	if !r.Key.IsZero() {
 		ev["key"] = r.Key
 	}
 	if m := r.Measurement; m != nil {

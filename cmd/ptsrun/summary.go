@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 
-	"github.com/ptsrun/ptsrun/engine"
 	"github.com/ptsrun/ptsrun/matrix"
+	"github.com/ptsrun/ptsrun/pts"
 )
 
 // summarize prints the verdict and the headline numbers of a run whose
@@ -45,15 +46,15 @@ type runFiles struct {
 
 // stageSummary is one stage's verdict.
 type stageSummary struct {
-	Test    string `json:"test"`
-	Stage   string `json:"stage"`
-	Title   string `json:"title"`
-	Steady  bool   `json:"steady"`
-	SSRound int    `json:"ss_round,omitempty"`
-	Window  [2]int `json:"window"`
-	Rounds  int    `json:"rounds"`
-	Cells   int    `json:"cells"` // with results
-	State   string `json:"state"` // in words, as the text summary says it
+	Test    pts.TestID `json:"test"`
+	Stage   string     `json:"stage"`
+	Title   string     `json:"title"`
+	Steady  bool       `json:"steady"`
+	SSRound int        `json:"ss_round,omitempty"`
+	Window  [2]int     `json:"window"`
+	Rounds  int        `json:"rounds"`
+	Cells   int        `json:"cells"` // with results
+	State   string     `json:"state"` // in words, as the text summary says it
 }
 
 // newSummary describes res, saved in dir, with its report at pdf
@@ -114,7 +115,7 @@ func printSummary(stderr, stdout io.Writer, res *matrix.Results, sum runSummary,
 }
 
 // stageState says where a stage stands, in words.
-func stageState(test string, s matrix.StageResult) string {
+func stageState(test pts.TestID, s matrix.StageResult) string {
 	switch {
 	case s.Published():
 		return "published values, one per cell: no rounds, no steady-state verdict"
@@ -128,7 +129,7 @@ func stageState(test string, s matrix.StageResult) string {
 		return fmt.Sprintf("stopped by an error after %d round(s), not steady", s.Rounds)
 	case !s.Complete:
 		return fmt.Sprintf("unfinished after %d round(s), not steady yet (ptsrun resume continues it)", s.Rounds)
-	case test == "custom":
+	case test == pts.Custom:
 		return fmt.Sprintf("%d round(s) of workloads outside the PTS: no steady-state verdict", s.Rounds)
 	case !s.Steady:
 		return fmt.Sprintf("steady state NOT reached in %d rounds, window %d–%d", s.Rounds, s.Window[0], s.Window[1])
@@ -141,55 +142,44 @@ type headlineValue struct {
 	Value string `json:"value"`
 }
 
-// headline picks the numbers people quote.
+// headline picks the numbers people quote: the brief headlines of the
+// tests' definitions.
 func headline(res *matrix.Results) []headlineValue {
 	var out []headlineValue
-	find := func(test, key string) *matrix.CellResult {
-		t := res.Find(test)
-		if t == nil {
-			return nil
+	for _, h := range res.Headlines() {
+		if !h.Brief {
+			continue
 		}
-		for _, s := range t.Stages {
-			for i := range s.Cells {
-				if s.Cells[i].Key == key && s.Cells[i].Present() {
-					return &s.Cells[i]
-				}
+		c := h.Cell
+		name := h.Key.Words()
+		val := func(m pts.Metric, format string) string {
+			v, ok := c.Value(m)
+			if !ok {
+				return "–" // e.g. fio printed no 99.999 % and gave no bins
 			}
+			return fmt.Sprintf(format, v)
 		}
-		return nil
-	}
-	for _, k := range []struct{ key, name string }{
-		{"rnd-4k-100/0", "IOPS RND 4 KiB read"}, {"rnd-4k-0/100", "IOPS RND 4 KiB write"},
-		{"rnd-4k-65/35", "IOPS RND 4 KiB 65/35"},
-	} {
-		if c := find("iops", k.key); c != nil {
-			out = append(out, headlineValue{k.name, fmt.Sprintf("%.0f IOPS", c.IOPS)})
-		}
-	}
-	if t := res.Find("tp"); t != nil {
-		for _, s := range t.Stages {
-			for _, c := range s.Cells {
-				dir := "read"
-				if c.ReadPct == 0 {
-					dir = "write"
-				}
-				if c.Present() {
-					out = append(out, headlineValue{"SEQ " + engine.FormatSize(c.BlockSize) + " " + dir,
-						fmt.Sprintf("%.0f MB/s", c.MBps)})
-				}
+		var parts, names []string
+		allMs := true
+		for _, m := range h.Metrics {
+			switch m.Unit() {
+			case "IOPS":
+				parts = append(parts, val(m, "%.0f IOPS"))
+			case "MB/s":
+				parts = append(parts, val(m, "%.0f MB/s"))
+			default:
+				parts = append(parts, val(m, "%.3f"))
 			}
+			names = append(names, map[pts.Metric]string{pts.MetricLatMean: "mean", pts.MetricLatP99999: "99.999%", pts.MetricLatMax: "max"}[m])
+			allMs = allMs && m.Unit() == "ms"
 		}
-	}
-	for _, k := range []struct{ key, name string }{
-		{"rnd-4k-100/0", "RND 4 KiB read QD1"}, {"rnd-4k-0/100", "RND 4 KiB write QD1"},
-	} {
-		if c := find("lat", k.key); c != nil {
-			p := "–" // fio printed no 99.999 % and gave no bins
-			if v, ok := c.Value(matrix.MetricLatP99999); ok {
-				p = fmt.Sprintf("%.3f", v)
-			}
-			out = append(out, headlineValue{k.name + " mean/99.999%/max",
-				fmt.Sprintf("%.3f / %s / %.3f ms", c.LatMeanMs, p, c.LatMaxMs)})
+		switch {
+		case allMs:
+			out = append(out, headlineValue{fmt.Sprintf("%s QD%d %s", name, c.QD, strings.Join(names, "/")), strings.Join(parts, " / ") + " ms"})
+		case len(h.Metrics) == 1 && h.Metrics[0] == pts.MetricIOPS:
+			out = append(out, headlineValue{"IOPS " + name, parts[0]})
+		default:
+			out = append(out, headlineValue{name, strings.Join(parts, ", ")})
 		}
 	}
 	return out

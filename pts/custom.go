@@ -1,0 +1,12 @@
+package pts
+
+// CustomTest holds workloads outside the PTS: imported results that are not
+// PTS cells, and single workloads recorded with `ptsrun workload`. It has
+// no matrix, no tracking variables and no steady-state verdict; every
+// cell is a headline and a row of its table.
+var CustomTest = &TestDef{
+	ID: Custom, Name: "Custom workloads", order: 1000,
+	Tables: []TableDef{{Name: "custom", Title: "Custom workloads",
+		Columns: []Metric{MetricIOPS, MetricMBps, MetricLatMean, MetricLatP99999, MetricLatMax}}},
+	EveryCell: []Metric{MetricIOPS, MetricMBps, MetricLatMean, MetricLatP99999},
+}

@@ -1,0 +1,193 @@
+package pts
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// TestID names a test of the PTS, or Custom: workloads outside it
+// (imported, or recorded with `ptsrun workload`).
+type TestID string
+
+// The tests ptsrun knows.
+const (
+	IOPS   TestID = "iops"
+	TP     TestID = "tp"
+	LAT    TestID = "lat"
+	Custom TestID = "custom"
+)
+
+// The variables a test's stimulus loops over.
+const (
+	LoopMix       = "R/W mix"
+	LoopBlockSize = "Block size"
+)
+
+// TestDef is one test, everything ptsrun needs to know of it in one value:
+// its matrix and loop order, how its stages are built, its tracking
+// variables, its tables and the cells people quote. Each test's is in a file
+// of its own (iops.go, tp.go, lat.go, custom.go); matrix, pdfreport, golden
+// and the command line loop over them and list no cell or metric again.
+type TestDef struct {
+	ID      TestID
+	Name    string // "IOPS"
+	Section string // of PTS 2.0.2: "§7"
+	// Loops are the variables the test's stimulus loops over, outermost
+	// first: the one place that says which loop is outer.
+	Loops []string
+	// Matrix is the test's block sizes and R/W mixes (read %), in loop order.
+	Matrix func(p Profile) (sizes []int64, mixes []int)
+	// Tracking are the steady-state tracking variables of a stage of the
+	// test; bs is the stage's block size where the test has a stage per
+	// block size (throughput), 0 otherwise.
+	Tracking func(bs int64) []TrackingDef
+	// StagePerBlockSize says the test purges, preconditions and reaches
+	// steady state once per block size (throughput).
+	StagePerBlockSize bool
+	// Tables are the test's tables besides each stage's tracking table, in
+	// report order.
+	Tables []TableDef
+	// Headlines are the cells people quote, in order; EveryCell makes
+	// every cell of the test one, with these metrics (throughput's few).
+	Headlines []Headline
+	EveryCell []Metric
+	// stages builds the test's stages for the block sizes and mixes the
+	// run does (Config.Subset).
+	stages func(c Config, p Profile, sizes []int64, mixes []int) []Stage
+	order  int // its place in the PTS
+}
+
+// TrackingDef is a tracking variable of a test: a metric of one cell.
+type TrackingDef struct {
+	Name   string // "IOPS RND 4 KiB 0/100"
+	Key    CellKey
+	Metric Metric
+}
+
+// TableDef is a table a test's results make: a metric over the test's
+// block size × R/W mix matrix (rows and columns from Matrix), or with
+// Columns, one row per cell and a column per metric.
+type TableDef struct {
+	Name      string // the CSV's file name, without .csv
+	Title     string
+	Metric    Metric
+	Columns   []Metric
+	Aggregate string // how a value is made from the measurement window, for captions
+}
+
+// Headline is a cell people quote, with the metrics they quote of it.
+type Headline struct {
+	Key     CellKey
+	Metrics []Metric
+	// Brief headlines are the few the command line's summary and run
+	// comparisons show; the report's first page shows every headline.
+	Brief bool
+}
+
+// Tests are the PTS's tests ptsrun runs, in the order of the PTS. Each
+// test's file registers it.
+var Tests []*TestDef
+
+// register adds a test, keeping the PTS's order.
+func register(t *TestDef) {
+	Tests = append(Tests, t)
+	slices.SortStableFunc(Tests, func(a, b *TestDef) int { return a.order - b.order })
+}
+
+// Def is the definition of a test, Custom included; nil when unknown.
+func Def(id TestID) *TestDef {
+	if id == Custom {
+		return CustomTest
+	}
+	for _, t := range Tests {
+		if t.ID == id {
+			return t
+		}
+	}
+	return nil
+}
+
+// LookupTest finds a PTS test by id.
+func LookupTest(id TestID) (*TestDef, error) {
+	if t := Def(id); t != nil && t.ID != Custom {
+		return t, nil
+	}
+	var ids []string
+	for _, t := range Tests {
+		ids = append(ids, string(t.ID))
+	}
+	return nil, fmt.Errorf("unknown test %q: known tests are %s", id, strings.Join(ids, ", "))
+}
+
+// ParseTests reads a comma-separated test list, keeping the PTS order.
+func ParseTests(s string) ([]TestID, error) {
+	var out []TestID
+	for _, f := range strings.Split(s, ",") {
+		id := TestID(strings.ToLower(strings.TrimSpace(f)))
+		if id == "" {
+			continue
+		}
+		if _, err := LookupTest(id); err != nil {
+			return nil, err
+		}
+		if !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no test named")
+	}
+	slices.SortFunc(out, func(a, b TestID) int { return Def(a).order - Def(b).order })
+	return out, nil
+}
+
+// LoopLabel names a test's loop variable with its place: "R/W mix (outer)".
+func (t *TestDef) LoopLabel(variable string) string {
+	for i, l := range t.Loops {
+		if l != variable {
+			continue
+		}
+		switch {
+		case len(t.Loops) == 1:
+			return l
+		case i == 0:
+			return l + " (outer)"
+		case i == len(t.Loops)-1:
+			return l + " (inner)"
+		}
+		return l
+	}
+	return variable
+}
+
+// TestMatrix is the block sizes and R/W mixes of a test's stimulus loops,
+// in loop order.
+func TestMatrix(id TestID, p Profile) ([]int64, []int) {
+	if t := Def(id); t != nil && t.Matrix != nil {
+		return t.Matrix(p)
+	}
+	return nil, nil
+}
+
+// LookupTable finds a test's table by its name: the test and the table's
+// definition.
+func LookupTable(name string) (*TestDef, TableDef, bool) {
+	for _, t := range append(slices.Clone(Tests), CustomTest) {
+		for _, tb := range t.Tables {
+			if tb.Name == name {
+				return t, tb, true
+			}
+		}
+	}
+	return nil, TableDef{}, false
+}
+
+// JoinTests writes test IDs with sep between them: "iops,lat".
+func JoinTests(ids []TestID, sep string) string {
+	var s []string
+	for _, id := range ids {
+		s = append(s, string(id))
+	}
+	return strings.Join(s, sep)
+}
