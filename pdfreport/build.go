@@ -296,14 +296,6 @@ func engineLabel(ri pts.RunInfo) string {
 	return orDash(ri.Engine)
 }
 
-// accessLabel writes a cell's access pattern the PTS way: RND or SEQ.
-func accessLabel(access string) string {
-	if access == engine.Random.String() {
-		return "RND"
-	}
-	return "SEQ"
-}
-
 // spread is the largest value over the smallest, "–" without two values.
 func spread(v []float64) string {
 	lo, hi, n := math.Inf(1), math.Inf(-1), 0
