@@ -272,7 +272,9 @@ func shapeOf(r *matrix.Results) []stageShape {
 	var out []stageShape
 	for _, tr := range r.Tests {
 		for _, s := range tr.Stages {
-			sh := stageShape{Test: tr.Test, Stage: s.ID, Complete: s.Complete, Steady: s.Steady,
+			// fmt.Sprint: the test and cell keys are on their way from
+			// strings to pts's typed keys (issue 11).
+			sh := stageShape{Test: fmt.Sprint(tr.Test), Stage: fmt.Sprint(s.ID), Complete: s.Complete, Steady: s.Steady,
 				Window: fmt.Sprintf("%d rounds", s.Window[1]-s.Window[0]+1)}
 			if s.Window[1] != s.Rounds {
 				sh.Window += fmt.Sprintf(", ending at round %d of %d", s.Window[1], s.Rounds)
@@ -285,9 +287,9 @@ func shapeOf(r *matrix.Results) []stageShape {
 					}
 				}
 				if measured == s.Rounds {
-					sh.Cells = append(sh.Cells, c.Key)
+					sh.Cells = append(sh.Cells, fmt.Sprint(c.Key))
 				} else {
-					sh.Cells = append(sh.Cells, fmt.Sprintf("%s: %d of %d rounds", c.Key, measured, s.Rounds))
+					sh.Cells = append(sh.Cells, fmt.Sprintf("%v: %d of %d rounds", c.Key, measured, s.Rounds))
 				}
 			}
 			for _, tv := range s.Tracking {
