@@ -25,19 +25,21 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
-// TestResultsGolden freezes a deterministic simulated run's results.json:
-// any change to the methodology, the simulated drive or the aggregation
-// shows up here as a diff to review.
+// TestResultsGolden freezes a deterministic simulated run's results.json
+// and tables: any change to the methodology, the simulated drive or the
+// aggregation shows up here as a diff to review. The goldens hold numbers
+// at goldentest.Digits significant digits and histograms as summaries, so
+// that the last bit of a float does not break them and a diff can be read.
 func TestResultsGolden(t *testing.T) {
 	_, res, dir := goldentest.SimRun(t, "enterprise", nil)
 	require.NoError(t, res.Save(dir))
 	b, err := os.ReadFile(filepath.Join(dir, "results.json"))
 	require.NoError(t, err)
-	goldentest.File(t, filepath.Join("testdata", "enterprise-results.json"), b, *update)
+	goldentest.JSON(t, filepath.Join("testdata", "enterprise-results.json"), b, *update)
 	for _, name := range []string{"iops.csv", "tp.csv", "lat_mean_ms.csv", "lat_p99_999_ms.csv"} {
 		csv, err := os.ReadFile(filepath.Join(dir, "tables", name))
 		require.NoError(t, err)
-		goldentest.File(t, filepath.Join("testdata", "enterprise-"+name), csv, *update)
+		goldentest.CSV(t, filepath.Join("testdata", "enterprise-"+name), csv, *update)
 	}
 }
 

@@ -205,11 +205,44 @@ func TestReportIncomplete(t *testing.T) {
 	}
 	part := matrix.Build(ri, keep, true)
 	require.False(t, part.Complete)
+	full, cut := res.Tests[0].Stages[0], part.Tests[0].Stages[0]
+	require.Greater(t, full.Rounds, 1, "the whole run must go past the cut")
+	require.False(t, cut.Complete)
+	require.Equal(t, 1, cut.Rounds, "round 1 is complete, round 2 cut short")
+
 	doc := Build(ri, part, Options{Dir: dir})
 	assert.Contains(t, doc.Header.Finish, "(incomplete)")
+	text := doc.Text()
+	for _, want := range []string{
+		"param Complete: no",
+		"IOPS: the stage did not finish (1 complete round).",
+		"The journal's last line was cut short (the process was killed); that record is ignored.",
+		"incomplete (1 rounds)",
+	} {
+		assert.True(t, strings.Contains(text, want), "the report does not say %q", want)
+	}
+	// What is there: round 1 of every tracking variable, as the whole run
+	// measured it, and no round after it.
+	for i, tv := range cut.Tracking {
+		require.Len(t, tv.Values, 1, tv.Name)
+		assert.Equal(t, full.Tracking[i].Values[0], tv.Values[0], "%s: round 1 is the same journal", tv.Name)
+		line := "\n" + tv.Name + ": " + fmtIOPS(tv.Values[0]) + "\n"
+		assert.True(t, strings.Contains(text, line), "the convergence plot does not show round 1 alone: %q", line)
+	}
+	pages := 0
+	for _, p := range doc.Pages {
+		if p.Test == "" {
+			continue
+		}
+		pages++
+		assert.Equal(t, "STAGE INCOMPLETE", p.Warning, "page %q", p.Title)
+	}
+	assert.NotZero(t, pages, "the test's pages are there")
+
 	pdf := render(t, doc, part.Start)
 	assert.True(t, bytes.HasPrefix(pdf, []byte("%PDF-")))
-	_ = res
+	assert.GreaterOrEqual(t, len(pageObj.FindAll(pdf, -1)), len(doc.Pages), "every page is drawn")
+	assert.Contains(t, shownText(t, pdf), "STAGE INCOMPLETE", "the drawn pages carry the warning")
 }
 
 // BenchmarkReport builds and renders the full report of an IOPS +
@@ -229,16 +262,27 @@ func BenchmarkReport(b *testing.B) {
 }
 
 // A plot gonum cannot draw (nothing positive on a log axis) becomes a note
-// on its page; the report is still written.
+// on its page; the report is still written. The note is read back from the
+// PDF itself, and by pdftotext as well where it is installed.
 func TestUndrawablePlot(t *testing.T) {
 	p := plot.New()
 	p.Y.Scale = plot.LogScale{}
 	l, err := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 0}})
 	require.NoError(t, err)
 	p.Add(l)
-	d := &Doc{Pages: []*Page{{Title: "broken", Blocks: []Block{Chart{Caption: "zeros on a log axis", Plot: p}}}}}
+	d := &Doc{Pages: []*Page{{Title: "broken", Blocks: []Block{
+		Chart{Caption: "zeros on a log axis", Plot: p},
+		Paragraph{Lines: []string{"text after the plot"}},
+	}}}}
 	pdf := render(t, d, time.Unix(0, 0))
 	assert.True(t, bytes.HasPrefix(pdf, []byte("%PDF-")))
+	assert.True(t, bytes.HasSuffix(bytes.TrimSpace(pdf), []byte("%%EOF")), "the file is whole")
+	require.Len(t, pageObj.FindAll(pdf, -1), 1)
+	shown := shownText(t, pdf)
+	assert.Contains(t, shown, "This plot could not be drawn from these results")
+	assert.Contains(t, shown, "zeros on a log axis", "the caption stays")
+	assert.Contains(t, shown, "text after the plot", "the page goes on after the plot")
+
 	if _, err := exec.LookPath("pdftotext"); err == nil {
 		pages := pdftotext(t, pdf)
 		require.Len(t, pages, 1)

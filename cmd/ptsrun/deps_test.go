@@ -3,59 +3,432 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io"
 	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// Data flows one way (DESIGN.md): a package may import only packages of a
-// lower layer. steadystate is pure math and imports no project package.
-var layer = map[string]int{
-	"steadystate": 0, "engine": 1, "device": 2, "precondition": 3, "pts": 4,
-	"matrix": 5, "pdfreport": 6, "golden": 7, "cmd": 8,
+// DESIGN.md, "Data flows one way": target (device) → precondition → runner
+// (pts, engine, steadystate) → results (matrix) → report (pdfreport) →
+// regression (golden). A package may import what lies upstream of it, never
+// downstream; steadystate imports no project package; pdfreport runs no
+// I/O and reads no files; nothing imports cmd/ptsrun. "A test asserts this
+// with go list -deps, test imports included": this one.
+//
+// allowedImports is that graph written out, one row per package, every
+// sub-package its own: a package imports only the project packages its row
+// lists, and every pair not listed is forbidden. Test files may also import
+// the test fixtures below.
+var allowedImports = []struct {
+	pkg     string
+	imports []string
+	why     string
+}{
+	{"steadystate", nil,
+		"pure math, a series in and a verdict out: no project package, tests included"},
+	{"device", nil,
+		"the target is where the data starts: identity, capacity and safety need no one downstream"},
+	{"engine", []string{"device"},
+		"the engine contract: one workload on a target set in, one measurement out"},
+	{"engine/native", []string{"engine", "device"}, "an engine behind the contract"},
+	{"engine/fio", []string{"engine", "device"}, "an engine behind the contract"},
+	{"engine/sim", []string{"engine", "device"}, "an engine behind the contract"},
+	{"engine/enginetest", []string{"engine", "device"}, "the conformance suite every engine passes"},
+	{"precondition", []string{"device", "engine"},
+		"purges a target and preconditions it through an engine"},
+	{"pts", []string{"device", "engine", "precondition", "steadystate"},
+		"the runner: target, purge and preconditioning, engine.Run per cell, steadystate after each round, the journal"},
+	{"matrix", []string{"device", "engine", "pts", "steadystate"},
+		"turns the journal's records (pts) of measurements (engine) into results; what the purge did reaches it in those records, not from precondition"},
+	{"pdfreport", []string{"device", "engine", "pts", "steadystate", "matrix"},
+		"draws the results and run information it is given, and runs nothing"},
+	{"golden", []string{"device", "engine", "engine/fio", "pts", "steadystate", "matrix", "pdfreport"},
+		"compares results; import reads fio output with the fio engine's parser; compare hands pdfreport its comparison (see restrictedUses)"},
+	{"golden/goldentest", []string{"device", "engine", "engine/sim", "precondition", "pts", "steadystate", "matrix"},
+		"test wiring: a simulated run from target to results, as cmd wires a real one"},
+	{"cmd/ptsrun", []string{"device", "engine", "engine/native", "engine/fio", "engine/sim", "precondition", "pts",
+		"steadystate", "matrix", "pdfreport", "golden"},
+		"the CLI wires every package together; nothing imports it"},
 }
 
-const module = "github.com/ptsrun/ptsrun/"
-
-func layerOf(pkg string) (string, int) {
-	top := strings.SplitN(strings.TrimPrefix(pkg, module), "/", 2)[0]
-	l, ok := layer[top]
-	if !ok {
-		return top, -1
-	}
-	return top, l
+// testFixtures may be imported by any package's test files but
+// steadystate's, and by no other file but the wiring's.
+var testFixtures = map[string]string{
+	"engine/sim":        "the simulated drive runs the methodology, every report page and the golden tests without hardware",
+	"engine/enginetest": "the engine conformance suite and loop devices",
+	"golden/goldentest": "the golden-file helper the project's own tests use",
 }
 
+// restrictedUses narrows an allowed import to the identifiers listed, in
+// non-test and test files. golden hands pdfreport a comparison to draw, in
+// the types pdfreport defines for its input; its Doc, pages, blocks and
+// formatting are internals golden has no business with. golden's tests may
+// also build a run's report to read its text.
+var restrictedUses = map[[2]string]struct{ files, tests []string }{
+	{"golden", "pdfreport"}: {
+		files: []string{"Comparison", "ComparedRun", "ComparedTable", "ComparedHeadline"},
+		tests: []string{"Comparison", "ComparedRun", "ComparedTable", "ComparedHeadline", "Build", "Options"},
+	},
+}
+
+// noIO is what pdfreport's non-test files may not import: it never runs
+// I/O and reads no files; everything it draws arrives in its input, and
+// the PDF leaves through the io.Writer it is given. A trailing /... means
+// the package and those below it.
+var noIO = map[string][]string{
+	"pdfreport": {"os/...", "path/filepath", "io/fs", "io/ioutil", "net/...", "syscall", "plugin", "golang.org/x/sys/..."},
+}
+
+// exception is a known violation of the rules above: the file, the import,
+// and the issue whose refactoring removes it. The test fails on any other
+// violation, and on an exception that no longer happens, so that it is
+// deleted with the violation.
+type exception struct{ file, imports, why string }
+
+var exceptions = []exception{
+	{"pdfreport/build.go", "os", "issue 11: pdfreport reads seconds.csv and DIR/fio job files"},
+	{"pdfreport/build.go", "path/filepath", "issue 11: pdfreport reads seconds.csv and DIR/fio job files"},
+	{"matrix/results.go", "precondition", "issue 11: a stage's results keep the purge as precondition.Result; it should arrive in pts's journal record"},
+	{"matrix/matrix_test.go", "precondition", "issue 11: the test writes purge records as precondition.Result"},
+	{"device/target.go", "engine", "no issue yet: device parses and prints target sizes with engine.ParseSize and engine.FormatSize"},
+}
+
+const module = "github.com/ptsrun/ptsrun"
+
+// goFile is one source file: where it is, whether it is a test file, what
+// it imports (project packages relative to the module, others as they
+// are) and which identifiers of each imported project package it uses.
+type goFile struct {
+	Path    string
+	Test    bool
+	Imports []string
+	Uses    map[string][]string
+}
+
+// goPackage is a project package: its files, of every build tag, and the
+// project packages it depends on, directly or not, tests included.
+type goPackage struct {
+	Path  string
+	Files []goFile
+	Deps  []string
+}
+
+// TestDependenciesFlowOneWay checks the project's real import graph.
 func TestDependenciesFlowOneWay(t *testing.T) {
-	out, err := exec.Command("go", "list", "-json", "../../...").Output()
+	pkgs := loadPackages(t)
+	require.NotEmpty(t, pkgs)
+	for _, v := range checkGraph(pkgs) {
+		t.Error(v)
+	}
+}
+
+// TestDependencyCheckFails shows that each rule fails when broken: the
+// real graph with one edge added.
+func TestDependencyCheckFails(t *testing.T) {
+	pkgs := loadPackages(t)
+	require.Empty(t, checkGraph(pkgs), "the real graph must pass first")
+	for _, c := range []struct {
+		name, pkg, file string
+		test            bool
+		imports         string
+		uses            []string
+		want            string
+	}{
+		{"matrix imports precondition", "matrix", "matrix/tables.go", false, "precondition", nil,
+			"matrix/tables.go imports precondition: matrix may import only device, engine, pts, steadystate"},
+		{"pdfreport runs a program", "pdfreport", "pdfreport/render.go", false, "os/exec", nil,
+			"pdfreport/render.go imports os/exec: pdfreport runs no I/O"},
+		{"pdfreport reads files in a new file", "pdfreport", "pdfreport/page_iops.go", false, "os", nil,
+			"pdfreport/page_iops.go imports os: pdfreport runs no I/O"},
+		{"golden uses pdfreport internals", "golden", "golden/compare.go", false, "pdfreport", []string{"Page"},
+			"golden/compare.go uses pdfreport.Page: golden may use only pdfreport.Comparison"},
+		{"data flows back", "pts", "pts/runner.go", false, "matrix", nil,
+			"pts/runner.go imports matrix: pts may import only device, engine, precondition, steadystate"},
+		{"a sub-package on its own", "engine/sim", "engine/sim/drive.go", false, "engine/fio", nil,
+			"engine/sim/drive.go imports engine/fio: engine/sim may import only device, engine"},
+		{"a test imports upstream", "pdfreport", "pdfreport/report_test.go", true, "golden", nil,
+			"pdfreport/report_test.go imports golden: pdfreport may import only"},
+		{"steadystate's tests", "steadystate", "steadystate/steadystate_test.go", true, "golden/goldentest", nil,
+			"steadystate/steadystate_test.go imports golden/goldentest: steadystate may import no project package"},
+		{"a fixture outside tests", "pts", "pts/runner.go", false, "engine/sim", nil,
+			"pts/runner.go imports engine/sim"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			broken := addImport(pkgs, c.pkg, goFile{Path: c.file, Test: c.test, Imports: []string{c.imports},
+				Uses: map[string][]string{c.imports: c.uses}})
+			assert.Contains(t, strings.Join(checkGraph(broken), "\n"), c.want)
+		})
+	}
+
+	t.Run("a package without a row", func(t *testing.T) {
+		broken := append(slices.Clone(pkgs), goPackage{Path: "target", Files: []goFile{{Path: "target/target.go"}}})
+		assert.Contains(t, strings.Join(checkGraph(broken), "\n"), "package target has no row in allowedImports")
+	})
+	t.Run("steadystate depends on a project package", func(t *testing.T) {
+		broken := slices.Clone(pkgs)
+		for i, p := range broken {
+			if p.Path == "steadystate" {
+				broken[i].Deps = append(slices.Clone(p.Deps), "engine")
+			}
+		}
+		assert.Contains(t, strings.Join(checkGraph(broken), "\n"), "steadystate depends on engine")
+	})
+	t.Run("an exception that no longer happens", func(t *testing.T) {
+		fixed := slices.Clone(pkgs)
+		for i, p := range fixed {
+			if p.Path == "pdfreport" {
+				fixed[i].Files = slices.DeleteFunc(slices.Clone(p.Files), func(f goFile) bool { return f.Path == "pdfreport/build.go" })
+			}
+		}
+		assert.Contains(t, strings.Join(checkGraph(fixed), "\n"),
+			`exception "pdfreport/build.go imports os" no longer happens (issue 11: pdfreport reads seconds.csv and DIR/fio job files): delete it`)
+	})
+}
+
+// addImport is pkgs with one more file in package pkg.
+func addImport(pkgs []goPackage, pkg string, f goFile) []goPackage {
+	out := slices.Clone(pkgs)
+	for i, p := range out {
+		if p.Path == pkg {
+			out[i].Files = append(slices.Clone(p.Files), f)
+		}
+	}
+	return out
+}
+
+// checkGraph returns every violation of the rules above, in words.
+func checkGraph(pkgs []goPackage) []string {
+	var out []string
+	rows := map[string][]string{}
+	for _, r := range allowedImports {
+		rows[r.pkg] = r.imports
+	}
+	known := map[string]bool{}
+	for _, p := range pkgs {
+		known[p.Path] = true
+	}
+	for _, r := range allowedImports {
+		if !known[r.pkg] {
+			out = append(out, fmt.Sprintf("allowedImports has a row for %s, which is no package: update the table", r.pkg))
+		}
+		if slices.Contains(r.imports, "cmd/ptsrun") {
+			out = append(out, fmt.Sprintf("allowedImports lets %s import cmd/ptsrun: nothing imports it", r.pkg))
+		}
+	}
+	used := map[exception]bool{}
+	excepted := func(file, imp string) bool {
+		for _, e := range exceptions {
+			if e.file == file && e.imports == imp {
+				used[e] = true
+				return true
+			}
+		}
+		return false
+	}
+	for _, p := range pkgs {
+		may, ok := rows[p.Path]
+		if !ok {
+			out = append(out, fmt.Sprintf("package %s has no row in allowedImports: add one that says what it may import and why", p.Path))
+			continue
+		}
+		for _, d := range p.Deps {
+			if p.Path == "steadystate" && d != p.Path {
+				out = append(out, fmt.Sprintf("steadystate depends on %s: it imports no project package, tests included", d))
+			}
+		}
+		for _, f := range p.Files {
+			for _, imp := range f.Imports {
+				if !known[imp] {
+					if !f.Test && matchesAny(imp, noIO[p.Path]) && !excepted(f.Path, imp) {
+						out = append(out, fmt.Sprintf("%s imports %s: %s runs no I/O and reads no files; what it draws arrives in its input", f.Path, imp, p.Path))
+					}
+					continue
+				}
+				switch {
+				case imp == p.Path: // an external test of its own package
+				case slices.Contains(may, imp):
+					out = append(out, restricted(p.Path, f, imp)...)
+				case f.Test && testFixtures[imp] != "" && p.Path != "steadystate":
+				case excepted(f.Path, imp):
+				case len(may) == 0:
+					out = append(out, fmt.Sprintf("%s imports %s: %s may import no project package", f.Path, imp, p.Path))
+				default:
+					out = append(out, fmt.Sprintf("%s imports %s: %s may import only %s (%s)", f.Path, imp, p.Path,
+						strings.Join(sorted(may), ", "), rowWhy(p.Path)))
+				}
+			}
+		}
+	}
+	for _, e := range exceptions {
+		if !used[e] {
+			out = append(out, fmt.Sprintf("exception %q no longer happens (%s): delete it", e.file+" imports "+e.imports, e.why))
+		}
+	}
+	return out
+}
+
+// restricted reports f's uses of imp beyond what restrictedUses allows.
+func restricted(pkg string, f goFile, imp string) []string {
+	r, ok := restrictedUses[[2]string{pkg, imp}]
+	if !ok {
+		return nil
+	}
+	allowed := r.files
+	if f.Test {
+		allowed = r.tests
+	}
+	var out []string
+	for _, id := range f.Uses[imp] {
+		if !slices.Contains(allowed, id) {
+			out = append(out, fmt.Sprintf("%s uses %s.%s: %s may use only %s.%s", f.Path, imp, id, pkg, imp,
+				strings.Join(allowed, ", "+imp+".")))
+		}
+	}
+	return out
+}
+
+func rowWhy(pkg string) string {
+	for _, r := range allowedImports {
+		if r.pkg == pkg {
+			return r.why
+		}
+	}
+	return ""
+}
+
+func sorted(s []string) []string {
+	s = slices.Clone(s)
+	slices.Sort(s)
+	return s
+}
+
+// matchesAny reports whether imp is one of patterns, where a trailing /...
+// matches the package and those below it.
+func matchesAny(imp string, patterns []string) bool {
+	for _, p := range patterns {
+		if base, ok := strings.CutSuffix(p, "/..."); ok && (imp == base || strings.HasPrefix(imp, base+"/")) || imp == p {
+			return true
+		}
+	}
+	return false
+}
+
+// loadPackages lists the project's packages and their test variants with
+// go list -deps -test, and reads every Go file of each, whatever its build
+// tags, for its imports and the identifiers it uses of each.
+func loadPackages(t *testing.T) []goPackage {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-deps", "-test", "-json", "./...")
+	cmd.Dir = filepath.Join("..", "..")
+	out, err := cmd.Output()
 	require.NoError(t, err)
+	type listed struct {
+		ImportPath, Dir, ForTest                                     string
+		GoFiles, CgoFiles, TestGoFiles, XTestGoFiles, IgnoredGoFiles []string
+		Imports, TestImports, XTestImports, Deps                     []string
+	}
+	rel := func(p string) (string, bool) {
+		p, _, _ = strings.Cut(p, " ")
+		if p == module {
+			return ".", true
+		}
+		r, ok := strings.CutPrefix(p, module+"/")
+		return r, ok
+	}
+	var bases []listed
+	deps := map[string][]string{}
 	dec := json.NewDecoder(strings.NewReader(string(out)))
 	for {
-		var p struct {
-			ImportPath string
-			Imports    []string
-		}
-		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
+		var l listed
+		if err := dec.Decode(&l); errors.Is(err, io.EOF) {
 			break
 		} else {
 			require.NoError(t, err)
 		}
-		from, lf := layerOf(p.ImportPath)
-		require.GreaterOrEqual(t, lf, 0, "package %s has no layer in DESIGN.md", p.ImportPath)
-		for _, imp := range p.Imports {
-			if !strings.HasPrefix(imp, module) {
+		path, ok := rel(l.ImportPath)
+		if !ok || strings.HasSuffix(path, ".test") {
+			continue
+		}
+		owner := path
+		if l.ForTest != "" {
+			// A test variant of its own package counts; a dependency
+			// recompiled for another package's test does not.
+			owner, _ = rel(l.ForTest)
+			if path != owner && path != owner+"_test" {
 				continue
 			}
-			to, lt := layerOf(imp)
-			if from == "steadystate" {
-				t.Errorf("steadystate imports %s: it must import no project package", imp)
-			}
-			if lt > lf || (lt == lf && from != to) {
-				t.Errorf("%s imports %s: data flows the other way", p.ImportPath, imp)
+		} else {
+			bases = append(bases, l)
+		}
+		for _, d := range l.Deps {
+			if r, ok := rel(d); ok && r != owner && !slices.Contains(deps[owner], r) {
+				deps[owner] = append(deps[owner], r)
 			}
 		}
 	}
+	var pkgs []goPackage
+	fset := token.NewFileSet()
+	for _, l := range bases {
+		path, _ := rel(l.ImportPath)
+		p := goPackage{Path: path, Deps: deps[path]}
+		listedImports := map[string]bool{}
+		for _, imp := range slices.Concat(l.Imports, l.TestImports, l.XTestImports) {
+			if r, ok := rel(imp); ok {
+				listedImports[r] = true
+			}
+		}
+		scanned := map[string]bool{}
+		for _, name := range slices.Concat(l.GoFiles, l.CgoFiles, l.TestGoFiles, l.XTestGoFiles, l.IgnoredGoFiles) {
+			if !strings.HasSuffix(name, ".go") {
+				continue
+			}
+			f, err := parser.ParseFile(fset, filepath.Join(l.Dir, name), nil, parser.SkipObjectResolution)
+			require.NoError(t, err)
+			gf := goFile{Path: path + "/" + name, Test: strings.HasSuffix(name, "_test.go"), Uses: map[string][]string{}}
+			local := map[string]string{} // local name → project package
+			for _, is := range f.Imports {
+				imp, err := strconv.Unquote(is.Path.Value)
+				require.NoError(t, err)
+				if r, ok := rel(imp); ok {
+					imp = r
+					name := filepath.Base(r)
+					if is.Name != nil {
+						name = is.Name.Name
+					}
+					local[name] = r
+					scanned[r] = true
+				}
+				gf.Imports = append(gf.Imports, imp)
+			}
+			ast.Inspect(f, func(n ast.Node) bool {
+				if sel, ok := n.(*ast.SelectorExpr); ok {
+					if id, ok := sel.X.(*ast.Ident); ok && local[id.Name] != "" {
+						r := local[id.Name]
+						if !slices.Contains(gf.Uses[r], sel.Sel.Name) {
+							gf.Uses[r] = append(gf.Uses[r], sel.Sel.Name)
+						}
+					}
+				}
+				return true
+			})
+			p.Files = append(p.Files, gf)
+		}
+		// The files read must give the graph go list sees.
+		for imp := range listedImports {
+			require.True(t, scanned[imp], "go list says %s imports %s, its files do not", path, imp)
+		}
+		pkgs = append(pkgs, p)
+	}
+	return pkgs
 }

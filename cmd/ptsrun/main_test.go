@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -425,37 +424,6 @@ func TestQuickLook(t *testing.T) {
 
 // A run killed at any moment leaves a journal that report and resume accept,
 // and resume finishes it.
-func TestKillAndResume(t *testing.T) {
-	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
-	for i := 0; i < 6; i++ {
-		delay := time.Duration(10+rng.IntN(700)) * time.Millisecond
-		t.Run(delay.String(), func(t *testing.T) {
-			dir := filepath.Join(t.TempDir(), "run")
-			cmd := exec.Command(binary, "run", "--target", "sim:enterprise", "--tests", "iops,lat", "--out", dir)
-			require.NoError(t, cmd.Start())
-			time.Sleep(delay)
-			_ = cmd.Process.Signal(syscall.SIGKILL)
-			_ = cmd.Wait()
-			if _, err := os.Stat(filepath.Join(dir, "run.json")); err != nil {
-				t.Skipf("killed after %v, before the run existed", delay)
-			}
-			code, _, stderr := ptsrun("report", dir)
-			assert.Equal(t, 0, code, "report after a kill: %s", stderr)
-			code, _, stderr = ptsrun("resume", dir)
-			require.Contains(t, []int{0, 3}, code, stderr)
-			res, _, err := matrix.Load(dir)
-			require.NoError(t, err)
-			assert.True(t, res.Complete)
-			for _, tr := range res.Tests {
-				for _, s := range tr.Stages {
-					assert.True(t, s.Complete, s.Title)
-					assert.NotZero(t, s.Cells[0].IOPS)
-				}
-			}
-		})
-	}
-}
-
 func TestInterruptExits130(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "run")
 	cmd := exec.Command(binary, "run", "--target", "sim:enterprise", "--tests", "iops", "--out", dir)

@@ -3,16 +3,26 @@
 // -update) and a deterministic run of the whole methodology on the
 // simulated drive, with a fixed clock and host, to produce results worth
 // freezing.
+//
+// File compares text byte for byte. JSON and CSV hold numbers at Digits
+// significant digits, compare them within their last digit, and summarize
+// histograms, so that a golden neither breaks on a float's last bit nor
+// hides a change in a blob. On a mismatch each writes the output beside the
+// golden as NAME.actual (git ignores it) to be diffed by hand.
 package goldentest
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/ptsrun/ptsrun/device"
@@ -22,18 +32,76 @@ import (
 	"github.com/ptsrun/ptsrun/pts"
 )
 
-// File compares got with the golden file at path; with update it rewrites
-// the file first. The failure says how to update.
+// File compares got with the golden file at path, byte for byte; with
+// update it rewrites the file first. On a mismatch it writes got beside the
+// golden as path.actual (git ignores it), to be diffed by hand, and the
+// failure names the first line that differs and how to update.
 func File(t testing.TB, path string, got []byte, update bool) {
 	t.Helper()
 	if update {
-		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
-		require.NoError(t, os.WriteFile(path, got, 0o644))
+		writeGolden(t, path, got)
 	}
+	want := readGolden(t, path)
+	if bytes.Equal(want, got) {
+		removeActual(t, path)
+		return
+	}
+	actual := writeActual(t, path, got)
+	line, w, g := firstDiff(want, got)
+	t.Errorf("%s differs from the output at line %d:\n  golden: %q\n  now:    %q\n%s", path, line, w, g, howToReview(path, actual))
+}
+
+// firstDiff is the first line (from 1) where a and b differ, and that line
+// of each.
+func firstDiff(a, b []byte) (int, string, string) {
+	la, lb := strings.Split(string(a), "\n"), strings.Split(string(b), "\n")
+	for i := 0; ; i++ {
+		var x, y string
+		if i < len(la) {
+			x = la[i]
+		}
+		if i < len(lb) {
+			y = lb[i]
+		}
+		if x != y || i >= len(la) || i >= len(lb) {
+			return i + 1, x, y
+		}
+	}
+}
+
+func howToReview(path, actual string) string {
+	return fmt.Sprintf("The output is in %s: diff -u %s %s\nIf the change is intended, rerun the test with -update and review the golden's diff.",
+		actual, path, actual)
+}
+
+func writeGolden(t testing.TB, path string, b []byte) {
+	t.Helper()
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	require.NoError(t, os.WriteFile(path, b, 0o644))
+}
+
+func readGolden(t testing.TB, path string) []byte {
+	t.Helper()
 	want, err := os.ReadFile(path)
 	require.NoError(t, err, "golden file missing: run the test with -update to create %s", path)
-	assert.Equal(t, string(want), string(got),
-		"output differs from %s; if the change is intended, rerun the test with -update and review the diff", path)
+	return want
+}
+
+// writeActual writes the output beside the golden and returns its path.
+func writeActual(t testing.TB, path string, got []byte) string {
+	t.Helper()
+	actual := path + ".actual"
+	require.NoError(t, os.WriteFile(actual, got, 0o644))
+	return actual
+}
+
+// removeActual removes an output left beside the golden by an earlier
+// failure, now that the output agrees with it.
+func removeActual(t testing.TB, path string) {
+	t.Helper()
+	if err := os.Remove(path + ".actual"); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("removing %s.actual: %v", path, err)
+	}
 }
 
 // Start is the fixed start of SimRun's runs: the journal's clock.
