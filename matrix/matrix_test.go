@@ -16,7 +16,6 @@ import (
 
 	"github.com/ptsrun/ptsrun/device"
 	"github.com/ptsrun/ptsrun/engine"
-	"github.com/ptsrun/ptsrun/precondition"
 	"github.com/ptsrun/ptsrun/pts"
 )
 
@@ -56,7 +55,7 @@ func (b *journalBuilder) add(r pts.Record) {
 // stage journals a complete stage whose cells come from cell(round, index).
 func (b *journalBuilder) stage(s pts.Stage, rounds int, steadyAt int, cell func(round, idx int) *engine.Measurement) {
 	b.add(pts.Record{Type: pts.RecStageStart, Stage: s.ID})
-	b.add(pts.Record{Type: pts.RecPurge, Stage: s.ID, Purge: &precondition.Result{Method: precondition.SimFormat, Compliant: true}})
+	b.add(pts.Record{Type: pts.RecPurge, Stage: s.ID, Purge: &pts.PurgeResult{Method: "sim-format", Compliant: true}})
 	w := *s.Precondition
 	b.add(pts.Record{Type: pts.RecPrecondition, Stage: s.ID, Workload: &w, Measurement: meas(0, 1000, 0, 1000, 128<<10)})
 	for r := 1; r <= rounds; r++ {
@@ -172,7 +171,7 @@ func TestDeviations(t *testing.T) {
 	b.add(pts.Record{Type: pts.RecStart})
 	b.add(pts.Record{Type: pts.RecWriteCache, WriteCache: &pts.WriteCacheResult{Requested: true, Before: "unknown", After: "unknown", Error: "cannot be read"}})
 	b.add(pts.Record{Type: pts.RecStageStart, Stage: s.ID})
-	b.add(pts.Record{Type: pts.RecPurge, Stage: s.ID, Purge: &precondition.Result{Method: "none", Skipped: true}})
+	b.add(pts.Record{Type: pts.RecPurge, Stage: s.ID, Purge: &pts.PurgeResult{Method: "none", Skipped: true}})
 	w := *s.Precondition
 	b.add(pts.Record{Type: pts.RecPrecondition, Stage: s.ID, Workload: &w, Measurement: meas(0, 10, 0, 1, 1<<20)})
 	for r := 1; r <= 4; r++ {

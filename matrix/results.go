@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/ptsrun/ptsrun/engine"
-	"github.com/ptsrun/ptsrun/precondition"
 	"github.com/ptsrun/ptsrun/pts"
 	"github.com/ptsrun/ptsrun/steadystate"
 )
@@ -53,19 +52,19 @@ type TestResult struct {
 
 // StageResult is one purge → precondition → rounds unit.
 type StageResult struct {
-	ID           string               `json:"id"`
-	Title        string               `json:"title"`
-	Started      bool                 `json:"started"`
-	Complete     bool                 `json:"complete"`
-	Steady       bool                 `json:"steady"`
-	SSRound      int                  `json:"ss_round,omitempty"`
-	Window       [2]int               `json:"window"` // first and last round of the measurement window
-	Rounds       int                  `json:"rounds"`
-	Error        string               `json:"error,omitempty"` // what stopped an unfinished stage
-	Purge        *precondition.Result `json:"purge,omitempty"`
-	Precondition *Precondition        `json:"precondition,omitempty"`
-	Tracking     []TrackingResult     `json:"tracking"`
-	Cells        []CellResult         `json:"cells"`
+	ID           string           `json:"id"`
+	Title        string           `json:"title"`
+	Started      bool             `json:"started"`
+	Complete     bool             `json:"complete"`
+	Steady       bool             `json:"steady"`
+	SSRound      int              `json:"ss_round,omitempty"`
+	Window       [2]int           `json:"window"` // first and last round of the measurement window
+	Rounds       int              `json:"rounds"`
+	Error        string           `json:"error,omitempty"` // what stopped an unfinished stage
+	Purge        *pts.PurgeResult `json:"purge,omitempty"`
+	Precondition *Precondition    `json:"precondition,omitempty"`
+	Tracking     []TrackingResult `json:"tracking"`
+	Cells        []CellResult     `json:"cells"`
 }
 
 // Precondition summarises the workload-independent preconditioning.

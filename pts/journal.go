@@ -41,6 +41,11 @@ const (
 	RecEnd          = "end"                // the run is complete
 )
 
+// PurgeResult is a purge as the journal records it: what precondition's
+// purger reports. Readers of the journal (matrix, the report) take it from
+// here, not from precondition.
+type PurgeResult = precondition.Result
+
 // Record is one line of journal.jsonl. Which fields are set depends on Type.
 type Record struct {
 	Type        string               `json:"type"`

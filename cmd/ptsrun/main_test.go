@@ -166,7 +166,7 @@ func TestBadInput(t *testing.T) {
 		{"subset bad size", []string{"run", "--target", "sim", "--block-sizes", "4x"}, `--block-sizes: block size "4x" is not a number`},
 		{"subset bad mix", []string{"run", "--target", "sim", "--mixes", "half"}, `--mixes: mix "half"`},
 		{"subset on plan", []string{"plan", "--target", "sim", "--tests", "tp,lat", "--block-sizes", "4k"},
-			"leave out the tracking variables throughput's MB/s SEQ 0/100 (no throughput block size: 1024k,128k): " +
+			"leave out the tracking variables throughput's MB/s SEQ 1024 KiB 0/100 (no throughput block size: 1024k,128k): " +
 				"steady state is judged on them; add 1024k to --block-sizes"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -634,7 +634,7 @@ func TestWorkloadRecordsARunDirectory(t *testing.T) {
 	assert.Empty(t, ri.Profile.Short)
 	require.Len(t, res.Tests, 1)
 	c := res.Tests[0].Stages[0].Cells[0]
-	assert.Equal(t, "rnd-4k-70/30", c.Key)
+	assert.Equal(t, "rnd-4k-70/30", c.Key.String())
 	assert.Positive(t, c.IOPS)
 	var w workloadResult
 	raw, err := os.ReadFile(filepath.Join(a, "workload.json"))
