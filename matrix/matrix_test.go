@@ -709,3 +709,37 @@ func TestHostCPU(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotContains(t, string(out), "host_cpu")
 }
+
+// Cells are found by test and key, and the headlines are the definitions':
+// listed cells in their order, every cell of throughput; each with its
+// result.
+func TestCellsAndHeadlines(t *testing.T) {
+	ri := info(t, nil)
+	b := &journalBuilder{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+	for _, s := range ri.Stages {
+		b.stage(s, 5, 5, func(r, i int) *engine.Measurement {
+			return meas(int64(1000*(i+1)), 0, 100_000, 0, s.Cells[i].Workload.BlockSize)
+		})
+	}
+	res := Build(ri, b.recs, false)
+	c := res.Cell(pts.IOPS, pts.Key(engine.Random, 64<<10, 65))
+	require.NotNil(t, c)
+	assert.Equal(t, "rnd-64k-65/35", c.Key.String())
+	assert.Nil(t, res.Cell(pts.LAT, pts.Key(engine.Random, 64<<10, 65)), "not a latency cell")
+	assert.Nil(t, res.Cell(pts.Custom, pts.Key(engine.Random, 4096, 0)), "no such test in the run")
+
+	var got []string
+	for _, h := range res.Headlines() {
+		require.NotNil(t, h.Cell)
+		assert.Equal(t, h.Key, h.Cell.Key)
+		brief := ""
+		if h.Brief {
+			brief = "*"
+		}
+		got = append(got, string(h.Test)+" "+h.Key.String()+brief)
+	}
+	assert.Equal(t, []string{
+		"iops rnd-4k-100/0*", "iops rnd-4k-65/35*", "iops rnd-4k-0/100*", "iops rnd-64k-65/35", "iops rnd-1024k-100/0",
+		"tp seq-1024k-100/0*", "tp seq-1024k-0/100*", "tp seq-128k-100/0*", "tp seq-128k-0/100*",
+		"lat rnd-4k-100/0*", "lat rnd-4k-0/100*"}, got)
+}
