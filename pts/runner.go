@@ -10,7 +10,6 @@ import (
 
 	"github.com/ptsrun/ptsrun/engine"
 	"github.com/ptsrun/ptsrun/precondition"
-	"github.com/ptsrun/ptsrun/steadystate"
 )
 
 // ErrInterrupted is returned when a signal stopped the run at a cell boundary.
@@ -459,21 +458,9 @@ func (r *Runner) runStage(ctx context.Context, s *Stage, ss *StageState) error {
 	if err := r.checkWriteCache(s, CheckBeforeRounds); err != nil {
 		return err
 	}
-	crit := r.Info.Config.SS
-	series := make([]steadystate.Series, len(s.Tracking))
-	for v, t := range s.Tracking {
-		series[v].Name = t.Name
-		if v < len(ss.Tracking) {
-			series[v].Values = append([]float64(nil), ss.Tracking[v]...)
-		}
-	}
-	var joint steadystate.Joint
-	round := ss.Rounds()
-	if round >= crit.Window {
-		joint = crit.CheckAllAt(series, round)
-	}
-	for !joint.Steady && round < s.MaxRounds {
-		round++
+	judge := newJudge(s, r.Info.Config.SS, ss.Rounds(), ss.Tracking)
+	for !judge.steady() && judge.rounds < s.MaxRounds {
+		round := judge.rounds + 1
 		if err := r.emit(Record{Type: RecRoundStart, Stage: s.ID, Round: round}, r.position(s, round, 0)); err != nil {
 			return err
 		}
@@ -521,28 +508,12 @@ func (r *Runner) runStage(ctx context.Context, s *Stage, ss *StageState) error {
 			// compact (35 KB each decoded, a few hundred bytes encoded).
 			m.Compact()
 		}
-		vals := make([]float64, len(s.Tracking))
-		for v, t := range s.Tracking {
-			vals[v] = t.Metric.Value(row[t.Cell])
-			series[v].Values = append(series[v].Values, vals[v])
-		}
-		rec := Record{Type: RecRoundEnd, Stage: s.ID, Round: round, Tracking: vals}
-		if round >= crit.Window {
-			joint = crit.CheckAllAt(series, round)
-			rec.Verdict = &joint
-		}
-		if err := r.emit(rec, r.position(s, round, len(s.Cells))); err != nil {
+		if err := r.emit(judge.round(row), r.position(s, round, len(s.Cells))); err != nil {
 			return err
 		}
 	}
-	steady := joint.Steady
-	end := Record{Type: RecStageEnd, Stage: s.ID, Steady: &steady, Window: []int{max(1, round-crit.Window+1), round}}
-	if steady {
-		end.SSRound = round
-	} else {
-		end.Message = fmt.Sprintf("steady state not reached in %d rounds: the window is the last %d rounds", round, crit.Window)
-	}
-	return r.emit(end, Position{Stage: s, Round: round})
+	end := judge.end(fmt.Sprintf("steady state not reached in %d rounds: the window is the last %d rounds", judge.rounds, r.Info.Config.SS.Window))
+	return r.emit(end, Position{Stage: s, Round: judge.rounds})
 }
 
 // runRound runs every cell of a round in one go and journals each cell,
