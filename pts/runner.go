@@ -34,32 +34,6 @@ type DeviceWriteCaches interface {
 	RestoreDeviceWriteCaches(states map[string]bool) error
 }
 
-// RoundRunner is implemented by engines that run a whole round better in
-// one go than cell by cell (fio through fio servers, where every invocation
-// waits about a second before its job starts).
-type RoundRunner interface {
-	PrefersRounds() bool
-	RunRound(ctx context.Context, name string, ws []engine.Workload, names []string) ([]engine.Measurement, error)
-}
-
-// CellNamer is implemented by engines that keep files per cell (fio's job
-// files): the runner names them after the stage, round and cell.
-type CellNamer interface {
-	SetCellName(name string)
-}
-
-func (r *Runner) name(n string) {
-	if cn, ok := r.Engine.(CellNamer); ok {
-		cn.SetCellName(n)
-	}
-}
-
-// Preparer is implemented by engines that can get the next cell ready while
-// the current one runs (fio starts its next process ahead).
-type Preparer interface {
-	Prepare(w engine.Workload, name string)
-}
-
 func cellName(s *Stage, round int, c *Cell) string {
 	return strings.NewReplacer("/", "_", " ", "_").Replace(fmt.Sprintf("%s-r%02d-c%02d-%s", s.ID, round, c.Index+1, c.Key))
 }
@@ -356,9 +330,8 @@ func (r *Runner) precondition(ctx context.Context, s *Stage, ss *StageState) err
 		if n > 1 {
 			name = fmt.Sprintf("%s-precondition-%03d", s.ID, k+1)
 		}
-		r.name(name)
 		t0 := time.Now()
-		m, err := r.Engine.Run(ctx, c)
+		m, err := engine.RunCell(ctx, r.Engine, engine.Cell{Name: name, Workload: c})
 		if err != nil {
 			if ctx.Err() != nil {
 				return r.interrupted(s, 0, -1)
@@ -464,49 +437,9 @@ func (r *Runner) runStage(ctx context.Context, s *Stage, ss *StageState) error {
 		if err := r.emit(Record{Type: RecRoundStart, Stage: s.ID, Round: round}, r.position(s, round, 0)); err != nil {
 			return err
 		}
-		row := make([]engine.Measurement, len(s.Cells))
-		if rr, ok := r.Engine.(RoundRunner); ok && rr.PrefersRounds() {
-			if err := r.runRound(ctx, rr, s, round, row); err != nil {
-				return err
-			}
-		}
-		for i := range s.Cells {
-			if row[i].Engine != "" {
-				continue // run with its round
-			}
-			if ctx.Err() != nil {
-				return r.interrupted(s, round, i)
-			}
-			c := &s.Cells[i]
-			w := c.Workload
-			w.Seed = CellSeed(r.Info.Config.Seed, s.ID, round, c.Index)
-			r.name(cellName(s, round, c))
-			if pr, ok := r.Engine.(Preparer); ok && i+1 < len(s.Cells) {
-				n := &s.Cells[i+1]
-				nw := n.Workload
-				nw.Seed = CellSeed(r.Info.Config.Seed, s.ID, round, n.Index)
-				pr.Prepare(nw, cellName(s, round, n))
-			}
-			start := time.Now()
-			m, err := r.Engine.Run(ctx, w)
-			if err != nil {
-				if ctx.Err() != nil {
-					return r.interrupted(s, round, i)
-				}
-				return fmt.Errorf("%s round %d cell %s: %w", s.Title, round, c.Key, err)
-			}
-			wall := time.Since(start)
-			r.cellsRun++
-			r.cellWall += (wall - r.cellWall) / time.Duration(r.cellsRun)
-			row[i] = m
-			idx := c.Index
-			if err := r.emit(Record{Type: RecCell, Stage: s.ID, Round: round, Cell: &idx, Key: c.Key,
-				Workload: &w, Measurement: &m, WallNs: int64(wall)}, r.position(s, round, i+1)); err != nil {
-				return err
-			}
-			// Journaled; a long stage keeps every round, so keep the bins
-			// compact (35 KB each decoded, a few hundred bytes encoded).
-			m.Compact()
+		row, err := r.runRound(ctx, s, round)
+		if err != nil {
+			return err
 		}
 		if err := r.emit(judge.round(row), r.position(s, round, len(s.Cells))); err != nil {
 			return err
@@ -516,49 +449,63 @@ func (r *Runner) runStage(ctx context.Context, s *Stage, ss *StageState) error {
 	return r.emit(end, Position{Stage: s, Round: judge.rounds})
 }
 
-// runRound runs every cell of a round in one go and journals each cell,
-// in order, when the round has ended. A round cut short journals nothing:
-// resume re-runs it from its first cell, as it does any interrupted round.
-func (r *Runner) runRound(ctx context.Context, rr RoundRunner, s *Stage, round int, row []engine.Measurement) error {
+// runRound runs a round's cells and journals each as the engine reports
+// it, before the next one starts. An engine that runs the round in one go
+// reports every cell when the round has ended; a round it cuts short
+// journals nothing, and resume re-runs it from its first cell, as it does
+// any interrupted round.
+func (r *Runner) runRound(ctx context.Context, s *Stage, round int) ([]engine.Measurement, error) {
 	if ctx.Err() != nil {
-		return r.interrupted(s, round, 0)
+		return nil, r.interrupted(s, round, 0)
 	}
-	ws := make([]engine.Workload, len(s.Cells))
-	names := make([]string, len(s.Cells))
+	cells := make([]engine.Cell, len(s.Cells))
 	for i := range s.Cells {
 		c := &s.Cells[i]
-		ws[i] = c.Workload
-		ws[i].Seed = CellSeed(r.Info.Config.Seed, s.ID, round, c.Index)
-		names[i] = cellName(s, round, c)
+		cells[i] = engine.Cell{Name: cellName(s, round, c), Workload: c.Workload}
+		cells[i].Workload.Seed = CellSeed(r.Info.Config.Seed, s.ID, round, c.Index)
 	}
-	start := time.Now()
-	ms, err := rr.RunRound(ctx, fmt.Sprintf("%s-r%02d", s.ID, round), ws, names)
-	if err != nil {
-		if ctx.Err() != nil {
-			return r.interrupted(s, round, 0)
+	row := make([]engine.Measurement, len(s.Cells))
+	measured := 0
+	var journalErr error
+	err := r.Engine.RunCells(ctx, fmt.Sprintf("%s-r%02d", s.ID, round), cells, func(i int, m engine.Measurement, wall time.Duration) error {
+		if i != measured {
+			return fmt.Errorf("the engine reported cell %d of %d after %d cells", i+1, len(cells), measured)
 		}
-		return fmt.Errorf("%s round %d: %w", s.Title, round, err)
-	}
-	if len(ms) != len(s.Cells) {
-		return fmt.Errorf("%s round %d: the engine returned %d cells of %d", s.Title, round, len(ms), len(s.Cells))
-	}
-	wall := time.Since(start) / time.Duration(len(ms))
-	for i := range s.Cells {
-		m := ms[i]
 		if m.Engine == "" {
 			m.Engine = r.Engine.Describe()
 		}
 		r.cellsRun++
 		r.cellWall += (wall - r.cellWall) / time.Duration(r.cellsRun)
 		row[i] = m
-		idx := s.Cells[i].Index
-		if err := r.emit(Record{Type: RecCell, Stage: s.ID, Round: round, Cell: &idx, Key: s.Cells[i].Key,
-			Workload: &ws[i], Measurement: &m, WallNs: int64(wall)}, r.position(s, round, i+1)); err != nil {
+		c := &s.Cells[i]
+		idx := c.Index
+		if err := r.emit(Record{Type: RecCell, Stage: s.ID, Round: round, Cell: &idx, Key: c.Key,
+			Workload: &cells[i].Workload, Measurement: &m, WallNs: int64(wall)}, r.position(s, round, i+1)); err != nil {
+			journalErr = err
 			return err
 		}
+		// Journaled; a long stage keeps every round, so keep the bins
+		// compact (35 KB each decoded, a few hundred bytes encoded).
 		m.Compact()
+		measured++
+		return nil
+	})
+	var batch *engine.BatchError
+	switch {
+	case journalErr != nil:
+		return nil, journalErr
+	case err != nil && ctx.Err() != nil:
+		return nil, r.interrupted(s, round, measured)
+	case errors.As(err, &batch):
+		return nil, fmt.Errorf("%s round %d: %w", s.Title, round, err)
+	case err != nil && measured < len(s.Cells):
+		return nil, fmt.Errorf("%s round %d cell %s: %w", s.Title, round, s.Cells[measured].Key, err)
+	case err != nil:
+		return nil, fmt.Errorf("%s round %d: %w", s.Title, round, err)
+	case measured != len(s.Cells):
+		return nil, fmt.Errorf("%s round %d: the engine returned %d cells of %d", s.Title, round, measured, len(s.Cells))
 	}
-	return nil
+	return row, nil
 }
 
 func (r *Runner) interrupted(s *Stage, round, cell int) error {

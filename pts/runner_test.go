@@ -29,16 +29,18 @@ type hooked struct {
 	failAt   int
 }
 
-func (h *hooked) Run(ctx context.Context, w engine.Workload) (engine.Measurement, error) {
-	h.runs++
-	if h.failAt > 0 && h.runs == h.failAt {
-		return engine.Measurement{}, errors.Join(engine.ErrIO, errors.New("pwrite: input/output error"))
-	}
-	m, err := h.Engine.Run(ctx, w)
-	if h.cancelAt > 0 && h.runs == h.cancelAt {
-		h.cancel()
-	}
-	return m, err
+func (h *hooked) RunCells(ctx context.Context, _ string, cells []engine.Cell, done func(int, engine.Measurement, time.Duration) error) error {
+	return engine.RunEach(ctx, cells, done, func(ctx context.Context, w engine.Workload) (engine.Measurement, error) {
+		h.runs++
+		if h.failAt > 0 && h.runs == h.failAt {
+			return engine.Measurement{}, errors.Join(engine.ErrIO, errors.New("pwrite: input/output error"))
+		}
+		m, err := engine.RunCell(ctx, h.Engine, engine.Cell{Workload: w})
+		if h.cancelAt > 0 && h.runs == h.cancelAt {
+			h.cancel()
+		}
+		return m, err
+	})
 }
 
 func (h *hooked) Purge(ctx context.Context) (time.Duration, error) {
@@ -475,29 +477,37 @@ type rounder struct {
 	seeds    []uint64
 }
 
-func (r *rounder) PrefersRounds() bool { return true }
-
-func (r *rounder) RunRound(ctx context.Context, name string, ws []engine.Workload, names []string) ([]engine.Measurement, error) {
+// RunCells runs several cells in one go and reports them when all have
+// run; one cell it runs as a cell, as the fio engine does.
+func (r *rounder) RunCells(ctx context.Context, name string, cells []engine.Cell, done func(int, engine.Measurement, time.Duration) error) error {
+	if len(cells) == 1 {
+		return r.Engine.RunCells(ctx, name, cells, done)
+	}
 	r.rounds++
 	if r.rounds == r.cancelAt {
 		r.cancel()
-		return nil, ctx.Err()
+		return &engine.BatchError{Err: ctx.Err()}
 	}
 	var out []engine.Measurement
-	for _, w := range ws {
-		r.seeds = append(r.seeds, w.Seed)
-		m, err := r.Engine.Run(ctx, w)
+	for _, c := range cells {
+		r.seeds = append(r.seeds, c.Workload.Seed)
+		m, err := engine.RunCell(ctx, r.Engine, c)
 		if err != nil {
-			return nil, err
+			return &engine.BatchError{Err: err}
 		}
 		out = append(out, m)
 	}
-	return out, nil
+	for i, m := range out {
+		if err := done(i, m, time.Second); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-// An engine that prefers rounds gets each round whole; its cells are
-// journaled in order when the round ends, and a round cut short journals
-// none of them and is re-run on resume.
+// An engine that runs a round in one go reports its cells when the round
+// ends; they are journaled in order, and a round cut short journals none of
+// them and is re-run on resume.
 func TestRoundRunner(t *testing.T) {
 	s := newSetup(t, "enterprise", func(c *Config) { c.Tests = []string{"lat"}; c.CellTime = Duration(5 * time.Second) })
 	ctx, cancel := context.WithCancel(context.Background())

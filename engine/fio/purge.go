@@ -43,9 +43,8 @@ func (e *Engine) PurgeSubstitute(ctx context.Context, job string) (engine.PurgeR
 	if err := ctx.Err(); err != nil {
 		return rep, err
 	}
-	e.dropHeld()
 	name := fmt.Sprintf("purge-%s-%02d", job, e.seq.Add(1))
-	p := &proc{name: name, base: filepath.Join(e.opts.WorkDir, name)}
+	p := &proc{base: filepath.Join(e.opts.WorkDir, name)}
 	p.logDir = p.base + ".logs"
 	if err := os.MkdirAll(p.logDir, 0o755); err != nil {
 		return rep, fmt.Errorf("fio engine: %w", err)

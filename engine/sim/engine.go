@@ -121,10 +121,15 @@ func (e *Engine) do(ctx context.Context, o op) ([]engine.Measurement, error) {
 	return out, nil
 }
 
-// Run executes the workload on every drive of the set at once. A run is short
-// in wall time and is not cut by ctx once started, so that the drive's state
-// and its log agree.
-func (e *Engine) Run(ctx context.Context, w engine.Workload) (engine.Measurement, error) {
+// RunCells runs each cell on every drive of the set at once.
+func (e *Engine) RunCells(ctx context.Context, _ string, cells []engine.Cell, done func(int, engine.Measurement, time.Duration) error) error {
+	return engine.RunEach(ctx, cells, done, e.run)
+}
+
+// run executes the workload on every drive of the set at once. A run is
+// short in wall time and is not cut by ctx once started, so that the
+// drive's state and its log agree.
+func (e *Engine) run(ctx context.Context, w engine.Workload) (engine.Measurement, error) {
 	if err := w.Validate(512); err != nil {
 		return engine.Measurement{}, err
 	}

@@ -24,7 +24,7 @@ func open(t *testing.T, model string, dir string) *Engine {
 
 func run(t *testing.T, e *Engine, w engine.Workload) engine.Measurement {
 	t.Helper()
-	m, err := e.Run(context.Background(), w)
+	m, err := e.run(context.Background(), w)
 	require.NoError(t, err)
 	return m
 }
@@ -291,8 +291,8 @@ func BenchmarkIOPSCell(b *testing.B) {
 	m, _ := Lookup("enterprise")
 	e, _ := Open([]Target{{Name: "sim", Model: m}})
 	ctx := context.Background()
-	_, _ = e.Run(ctx, wipc(m))
+	_, _ = e.run(ctx, wipc(m))
 	for i := 0; b.Loop(); i++ {
-		_, _ = e.Run(ctx, rnd(65, 4096, 4, 32, time.Minute, uint64(i)))
+		_, _ = e.run(ctx, rnd(65, 4096, 4, 32, time.Minute, uint64(i)))
 	}
 }
