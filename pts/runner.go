@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 	"time"
 
@@ -261,94 +260,48 @@ func (r *Runner) setWriteCache(prior *State) (func() error, error) {
 	}, nil
 }
 
-// Each pass of the workload-independent preconditioning is written in up to
-// WIPCChunksPerPass pieces of at least WIPCChunkBytes. Each piece is
-// journaled, so an interrupted preconditioning resumes where it stopped
-// instead of starting over (hours on a large drive).
-const (
-	WIPCChunksPerPass = 50
-	WIPCChunkBytes    = 4 << 30
-)
-
-// chunksPerPass is how many pieces a pass over targets of the given
-// capacity is written in (0: unknown, as on fio servers: one piece).
-func chunksPerPass(capacity int64) int {
-	return int(min(max(capacity/WIPCChunkBytes, 1), WIPCChunksPerPass))
-}
-
-// wipcChunks is the number of pieces a preconditioning workload is run in:
-// sequential passes split into perPass pieces each; anything else whole.
-func wipcChunks(w *engine.Workload, perPass int) int {
-	if w == nil || w.Access != engine.Sequential || w.Passes <= 0 || w.Passes != math.Trunc(w.Passes) || perPass <= 1 {
-		return 1
-	}
-	return int(w.Passes) * perPass
-}
-
-// wipcChunk is piece k of the preconditioning workload.
-func wipcChunk(w engine.Workload, k, perPass int) engine.Workload {
-	if wipcChunks(&w, perPass) == 1 {
-		return w
-	}
-	part := k % perPass
-	span := w.ActiveRange - w.RangeStart
-	c := w
-	c.Passes = 1
-	c.RangeStart = w.RangeStart + span*float64(part)/float64(perPass)
-	c.ActiveRange = w.RangeStart + span*float64(part+1)/float64(perPass)
-	if part == perPass-1 {
-		c.ActiveRange = w.ActiveRange
-	}
-	return c
-}
-
-// perPass is the number of preconditioning pieces per pass for this run's
-// targets: from the smallest capacity run.json records.
-func (r *Runner) perPass() int {
+// wipc is a stage's workload-independent preconditioning, in pieces for
+// this run's targets: as many per pass as the smallest capacity run.json
+// records gets.
+func (r *Runner) wipc(s *Stage) *precondition.WIPC {
 	var smallest int64
 	for i, t := range r.Info.Targets {
 		if i == 0 || t.CapacityBytes < smallest {
 			smallest = t.CapacityBytes
 		}
 	}
-	return chunksPerPass(smallest)
+	return &precondition.WIPC{Name: s.ID + "-precondition", Workload: *s.Precondition, PerPass: precondition.ChunksPerPass(smallest),
+		Seed: func(k int) uint64 { return CellSeed(r.Info.Config.Seed, s.ID, 0, k) }}
 }
 
-// precondition runs the workload-independent preconditioning piece by piece
-// from where the journal says it stopped, then journals its total.
+// precondition runs the workload-independent preconditioning from the
+// piece where the journal says it stopped, journaling each piece, then
+// journals its total.
 func (r *Runner) precondition(ctx context.Context, s *Stage, ss *StageState) error {
-	w := *s.Precondition
-	per := r.perPass()
-	n := wipcChunks(&w, per)
+	wipc := r.wipc(s)
+	n := wipc.Chunks()
 	total := engine.Measurement{Engine: r.Engine.Describe()}
 	total.Write.Bytes, total.Elapsed = ss.WIPCBytes, ss.WIPCElapsed
 	start := time.Now()
-	for k := ss.WIPCChunks; k < n; k++ {
-		c := wipcChunk(w, k, per)
-		c.Seed = CellSeed(r.Info.Config.Seed, s.ID, 0, k)
-		name := s.ID + "-precondition"
-		if n > 1 {
-			name = fmt.Sprintf("%s-precondition-%03d", s.ID, k+1)
-		}
-		t0 := time.Now()
-		m, err := engine.RunCell(ctx, r.Engine, engine.Cell{Name: name, Workload: c})
-		if err != nil {
-			if ctx.Err() != nil {
-				return r.interrupted(s, 0, -1)
-			}
-			return fmt.Errorf("preconditioning before %s: %w", s.Title, err)
-		}
-		m.Read.Hist, m.Write.Hist, m.Seconds = nil, nil, nil // volume and time are what matter here
+	var journalErr error
+	err := wipc.Run(ctx, r.Engine, ss.WIPCChunks, func(k int, c engine.Cell, m engine.Measurement, wall time.Duration) error {
 		total.Write.Merge(m.Write)
 		total.Elapsed += m.Elapsed
 		total.DeviceTime = m.DeviceTime
 		idx := k
-		if err := r.emit(Record{Type: RecPrecondChunk, Stage: s.ID, Cell: &idx, Workload: &c, Measurement: &m,
-			Message: fmt.Sprintf("%d/%d", k+1, n), WallNs: int64(time.Since(t0))}, r.wipcPosition(s, k+1, n, start)); err != nil {
-			return err
-		}
+		journalErr = r.emit(Record{Type: RecPrecondChunk, Stage: s.ID, Cell: &idx, Workload: &c.Workload, Measurement: &m,
+			Message: fmt.Sprintf("%d/%d", k+1, n), WallNs: int64(wall)}, r.wipcPosition(s, k+1, n, start))
+		return journalErr
+	})
+	switch {
+	case journalErr != nil:
+		return journalErr
+	case err != nil && ctx.Err() != nil:
+		return r.interrupted(s, 0, -1)
+	case err != nil:
+		return fmt.Errorf("preconditioning before %s: %w", s.Title, err)
 	}
-	return r.emit(Record{Type: RecPrecondition, Stage: s.ID, Workload: &w, Measurement: &total,
+	return r.emit(Record{Type: RecPrecondition, Stage: s.ID, Workload: &wipc.Workload, Measurement: &total,
 		WallNs: int64(time.Since(start))}, Position{Stage: s})
 }
 
@@ -386,7 +339,7 @@ func (r *Runner) runStage(ctx context.Context, s *Stage, ss *StageState) error {
 		// Preconditioning was cut: it goes on from the last piece written.
 		k := ss.WIPCChunks
 		if err := r.emit(Record{Type: RecResume, Stage: s.ID, Cell: &k,
-			Message: fmt.Sprintf("preconditioning continues at %d %%", 100*k/wipcChunks(s.Precondition, r.perPass()))}, pos); err != nil {
+			Message: fmt.Sprintf("preconditioning continues at %d %%", 100*k/r.wipc(s).Chunks())}, pos); err != nil {
 			return err
 		}
 	case !ss.Preconditioned:

@@ -151,7 +151,7 @@ func TestJournalOrderAndContent(t *testing.T) {
 			chunks++
 		}
 	}
-	assert.Equal(t, 2*WIPCChunksPerPass, chunks)
+	assert.Equal(t, 2*precondition.WIPCChunksPerPass, chunks)
 	i := 5 + chunks
 	assert.Equal(t, []string{RecPrecondition, RecWriteCache, RecRoundStart, RecCell}, []string{recs[i].Type, recs[i+1].Type, recs[i+2].Type, recs[i+3].Type})
 	assert.Equal(t, CheckBeforeRounds, recs[i+1].WriteCache.Check)
@@ -207,7 +207,7 @@ func TestInterruptAndResume(t *testing.T) {
 	s := newSetup(t, "enterprise", func(c *Config) { c.Tests = []string{"iops", "lat"} })
 	ctx, cancel := context.WithCancel(context.Background())
 	// WIPC, three rounds of 56 cells, and 10 cells into round 4.
-	h := &hooked{Engine: s.eng, cancelAt: 2*WIPCChunksPerPass + 3*56 + 10, cancel: cancel}
+	h := &hooked{Engine: s.eng, cancelAt: 2*precondition.WIPCChunksPerPass + 3*56 + 10, cancel: cancel}
 	r, j := s.runner(t, h)
 	err := r.Run(ctx, nil)
 	require.ErrorIs(t, err, ErrInterrupted)
@@ -305,35 +305,12 @@ func TestInterruptDuringWIPCResumesIt(t *testing.T) {
 	assert.Equal(t, 1, purges, "the resumed stage is not purged again")
 	m, _ := sim.Lookup("client")
 	assert.Equal(t, 2*(m.UserBytes/(128<<10)*(128<<10)), st.WIPC["lat"].Measurement.Write.Bytes)
-	assert.Equal(t, 2*WIPCChunksPerPass-37+lat.Rounds()*9, h2.runs)
-}
-
-func TestWIPCChunks(t *testing.T) {
-	assert.Equal(t, 1, chunksPerPass(0), "unknown capacity: one piece")
-	assert.Equal(t, 1, chunksPerPass(128<<20))
-	assert.Equal(t, 25, chunksPerPass(100<<30))
-	assert.Equal(t, 50, chunksPerPass(3<<40))
-	w := engine.Workload{Access: engine.Sequential, BlockSize: 128 << 10, TC: 1, QD: 32, ActiveRange: 100, Passes: 2}
-	assert.Equal(t, 100, wipcChunks(&w, 50))
-	// The pieces of a pass tile the range exactly, for every capacity.
-	for _, capacity := range []int64{1 << 40, 3_200_631_791_616, 1_000_204_886_016 + 4096} {
-		var bytes int64
-		prevEnd := int64(0)
-		for k := 0; k < 50; k++ {
-			c := wipcChunk(w, k, 50)
-			require.Equal(t, prevEnd, c.RangeStartBytes(capacity), "piece %d starts where %d ended", k, k-1)
-			prevEnd = c.RangeStartBytes(capacity) + c.RangeBytes(capacity)
-			bytes += c.PassBytes(capacity)
-		}
-		assert.Equal(t, w.RangeBytes(capacity), bytes)
-	}
-	r := engine.Workload{Access: engine.Random, BlockSize: 4096, Passes: 2, ActiveRange: 100}
-	assert.Equal(t, 1, wipcChunks(&r, 50), "random preconditioning runs whole")
+	assert.Equal(t, 2*precondition.WIPCChunksPerPass-37+lat.Rounds()*9, h2.runs)
 }
 
 func TestEngineErrorStopsCleanly(t *testing.T) {
 	s := newSetup(t, "client", func(c *Config) { c.Tests = []string{"tp"}; c.CellTime = Duration(2 * time.Second) })
-	h := &hooked{Engine: s.eng, failAt: 2*WIPCChunksPerPass + 5}
+	h := &hooked{Engine: s.eng, failAt: 2*precondition.WIPCChunksPerPass + 5}
 	r, _ := s.runner(t, h)
 	err := r.Run(context.Background(), nil)
 	require.ErrorIs(t, err, engine.ErrIO)
