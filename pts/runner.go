@@ -14,25 +14,6 @@ import (
 // ErrInterrupted is returned when a signal stopped the run at a cell boundary.
 var ErrInterrupted = errors.New("interrupted")
 
-// Purger purges the target set before a stage.
-type Purger interface {
-	Purge(ctx context.Context) (precondition.Result, error)
-}
-
-// WriteCacheControl reads and sets the volatile write cache of the target set.
-type WriteCacheControl interface {
-	WriteCache() (enabled bool, err error)
-	SetWriteCache(enabled bool) error
-}
-
-// DeviceWriteCaches is implemented by the write-cache control of a target
-// set whose devices may be set differently: the state of each device it can
-// read, by path, and putting each back to a given state.
-type DeviceWriteCaches interface {
-	DeviceWriteCaches() map[string]bool
-	RestoreDeviceWriteCaches(states map[string]bool) error
-}
-
 func cellName(s *Stage, round int, c *Cell) string {
 	return strings.NewReplacer("/", "_", " ", "_").Replace(fmt.Sprintf("%s-r%02d-c%02d-%s", s.ID, round, c.Index+1, c.Key))
 }
@@ -58,8 +39,8 @@ type Observer interface {
 type Runner struct {
 	Info     RunInfo
 	Engine   engine.Engine
-	Purger   Purger
-	Cache    WriteCacheControl // nil when the write cache cannot be controlled
+	Purger   *precondition.Purger
+	Cache    engine.WriteCacher // nil when the write cache cannot be controlled
 	Journal  *Journal
 	Observer Observer
 	Now      func() time.Time
@@ -172,7 +153,7 @@ func (r *Runner) checkWriteCache(s *Stage, when string) error {
 			}
 		}
 	}
-	res.Commands = r.cacheCommands()
+	res.Commands = r.Cache.TakeCommands()
 	return r.emit(Record{Type: RecWriteCache, Stage: s.ID, WriteCache: res}, Position{Stage: s})
 }
 
@@ -197,17 +178,16 @@ func (r *Runner) setWriteCache(prior *State) (func() error, error) {
 	if errors.Is(err, precondition.ErrNoVolatileCache) {
 		// Nothing to set, nothing to restore: writes are as durable as with WCD.
 		res.Before, res.After = NoWriteCache, NoWriteCache
-		res.Commands = r.cacheCommands()
+		res.Commands = r.Cache.TakeCommands()
 		return noop, r.emit(Record{Type: RecWriteCache, WriteCache: res}, Position{})
 	}
 	if err == nil {
 		res.Before = label(before)
 	}
-	dc, perDevice := r.Cache.(DeviceWriteCaches)
-	if err != nil && perDevice {
+	if err != nil {
 		// The set as a whole has no one state (or some device cannot be
 		// read): keep each device's, to put each back.
-		for path, on := range dc.DeviceWriteCaches() {
+		for path, on := range r.Cache.DeviceWriteCaches() {
 			if res.Devices == nil {
 				res.Devices = map[string]string{}
 			}
@@ -228,21 +208,21 @@ func (r *Runner) setWriteCache(prior *State) (func() error, error) {
 	if now, err := r.Cache.WriteCache(); err == nil {
 		res.After = label(now)
 	}
-	res.Commands = r.cacheCommands()
+	res.Commands = r.Cache.TakeCommands()
 	if err := r.emit(Record{Type: RecWriteCache, WriteCache: res}, Position{}); err != nil {
 		return noop, err
 	}
 	return func() error {
-		if original == "unknown" && len(originalDevices) > 0 && perDevice {
+		if original == "unknown" && len(originalDevices) > 0 {
 			states := map[string]bool{}
 			for path, st := range originalDevices {
 				states[path] = st == "enabled"
 			}
 			back := &WriteCacheResult{Restore: true, Before: res.After, After: "unknown", Devices: originalDevices}
-			if err := dc.RestoreDeviceWriteCaches(states); err != nil {
+			if err := r.Cache.RestoreDeviceWriteCaches(states); err != nil {
 				back.Error = err.Error()
 			}
-			back.Commands = r.cacheCommands()
+			back.Commands = r.Cache.TakeCommands()
 			return r.Journal.Append(Record{Type: RecWriteCache, Time: r.now(), WriteCache: back})
 		}
 		if original == "unknown" || original == res.After {
@@ -255,7 +235,7 @@ func (r *Runner) setWriteCache(prior *State) (func() error, error) {
 		if now, err := r.Cache.WriteCache(); err == nil {
 			back.After = label(now)
 		}
-		back.Commands = r.cacheCommands()
+		back.Commands = r.Cache.TakeCommands()
 		return r.Journal.Append(Record{Type: RecWriteCache, Time: r.now(), WriteCache: back})
 	}, nil
 }
@@ -313,15 +293,6 @@ func (r *Runner) wipcPosition(s *Stage, done, n int, start time.Time) Position {
 		p.RoundLeft = per * time.Duration(n-done)
 	}
 	return p
-}
-
-// cacheCommands collects the commands a write-cache control ran, if it
-// keeps them.
-func (r *Runner) cacheCommands() []precondition.Command {
-	if t, ok := r.Cache.(interface{ TakeCommands() []precondition.Command }); ok {
-		return t.TakeCommands()
-	}
-	return nil
 }
 
 func (r *Runner) runStage(ctx context.Context, s *Stage, ss *StageState) error {

@@ -43,10 +43,6 @@ func (h *hooked) RunCells(ctx context.Context, _ string, cells []engine.Cell, do
 	})
 }
 
-func (h *hooked) Purge(ctx context.Context) (time.Duration, error) {
-	return h.Engine.(engine.Purger).Purge(ctx)
-}
-
 type setup struct {
 	dir  string
 	info RunInfo
@@ -402,6 +398,8 @@ func (m *mixedCaches) DeviceWriteCaches() map[string]bool {
 	return map[string]bool{"a": m.on["a"], "b": m.on["b"]}
 }
 
+func (m *mixedCaches) TakeCommands() []engine.Command { return nil }
+
 func (m *mixedCaches) RestoreDeviceWriteCaches(states map[string]bool) error {
 	for k, v := range states {
 		m.on[k] = v
@@ -516,29 +514,29 @@ func TestRoundRunner(t *testing.T) {
 	assert.Equal(t, st.Stages[lat.ID].Rounds()-2, e2.rounds, "resume re-ran the cut round whole")
 }
 
-// resettingPurger is a purge that turns the write cache back on, as a format
-// or sanitize followed by a controller reset may.
-type resettingPurger struct {
-	inner Purger
-	cache WriteCacheControl
-}
+// resettingDrive is a drive whose purge turns the write cache back on, as a
+// format or sanitize followed by a controller reset may.
+type resettingDrive struct{ *sim.Engine }
 
-func (p resettingPurger) Purge(ctx context.Context) (precondition.Result, error) {
-	res, err := p.inner.Purge(ctx)
-	_ = p.cache.SetWriteCache(true)
-	return res, err
+func (d resettingDrive) Purge(ctx context.Context, job string) (engine.PurgeReport, error) {
+	rep, err := d.Engine.Purge(ctx, job)
+	_ = d.SetWriteCache(true)
+	return rep, err
 }
 
 // noCache is a target without a volatile write cache.
 type noCache struct{ sets int }
 
-func (n *noCache) WriteCache() (bool, error)   { return false, precondition.ErrNoVolatileCache }
-func (n *noCache) SetWriteCache(on bool) error { n.sets++; return nil }
+func (n *noCache) WriteCache() (bool, error)                      { return false, precondition.ErrNoVolatileCache }
+func (n *noCache) SetWriteCache(on bool) error                    { n.sets++; return nil }
+func (n *noCache) DeviceWriteCaches() map[string]bool             { return nil }
+func (n *noCache) RestoreDeviceWriteCaches(map[string]bool) error { return nil }
+func (n *noCache) TakeCommands() []engine.Command                 { return nil }
 
 func TestWriteCacheCheckedAfterEveryPurge(t *testing.T) {
 	s := newSetup(t, "enterprise", func(c *Config) { c.Tests = []string{"tp"}; c.CellTime = Duration(5 * time.Second) })
 	r, _ := s.runner(t, s.eng)
-	r.Purger = resettingPurger{inner: r.Purger, cache: s.eng}
+	r.Purger.Engine = resettingDrive{s.eng}
 	require.NoError(t, r.Run(context.Background(), nil))
 	var checks []WriteCacheResult
 	for _, rec := range s.records(t) {

@@ -29,13 +29,13 @@ const (
 	zeroSeed    = 20260101
 )
 
-var _ engine.RemotePurger = (*Engine)(nil)
+var _ engine.Purger = (*Engine)(nil)
 
-// PurgeSubstitute trims or zero-fills every target at once, each from its
-// first byte to its last whole 4 KiB as fio sizes it, with one fio
-// invocation through all the servers (or on this host). The job files stay
-// in the work directory beside the cells'.
-func (e *Engine) PurgeSubstitute(ctx context.Context, job string) (engine.PurgeReport, error) {
+// Purge trims or zero-fills every target at once (job engine.PurgeTrim or
+// engine.PurgeZeroFill), each from its first byte to its last whole 4 KiB
+// as fio sizes it, with one fio invocation through all the servers (or on
+// this host). The job files stay in the work directory beside the cells'.
+func (e *Engine) Purge(ctx context.Context, job string) (engine.PurgeReport, error) {
 	var rep engine.PurgeReport
 	if job != engine.PurgeTrim && job != engine.PurgeZeroFill {
 		return rep, fmt.Errorf("fio engine: unknown purge substitute %q", job)
