@@ -449,6 +449,7 @@ type rounder struct {
 	rounds   int
 	cancelAt int // cancel during this round
 	cancel   context.CancelFunc
+	failAt   int // fail this round as a whole
 	seeds    []uint64
 }
 
@@ -462,6 +463,9 @@ func (r *rounder) RunCells(ctx context.Context, name string, cells []engine.Cell
 	if r.rounds == r.cancelAt {
 		r.cancel()
 		return &engine.BatchError{Err: ctx.Err()}
+	}
+	if r.rounds == r.failAt {
+		return &engine.BatchError{Err: errors.New("fio failed (exit status 1): connection reset")}
 	}
 	var out []engine.Measurement
 	for _, c := range cells {
@@ -512,6 +516,17 @@ func TestRoundRunner(t *testing.T) {
 	assert.True(t, st.Ended)
 	assert.GreaterOrEqual(t, st.Stages[lat.ID].Rounds(), 5)
 	assert.Equal(t, st.Stages[lat.ID].Rounds()-2, e2.rounds, "resume re-ran the cut round whole")
+
+	// A round that fails as a whole is the round's error, not its first
+	// cell's, and journals none of its cells.
+	s = newSetup(t, "enterprise", func(c *Config) { c.Tests = []string{"lat"}; c.CellTime = Duration(5 * time.Second) })
+	r, _ = s.runner(t, &rounder{Engine: s.eng, failAt: 2})
+	err := r.Run(context.Background(), nil)
+	require.EqualError(t, err, "Latency round 2: fio failed (exit status 1): connection reset")
+	st = Replay(s.info.Stages, s.records(t))
+	assert.Equal(t, 1, st.Stages[lat.ID].Rounds())
+	require.Len(t, st.Errors, 1)
+	assert.Equal(t, err.Error(), st.Errors[0].Error)
 }
 
 // resettingDrive is a drive whose purge turns the write cache back on, as a
