@@ -386,13 +386,11 @@ func (p *proc) drop() {
 // launch writes a cell's job files and starts fio, held behind a lock when
 // hold is set.
 func (e *Engine) launch(w engine.Workload, name string, hold bool) (*proc, error) {
-	dir := e.opts.WorkDir
-	p := &proc{w: w, base: filepath.Join(dir, name)}
-	p.logDir = p.base + ".logs"
-	_ = os.RemoveAll(p.logDir)
-	if err := os.MkdirAll(p.logDir, 0o755); err != nil {
-		return nil, fmt.Errorf("fio engine: %w", err)
+	p, err := e.newProc(name)
+	if err != nil {
+		return nil, err
 	}
+	p.w = w
 	prerun := ""
 	if hold {
 		lock, err := os.OpenFile(p.base+".lock", os.O_RDWR|os.O_CREATE, 0o644)
@@ -406,24 +404,46 @@ func (e *Engine) launch(w engine.Workload, name string, hold bool) (*proc, error
 		p.lock = lock
 		prerun = "flock -s " + shellQuote(p.base+".lock") + " true"
 	}
-	args := []string{"--output-format=json+", "--output=" + p.base + ".json"}
-	for hi, h := range e.hosts {
-		ts := e.hostTargets(h)
-		jobPath := p.base + ".fio"
-		if len(e.hosts) > 1 || h != "" {
-			jobPath = fmt.Sprintf("%s.%s.fio", p.base, hostKey(hi, h))
-		}
+	args, err := e.jobFiles(p, "json+", func(hi int, ts []Target, jobPath string) string {
 		iolog := ""
 		if e.opts.Trace > 0 {
 			iolog = filepath.Join(p.logDir, fmt.Sprintf("iolog.h%d", hi))
 		}
 		// The host in the log name: fio names the logs a server returns
 		// after its host, so two servers on one host would collide.
-		content := JobFile(w, ts, jobSpec{IOEngine: e.ioeng, LogPrefix: filepath.Join(p.logDir, fmt.Sprintf("h%dt", hi)), IOLog: iolog,
+		return JobFile(w, ts, jobSpec{IOEngine: e.ioeng, LogPrefix: filepath.Join(p.logDir, fmt.Sprintf("h%dt", hi)), IOLog: iolog,
 			Prerun:  prerun,
 			Comment: fmt.Sprintf("ptsrun cell %s: %s\nrun by hand: fio --output-format=json+ %s", name, w.String(), filepath.Base(jobPath))})
-		if err := os.WriteFile(jobPath, []byte(content), 0o644); err != nil {
-			p.release()
+	})
+	if err != nil {
+		p.release()
+		return nil, err
+	}
+	return p, e.start(p, args)
+}
+
+// newProc is the fio run of name, with an empty log directory.
+func (e *Engine) newProc(name string) (*proc, error) {
+	p := &proc{base: filepath.Join(e.opts.WorkDir, name)}
+	p.logDir = p.base + ".logs"
+	_ = os.RemoveAll(p.logDir)
+	if err := os.MkdirAll(p.logDir, 0o755); err != nil {
+		return nil, fmt.Errorf("fio engine: %w", err)
+	}
+	return p, nil
+}
+
+// jobFiles writes the job files of p, one per host (content of the host's
+// index and targets and the file's path), and returns fio's arguments:
+// the output in format, then each host's --client and job file.
+func (e *Engine) jobFiles(p *proc, format string, content func(hi int, ts []Target, jobPath string) string) ([]string, error) {
+	args := []string{"--output-format=" + format, "--output=" + p.base + ".json"}
+	for hi, h := range e.hosts {
+		jobPath := p.base + ".fio"
+		if len(e.hosts) > 1 || h != "" {
+			jobPath = fmt.Sprintf("%s.%s.fio", p.base, hostKey(hi, h))
+		}
+		if err := os.WriteFile(jobPath, []byte(content(hi, e.hostTargets(h), jobPath)), 0o644); err != nil {
 			return nil, fmt.Errorf("fio engine: %w", err)
 		}
 		if h != "" {
@@ -431,7 +451,7 @@ func (e *Engine) launch(w engine.Workload, name string, hold bool) (*proc, error
 		}
 		args = append(args, jobPath)
 	}
-	return p, e.start(p, args)
+	return args, nil
 }
 
 // start runs fio with args for p.
@@ -570,29 +590,23 @@ func (e *Engine) batch(ctx context.Context, name string, cells []engine.Cell) ([
 	for k, c := range cells {
 		ws[k], names[k] = c.Workload, e.cellName(c)
 	}
-	p := &proc{base: filepath.Join(e.opts.WorkDir, name)}
-	p.logDir = p.base + ".logs"
-	_ = os.RemoveAll(p.logDir)
-	if err := os.MkdirAll(p.logDir, 0o755); err != nil {
-		return nil, fmt.Errorf("fio engine: %w", err)
+	p, err := e.newProc(name)
+	if err != nil {
+		return nil, err
 	}
 	var lines []string
 	for k, n := range names {
 		lines = append(lines, fmt.Sprintf("c%d = %s: %s", k, n, ws[k].String()))
 	}
-	args := []string{"--output-format=json+", "--output=" + p.base + ".json"}
-	for hi, h := range e.hosts {
-		ts := e.hostTargets(h)
-		jobPath := fmt.Sprintf("%s.%s.fio", p.base, hostKey(hi, h))
+	args, err := e.jobFiles(p, "json+", func(hi int, ts []Target, _ string) string {
 		specs := make([]jobSpec, len(ws))
 		for k := range ws {
 			specs[k] = jobSpec{IOEngine: e.ioeng, LogPrefix: filepath.Join(p.logDir, fmt.Sprintf("c%dh%dt", k, hi))}
 		}
-		content := RoundJobFile(ws, ts, specs, fmt.Sprintf("ptsrun round %s, one cell after the other:\n%s", name, strings.Join(lines, "\n")))
-		if err := os.WriteFile(jobPath, []byte(content), 0o644); err != nil {
-			return nil, fmt.Errorf("fio engine: %w", err)
-		}
-		args = append(args, "--client="+clientAddr(h), jobPath)
+		return RoundJobFile(ws, ts, specs, fmt.Sprintf("ptsrun round %s, one cell after the other:\n%s", name, strings.Join(lines, "\n")))
+	})
+	if err != nil {
+		return nil, err
 	}
 	if err := e.start(p, args); err != nil {
 		return nil, err

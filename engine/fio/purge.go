@@ -49,20 +49,9 @@ func (e *Engine) Purge(ctx context.Context, job string) (engine.PurgeReport, err
 	if err := os.MkdirAll(p.logDir, 0o755); err != nil {
 		return rep, fmt.Errorf("fio engine: %w", err)
 	}
-	args := []string{"--output-format=json", "--output=" + p.base + ".json"}
-	for hi, h := range e.hosts {
-		jobPath := p.base + ".fio"
-		if len(e.hosts) > 1 || h != "" {
-			jobPath = fmt.Sprintf("%s.%s.fio", p.base, hostKey(hi, h))
-		}
-		content := purgeJobFile(job, e.hostTargets(h), e.ioeng)
-		if err := os.WriteFile(jobPath, []byte(content), 0o644); err != nil {
-			return rep, fmt.Errorf("fio engine: %w", err)
-		}
-		if h != "" {
-			args = append(args, "--client="+clientAddr(h))
-		}
-		args = append(args, jobPath)
+	args, err := e.jobFiles(p, "json", func(_ int, ts []Target, _ string) string { return purgeJobFile(job, ts, e.ioeng) })
+	if err != nil {
+		return rep, err
 	}
 	rep.Args = append([]string{e.bin}, args...)
 	start := time.Now()
