@@ -13,9 +13,9 @@ type Engine interface {
 	// no I/O before done has returned, so that the caller can journal a
 	// cell before the next one starts. An engine that can only run the
 	// cells in one go (fio through fio servers) calls done for each, in
-	// order, when all have run, and returns a failure of that run as a
-	// *BatchError. name names the cells as a whole (a round), for such an
-	// engine's files. An error from done stops RunCells, which returns it
+	// order, when all have run, with an equal share of the wall time, and
+	// returns a failure of that run as a *BatchError. name names the cells
+	// as a whole (a round), for such an engine's files. An error from done stops RunCells, which returns it
 	// as it is. When ctx is cancelled RunCells stops as soon as it can and
 	// returns ctx's error: the cells done was called for are results, the
 	// one cut short is not.
@@ -32,7 +32,8 @@ type Cell struct {
 	Workload Workload
 }
 
-// RunCell runs one cell and returns its measurement.
+// RunCell runs one cell and returns its measurement, for callers with a
+// single workload (ptsrun workload, plan's estimate, tests).
 func RunCell(ctx context.Context, e Engine, c Cell) (Measurement, error) {
 	var out Measurement
 	err := e.RunCells(ctx, c.Name, []Cell{c}, func(_ int, m Measurement, _ time.Duration) error {
