@@ -1,6 +1,14 @@
 // Package engine defines the contract between the PTS runner and the things that
-// generate I/O: a Workload goes in, a Measurement comes out. Engines live in
-// subpackages (sim, and the real ones); the runner only sees this interface.
+// generate I/O: cells (a named Workload each) go in, a Measurement per cell comes
+// out. Engines live in subpackages (sim, and the real ones); the runner only sees
+// this package's interfaces.
+//
+// An engine has one way to run cells, RunCells: it calls back with each cell's
+// measurement before the next cell does I/O, so that the runner journals every
+// cell before the next one starts. Engines that reach targets nothing else does
+// (the simulated drive, targets on fio servers) also purge them (Purger), and an
+// engine that owns its drive's write cache controls it (WriteCacher); real
+// devices on this host are purged and set by the precondition package.
 //
 // A Measurement keeps, per direction, exact counts, bytes and latency sums, the
 // true minimum and maximum, and a mergeable latency histogram, so that window

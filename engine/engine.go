@@ -8,53 +8,64 @@ import (
 
 // Engine runs workloads on the target set it was opened for.
 type Engine interface {
-	// Run executes one workload and returns its measurement. When ctx is
-	// cancelled Run stops as soon as it can and returns ctx's error; the
-	// partial measurement is not a result.
-	Run(ctx context.Context, w Workload) (Measurement, error)
+	// RunCells runs cells one after the other and calls done(i, m, wall)
+	// with cell i's measurement and the wall time it took; cell i+1 does
+	// no I/O before done has returned, so that the caller can journal a
+	// cell before the next one starts. An engine that can only run the
+	// cells in one go (fio through fio servers) calls done for each, in
+	// order, when all have run, with an equal share of the wall time, and
+	// returns a failure of that run as a *BatchError. name names the cells
+	// as a whole (a round), for such an engine's files. An error from done stops RunCells, which returns it
+	// as it is. When ctx is cancelled RunCells stops as soon as it can and
+	// returns ctx's error: the cells done was called for are results, the
+	// one cut short is not.
+	RunCells(ctx context.Context, name string, cells []Cell, done func(i int, m Measurement, wall time.Duration) error) error
 	// Describe names the engine and its version ("fio 3.33", "native io_uring").
 	Describe() string
 	Close() error
 }
 
-// Purger is implemented by engines whose targets purge themselves (the
-// simulated drive). Real devices are purged by the precondition package.
-// Purge returns how long the purge took on the target's own clock.
-type Purger interface {
-	Purge(ctx context.Context) (time.Duration, error)
+// Cell is one workload to run, named for the files an engine keeps of it
+// (fio's job files); an engine names an unnamed cell itself.
+type Cell struct {
+	Name     string
+	Workload Workload
 }
 
-// RemotePurger is implemented by engines that reach targets ptsrun cannot
-// open itself (fio servers' hosts): they run a purge substitute there, the
-// way they run workloads. Neither substitute is a PTS purge.
-type RemotePurger interface {
-	// PurgeSubstitute runs job (PurgeTrim or PurgeZeroFill) on every
-	// target at once. The report says what ran and what was checked, as
-	// far as it got when there is an error too.
-	PurgeSubstitute(ctx context.Context, job string) (PurgeReport, error)
+// RunCell runs one cell and returns its measurement, for callers with a
+// single workload (ptsrun workload, plan's estimate, tests).
+func RunCell(ctx context.Context, e Engine, c Cell) (Measurement, error) {
+	var out Measurement
+	err := e.RunCells(ctx, c.Name, []Cell{c}, func(_ int, m Measurement, _ time.Duration) error {
+		out = m
+		return nil
+	})
+	return out, err
 }
 
-// Purge substitutes a RemotePurger runs.
-const (
-	PurgeTrim     = "trim"      // discard every block
-	PurgeZeroFill = "zero-fill" // write zeros over every block
-)
-
-// PurgeReport is what a purge substitute ran and found.
-type PurgeReport struct {
-	Args     []string // the command, runnable by hand
-	Output   string   // what it did, per target
-	Exit     int
-	Duration time.Duration
-	Verified string // what was checked, per target
+// RunEach is RunCells for an engine that measures one workload at a time
+// with run.
+func RunEach(ctx context.Context, cells []Cell, done func(int, Measurement, time.Duration) error,
+	run func(context.Context, Workload) (Measurement, error)) error {
+	for i, c := range cells {
+		start := time.Now()
+		m, err := run(ctx, c.Workload)
+		if err != nil {
+			return err
+		}
+		if err := done(i, m, time.Since(start)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-// WriteCacher is implemented by engines that control the target's volatile
-// write cache themselves (the simulated drive).
-type WriteCacher interface {
-	WriteCache() (enabled bool, err error)
-	SetWriteCache(enabled bool) error
-}
+// BatchError is the failure of cells an engine ran in one go: it belongs
+// to all of them, not to the first one without a measurement.
+type BatchError struct{ Err error }
+
+func (e *BatchError) Error() string { return e.Err.Error() }
+func (e *BatchError) Unwrap() error { return e.Err }
 
 // ErrIO marks a measurement ended by an I/O error on the target.
 var ErrIO = errors.New("I/O error")

@@ -38,6 +38,3 @@ func (System) Run(ctx context.Context, args ...string) Command {
 	}
 	return c
 }
-
-// OK reports a zero exit status.
-func (c Command) OK() bool { return c.Exit == 0 }

@@ -2,6 +2,7 @@ package precondition
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -32,15 +33,9 @@ type Result struct {
 	Erased []string `json:"erased,omitempty"`
 }
 
-// Command is an external command run for a purge or a device setting: what ran,
-// what it said, how it ended and how long it took.
-type Command struct {
-	Args     []string      `json:"args"`
-	Target   string        `json:"target,omitempty"`
-	Output   string        `json:"output,omitempty"`
-	Exit     int           `json:"exit"`
-	Duration time.Duration `json:"duration_ns"`
-}
+// Command is an external command run for a purge or a device setting; the
+// engine package holds it because the engines that purge report theirs.
+type Command = engine.Command
 
 // Methods lists every method name the command line accepts.
 func Methods() []string {
@@ -97,14 +92,15 @@ func Applicable(method string, devs []Dev) error {
 	return nil
 }
 
-// Purger purges a target set with a method.
+// Purger purges a target set with a method: it is the PTS purge step, and
+// hands the job to the engine for targets only the engine reaches.
 type Purger struct {
 	Method string
-	Engine engine.Engine // sim-format
-	Devs   []Dev         // real targets
-	// Remote runs the substitutes on targets on fio servers, which only
-	// the engine reaches; set for such a target set instead of Devs.
-	Remote   engine.RemotePurger
+	Devs   []Dev // real targets on this host
+	// Engine purges the targets only it reaches, instead of Devs: a
+	// simulated drive (sim-format) or targets on fio servers (the
+	// substitutes).
+	Engine   engine.Purger
 	Exec     Exec          // external tools; System{} when nil
 	Poll     time.Duration // status polling interval; 5 s when zero
 	Progress func(string)  // progress lines, optional
@@ -151,18 +147,17 @@ func (p *Purger) Purge(ctx context.Context) (Result, error) {
 		return Result{Method: None, Skipped: true,
 			Note: "no purge: the run starts from whatever state the device was in"}, nil
 	case SimFormat:
-		sp, ok := p.Engine.(engine.Purger)
-		if !ok {
-			return Result{}, fmt.Errorf("engine %s cannot purge a simulated drive", p.Engine.Describe())
+		if p.Engine == nil {
+			return Result{}, errors.New("no engine to purge the simulated drive")
 		}
-		took, err := sp.Purge(ctx)
+		rep, err := p.Engine.Purge(ctx, engine.PurgeFormat)
 		if err != nil {
 			return Result{}, fmt.Errorf("purging the simulated drive: %w", err)
 		}
-		return Result{Method: SimFormat, Compliant: true, Duration: took,
+		return Result{Method: SimFormat, Compliant: true, Duration: rep.Duration,
 			Note: "simulated drive: format with user-data erase, every block erased (device time)"}, nil
 	}
-	if p.Remote != nil {
+	if p.Engine != nil {
 		return p.purgeRemote(ctx)
 	}
 	if len(p.Devs) == 0 {
@@ -272,7 +267,7 @@ func (p *Purger) purgeRemote(ctx context.Context) (Result, error) {
 		if p.Progress != nil {
 			p.Progress(fmt.Sprintf("%s through the fio servers (an fio %s job)", j.method, j.job))
 		}
-		rep, err := p.Remote.PurgeSubstitute(ctx, j.job)
+		rep, err := p.Engine.Purge(ctx, j.job)
 		res.Commands = append(res.Commands, Command{Args: rep.Args, Target: "every target", Output: rep.Output, Exit: rep.Exit, Duration: rep.Duration})
 		if err != nil {
 			failed = append(failed, j.method+": "+err.Error())

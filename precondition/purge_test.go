@@ -605,7 +605,7 @@ type fakeRemote struct {
 	calls []string
 }
 
-func (f *fakeRemote) PurgeSubstitute(_ context.Context, job string) (engine.PurgeReport, error) {
+func (f *fakeRemote) Purge(_ context.Context, job string) (engine.PurgeReport, error) {
 	f.calls = append(f.calls, job)
 	rep := engine.PurgeReport{Args: []string{"fio", "--client=ip:10.0.0.2,8765", "purge-" + job + ".host0.fio"}, Duration: time.Second}
 	if why := f.fail[job]; why != "" {
@@ -638,7 +638,7 @@ func TestRemotePurge(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := &fakeRemote{fail: tc.fail}
 			var progress []string
-			res, err := (&Purger{Method: tc.method, Remote: f, Progress: func(s string) { progress = append(progress, s) }}).Purge(context.Background())
+			res, err := (&Purger{Method: tc.method, Engine: f, Progress: func(s string) { progress = append(progress, s) }}).Purge(context.Background())
 			assert.Equal(t, tc.calls, f.calls)
 			assert.Equal(t, tc.want, res.Method)
 			assert.False(t, res.Compliant, "never a PTS purge")

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/ptsrun/ptsrun/engine"
 )
 
 // CacheControl reads and sets the volatile write cache of real devices with
@@ -17,9 +19,10 @@ type CacheControl struct {
 }
 
 // ErrNoVolatileCache means that no device of the set has a volatile write
-// cache (NVMe VWC bit 0 clear): there is nothing to enable or disable, and
-// writes are as durable as with the cache disabled.
-var ErrNoVolatileCache = errors.New("no volatile write cache")
+// cache: engine.ErrNoVolatileCache, under the name callers know.
+var ErrNoVolatileCache = engine.ErrNoVolatileCache
+
+var _ engine.WriteCacher = (*CacheControl)(nil)
 
 // hasCache reports whether d has a volatile write cache. NVMe says so in
 // Identify Controller (VWC); other interfaces are taken to have one, and

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/ptsrun/ptsrun/engine"
-	"github.com/ptsrun/ptsrun/steadystate"
 )
 
 // ImportedCell is one cell's result in one round of results ptsrun did not
@@ -61,17 +60,12 @@ func writeRounds(dir string, ri RunInfo, rounds map[string][][]ImportedCell, ori
 	if err := emit(Record{Type: RecStart, Schema: Schema, Message: origin}); err != nil {
 		return err
 	}
-	crit := ri.Config.SS
 	for _, s := range ri.Stages {
 		rs := rounds[s.ID]
 		if err := emit(Record{Type: RecStageStart, Stage: s.ID, Message: s.Title}); err != nil {
 			return err
 		}
-		series := make([]steadystate.Series, len(s.Tracking))
-		for v, t := range s.Tracking {
-			series[v].Name = t.Name
-		}
-		ssRound := 0
+		judge := newJudge(&s, ri.Config.SS, 0, nil)
 		for r, row := range rs {
 			round := r + 1
 			if len(row) != len(s.Cells) {
@@ -80,6 +74,7 @@ func writeRounds(dir string, ri RunInfo, rounds map[string][][]ImportedCell, ori
 			if err := emit(Record{Type: RecRoundStart, Stage: s.ID, Round: round, Time: firstTime(row)}); err != nil {
 				return err
 			}
+			ms := make([]engine.Measurement, len(row))
 			for c := range row {
 				idx := c
 				w, m := row[c].Workload, row[c].Measurement
@@ -87,38 +82,17 @@ func writeRounds(dir string, ri RunInfo, rounds map[string][][]ImportedCell, ori
 					Workload: &w, Measurement: &m, Time: row[c].Time}); err != nil {
 					return err
 				}
+				ms[c] = row[c].Measurement
 			}
-			vals := make([]float64, len(s.Tracking))
-			for v, t := range s.Tracking {
-				vals[v] = t.Metric.Value(row[t.Cell].Measurement)
-				series[v].Values = append(series[v].Values, vals[v])
-			}
-			rec := Record{Type: RecRoundEnd, Stage: s.ID, Round: round, Tracking: vals}
-			if round >= crit.Window && len(s.Tracking) > 0 {
-				j := crit.CheckAllAt(series, round)
-				rec.Verdict = &j
-				if j.Steady && ssRound == 0 {
-					ssRound = round
-				}
-			}
-			if err := emit(rec); err != nil {
+			if err := emit(judge.round(ms)); err != nil {
 				return err
 			}
 		}
-		n := len(rs)
-		steady := ssRound > 0
-		end := Record{Type: RecStageEnd, Stage: s.ID, Steady: &steady}
-		switch {
-		case steady:
-			end.SSRound, end.Window = ssRound, []int{ssRound - crit.Window + 1, ssRound}
-		case len(s.Tracking) == 0:
-			end.Window = []int{max(1, n-crit.Window+1), n}
-			end.Message = "no tracking variable among the imported cells: steady state cannot be judged"
-		default:
-			end.Window = []int{max(1, n-crit.Window+1), n}
-			end.Message = fmt.Sprintf("steady state not reached in the %d imported rounds", n)
+		why := fmt.Sprintf("steady state not reached in the %d imported rounds", len(rs))
+		if len(s.Tracking) == 0 {
+			why = "no tracking variable among the imported cells: steady state cannot be judged"
 		}
-		if err := emit(end); err != nil {
+		if err := emit(judge.end(why)); err != nil {
 			return err
 		}
 	}

@@ -4,62 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 	"time"
 
 	"github.com/ptsrun/ptsrun/engine"
 	"github.com/ptsrun/ptsrun/precondition"
-	"github.com/ptsrun/ptsrun/steadystate"
 )
 
 // ErrInterrupted is returned when a signal stopped the run at a cell boundary.
 var ErrInterrupted = errors.New("interrupted")
-
-// Purger purges the target set before a stage.
-type Purger interface {
-	Purge(ctx context.Context) (precondition.Result, error)
-}
-
-// WriteCacheControl reads and sets the volatile write cache of the target set.
-type WriteCacheControl interface {
-	WriteCache() (enabled bool, err error)
-	SetWriteCache(enabled bool) error
-}
-
-// DeviceWriteCaches is implemented by the write-cache control of a target
-// set whose devices may be set differently: the state of each device it can
-// read, by path, and putting each back to a given state.
-type DeviceWriteCaches interface {
-	DeviceWriteCaches() map[string]bool
-	RestoreDeviceWriteCaches(states map[string]bool) error
-}
-
-// RoundRunner is implemented by engines that run a whole round better in
-// one go than cell by cell (fio through fio servers, where every invocation
-// waits about a second before its job starts).
-type RoundRunner interface {
-	PrefersRounds() bool
-	RunRound(ctx context.Context, name string, ws []engine.Workload, names []string) ([]engine.Measurement, error)
-}
-
-// CellNamer is implemented by engines that keep files per cell (fio's job
-// files): the runner names them after the stage, round and cell.
-type CellNamer interface {
-	SetCellName(name string)
-}
-
-func (r *Runner) name(n string) {
-	if cn, ok := r.Engine.(CellNamer); ok {
-		cn.SetCellName(n)
-	}
-}
-
-// Preparer is implemented by engines that can get the next cell ready while
-// the current one runs (fio starts its next process ahead).
-type Preparer interface {
-	Prepare(w engine.Workload, name string)
-}
 
 func cellName(s *Stage, round int, c *Cell) string {
 	return strings.NewReplacer("/", "_", " ", "_").Replace(fmt.Sprintf("%s-r%02d-c%02d-%s", s.ID, round, c.Index+1, c.Key))
@@ -86,8 +39,8 @@ type Observer interface {
 type Runner struct {
 	Info     RunInfo
 	Engine   engine.Engine
-	Purger   Purger
-	Cache    WriteCacheControl // nil when the write cache cannot be controlled
+	Purger   *precondition.Purger
+	Cache    engine.WriteCacher // nil when the write cache cannot be controlled
 	Journal  *Journal
 	Observer Observer
 	Now      func() time.Time
@@ -200,7 +153,7 @@ func (r *Runner) checkWriteCache(s *Stage, when string) error {
 			}
 		}
 	}
-	res.Commands = r.cacheCommands()
+	res.Commands = r.Cache.TakeCommands()
 	return r.emit(Record{Type: RecWriteCache, Stage: s.ID, WriteCache: res}, Position{Stage: s})
 }
 
@@ -225,17 +178,16 @@ func (r *Runner) setWriteCache(prior *State) (func() error, error) {
 	if errors.Is(err, precondition.ErrNoVolatileCache) {
 		// Nothing to set, nothing to restore: writes are as durable as with WCD.
 		res.Before, res.After = NoWriteCache, NoWriteCache
-		res.Commands = r.cacheCommands()
+		res.Commands = r.Cache.TakeCommands()
 		return noop, r.emit(Record{Type: RecWriteCache, WriteCache: res}, Position{})
 	}
 	if err == nil {
 		res.Before = label(before)
 	}
-	dc, perDevice := r.Cache.(DeviceWriteCaches)
-	if err != nil && perDevice {
+	if err != nil {
 		// The set as a whole has no one state (or some device cannot be
 		// read): keep each device's, to put each back.
-		for path, on := range dc.DeviceWriteCaches() {
+		for path, on := range r.Cache.DeviceWriteCaches() {
 			if res.Devices == nil {
 				res.Devices = map[string]string{}
 			}
@@ -256,21 +208,21 @@ func (r *Runner) setWriteCache(prior *State) (func() error, error) {
 	if now, err := r.Cache.WriteCache(); err == nil {
 		res.After = label(now)
 	}
-	res.Commands = r.cacheCommands()
+	res.Commands = r.Cache.TakeCommands()
 	if err := r.emit(Record{Type: RecWriteCache, WriteCache: res}, Position{}); err != nil {
 		return noop, err
 	}
 	return func() error {
-		if original == "unknown" && len(originalDevices) > 0 && perDevice {
+		if original == "unknown" && len(originalDevices) > 0 {
 			states := map[string]bool{}
 			for path, st := range originalDevices {
 				states[path] = st == "enabled"
 			}
 			back := &WriteCacheResult{Restore: true, Before: res.After, After: "unknown", Devices: originalDevices}
-			if err := dc.RestoreDeviceWriteCaches(states); err != nil {
+			if err := r.Cache.RestoreDeviceWriteCaches(states); err != nil {
 				back.Error = err.Error()
 			}
-			back.Commands = r.cacheCommands()
+			back.Commands = r.Cache.TakeCommands()
 			return r.Journal.Append(Record{Type: RecWriteCache, Time: r.now(), WriteCache: back})
 		}
 		if original == "unknown" || original == res.After {
@@ -283,100 +235,53 @@ func (r *Runner) setWriteCache(prior *State) (func() error, error) {
 		if now, err := r.Cache.WriteCache(); err == nil {
 			back.After = label(now)
 		}
-		back.Commands = r.cacheCommands()
+		back.Commands = r.Cache.TakeCommands()
 		return r.Journal.Append(Record{Type: RecWriteCache, Time: r.now(), WriteCache: back})
 	}, nil
 }
 
-// Each pass of the workload-independent preconditioning is written in up to
-// WIPCChunksPerPass pieces of at least WIPCChunkBytes. Each piece is
-// journaled, so an interrupted preconditioning resumes where it stopped
-// instead of starting over (hours on a large drive).
-const (
-	WIPCChunksPerPass = 50
-	WIPCChunkBytes    = 4 << 30
-)
-
-// chunksPerPass is how many pieces a pass over targets of the given
-// capacity is written in (0: unknown, as on fio servers: one piece).
-func chunksPerPass(capacity int64) int {
-	return int(min(max(capacity/WIPCChunkBytes, 1), WIPCChunksPerPass))
-}
-
-// wipcChunks is the number of pieces a preconditioning workload is run in:
-// sequential passes split into perPass pieces each; anything else whole.
-func wipcChunks(w *engine.Workload, perPass int) int {
-	if w == nil || w.Access != engine.Sequential || w.Passes <= 0 || w.Passes != math.Trunc(w.Passes) || perPass <= 1 {
-		return 1
-	}
-	return int(w.Passes) * perPass
-}
-
-// wipcChunk is piece k of the preconditioning workload.
-func wipcChunk(w engine.Workload, k, perPass int) engine.Workload {
-	if wipcChunks(&w, perPass) == 1 {
-		return w
-	}
-	part := k % perPass
-	span := w.ActiveRange - w.RangeStart
-	c := w
-	c.Passes = 1
-	c.RangeStart = w.RangeStart + span*float64(part)/float64(perPass)
-	c.ActiveRange = w.RangeStart + span*float64(part+1)/float64(perPass)
-	if part == perPass-1 {
-		c.ActiveRange = w.ActiveRange
-	}
-	return c
-}
-
-// perPass is the number of preconditioning pieces per pass for this run's
-// targets: from the smallest capacity run.json records.
-func (r *Runner) perPass() int {
+// wipc is a stage's workload-independent preconditioning, in pieces for
+// this run's targets: as many per pass as the smallest capacity run.json
+// records gets.
+func (r *Runner) wipc(s *Stage) *precondition.WIPC {
 	var smallest int64
 	for i, t := range r.Info.Targets {
 		if i == 0 || t.CapacityBytes < smallest {
 			smallest = t.CapacityBytes
 		}
 	}
-	return chunksPerPass(smallest)
+	return &precondition.WIPC{Name: s.ID + "-precondition", Workload: *s.Precondition, PerPass: precondition.ChunksPerPass(smallest),
+		Seed: func(k int) uint64 { return CellSeed(r.Info.Config.Seed, s.ID, 0, k) }}
 }
 
-// precondition runs the workload-independent preconditioning piece by piece
-// from where the journal says it stopped, then journals its total.
+// precondition runs the workload-independent preconditioning from the
+// piece where the journal says it stopped, journaling each piece, then
+// journals its total.
 func (r *Runner) precondition(ctx context.Context, s *Stage, ss *StageState) error {
-	w := *s.Precondition
-	per := r.perPass()
-	n := wipcChunks(&w, per)
+	wipc := r.wipc(s)
+	n := wipc.Chunks()
 	total := engine.Measurement{Engine: r.Engine.Describe()}
 	total.Write.Bytes, total.Elapsed = ss.WIPCBytes, ss.WIPCElapsed
 	start := time.Now()
-	for k := ss.WIPCChunks; k < n; k++ {
-		c := wipcChunk(w, k, per)
-		c.Seed = CellSeed(r.Info.Config.Seed, s.ID, 0, k)
-		name := s.ID + "-precondition"
-		if n > 1 {
-			name = fmt.Sprintf("%s-precondition-%03d", s.ID, k+1)
-		}
-		r.name(name)
-		t0 := time.Now()
-		m, err := r.Engine.Run(ctx, c)
-		if err != nil {
-			if ctx.Err() != nil {
-				return r.interrupted(s, 0, -1)
-			}
-			return fmt.Errorf("preconditioning before %s: %w", s.Title, err)
-		}
-		m.Read.Hist, m.Write.Hist, m.Seconds = nil, nil, nil // volume and time are what matter here
+	var journalErr error
+	err := wipc.Run(ctx, r.Engine, ss.WIPCChunks, func(k int, c engine.Cell, m engine.Measurement, wall time.Duration) error {
 		total.Write.Merge(m.Write)
 		total.Elapsed += m.Elapsed
 		total.DeviceTime = m.DeviceTime
 		idx := k
-		if err := r.emit(Record{Type: RecPrecondChunk, Stage: s.ID, Cell: &idx, Workload: &c, Measurement: &m,
-			Message: fmt.Sprintf("%d/%d", k+1, n), WallNs: int64(time.Since(t0))}, r.wipcPosition(s, k+1, n, start)); err != nil {
-			return err
-		}
+		journalErr = r.emit(Record{Type: RecPrecondChunk, Stage: s.ID, Cell: &idx, Workload: &c.Workload, Measurement: &m,
+			Message: fmt.Sprintf("%d/%d", k+1, n), WallNs: int64(wall)}, r.wipcPosition(s, k+1, n, start))
+		return journalErr
+	})
+	switch {
+	case journalErr != nil:
+		return journalErr
+	case err != nil && ctx.Err() != nil:
+		return r.interrupted(s, 0, -1)
+	case err != nil:
+		return fmt.Errorf("preconditioning before %s: %w", s.Title, err)
 	}
-	return r.emit(Record{Type: RecPrecondition, Stage: s.ID, Workload: &w, Measurement: &total,
+	return r.emit(Record{Type: RecPrecondition, Stage: s.ID, Workload: &wipc.Workload, Measurement: &total,
 		WallNs: int64(time.Since(start))}, Position{Stage: s})
 }
 
@@ -388,15 +293,6 @@ func (r *Runner) wipcPosition(s *Stage, done, n int, start time.Time) Position {
 		p.RoundLeft = per * time.Duration(n-done)
 	}
 	return p
-}
-
-// cacheCommands collects the commands a write-cache control ran, if it
-// keeps them.
-func (r *Runner) cacheCommands() []precondition.Command {
-	if t, ok := r.Cache.(interface{ TakeCommands() []precondition.Command }); ok {
-		return t.TakeCommands()
-	}
-	return nil
 }
 
 func (r *Runner) runStage(ctx context.Context, s *Stage, ss *StageState) error {
@@ -414,7 +310,7 @@ func (r *Runner) runStage(ctx context.Context, s *Stage, ss *StageState) error {
 		// Preconditioning was cut: it goes on from the last piece written.
 		k := ss.WIPCChunks
 		if err := r.emit(Record{Type: RecResume, Stage: s.ID, Cell: &k,
-			Message: fmt.Sprintf("preconditioning continues at %d %%", 100*k/wipcChunks(s.Precondition, r.perPass()))}, pos); err != nil {
+			Message: fmt.Sprintf("preconditioning continues at %d %%", 100*k/r.wipc(s).Chunks())}, pos); err != nil {
 			return err
 		}
 	case !ss.Preconditioned:
@@ -459,135 +355,81 @@ func (r *Runner) runStage(ctx context.Context, s *Stage, ss *StageState) error {
 	if err := r.checkWriteCache(s, CheckBeforeRounds); err != nil {
 		return err
 	}
-	crit := r.Info.Config.SS
-	series := make([]steadystate.Series, len(s.Tracking))
-	for v, t := range s.Tracking {
-		series[v].Name = t.Name
-		if v < len(ss.Tracking) {
-			series[v].Values = append([]float64(nil), ss.Tracking[v]...)
-		}
-	}
-	var joint steadystate.Joint
-	round := ss.Rounds()
-	if round >= crit.Window {
-		joint = crit.CheckAllAt(series, round)
-	}
-	for !joint.Steady && round < s.MaxRounds {
-		round++
+	judge := newJudge(s, r.Info.Config.SS, ss.Rounds(), ss.Tracking)
+	for !judge.steady() && judge.rounds < s.MaxRounds {
+		round := judge.rounds + 1
 		if err := r.emit(Record{Type: RecRoundStart, Stage: s.ID, Round: round}, r.position(s, round, 0)); err != nil {
 			return err
 		}
-		row := make([]engine.Measurement, len(s.Cells))
-		if rr, ok := r.Engine.(RoundRunner); ok && rr.PrefersRounds() {
-			if err := r.runRound(ctx, rr, s, round, row); err != nil {
-				return err
-			}
+		row, err := r.runRound(ctx, s, round)
+		if err != nil {
+			return err
 		}
-		for i := range s.Cells {
-			if row[i].Engine != "" {
-				continue // run with its round
-			}
-			if ctx.Err() != nil {
-				return r.interrupted(s, round, i)
-			}
-			c := &s.Cells[i]
-			w := c.Workload
-			w.Seed = CellSeed(r.Info.Config.Seed, s.ID, round, c.Index)
-			r.name(cellName(s, round, c))
-			if pr, ok := r.Engine.(Preparer); ok && i+1 < len(s.Cells) {
-				n := &s.Cells[i+1]
-				nw := n.Workload
-				nw.Seed = CellSeed(r.Info.Config.Seed, s.ID, round, n.Index)
-				pr.Prepare(nw, cellName(s, round, n))
-			}
-			start := time.Now()
-			m, err := r.Engine.Run(ctx, w)
-			if err != nil {
-				if ctx.Err() != nil {
-					return r.interrupted(s, round, i)
-				}
-				return fmt.Errorf("%s round %d cell %s: %w", s.Title, round, c.Key, err)
-			}
-			wall := time.Since(start)
-			r.cellsRun++
-			r.cellWall += (wall - r.cellWall) / time.Duration(r.cellsRun)
-			row[i] = m
-			idx := c.Index
-			if err := r.emit(Record{Type: RecCell, Stage: s.ID, Round: round, Cell: &idx, Key: c.Key,
-				Workload: &w, Measurement: &m, WallNs: int64(wall)}, r.position(s, round, i+1)); err != nil {
-				return err
-			}
-			// Journaled; a long stage keeps every round, so keep the bins
-			// compact (35 KB each decoded, a few hundred bytes encoded).
-			m.Compact()
-		}
-		vals := make([]float64, len(s.Tracking))
-		for v, t := range s.Tracking {
-			vals[v] = t.Metric.Value(row[t.Cell])
-			series[v].Values = append(series[v].Values, vals[v])
-		}
-		rec := Record{Type: RecRoundEnd, Stage: s.ID, Round: round, Tracking: vals}
-		if round >= crit.Window {
-			joint = crit.CheckAllAt(series, round)
-			rec.Verdict = &joint
-		}
-		if err := r.emit(rec, r.position(s, round, len(s.Cells))); err != nil {
+		if err := r.emit(judge.round(row), r.position(s, round, len(s.Cells))); err != nil {
 			return err
 		}
 	}
-	steady := joint.Steady
-	end := Record{Type: RecStageEnd, Stage: s.ID, Steady: &steady, Window: []int{max(1, round-crit.Window+1), round}}
-	if steady {
-		end.SSRound = round
-	} else {
-		end.Message = fmt.Sprintf("steady state not reached in %d rounds: the window is the last %d rounds", round, crit.Window)
-	}
-	return r.emit(end, Position{Stage: s, Round: round})
+	end := judge.end(fmt.Sprintf("steady state not reached in %d rounds: the window is the last %d rounds", judge.rounds, r.Info.Config.SS.Window))
+	return r.emit(end, Position{Stage: s, Round: judge.rounds})
 }
 
-// runRound runs every cell of a round in one go and journals each cell,
-// in order, when the round has ended. A round cut short journals nothing:
-// resume re-runs it from its first cell, as it does any interrupted round.
-func (r *Runner) runRound(ctx context.Context, rr RoundRunner, s *Stage, round int, row []engine.Measurement) error {
+// runRound runs a round's cells and journals each as the engine reports
+// it, before the next one starts. An engine that runs the round in one go
+// reports every cell when the round has ended; a round it cuts short
+// journals nothing, and resume re-runs it from its first cell, as it does
+// any interrupted round.
+func (r *Runner) runRound(ctx context.Context, s *Stage, round int) ([]engine.Measurement, error) {
 	if ctx.Err() != nil {
-		return r.interrupted(s, round, 0)
+		return nil, r.interrupted(s, round, 0)
 	}
-	ws := make([]engine.Workload, len(s.Cells))
-	names := make([]string, len(s.Cells))
+	cells := make([]engine.Cell, len(s.Cells))
 	for i := range s.Cells {
 		c := &s.Cells[i]
-		ws[i] = c.Workload
-		ws[i].Seed = CellSeed(r.Info.Config.Seed, s.ID, round, c.Index)
-		names[i] = cellName(s, round, c)
+		cells[i] = engine.Cell{Name: cellName(s, round, c), Workload: c.Workload}
+		cells[i].Workload.Seed = CellSeed(r.Info.Config.Seed, s.ID, round, c.Index)
 	}
-	start := time.Now()
-	ms, err := rr.RunRound(ctx, fmt.Sprintf("%s-r%02d", s.ID, round), ws, names)
-	if err != nil {
-		if ctx.Err() != nil {
-			return r.interrupted(s, round, 0)
+	row := make([]engine.Measurement, len(s.Cells))
+	measured := 0
+	var journalErr error
+	err := r.Engine.RunCells(ctx, fmt.Sprintf("%s-r%02d", s.ID, round), cells, func(i int, m engine.Measurement, wall time.Duration) error {
+		if i != measured {
+			return fmt.Errorf("the engine reported cell %d of %d after %d cells", i+1, len(cells), measured)
 		}
-		return fmt.Errorf("%s round %d: %w", s.Title, round, err)
-	}
-	if len(ms) != len(s.Cells) {
-		return fmt.Errorf("%s round %d: the engine returned %d cells of %d", s.Title, round, len(ms), len(s.Cells))
-	}
-	wall := time.Since(start) / time.Duration(len(ms))
-	for i := range s.Cells {
-		m := ms[i]
 		if m.Engine == "" {
 			m.Engine = r.Engine.Describe()
 		}
 		r.cellsRun++
 		r.cellWall += (wall - r.cellWall) / time.Duration(r.cellsRun)
 		row[i] = m
-		idx := s.Cells[i].Index
-		if err := r.emit(Record{Type: RecCell, Stage: s.ID, Round: round, Cell: &idx, Key: s.Cells[i].Key,
-			Workload: &ws[i], Measurement: &m, WallNs: int64(wall)}, r.position(s, round, i+1)); err != nil {
+		c := &s.Cells[i]
+		idx := c.Index
+		if err := r.emit(Record{Type: RecCell, Stage: s.ID, Round: round, Cell: &idx, Key: c.Key,
+			Workload: &cells[i].Workload, Measurement: &m, WallNs: int64(wall)}, r.position(s, round, i+1)); err != nil {
+			journalErr = err
 			return err
 		}
+		// Journaled; a long stage keeps every round, so keep the bins
+		// compact (35 KB each decoded, a few hundred bytes encoded).
 		m.Compact()
+		measured++
+		return nil
+	})
+	var batch *engine.BatchError
+	switch {
+	case journalErr != nil:
+		return nil, journalErr
+	case err != nil && ctx.Err() != nil:
+		return nil, r.interrupted(s, round, measured)
+	case errors.As(err, &batch):
+		return nil, fmt.Errorf("%s round %d: %w", s.Title, round, err)
+	case err != nil && measured < len(s.Cells):
+		return nil, fmt.Errorf("%s round %d cell %s: %w", s.Title, round, s.Cells[measured].Key, err)
+	case err != nil:
+		return nil, fmt.Errorf("%s round %d: %w", s.Title, round, err)
+	case measured != len(s.Cells):
+		return nil, fmt.Errorf("%s round %d: the engine returned %d cells of %d", s.Title, round, measured, len(s.Cells))
 	}
-	return nil
+	return row, nil
 }
 
 func (r *Runner) interrupted(s *Stage, round, cell int) error {

@@ -29,20 +29,18 @@ type hooked struct {
 	failAt   int
 }
 
-func (h *hooked) Run(ctx context.Context, w engine.Workload) (engine.Measurement, error) {
-	h.runs++
-	if h.failAt > 0 && h.runs == h.failAt {
-		return engine.Measurement{}, errors.Join(engine.ErrIO, errors.New("pwrite: input/output error"))
-	}
-	m, err := h.Engine.Run(ctx, w)
-	if h.cancelAt > 0 && h.runs == h.cancelAt {
-		h.cancel()
-	}
-	return m, err
-}
-
-func (h *hooked) Purge(ctx context.Context) (time.Duration, error) {
-	return h.Engine.(engine.Purger).Purge(ctx)
+func (h *hooked) RunCells(ctx context.Context, _ string, cells []engine.Cell, done func(int, engine.Measurement, time.Duration) error) error {
+	return engine.RunEach(ctx, cells, done, func(ctx context.Context, w engine.Workload) (engine.Measurement, error) {
+		h.runs++
+		if h.failAt > 0 && h.runs == h.failAt {
+			return engine.Measurement{}, errors.Join(engine.ErrIO, errors.New("pwrite: input/output error"))
+		}
+		m, err := engine.RunCell(ctx, h.Engine, engine.Cell{Workload: w})
+		if h.cancelAt > 0 && h.runs == h.cancelAt {
+			h.cancel()
+		}
+		return m, err
+	})
 }
 
 type setup struct {
@@ -149,7 +147,7 @@ func TestJournalOrderAndContent(t *testing.T) {
 			chunks++
 		}
 	}
-	assert.Equal(t, 2*WIPCChunksPerPass, chunks)
+	assert.Equal(t, 2*precondition.WIPCChunksPerPass, chunks)
 	i := 5 + chunks
 	assert.Equal(t, []string{RecPrecondition, RecWriteCache, RecRoundStart, RecCell}, []string{recs[i].Type, recs[i+1].Type, recs[i+2].Type, recs[i+3].Type})
 	assert.Equal(t, CheckBeforeRounds, recs[i+1].WriteCache.Check)
@@ -205,7 +203,7 @@ func TestInterruptAndResume(t *testing.T) {
 	s := newSetup(t, "enterprise", func(c *Config) { c.Tests = []TestID{IOPS, LAT} })
 	ctx, cancel := context.WithCancel(context.Background())
 	// WIPC, three rounds of 56 cells, and 10 cells into round 4.
-	h := &hooked{Engine: s.eng, cancelAt: 2*WIPCChunksPerPass + 3*56 + 10, cancel: cancel}
+	h := &hooked{Engine: s.eng, cancelAt: 2*precondition.WIPCChunksPerPass + 3*56 + 10, cancel: cancel}
 	r, j := s.runner(t, h)
 	err := r.Run(ctx, nil)
 	require.ErrorIs(t, err, ErrInterrupted)
@@ -303,35 +301,12 @@ func TestInterruptDuringWIPCResumesIt(t *testing.T) {
 	assert.Equal(t, 1, purges, "the resumed stage is not purged again")
 	m, _ := sim.Lookup("client")
 	assert.Equal(t, 2*(m.UserBytes/(128<<10)*(128<<10)), st.WIPC["lat"].Measurement.Write.Bytes)
-	assert.Equal(t, 2*WIPCChunksPerPass-37+lat.Rounds()*9, h2.runs)
-}
-
-func TestWIPCChunks(t *testing.T) {
-	assert.Equal(t, 1, chunksPerPass(0), "unknown capacity: one piece")
-	assert.Equal(t, 1, chunksPerPass(128<<20))
-	assert.Equal(t, 25, chunksPerPass(100<<30))
-	assert.Equal(t, 50, chunksPerPass(3<<40))
-	w := engine.Workload{Access: engine.Sequential, BlockSize: 128 << 10, TC: 1, QD: 32, ActiveRange: 100, Passes: 2}
-	assert.Equal(t, 100, wipcChunks(&w, 50))
-	// The pieces of a pass tile the range exactly, for every capacity.
-	for _, capacity := range []int64{1 << 40, 3_200_631_791_616, 1_000_204_886_016 + 4096} {
-		var bytes int64
-		prevEnd := int64(0)
-		for k := 0; k < 50; k++ {
-			c := wipcChunk(w, k, 50)
-			require.Equal(t, prevEnd, c.RangeStartBytes(capacity), "piece %d starts where %d ended", k, k-1)
-			prevEnd = c.RangeStartBytes(capacity) + c.RangeBytes(capacity)
-			bytes += c.PassBytes(capacity)
-		}
-		assert.Equal(t, w.RangeBytes(capacity), bytes)
-	}
-	r := engine.Workload{Access: engine.Random, BlockSize: 4096, Passes: 2, ActiveRange: 100}
-	assert.Equal(t, 1, wipcChunks(&r, 50), "random preconditioning runs whole")
+	assert.Equal(t, 2*precondition.WIPCChunksPerPass-37+lat.Rounds()*9, h2.runs)
 }
 
 func TestEngineErrorStopsCleanly(t *testing.T) {
 	s := newSetup(t, "client", func(c *Config) { c.Tests = []TestID{TP}; c.CellTime = Duration(2 * time.Second) })
-	h := &hooked{Engine: s.eng, failAt: 2*WIPCChunksPerPass + 5}
+	h := &hooked{Engine: s.eng, failAt: 2*precondition.WIPCChunksPerPass + 5}
 	r, _ := s.runner(t, h)
 	err := r.Run(context.Background(), nil)
 	require.ErrorIs(t, err, engine.ErrIO)
@@ -423,6 +398,8 @@ func (m *mixedCaches) DeviceWriteCaches() map[string]bool {
 	return map[string]bool{"a": m.on["a"], "b": m.on["b"]}
 }
 
+func (m *mixedCaches) TakeCommands() []engine.Command { return nil }
+
 func (m *mixedCaches) RestoreDeviceWriteCaches(states map[string]bool) error {
 	for k, v := range states {
 		m.on[k] = v
@@ -472,32 +449,44 @@ type rounder struct {
 	rounds   int
 	cancelAt int // cancel during this round
 	cancel   context.CancelFunc
+	failAt   int // fail this round as a whole
 	seeds    []uint64
 }
 
-func (r *rounder) PrefersRounds() bool { return true }
-
-func (r *rounder) RunRound(ctx context.Context, name string, ws []engine.Workload, names []string) ([]engine.Measurement, error) {
+// RunCells runs several cells in one go and reports them when all have
+// run; one cell it runs as a cell, as the fio engine does.
+func (r *rounder) RunCells(ctx context.Context, name string, cells []engine.Cell, done func(int, engine.Measurement, time.Duration) error) error {
+	if len(cells) == 1 {
+		return r.Engine.RunCells(ctx, name, cells, done)
+	}
 	r.rounds++
 	if r.rounds == r.cancelAt {
 		r.cancel()
-		return nil, ctx.Err()
+		return &engine.BatchError{Err: ctx.Err()}
+	}
+	if r.rounds == r.failAt {
+		return &engine.BatchError{Err: errors.New("fio failed (exit status 1): connection reset")}
 	}
 	var out []engine.Measurement
-	for _, w := range ws {
-		r.seeds = append(r.seeds, w.Seed)
-		m, err := r.Engine.Run(ctx, w)
+	for _, c := range cells {
+		r.seeds = append(r.seeds, c.Workload.Seed)
+		m, err := engine.RunCell(ctx, r.Engine, c)
 		if err != nil {
-			return nil, err
+			return &engine.BatchError{Err: err}
 		}
 		out = append(out, m)
 	}
-	return out, nil
+	for i, m := range out {
+		if err := done(i, m, time.Second); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-// An engine that prefers rounds gets each round whole; its cells are
-// journaled in order when the round ends, and a round cut short journals
-// none of them and is re-run on resume.
+// An engine that runs a round in one go reports its cells when the round
+// ends; they are journaled in order, and a round cut short journals none of
+// them and is re-run on resume.
 func TestRoundRunner(t *testing.T) {
 	s := newSetup(t, "enterprise", func(c *Config) { c.Tests = []TestID{LAT}; c.CellTime = Duration(5 * time.Second) })
 	ctx, cancel := context.WithCancel(context.Background())
@@ -527,31 +516,42 @@ func TestRoundRunner(t *testing.T) {
 	assert.True(t, st.Ended)
 	assert.GreaterOrEqual(t, st.Stages[lat.ID].Rounds(), 5)
 	assert.Equal(t, st.Stages[lat.ID].Rounds()-2, e2.rounds, "resume re-ran the cut round whole")
+
+	// A round that fails as a whole is the round's error, not its first
+	// cell's, and journals none of its cells.
+	s = newSetup(t, "enterprise", func(c *Config) { c.Tests = []TestID{LAT}; c.CellTime = Duration(5 * time.Second) })
+	r, _ = s.runner(t, &rounder{Engine: s.eng, failAt: 2})
+	err := r.Run(context.Background(), nil)
+	require.EqualError(t, err, "Latency round 2: fio failed (exit status 1): connection reset")
+	st = Replay(s.info.Stages, s.records(t))
+	assert.Equal(t, 1, st.Stages[lat.ID].Rounds())
+	require.Len(t, st.Errors, 1)
+	assert.Equal(t, err.Error(), st.Errors[0].Error)
 }
 
-// resettingPurger is a purge that turns the write cache back on, as a format
-// or sanitize followed by a controller reset may.
-type resettingPurger struct {
-	inner Purger
-	cache WriteCacheControl
-}
+// resettingDrive is a drive whose purge turns the write cache back on, as a
+// format or sanitize followed by a controller reset may.
+type resettingDrive struct{ *sim.Engine }
 
-func (p resettingPurger) Purge(ctx context.Context) (precondition.Result, error) {
-	res, err := p.inner.Purge(ctx)
-	_ = p.cache.SetWriteCache(true)
-	return res, err
+func (d resettingDrive) Purge(ctx context.Context, job string) (engine.PurgeReport, error) {
+	rep, err := d.Engine.Purge(ctx, job)
+	_ = d.SetWriteCache(true)
+	return rep, err
 }
 
 // noCache is a target without a volatile write cache.
 type noCache struct{ sets int }
 
-func (n *noCache) WriteCache() (bool, error)   { return false, precondition.ErrNoVolatileCache }
-func (n *noCache) SetWriteCache(on bool) error { n.sets++; return nil }
+func (n *noCache) WriteCache() (bool, error)                      { return false, precondition.ErrNoVolatileCache }
+func (n *noCache) SetWriteCache(on bool) error                    { n.sets++; return nil }
+func (n *noCache) DeviceWriteCaches() map[string]bool             { return nil }
+func (n *noCache) RestoreDeviceWriteCaches(map[string]bool) error { return nil }
+func (n *noCache) TakeCommands() []engine.Command                 { return nil }
 
 func TestWriteCacheCheckedAfterEveryPurge(t *testing.T) {
 	s := newSetup(t, "enterprise", func(c *Config) { c.Tests = []TestID{TP}; c.CellTime = Duration(5 * time.Second) })
 	r, _ := s.runner(t, s.eng)
-	r.Purger = resettingPurger{inner: r.Purger, cache: s.eng}
+	r.Purger.Engine = resettingDrive{s.eng}
 	require.NoError(t, r.Run(context.Background(), nil))
 	var checks []WriteCacheResult
 	for _, rec := range s.records(t) {

@@ -235,8 +235,8 @@ func simSeqWriteMBps(m sim.Model) float64 {
 		return 0
 	}
 	defer e.Close()
-	r, err := e.Run(nilContext(), engine.Workload{Access: engine.Sequential, BlockSize: pts.WIPCBlockSize,
-		TC: pts.WIPCTC, QD: pts.WIPCQD, ActiveRange: 100, Duration: 10 * time.Second})
+	r, err := engine.RunCell(nilContext(), e, engine.Cell{Workload: engine.Workload{Access: engine.Sequential,
+		BlockSize: pts.WIPCBlockSize, TC: pts.WIPCTC, QD: pts.WIPCQD, ActiveRange: 100, Duration: 10 * time.Second}})
 	if err != nil {
 		return 0
 	}

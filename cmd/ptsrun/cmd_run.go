@@ -267,23 +267,17 @@ func execute(ctx context.Context, dir string, ri pts.RunInfo, set *targetSet, pr
 	}
 	obs := newProgress(stderr, stdout, asJSON)
 	purger := set.purger(method, ri.Config.DestroyData, set.Engine, obs.note)
-	if set.Kind == setRemote {
-		// Only the engine reaches targets on fio servers: it runs the
-		// substitutes there.
-		rp, ok := set.Engine.(engine.RemotePurger)
-		if !ok && method != precondition.None {
-			set.Engine.Close()
-			j.Close()
-			return fmt.Errorf("engine %s cannot purge targets on fio servers: run with --purge none", set.Engine.Describe())
-		}
-		purger.Remote = rp
+	if set.Kind == setRemote && purger.Engine == nil && method != precondition.None {
+		set.Engine.Close()
+		j.Close()
+		return fmt.Errorf("engine %s cannot purge targets on fio servers: run with --purge none", set.Engine.Describe())
 	}
 	r := &pts.Runner{Info: ri, Engine: set.Engine, Journal: j, Observer: obs, Purger: purger, Now: runClock.now}
 	switch {
 	case set.Kind == setLocal:
 		r.Cache = &precondition.CacheControl{Devs: purger.Devs}
 	default:
-		if wc, ok := set.Engine.(pts.WriteCacheControl); ok {
+		if wc, ok := set.Engine.(engine.WriteCacher); ok {
 			r.Cache = wc
 		}
 	}

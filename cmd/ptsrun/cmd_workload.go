@@ -177,7 +177,7 @@ func runWorkload(ctx context.Context, tp *targetPlan, w engine.Workload, op pts.
 	if !asJSON {
 		fmt.Fprintf(stderr, "ptsrun workload: %s on %v with %s for %v\n", w.String(), names, set.Engine.Describe(), w.Duration)
 	}
-	m, err := set.Engine.Run(ctx, w)
+	m, err := engine.RunCell(ctx, set.Engine, engine.Cell{Workload: w})
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
 			return fmt.Errorf("%w: the workload was stopped; nothing recorded", pts.ErrInterrupted)

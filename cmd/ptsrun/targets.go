@@ -337,11 +337,16 @@ func (p *targetPlan) purgeKind() string {
 	return device.KindBlock
 }
 
-// purger is the purge of the target set. For local targets a method that
-// erases more than the targets (every namespace of an NVMe controller) is put
-// to the safety gate of each namespace it would erase besides them.
+// purger is the purge of the target set: by the engine for a simulated
+// drive and targets on fio servers, which only it reaches. For local
+// targets a method that erases more than the targets (every namespace of an
+// NVMe controller) is put to the safety gate of each namespace it would
+// erase besides them.
 func (p *targetPlan) purger(method string, destroy []string, eng engine.Engine, progress func(string)) *precondition.Purger {
-	pg := &precondition.Purger{Method: method, Engine: eng, Progress: progress}
+	pg := &precondition.Purger{Method: method, Progress: progress}
+	if ep, ok := eng.(engine.Purger); ok && p.Kind != setLocal {
+		pg.Engine = ep
+	}
 	for _, t := range p.Local {
 		pg.Devs = append(pg.Devs, precondition.DevOf(t))
 	}

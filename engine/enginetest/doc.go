@@ -1,7 +1,8 @@
 // Package enginetest is the conformance suite every engine passes: the same
-// assertions for the simulated drive, the native engine and fio (block size
-// and alignment, offsets inside the active range, the read/write mix,
-// sequential streams, the I/Os in flight, the duration, incompressible
+// assertions for the simulated drive, the native engine and fio (the RunCells
+// contract: cells in order, each reported before the next one does I/O;
+// block size and alignment, offsets inside the active range, the read/write
+// mix, sequential streams, the I/Os in flight, the duration, incompressible
 // written data, ordered percentiles, exact histogram merges). It also makes
 // loop devices for the tests that need real block devices.
 package enginetest

@@ -5,6 +5,7 @@ import (
 	"compress/flate"
 	"context"
 	"crypto/sha256"
+	"errors"
 	"io"
 	"os"
 	"testing"
@@ -35,6 +36,9 @@ type Caps struct {
 	// MinIOs is the I/O count a 2-second 4 KiB random workload reaches at
 	// least on this engine's targets (the mix assertion needs 10 000).
 	MinIOs int64
+	// Virtual: the engine's time is a model's (the simulated drive), so a
+	// cell takes next to no wall time.
+	Virtual bool
 }
 
 func run(t *testing.T, e engine.Engine, w engine.Workload) engine.Measurement {
@@ -42,7 +46,7 @@ func run(t *testing.T, e engine.Engine, w engine.Workload) engine.Measurement {
 	if w.Seed == 0 {
 		w.Seed = 42
 	}
-	m, err := e.Run(context.Background(), w)
+	m, err := engine.RunCell(context.Background(), e, engine.Cell{Workload: w})
 	require.NoError(t, err, w.String())
 	return m
 }
@@ -53,6 +57,63 @@ func rnd(read int, bs int64, tc, qd int, ar float64, d time.Duration) engine.Wor
 
 // Run runs the suite.
 func Run(t *testing.T, open Opener, caps Caps) {
+	t.Run("CellsOneAfterTheOther", func(t *testing.T) {
+		e, _ := open(t, 1)
+		cells := []engine.Cell{
+			{Name: "reads", Workload: rnd(100, 4096, 1, 4, 100, 500*time.Millisecond)},
+			{Name: "writes", Workload: rnd(0, 4096, 1, 4, 100, 500*time.Millisecond)},
+			{Name: "mixed", Workload: rnd(50, 8192, 1, 4, 100, 500*time.Millisecond)},
+		}
+		for i := range cells {
+			cells[i].Workload.Seed = uint64(i + 1)
+		}
+		var order []int
+		var returned time.Time
+		err := e.RunCells(context.Background(), "cells", cells, func(i int, m engine.Measurement, wall time.Duration) error {
+			order = append(order, i)
+			assert.NotZero(t, m.Total().IOs, "cell %d", i)
+			assert.Positive(t, wall, "cell %d", i)
+			switch i {
+			case 0:
+				assert.Zero(t, m.Write.IOs, "cell 0 reads only: done gets each cell's own measurement")
+				// The next cell waits for this: a caller journals here.
+				time.Sleep(300 * time.Millisecond)
+			case 1:
+				assert.Zero(t, m.Read.IOs, "cell 1 writes only")
+			}
+			if i > 0 && !caps.Virtual {
+				assert.GreaterOrEqual(t, time.Since(returned), m.Elapsed*9/10,
+					"cell %d did I/O before done had returned for cell %d", i, i-1)
+			}
+			returned = time.Now()
+			return nil
+		})
+		require.NoError(t, err)
+		assert.Equal(t, []int{0, 1, 2}, order)
+
+		// An error from done stops the cells and comes back as it is.
+		stop := errors.New("journal full")
+		calls := 0
+		err = e.RunCells(context.Background(), "cells", cells[:2], func(int, engine.Measurement, time.Duration) error {
+			calls++
+			return stop
+		})
+		assert.ErrorIs(t, err, stop)
+		assert.Equal(t, 1, calls, "no cell after the one done refused")
+
+		// Cancelled between cells: no further cell, ctx's error.
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		calls = 0
+		err = e.RunCells(ctx, "cells", cells[:2], func(int, engine.Measurement, time.Duration) error {
+			calls++
+			cancel()
+			return nil
+		})
+		assert.ErrorIs(t, err, context.Canceled)
+		assert.Equal(t, 1, calls)
+	})
+
 	t.Run("BlockSizeAlignmentRange", func(t *testing.T) {
 		e, ts := open(t, 1)
 		for _, w := range []engine.Workload{

@@ -80,8 +80,8 @@ func TestRelativeWorkDir(t *testing.T) {
 	e, err := Open([]Target{{Name: path, Path: path, Size: 8 << 20, LogicalBlock: 512}}, Options{WorkDir: "run/fio"})
 	require.NoError(t, err)
 	defer e.Close()
-	m, err := e.Run(context.Background(), engine.Workload{Access: engine.Random, ReadPct: 100, BlockSize: 4096, TC: 1, QD: 1,
-		ActiveRange: 100, Duration: 200 * time.Millisecond})
+	m, err := engine.RunCell(context.Background(), e, engine.Cell{Workload: engine.Workload{Access: engine.Random, ReadPct: 100,
+		BlockSize: 4096, TC: 1, QD: 1, ActiveRange: 100, Duration: 200 * time.Millisecond}})
 	require.NoError(t, err)
 	require.Positive(t, m.Read.IOs)
 	require.FileExists(t, filepath.Join("run", "fio", "workload-0001.json"))

@@ -3,7 +3,9 @@
 // by hand, fio run with --output-format=json+, and its output parsed into the
 // same Measurement the other engines return. With fio servers on several
 // hosts (fio --server) one cell loads targets on all of them at once through
-// fio's own client/server mode.
+// fio's own client/server mode; there a round's cells run in one fio
+// invocation, one job file per host, because every invocation waits about a
+// second for the servers, and they are reported when it ends.
 //
 // The parser reads what fio really prints: text before the JSON, several
 // documents (status dumps), -nan and inf, the local jobs[] and the

@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -47,11 +46,8 @@ type Engine struct {
 	hosts   []string // "" for local, else server addresses, in target order of first appearance
 	ioeng   string
 	tmp     string
-	seq     atomic.Int64
-	name    string    // name of the next job file (SetCellName)
-	flock   bool      // flock(1) is there: cells can be started ahead
-	next    *nextCell // what Prepare announced
-	held    *proc     // a started fio waiting for its turn
+	seq     atomic.Int64 // numbers unnamed cells
+	flock   bool         // flock(1) is there: cells can be started ahead
 }
 
 // ErrNoFio is returned when fio cannot be run.
@@ -218,14 +214,8 @@ func (e *Engine) Describe() string {
 // Version is the fio version.
 func (e *Engine) Version() Version { return e.version }
 
-// SetCellName names the next job file (the runner names them by stage,
-// round and cell, so that a run directory's fio/ folder reads like the plan).
-func (e *Engine) SetCellName(name string) { e.name = name }
-
-// Close stops a held fio and removes the temporary work directory, if the
-// engine made one.
+// Close removes the temporary work directory, if the engine made one.
 func (e *Engine) Close() error {
-	e.dropHeld()
 	if e.tmp != "" {
 		return os.RemoveAll(e.tmp)
 	}
@@ -287,27 +277,82 @@ func hostKey(i int, h string) string {
 	return fmt.Sprintf("host%d", i)
 }
 
-// Prepare says which workload comes next, under which name. Run starts
-// that cell's fio process while the current cell runs, held before its I/O
-// by a lock (exec_prerun=flock), and releases it when the runner asks for it:
-// the next cell starts a few milliseconds after this one ends, instead of
-// after fio's start-up (about a fifth of a second). Local targets only.
-func (e *Engine) Prepare(w engine.Workload, name string) {
-	if e.hosts[0] != "" || !e.flock {
-		return
+// RunCells runs the cells one after the other. On this host each cell is
+// one fio invocation with its own job file, named after the cell (the
+// runner names them by stage, round and cell, so that a run directory's
+// fio/ folder reads like the plan). The next cell's fio is started while
+// the current cell runs, held before its I/O by a lock (exec_prerun=flock)
+// that is let go once done has returned: the next cell starts a few
+// milliseconds after this one ends instead of after fio's start-up (about
+// a fifth of a second). Through fio servers, where every fio invocation
+// waits about a second (the server sleeps up to 1 s between a client's
+// commands), several cells run in one invocation named name (runBatch);
+// traced runs keep one invocation per cell.
+func (e *Engine) RunCells(ctx context.Context, name string, cells []engine.Cell, done func(int, engine.Measurement, time.Duration) error) error {
+	if len(cells) > 1 && e.hosts[0] != "" && e.opts.Trace == 0 {
+		return e.runBatch(ctx, name, cells, done)
 	}
-	e.next = &nextCell{w: w, name: name}
+	names := make([]string, len(cells))
+	for i, c := range cells {
+		names[i] = e.cellName(c)
+	}
+	var held *proc // the next cell's fio, started ahead
+	defer func() { held.drop() }()
+	for i, c := range cells {
+		if err := e.validate(c.Workload); err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		start := time.Now()
+		p := held
+		held = nil
+		if p != nil {
+			p.unhold()
+		} else {
+			var err error
+			if p, err = e.launch(c.Workload, names[i], false); err != nil {
+				return err
+			}
+		}
+		if i+1 < len(cells) && e.hosts[0] == "" && e.flock {
+			if h, err := e.launch(cells[i+1].Workload, names[i+1], true); err == nil {
+				held = h
+			}
+		}
+		m, err := e.finish(ctx, p)
+		if err != nil {
+			return err
+		}
+		if err := done(i, m, time.Since(start)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-type nextCell struct {
-	w    engine.Workload
-	name string
+// cellName is the base name of a cell's files.
+func (e *Engine) cellName(c engine.Cell) string {
+	if c.Name != "" {
+		return c.Name
+	}
+	return fmt.Sprintf("workload-%04d", e.seq.Add(1))
+}
+
+// validate checks a workload against every target.
+func (e *Engine) validate(w engine.Workload) error {
+	for _, t := range e.targets {
+		if err := w.Validate(t.LogicalBlock); err != nil {
+			return fmt.Errorf("%s: %w", t.Name, err)
+		}
+	}
+	return nil
 }
 
 // proc is one fio process.
 type proc struct {
 	w      engine.Workload
-	name   string
 	base   string
 	logDir string
 	cmd    *exec.Cmd
@@ -315,74 +360,37 @@ type proc struct {
 	lock   *os.File // held exclusively until the cell may start; nil when not held
 }
 
-// Run executes one workload: the job files are written to the work directory
-// and fio runs them with --output-format=json+.
-func (e *Engine) Run(ctx context.Context, w engine.Workload) (engine.Measurement, error) {
-	for _, t := range e.targets {
-		lbs := t.LogicalBlock
-		if err := w.Validate(lbs); err != nil {
-			return engine.Measurement{}, fmt.Errorf("%s: %w", t.Name, err)
-		}
-	}
-	if err := ctx.Err(); err != nil {
-		e.dropHeld()
-		return engine.Measurement{}, err
-	}
-	name := e.name
-	e.name = ""
-	if name == "" {
-		name = fmt.Sprintf("workload-%04d", e.seq.Add(1))
-	}
-	var p *proc
-	if h := e.held; h != nil && h.name == name && reflect.DeepEqual(h.w, w) {
-		e.held = nil
-		p = h
-		_ = unix.Flock(int(p.lock.Fd()), unix.LOCK_UN)
-		p.lock.Close()
-		p.lock = nil
-	} else {
-		e.dropHeld()
-		var err error
-		if p, err = e.launch(w, name, false); err != nil {
-			return engine.Measurement{}, err
-		}
-	}
-	if n := e.next; n != nil {
-		e.next = nil
-		if h, err := e.launch(n.w, n.name, true); err == nil {
-			e.held = h
-		}
-	}
-	return e.finish(ctx, p)
+// unhold lets a held process start its I/O.
+func (p *proc) unhold() {
+	_ = unix.Flock(int(p.lock.Fd()), unix.LOCK_UN)
+	p.release()
 }
 
-// dropHeld stops a held process that will not be used.
-func (e *Engine) dropHeld() {
-	if h := e.held; h != nil {
-		e.held = nil
-		// Kill the whole group first, so that no I/O starts, then let go of
-		// the lock: the prerun shell holds fio's stderr open until flock
-		// returns, and Wait waits for that.
-		signalGroup(h.cmd, syscall.SIGKILL)
-		h.lock.Close()
-		_ = h.cmd.Wait()
-		_ = os.RemoveAll(h.logDir)
-		for _, f := range []string{h.base + ".fio", h.base + ".json", h.base + ".lock"} {
-			_ = os.Remove(f)
-		}
+// drop stops a held process that will not be used; nil does nothing.
+func (p *proc) drop() {
+	if p == nil {
+		return
+	}
+	// Kill the whole group first, so that no I/O starts, then let go of
+	// the lock: the prerun shell holds fio's stderr open until flock
+	// returns, and Wait waits for that.
+	signalGroup(p.cmd, syscall.SIGKILL)
+	p.release()
+	_ = p.cmd.Wait()
+	_ = os.RemoveAll(p.logDir)
+	for _, f := range []string{p.base + ".fio", p.base + ".json", p.base + ".lock"} {
+		_ = os.Remove(f)
 	}
 }
 
 // launch writes a cell's job files and starts fio, held behind a lock when
 // hold is set.
 func (e *Engine) launch(w engine.Workload, name string, hold bool) (*proc, error) {
-	dir := e.opts.WorkDir
-	p := &proc{w: w, name: name, base: filepath.Join(dir, name)}
-	p.logDir = p.base + ".logs"
-	_ = os.RemoveAll(p.logDir)
-	if err := os.MkdirAll(p.logDir, 0o755); err != nil {
-		return nil, fmt.Errorf("fio engine: %w", err)
+	p, err := e.newProc(name)
+	if err != nil {
+		return nil, err
 	}
+	p.w = w
 	prerun := ""
 	if hold {
 		lock, err := os.OpenFile(p.base+".lock", os.O_RDWR|os.O_CREATE, 0o644)
@@ -396,24 +404,46 @@ func (e *Engine) launch(w engine.Workload, name string, hold bool) (*proc, error
 		p.lock = lock
 		prerun = "flock -s " + shellQuote(p.base+".lock") + " true"
 	}
-	args := []string{"--output-format=json+", "--output=" + p.base + ".json"}
-	for hi, h := range e.hosts {
-		ts := e.hostTargets(h)
-		jobPath := p.base + ".fio"
-		if len(e.hosts) > 1 || h != "" {
-			jobPath = fmt.Sprintf("%s.%s.fio", p.base, hostKey(hi, h))
-		}
+	args, err := e.jobFiles(p, "json+", func(hi int, ts []Target, jobPath string) string {
 		iolog := ""
 		if e.opts.Trace > 0 {
 			iolog = filepath.Join(p.logDir, fmt.Sprintf("iolog.h%d", hi))
 		}
 		// The host in the log name: fio names the logs a server returns
 		// after its host, so two servers on one host would collide.
-		content := JobFile(w, ts, jobSpec{IOEngine: e.ioeng, LogPrefix: filepath.Join(p.logDir, fmt.Sprintf("h%dt", hi)), IOLog: iolog,
+		return JobFile(w, ts, jobSpec{IOEngine: e.ioeng, LogPrefix: filepath.Join(p.logDir, fmt.Sprintf("h%dt", hi)), IOLog: iolog,
 			Prerun:  prerun,
 			Comment: fmt.Sprintf("ptsrun cell %s: %s\nrun by hand: fio --output-format=json+ %s", name, w.String(), filepath.Base(jobPath))})
-		if err := os.WriteFile(jobPath, []byte(content), 0o644); err != nil {
-			p.release()
+	})
+	if err != nil {
+		p.release()
+		return nil, err
+	}
+	return p, e.start(p, args)
+}
+
+// newProc is the fio run of name, with an empty log directory.
+func (e *Engine) newProc(name string) (*proc, error) {
+	p := &proc{base: filepath.Join(e.opts.WorkDir, name)}
+	p.logDir = p.base + ".logs"
+	_ = os.RemoveAll(p.logDir)
+	if err := os.MkdirAll(p.logDir, 0o755); err != nil {
+		return nil, fmt.Errorf("fio engine: %w", err)
+	}
+	return p, nil
+}
+
+// jobFiles writes the job files of p, one per host (content of the host's
+// index and targets and the file's path), and returns fio's arguments:
+// the output in format, then each host's --client and job file.
+func (e *Engine) jobFiles(p *proc, format string, content func(hi int, ts []Target, jobPath string) string) ([]string, error) {
+	args := []string{"--output-format=" + format, "--output=" + p.base + ".json"}
+	for hi, h := range e.hosts {
+		jobPath := p.base + ".fio"
+		if len(e.hosts) > 1 || h != "" {
+			jobPath = fmt.Sprintf("%s.%s.fio", p.base, hostKey(hi, h))
+		}
+		if err := os.WriteFile(jobPath, []byte(content(hi, e.hostTargets(h), jobPath)), 0o644); err != nil {
 			return nil, fmt.Errorf("fio engine: %w", err)
 		}
 		if h != "" {
@@ -421,7 +451,7 @@ func (e *Engine) launch(w engine.Workload, name string, hold bool) (*proc, error
 		}
 		args = append(args, jobPath)
 	}
-	return p, e.start(p, args)
+	return args, nil
 }
 
 // start runs fio with args for p.
@@ -491,7 +521,6 @@ func (e *Engine) wait(ctx context.Context, p *proc) (out *Output, cpu engine.CPU
 	_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru1)
 	close(done)
 	if ctx.Err() != nil {
-		e.dropHeld()
 		return nil, cpu, nil, ctx.Err()
 	}
 	outPath := p.base + ".json"
@@ -526,51 +555,58 @@ func (e *Engine) explain(err error, out *Output, p *proc) error {
 	return err
 }
 
-// PrefersRounds says whether a whole round should go to RunRound: through
-// fio servers, where every fio invocation waits about a second (the server
-// sleeps up to 1 s between a client's commands), one invocation per round
-// instead of one per cell. Traced runs keep one invocation per cell.
-func (e *Engine) PrefersRounds() bool { return e.hosts[0] != "" && e.opts.Trace == 0 }
+// runBatch runs the cells one after the other in one fio invocation
+// through the fio servers, each cell's jobs waiting for the previous
+// cell's (stonewall), and calls done for each when all have run. name
+// names the files. Its failures are the batch's: *engine.BatchError.
+func (e *Engine) runBatch(ctx context.Context, name string, cells []engine.Cell, done func(int, engine.Measurement, time.Duration) error) error {
+	start := time.Now()
+	ms, err := e.batch(ctx, name, cells)
+	if err != nil { // fio failed: what it wrote is not the cells' results
+		return &engine.BatchError{Err: err}
+	}
+	wall := time.Since(start) / time.Duration(len(ms))
+	for k, m := range ms {
+		if err := done(k, m, wall); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
-// RunRound runs the workloads one after the other in one fio invocation,
-// each cell's jobs waiting for the previous cell's (stonewall), and returns
-// each one's measurement. name names the files; names the cells.
-func (e *Engine) RunRound(ctx context.Context, name string, ws []engine.Workload, names []string) ([]engine.Measurement, error) {
-	for _, w := range ws {
-		for _, t := range e.targets {
-			if err := w.Validate(t.LogicalBlock); err != nil {
-				return nil, fmt.Errorf("%s: %w", t.Name, err)
-			}
+// batch runs runBatch's fio and returns each cell's measurement, and fio's
+// own failure when it still wrote results.
+func (e *Engine) batch(ctx context.Context, name string, cells []engine.Cell) ([]engine.Measurement, error) {
+	for _, c := range cells {
+		if err := e.validate(c.Workload); err != nil {
+			return nil, err
 		}
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	e.dropHeld()
-	e.name = ""
-	p := &proc{name: name, base: filepath.Join(e.opts.WorkDir, name)}
-	p.logDir = p.base + ".logs"
-	_ = os.RemoveAll(p.logDir)
-	if err := os.MkdirAll(p.logDir, 0o755); err != nil {
-		return nil, fmt.Errorf("fio engine: %w", err)
+	ws := make([]engine.Workload, len(cells))
+	names := make([]string, len(cells))
+	for k, c := range cells {
+		ws[k], names[k] = c.Workload, e.cellName(c)
+	}
+	p, err := e.newProc(name)
+	if err != nil {
+		return nil, err
 	}
 	var lines []string
 	for k, n := range names {
 		lines = append(lines, fmt.Sprintf("c%d = %s: %s", k, n, ws[k].String()))
 	}
-	args := []string{"--output-format=json+", "--output=" + p.base + ".json"}
-	for hi, h := range e.hosts {
-		ts := e.hostTargets(h)
-		jobPath := fmt.Sprintf("%s.%s.fio", p.base, hostKey(hi, h))
+	args, err := e.jobFiles(p, "json+", func(hi int, ts []Target, _ string) string {
 		specs := make([]jobSpec, len(ws))
 		for k := range ws {
 			specs[k] = jobSpec{IOEngine: e.ioeng, LogPrefix: filepath.Join(p.logDir, fmt.Sprintf("c%dh%dt", k, hi))}
 		}
-		content := RoundJobFile(ws, ts, specs, fmt.Sprintf("ptsrun round %s, one cell after the other:\n%s", name, strings.Join(lines, "\n")))
-		if err := os.WriteFile(jobPath, []byte(content), 0o644); err != nil {
-			return nil, fmt.Errorf("fio engine: %w", err)
-		}
-		args = append(args, "--client="+clientAddr(h), jobPath)
+		return RoundJobFile(ws, ts, specs, fmt.Sprintf("ptsrun round %s, one cell after the other:\n%s", name, strings.Join(lines, "\n")))
+	})
+	if err != nil {
+		return nil, err
 	}
 	if err := e.start(p, args); err != nil {
 		return nil, err

@@ -119,8 +119,8 @@ func TestFioOpensTheNamedFile(t *testing.T) {
 				Options{WorkDir: filepath.Join(run, "fio"), Trace: 10})
 			require.NoError(t, err)
 			defer e.Close()
-			m, err := e.Run(context.Background(), engine.Workload{Access: engine.Random, ReadPct: 0, BlockSize: 4096,
-				TC: 1, QD: 2, ActiveRange: 100, Duration: 1100 * time.Millisecond, Seed: 1})
+			m, err := engine.RunCell(context.Background(), e, engine.Cell{Workload: engine.Workload{Access: engine.Random, ReadPct: 0,
+				BlockSize: 4096, TC: 1, QD: 2, ActiveRange: 100, Duration: 1100 * time.Millisecond, Seed: 1}})
 			require.NoError(t, err)
 			assert.Positive(t, m.Write.IOs)
 			assert.NotEmpty(t, m.Seconds, "the per-second logs are read back from %s", run)

@@ -29,13 +29,13 @@ const (
 	zeroSeed    = 20260101
 )
 
-var _ engine.RemotePurger = (*Engine)(nil)
+var _ engine.Purger = (*Engine)(nil)
 
-// PurgeSubstitute trims or zero-fills every target at once, each from its
-// first byte to its last whole 4 KiB as fio sizes it, with one fio
-// invocation through all the servers (or on this host). The job files stay
-// in the work directory beside the cells'.
-func (e *Engine) PurgeSubstitute(ctx context.Context, job string) (engine.PurgeReport, error) {
+// Purge trims or zero-fills every target at once (job engine.PurgeTrim or
+// engine.PurgeZeroFill), each from its first byte to its last whole 4 KiB
+// as fio sizes it, with one fio invocation through all the servers (or on
+// this host). The job files stay in the work directory beside the cells'.
+func (e *Engine) Purge(ctx context.Context, job string) (engine.PurgeReport, error) {
 	var rep engine.PurgeReport
 	if job != engine.PurgeTrim && job != engine.PurgeZeroFill {
 		return rep, fmt.Errorf("fio engine: unknown purge substitute %q", job)
@@ -43,27 +43,15 @@ func (e *Engine) PurgeSubstitute(ctx context.Context, job string) (engine.PurgeR
 	if err := ctx.Err(); err != nil {
 		return rep, err
 	}
-	e.dropHeld()
 	name := fmt.Sprintf("purge-%s-%02d", job, e.seq.Add(1))
-	p := &proc{name: name, base: filepath.Join(e.opts.WorkDir, name)}
+	p := &proc{base: filepath.Join(e.opts.WorkDir, name)}
 	p.logDir = p.base + ".logs"
 	if err := os.MkdirAll(p.logDir, 0o755); err != nil {
 		return rep, fmt.Errorf("fio engine: %w", err)
 	}
-	args := []string{"--output-format=json", "--output=" + p.base + ".json"}
-	for hi, h := range e.hosts {
-		jobPath := p.base + ".fio"
-		if len(e.hosts) > 1 || h != "" {
-			jobPath = fmt.Sprintf("%s.%s.fio", p.base, hostKey(hi, h))
-		}
-		content := purgeJobFile(job, e.hostTargets(h), e.ioeng)
-		if err := os.WriteFile(jobPath, []byte(content), 0o644); err != nil {
-			return rep, fmt.Errorf("fio engine: %w", err)
-		}
-		if h != "" {
-			args = append(args, "--client="+clientAddr(h))
-		}
-		args = append(args, jobPath)
+	args, err := e.jobFiles(p, "json", func(_ int, ts []Target, _ string) string { return purgeJobFile(job, ts, e.ioeng) })
+	if err != nil {
+		return rep, err
 	}
 	rep.Args = append([]string{e.bin}, args...)
 	start := time.Now()

@@ -71,7 +71,7 @@ func TestPurgeSubstituteThroughServers(t *testing.T) {
 				fillRandom(t, d, size)
 				require.False(t, zeroed(t, d, size))
 			}
-			rep, err := e.PurgeSubstitute(context.Background(), job)
+			rep, err := e.Purge(context.Background(), job)
 			require.NoError(t, err, "%+v", rep)
 			for i, d := range devs {
 				// A loop device on tmpfs reads trimmed blocks as zeros.
@@ -108,13 +108,13 @@ func TestPurgeSubstituteTrimRefused(t *testing.T) {
 	e, err := Open([]Target{{Name: servers[0] + "=" + path, Path: path, LogicalBlock: 512, Server: servers[0]}}, Options{WorkDir: t.TempDir()})
 	require.NoError(t, err)
 	defer e.Close()
-	rep, err := e.PurgeSubstitute(context.Background(), engine.PurgeTrim)
+	rep, err := e.Purge(context.Background(), engine.PurgeTrim)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "trim on "+servers[0]+"="+path)
 	assert.Contains(t, err.Error(), "takes no discards")
 	assert.NotZero(t, rep.Exit)
 	assert.Contains(t, rep.Output, "takes no discards")
-	rep, err = e.PurgeSubstitute(context.Background(), engine.PurgeZeroFill)
+	rep, err = e.Purge(context.Background(), engine.PurgeZeroFill)
 	require.NoError(t, err)
 	assert.True(t, zeroed(t, path, size))
 	assert.Contains(t, rep.Verified, "read back as zeros")

@@ -160,7 +160,7 @@ func BenchmarkVsFio(b *testing.B) {
 				if p%2 == 1 {
 					fi, fm, fl = fioRun(b, dev, c, d)
 				}
-				m, err := e.Run(context.Background(), w)
+				m, err := e.run(context.Background(), w)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -163,9 +163,14 @@ func (t *threadResult) second(i int) *engine.Second {
 	return &t.seconds[i]
 }
 
-// Run executes the workload on every target at once: TC threads per target,
-// each with QD I/Os in flight.
-func (e *Engine) Run(ctx context.Context, w engine.Workload) (engine.Measurement, error) {
+// RunCells runs each cell on every target at once.
+func (e *Engine) RunCells(ctx context.Context, _ string, cells []engine.Cell, done func(int, engine.Measurement, time.Duration) error) error {
+	return engine.RunEach(ctx, cells, done, e.run)
+}
+
+// run executes the workload on every target at once: TC threads per
+// target, each with QD I/Os in flight.
+func (e *Engine) run(ctx context.Context, w engine.Workload) (engine.Measurement, error) {
 	var maxBS int64 = w.BlockSize
 	for _, s := range w.BlockSplit {
 		maxBS = max(maxBS, s.Bytes)

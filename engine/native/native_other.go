@@ -34,8 +34,8 @@ var errOS = errors.New("the native engine needs Linux")
 // Open fails: the native engine needs Linux.
 func Open([]Target, Options) (*Engine, error) { return nil, errOS }
 
-func (*Engine) Run(context.Context, engine.Workload) (engine.Measurement, error) {
-	return engine.Measurement{}, errOS
+func (*Engine) RunCells(context.Context, string, []engine.Cell, func(int, engine.Measurement, time.Duration) error) error {
+	return errOS
 }
 func (*Engine) Describe() string { return "native (not supported on this OS)" }
 func (*Engine) Close() error     { return nil }

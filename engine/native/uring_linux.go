@@ -253,7 +253,7 @@ func (r *ring) enter(minComplete uint32) error {
 	toSubmit := tail - atomic.LoadUint32(r.sqTail)
 	atomic.StoreUint32(r.sqTail, tail)
 	for {
-		// RawSyscall: the thread owns its P (see Engine.Run), so there is
+		// RawSyscall: the thread owns its P (see Engine.run), so there is
 		// no need to hand the P over while the kernel waits for completions,
 		// and not doing so saves the scheduler round trip on every batch.
 		// GETEVENTS also with minComplete 0: it runs the deferred

@@ -2,8 +2,10 @@ package sim
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"hash/fnv"
+	"slices"
 	"strings"
 	"time"
 
@@ -121,10 +123,15 @@ func (e *Engine) do(ctx context.Context, o op) ([]engine.Measurement, error) {
 	return out, nil
 }
 
-// Run executes the workload on every drive of the set at once. A run is short
-// in wall time and is not cut by ctx once started, so that the drive's state
-// and its log agree.
-func (e *Engine) Run(ctx context.Context, w engine.Workload) (engine.Measurement, error) {
+// RunCells runs each cell on every drive of the set at once.
+func (e *Engine) RunCells(ctx context.Context, _ string, cells []engine.Cell, done func(int, engine.Measurement, time.Duration) error) error {
+	return engine.RunEach(ctx, cells, done, e.run)
+}
+
+// run executes the workload on every drive of the set at once. A run is
+// short in wall time and is not cut by ctx once started, so that the
+// drive's state and its log agree.
+func (e *Engine) run(ctx context.Context, w engine.Workload) (engine.Measurement, error) {
 	if err := w.Validate(512); err != nil {
 		return engine.Measurement{}, err
 	}
@@ -178,20 +185,25 @@ func merge(drives []*simDrive, ms []engine.Measurement) engine.Measurement {
 	return out
 }
 
-// Purge returns every drive to its fresh-out-of-box state, and says how long
-// that takes the drives: every block erased, the dies working in parallel.
-func (e *Engine) Purge(ctx context.Context) (time.Duration, error) {
+// Purge formats every drive (job engine.PurgeFormat): each returns to its
+// fresh-out-of-box state, and the report says how long that takes the
+// drives: every block erased, the dies working in parallel.
+func (e *Engine) Purge(ctx context.Context, job string) (engine.PurgeReport, error) {
+	if job != engine.PurgeFormat {
+		return engine.PurgeReport{}, fmt.Errorf("a simulated drive purges by its format, not by %s", job)
+	}
 	if _, err := e.do(ctx, op{Op: "purge"}); err != nil {
-		return 0, err
+		return engine.PurgeReport{}, err
 	}
 	var longest time.Duration
 	for _, sd := range e.drives {
 		longest = max(longest, sd.d.purgeTime())
 	}
-	return longest, nil
+	return engine.PurgeReport{Duration: longest}, nil
 }
 
-// WriteCache reports whether the volatile write cache is enabled.
+// WriteCache reports whether the volatile write cache is enabled. The
+// drives of a set share one setting.
 func (e *Engine) WriteCache() (bool, error) { return e.drives[0].d.wce, nil }
 
 // SetWriteCache enables or disables the volatile write cache.
@@ -199,6 +211,36 @@ func (e *Engine) SetWriteCache(enabled bool) error {
 	_, err := e.do(context.Background(), op{Op: "wce", Enabled: enabled})
 	return err
 }
+
+// DeviceWriteCaches is each drive's write cache, by name#serial.
+func (e *Engine) DeviceWriteCaches() map[string]bool {
+	out := map[string]bool{}
+	for _, sd := range e.drives {
+		out[sd.t.Name+"#"+sd.serial] = sd.d.wce
+	}
+	return out
+}
+
+// RestoreDeviceWriteCaches sets the drives named to their state: one state
+// for all, since the drives of a set share their setting.
+func (e *Engine) RestoreDeviceWriteCaches(states map[string]bool) error {
+	var want []bool
+	for _, sd := range e.drives {
+		if on, ok := states[sd.t.Name+"#"+sd.serial]; ok && !slices.Contains(want, on) {
+			want = append(want, on)
+		}
+	}
+	switch len(want) {
+	case 0:
+		return nil
+	case 1:
+		return e.SetWriteCache(want[0])
+	}
+	return errors.New("the simulated drives of a set share one write-cache setting: they cannot be set apart")
+}
+
+// TakeCommands returns nothing: the drive runs no external command.
+func (e *Engine) TakeCommands() []engine.Command { return nil }
 
 // Clock is drive i's virtual time under I/O.
 func (e *Engine) Clock(i int) time.Duration { return e.drives[i].d.clock }

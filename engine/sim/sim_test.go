@@ -24,7 +24,7 @@ func open(t *testing.T, model string, dir string) *Engine {
 
 func run(t *testing.T, e *Engine, w engine.Workload) engine.Measurement {
 	t.Helper()
-	m, err := e.Run(context.Background(), w)
+	m, err := e.run(context.Background(), w)
 	require.NoError(t, err)
 	return m
 }
@@ -211,7 +211,7 @@ func TestPurgeResets(t *testing.T) {
 		used = run(t, e, rnd(0, 4096, 4, 32, time.Minute, uint64(i))).IOPS()
 	}
 	require.Less(t, used, fresh/2)
-	_, err := e.Purge(context.Background())
+	_, err := e.Purge(context.Background(), engine.PurgeFormat)
 	require.NoError(t, err)
 	assert.Zero(t, e.drives[0].d.f.mapped())
 	again := run(t, e, rnd(0, 4096, 4, 32, time.Minute, 1)).IOPS()
@@ -230,6 +230,14 @@ func TestWriteCache(t *testing.T) {
 	// The client model has no power-loss protection: without the cache a write
 	// waits for its program.
 	assert.Greater(t, off.Write.MeanLatNs(), 5*on.Write.MeanLatNs())
+
+	name := "sim:client#" + e.Identity(0).Serial
+	assert.Equal(t, map[string]bool{name: false}, e.DeviceWriteCaches())
+	require.NoError(t, e.RestoreDeviceWriteCaches(map[string]bool{name: true}))
+	enabled, err = e.WriteCache()
+	require.NoError(t, err)
+	assert.True(t, enabled)
+	assert.Empty(t, e.TakeCommands())
 }
 
 // A drive's state survives its process: reopened from its state directory,
@@ -244,14 +252,14 @@ func TestStateSurvivesInterruption(t *testing.T) {
 	}
 	// Reference: one process does everything.
 	ref := open(t, "client", "")
-	_, err := ref.Purge(context.Background())
+	_, err := ref.Purge(context.Background(), engine.PurgeFormat)
 	require.NoError(t, err)
 	run(t, ref, wipc(ref.drives[0].t.Model))
 	want := work(ref, 0, 150)
 
 	dir := t.TempDir()
 	a := open(t, "client", dir)
-	_, err = a.Purge(context.Background())
+	_, err = a.Purge(context.Background(), engine.PurgeFormat)
 	require.NoError(t, err)
 	run(t, a, wipc(a.drives[0].t.Model))
 	got := work(a, 0, 100) // crosses a snapshot
@@ -291,8 +299,8 @@ func BenchmarkIOPSCell(b *testing.B) {
 	m, _ := Lookup("enterprise")
 	e, _ := Open([]Target{{Name: "sim", Model: m}})
 	ctx := context.Background()
-	_, _ = e.Run(ctx, wipc(m))
+	_, _ = e.run(ctx, wipc(m))
 	for i := 0; b.Loop(); i++ {
-		_, _ = e.Run(ctx, rnd(65, 4096, 4, 32, time.Minute, uint64(i)))
+		_, _ = e.run(ctx, rnd(65, 4096, 4, 32, time.Minute, uint64(i)))
 	}
 }
