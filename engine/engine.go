@@ -69,3 +69,18 @@ func (e *BatchError) Unwrap() error { return e.Err }
 
 // ErrIO marks a measurement ended by an I/O error on the target.
 var ErrIO = errors.New("I/O error")
+
+// Rest is an idle workload on a real target: no I/O for its duration, in
+// wall time; the measurement is empty but for the time. ctx ends it early
+// with ctx's error.
+func Rest(ctx context.Context, w Workload) (Measurement, error) {
+	t := time.NewTimer(w.Duration)
+	defer t.Stop()
+	start := time.Now()
+	select {
+	case <-ctx.Done():
+		return Measurement{}, ctx.Err()
+	case <-t.C:
+	}
+	return Measurement{Engine: "idle", Elapsed: time.Since(start)}, nil
+}

@@ -81,6 +81,10 @@ type Workload struct {
 	Duration time.Duration `json:"duration_ns,omitempty"`
 	Passes   float64       `json:"passes,omitempty"`
 	Seed     uint64        `json:"seed"`
+	// Idle asks for no I/O at all for Duration (PTS host idle: HIR's wait
+	// states). A real drive rests in wall time; the simulated one lets its
+	// background garbage collection run on its virtual clock.
+	Idle bool `json:"idle,omitempty"`
 }
 
 // Limits of what a workload may ask for.
@@ -99,6 +103,12 @@ func (w Workload) Validate(lbs int64) error {
 	}
 	bad := func(format string, a ...any) error {
 		return fmt.Errorf("%w: %s", ErrBadWorkload, fmt.Sprintf(format, a...))
+	}
+	if w.Idle {
+		if w.Duration <= 0 {
+			return bad("an idle period of %v", w.Duration)
+		}
+		return nil
 	}
 	switch {
 	case w.TC < 1 || w.TC > MaxTC:
@@ -159,7 +169,7 @@ func (w Workload) Validate(lbs int64) error {
 // block size lbs: valid, and an active range that gives every thread at
 // least one block of the largest size.
 func (w Workload) Fits(capacity, lbs int64) error {
-	if err := w.Validate(lbs); err != nil {
+	if err := w.Validate(lbs); err != nil || w.Idle {
 		return err
 	}
 	if r := w.RangeBytes(capacity); r/int64(w.TC) < w.maxBS() {
@@ -213,6 +223,9 @@ func (w Workload) OIO() int { return w.TC * w.QD }
 
 // String is a compact human description: "RND 4 KiB 65/35 TC4/QD32".
 func (w Workload) String() string {
+	if w.Idle {
+		return "idle " + w.Duration.String()
+	}
 	acc := "RND"
 	if w.Access == Sequential {
 		acc = "SEQ"

@@ -36,6 +36,7 @@ const (
 	RecCell         = "cell"               // one measured cell
 	RecRoundEnd     = "round_end"          // tracking values and the steady-state verdict
 	RecStageEnd     = "stage_end"          //
+	RecSample       = "sample"             // one step of a timeline stage: an interval measured, or an idle period
 	RecInterrupted  = "interrupted"        // stopped by a signal at a cell boundary
 	RecError        = "error"              // stopped by an error
 	RecEnd          = "end"                // the run is complete

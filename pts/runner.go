@@ -300,6 +300,9 @@ func (r *Runner) runStage(ctx context.Context, s *Stage, ss *StageState) error {
 		return ErrInterrupted
 	}
 	pos := Position{Stage: s}
+	// A stage without preconditioning is ready once purged (or when it
+	// purges nothing).
+	ready := ss != nil && (ss.Preconditioned || s.Precondition == nil && (ss.Purged || !s.Purge))
 	switch {
 	case ss == nil || !ss.Started:
 		ss = &StageState{}
@@ -313,12 +316,18 @@ func (r *Runner) runStage(ctx context.Context, s *Stage, ss *StageState) error {
 			Message: fmt.Sprintf("preconditioning continues at %d %%", 100*k/r.wipc(s).Chunks())}, pos); err != nil {
 			return err
 		}
-	case !ss.Preconditioned:
+	case !ready:
 		// The purge was cut, or nothing was written after it: start the
 		// stage again.
 		ss = &StageState{}
 		if err := r.emit(Record{Type: RecResume, Stage: s.ID,
 			Message: "interrupted before its preconditioning finished: the stage restarts from its purge"}, pos); err != nil {
+			return err
+		}
+	case s.IsTimeline():
+		k := len(ss.Samples)
+		if err := r.emit(Record{Type: RecResume, Stage: s.ID, Cell: &k,
+			Message: fmt.Sprintf("continues its time series at step %d of %d", k+1, len(s.Steps()))}, pos); err != nil {
 			return err
 		}
 	default:
@@ -330,7 +339,7 @@ func (r *Runner) runStage(ctx context.Context, s *Stage, ss *StageState) error {
 	}
 
 	if !ss.Preconditioned {
-		if s.Purge && !ss.Purged {
+		if s.Purge && !ss.Purged && !ready {
 			res, err := r.Purger.Purge(ctx)
 			if err != nil {
 				if ctx.Err() != nil {
@@ -354,6 +363,9 @@ func (r *Runner) runStage(ctx context.Context, s *Stage, ss *StageState) error {
 
 	if err := r.checkWriteCache(s, CheckBeforeRounds); err != nil {
 		return err
+	}
+	if s.IsTimeline() {
+		return r.runTimeline(ctx, s, ss)
 	}
 	judge := newJudge(s, r.Info.Config.SS, ss.Rounds(), ss.Tracking)
 	for !judge.steady() && judge.rounds < s.MaxRounds {
@@ -452,5 +464,76 @@ func (r *Runner) position(s *Stage, round, next int) Position {
 	maxRounds := s.MaxRounds - round
 	p.StageLeftMin = p.RoundLeft + time.Duration(minRounds*n)*per
 	p.StageLeftMax = p.RoundLeft + time.Duration(maxRounds*n)*per
+	return p
+}
+
+// runTimeline runs a timeline stage's steps from the first its journal
+// lacks, journaling each before the next starts, until the steps end or the
+// stage has written StopFills times the targets' capacity.
+func (r *Runner) runTimeline(ctx context.Context, s *Stage, ss *StageState) error {
+	steps := s.Steps()
+	var written int64
+	for _, m := range ss.Samples {
+		written += m.Write.Bytes
+	}
+	var capacity int64
+	for _, t := range r.Info.Targets {
+		capacity += t.CapacityBytes
+	}
+	stopAt := int64(s.StopFills * float64(capacity))
+	why := "its segments have run"
+	for k := len(ss.Samples); k < len(steps); k++ {
+		if stopAt > 0 && written >= stopAt {
+			why = fmt.Sprintf("%g × the capacity written (%.1f GB)", s.StopFills, float64(written)/1e9)
+			break
+		}
+		if ctx.Err() != nil {
+			return r.interrupted(s, 0, k)
+		}
+		st := steps[k]
+		w := st.Workload
+		if !st.Idle {
+			w.Seed = CellSeed(r.Info.Config.Seed, s.ID, st.Segment+1, k)
+		}
+		cell := engine.Cell{Name: fmt.Sprintf("%s-s%05d", s.ID, k+1), Workload: w}
+		var journalErr error
+		err := r.Engine.RunCells(ctx, cell.Name, []engine.Cell{cell}, func(_ int, m engine.Measurement, wall time.Duration) error {
+			if m.Engine == "" {
+				m.Engine = r.Engine.Describe()
+			}
+			// A time series keeps its figures and histogram, not its seconds.
+			m.Seconds = nil
+			idx := k
+			journalErr = r.emit(Record{Type: RecSample, Stage: s.ID, Cell: &idx, Workload: &cell.Workload, Measurement: &m,
+				WallNs: int64(wall)}, r.timelinePosition(s, steps, k+1))
+			written += m.Write.Bytes
+			ss.Samples = append(ss.Samples, &m)
+			return journalErr
+		})
+		switch {
+		case journalErr != nil:
+			return journalErr
+		case err != nil && ctx.Err() != nil:
+			return r.interrupted(s, 0, k)
+		case err != nil:
+			return fmt.Errorf("%s step %d (%s): %w", s.Title, k+1, w, err)
+		}
+	}
+	if stopAt > 0 && written >= stopAt {
+		why = fmt.Sprintf("%g × the capacity written (%.1f GB)", s.StopFills, float64(written)/1e9)
+	}
+	f := false
+	return r.emit(Record{Type: RecStageEnd, Stage: s.ID, Steady: &f,
+		Message: fmt.Sprintf("%d of %d steps: stopped when %s", len(ss.Samples), len(steps), why)}, Position{Stage: s})
+}
+
+// timelinePosition estimates what is left of a timeline stage from its
+// steps' nominal durations.
+func (r *Runner) timelinePosition(s *Stage, steps []Step, next int) Position {
+	p := Position{Stage: s, Cell: next}
+	for _, st := range steps[min(next, len(steps)):] {
+		p.RoundLeft += st.Workload.Duration
+	}
+	p.StageLeftMin, p.StageLeftMax = p.RoundLeft, p.RoundLeft
 	return p
 }

@@ -110,7 +110,17 @@ type Stage struct {
 	Cells        []Cell           `json:"cells"`
 	Tracking     []Tracking       `json:"tracking"`
 	MaxRounds    int              `json:"max_rounds"`
+	// Timeline, when set, replaces the rounds: the stage runs its
+	// segments one after the other and journals a sample per interval.
+	Timeline []Segment `json:"timeline,omitempty"`
+	// StopFills ends a timeline stage once this many times the targets'
+	// capacity has been written in it (WSAT's drive fills); 0: no such rule.
+	StopFills float64 `json:"stop_fills,omitempty"`
 }
+
+// IsTimeline says the stage follows one stimulus over time instead of
+// running rounds to steady state.
+func (s Stage) IsTimeline() bool { return len(s.Timeline) > 0 }
 
 // RoundTime is the nominal duration of one round.
 func (s Stage) RoundTime() time.Duration {

@@ -25,6 +25,9 @@ type StageState struct {
 	Tracking [][]float64
 	// Cells holds the measurements of complete rounds: Cells[r][c].
 	Cells [][]*engine.Measurement
+	// Samples holds a timeline stage's steps in order, Samples[k] for step
+	// k (an empty measurement for an idle step).
+	Samples []*engine.Measurement
 	// partial is the round being measured when the journal ends.
 	partial      map[int]*engine.Measurement
 	partialRound int
@@ -35,9 +38,13 @@ func (s *StageState) Rounds() int { return len(s.Cells) }
 
 // State is a run as its journal tells it.
 type State struct {
-	Stages      map[string]*StageState
-	Ended       bool
-	Resumes     []Record // every resume record, in order
+	Stages  map[string]*StageState
+	Ended   bool
+	Resumes []Record // every resume record, in order
+	// ResumeGaps is, for each resume, how long nothing ran before it: from
+	// the last record of the process that stopped to the start of the one
+	// that resumed (the drive rested meanwhile).
+	ResumeGaps  []time.Duration
 	Interrupts  []Record
 	Errors      []Record
 	Purges      map[string]*Record // stage → its (last) purge record
@@ -56,15 +63,19 @@ func Replay(stages []Stage, recs []Record) *State {
 		st.Stages[s.ID] = &StageState{}
 		ncells[s.ID] = len(s.Cells)
 	}
+	var gap time.Duration
 	for i := range recs {
 		r := &recs[i]
 		if i == 0 {
 			st.First = *r
 		}
+		if r.Type == RecStart && i > 0 {
+			gap = max(0, r.Time.Sub(recs[i-1].Time))
+		}
 		st.Last = *r
 		ss := st.Stages[r.Stage]
 		switch r.Type {
-		case RecStageStart, RecPurge, RecPrecondChunk, RecPrecondition, RecRoundStart, RecCell, RecRoundEnd, RecStageEnd:
+		case RecStageStart, RecPurge, RecPrecondChunk, RecPrecondition, RecRoundStart, RecCell, RecRoundEnd, RecStageEnd, RecSample:
 			if ss == nil {
 				continue // a stage this plan does not have
 			}
@@ -108,12 +119,17 @@ func Replay(stages []Stage, recs []Record) *State {
 				ss.Tracking[v] = append(ss.Tracking[v], x)
 			}
 			ss.partial = nil
+		case RecSample:
+			if r.Cell != nil && *r.Cell == len(ss.Samples) && r.Measurement != nil {
+				ss.Samples = append(ss.Samples, r.Measurement)
+			}
 		case RecStageEnd:
 			ss.Ended = true
 			ss.Steady = r.Steady != nil && *r.Steady
 			ss.SSRound, ss.Window = r.SSRound, r.Window
 		case RecResume:
 			st.Resumes = append(st.Resumes, *r)
+			st.ResumeGaps = append(st.ResumeGaps, gap)
 			if ss == nil {
 				break
 			}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -289,7 +290,8 @@ func hostKey(i int, h string) string {
 // commands), several cells run in one invocation named name (runBatch);
 // traced runs keep one invocation per cell.
 func (e *Engine) RunCells(ctx context.Context, name string, cells []engine.Cell, done func(int, engine.Measurement, time.Duration) error) error {
-	if len(cells) > 1 && e.hosts[0] != "" && e.opts.Trace == 0 {
+	idle := slices.ContainsFunc(cells, func(c engine.Cell) bool { return c.Workload.Idle })
+	if len(cells) > 1 && e.hosts[0] != "" && e.opts.Trace == 0 && !idle {
 		return e.runBatch(ctx, name, cells, done)
 	}
 	names := make([]string, len(cells))
@@ -306,6 +308,17 @@ func (e *Engine) RunCells(ctx context.Context, name string, cells []engine.Cell,
 			return err
 		}
 		start := time.Now()
+		if c.Workload.Idle {
+			// No fio at all: the drive rests in wall time.
+			m, err := engine.Rest(ctx, c.Workload)
+			if err != nil {
+				return err
+			}
+			if err := done(i, m, time.Since(start)); err != nil {
+				return err
+			}
+			continue
+		}
 		p := held
 		held = nil
 		if p != nil {
@@ -316,7 +329,7 @@ func (e *Engine) RunCells(ctx context.Context, name string, cells []engine.Cell,
 				return err
 			}
 		}
-		if i+1 < len(cells) && e.hosts[0] == "" && e.flock {
+		if i+1 < len(cells) && e.hosts[0] == "" && e.flock && !cells[i+1].Workload.Idle {
 			if h, err := e.launch(cells[i+1].Workload, names[i+1], true); err == nil {
 				held = h
 			}

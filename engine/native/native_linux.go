@@ -171,6 +171,9 @@ func (e *Engine) RunCells(ctx context.Context, _ string, cells []engine.Cell, do
 // run executes the workload on every target at once: TC threads per
 // target, each with QD I/Os in flight.
 func (e *Engine) run(ctx context.Context, w engine.Workload) (engine.Measurement, error) {
+	if w.Idle {
+		return engine.Rest(ctx, w)
+	}
 	var maxBS int64 = w.BlockSize
 	for _, s := range w.BlockSplit {
 		maxBS = max(maxBS, s.Bytes)

@@ -26,6 +26,7 @@ type Drive struct {
 	// Garbage-collection cost: relocated units per host unit, decayed so that
 	// it follows the FTL's recent behaviour.
 	gcRel, gcHost, gcErase float64
+	stepUnits              float64 // recent host units written per step
 	randCarry              float64 // random-write bytes not yet a whole unit
 
 	hostWritten int64 // bytes the host wrote since the drive was made
@@ -41,7 +42,7 @@ func newDrive(m Model) *Drive {
 // purge puts the drive back in the fresh-out-of-box state.
 func (d *Drive) purge() {
 	d.f.purge()
-	d.gcRel, d.gcHost, d.gcErase, d.randCarry = 0, 0, 0, 0
+	d.gcRel, d.gcHost, d.gcErase, d.randCarry, d.stepUnits = 0, 0, 0, 0, 0
 }
 
 // purgeTime is how long a block erase of the whole drive takes.
@@ -51,12 +52,41 @@ func (d *Drive) purgeTime() time.Duration {
 	return time.Duration(perDie) * d.m.TErase
 }
 
-// gcCost is the recent number of units relocated per host unit written.
+// gcCost is the recent number of units relocated (and blocks erased) per
+// host unit written. Free blocks beyond the collection reserve, which
+// background collection leaves after idle time, let that share of the next
+// step's writes go without collecting.
 func (d *Drive) gcCost() (reloc, erase float64) {
 	if d.gcHost <= 0 {
 		return 0, 0
 	}
-	return d.gcRel / d.gcHost, d.gcErase / d.gcHost
+	reloc, erase = d.gcRel/d.gcHost, d.gcErase/d.gcHost
+	if surplus := d.f.freeN - d.f.reserve; surplus > 0 && d.stepUnits > 0 {
+		covered := min(1, float64(surplus)*float64(d.f.unitsPerBlock)/d.stepUnits)
+		reloc, erase = reloc*(1-covered), erase*(1-covered)
+	}
+	return reloc, erase
+}
+
+// idle lets background garbage collection run for dur of virtual time:
+// with IdleGCShare of the dies' time it collects blocks until IdleFreeShare
+// of the spare blocks are free. No host I/O.
+func (d *Drive) idle(dur time.Duration) engine.Measurement {
+	m, f := d.m, d.f
+	budget := dur.Seconds() * float64(m.Dies) * m.IdleGCShare // die-seconds
+	userBlocks := (f.userUnits + f.unitsPerBlock - 1) / f.unitsPerBlock
+	target := f.reserve + int(m.IdleFreeShare*float64(f.nBlocks-userBlocks))
+	pagesPerUnit := float64(d.unitBytes) / float64(m.PageBytes)
+	eraseCost := float64(int64(f.unitsPerBlock)*d.unitBytes/m.EraseBlockBytes) * m.TErase.Seconds()
+	for f.freeN < target && budget > 0 && f.hostUnits > 0 {
+		moved, ok := f.collect()
+		if !ok {
+			break
+		}
+		budget -= float64(moved)*pagesPerUnit*(m.TRead+m.TProg).Seconds() + eraseCost
+	}
+	d.clock += dur
+	return engine.Measurement{Engine: "sim", Elapsed: dur, DeviceTime: d.clock}
 }
 
 // ioCost is what one I/O of one block size costs.
@@ -319,6 +349,9 @@ func (s *streams) advance(n int64, bs int64, written func(lu int32)) {
 
 // run executes the workload on the drive's virtual clock.
 func (d *Drive) run(w engine.Workload, salt uint64) engine.Measurement {
+	if w.Idle {
+		return d.idle(w.Duration)
+	}
 	rng := rand.New(rand.NewPCG(w.Seed, salt))
 	noise := 1 + d.m.Noise*rng.NormFloat64()
 	cs := d.costs(w)
@@ -427,6 +460,7 @@ func (d *Drive) decayGC(host, rel, ers int64) {
 	if host == 0 {
 		return
 	}
+	d.stepUnits = 0.8*d.stepUnits + 0.2*float64(host)
 	d.gcHost = d.gcHost*keep + float64(host)
 	d.gcRel = d.gcRel*keep + float64(rel)
 	d.gcErase = d.gcErase*keep + float64(ers)

@@ -42,6 +42,13 @@ type Model struct {
 	Noise float64
 	// HiccupProb is the chance per I/O of a firmware pause of 2–8 ms.
 	HiccupProb float64
+	// While the host is idle, background garbage collection uses IdleGCShare
+	// of the dies' time to free blocks ahead of the next writes, until
+	// IdleFreeShare of the spare (over-provisioned) blocks are free. Host
+	// writes then find free blocks and run without collecting, until the
+	// surplus is used up: why bursts after longer idle run faster (PTS HIR).
+	IdleGCShare   float64
+	IdleFreeShare float64
 }
 
 var catalogue = []Model{
@@ -53,6 +60,7 @@ var catalogue = []Model{
 		MaxIOPS: 600_000, MaxReadBW: 3.5e9, MaxWriteBW: 3.0e9, LinkBW: 3.9e9,
 		CmdLatency: 15 * time.Microsecond, BufLatency: 10 * time.Microsecond,
 		PLP: false, Noise: 0.01, HiccupProb: 4e-6,
+		IdleGCShare: 0.25, IdleFreeShare: 0.6,
 	},
 	{
 		Name: "enterprise", Vendor: "ptsrun", Product: "SIM-E1600 (model)", Firmware: "SIM1",
@@ -62,6 +70,7 @@ var catalogue = []Model{
 		MaxIOPS: 1_000_000, MaxReadBW: 6.8e9, MaxWriteBW: 4.0e9, LinkBW: 7.8e9,
 		CmdLatency: 12 * time.Microsecond, BufLatency: 8 * time.Microsecond,
 		PLP: true, Noise: 0.008, HiccupProb: 3e-6,
+		IdleGCShare: 0.08, IdleFreeShare: 0.25,
 	},
 }
 

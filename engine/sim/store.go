@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/ptsrun/ptsrun/engine"
 )
@@ -20,7 +21,7 @@ import (
 const (
 	snapFile      = "drive.snap"
 	logFile       = "drive.oplog"
-	snapMagic     = "PTSRUN-SIM-DRIVE-1\n"
+	snapMagic     = "PTSRUN-SIM-DRIVE-2\n" // 2: the header keeps the recent host units per step
 	snapshotEvery = 64
 )
 
@@ -47,6 +48,7 @@ type header struct {
 	WCE                     bool
 	GCRel, GCHost, GCErase  float64
 	RandCarry               float64
+	StepUnits               float64
 	HostWritten, HostRead   int64
 	UnitBytes               int64
 	UserUnits, UPB, NBlocks int32
@@ -65,7 +67,7 @@ func (d *Drive) writeSnapshot(w io.Writer, seq uint64, serial string) error {
 	}
 	f := d.f
 	h := header{Seq: seq, Clock: int64(d.clock), WCE: d.wce, GCRel: d.gcRel, GCHost: d.gcHost,
-		GCErase: d.gcErase, RandCarry: d.randCarry, HostWritten: d.hostWritten, HostRead: d.hostRead,
+		GCErase: d.gcErase, RandCarry: d.randCarry, StepUnits: d.stepUnits, HostWritten: d.hostWritten, HostRead: d.hostRead,
 		UnitBytes: d.unitBytes, UserUnits: f.userUnits, UPB: f.unitsPerBlock, NBlocks: f.nBlocks,
 		Reserve: int64(f.reserve), FreeH: int64(f.freeH), FreeN: int64(f.freeN),
 		HostBlock: f.host.block, HostNext: f.host.next, GCBlock: f.gc.block, GCNext: f.gc.next,
@@ -81,7 +83,10 @@ func (d *Drive) writeSnapshot(w io.Writer, seq uint64, serial string) error {
 func readSnapshot(r io.Reader, m Model) (*Drive, uint64, string, error) {
 	br := bufio.NewReaderSize(r, 1<<20)
 	magic, err := br.ReadString('\n')
-	if err != nil || magic != snapMagic {
+	switch {
+	case err == nil && magic != snapMagic && strings.HasPrefix(magic, "PTSRUN-SIM-DRIVE-"):
+		return nil, 0, "", fmt.Errorf("a simulated-drive snapshot of another ptsrun version (%s): this one cannot continue it", strings.TrimSpace(magic))
+	case err != nil || magic != snapMagic:
 		return nil, 0, "", errors.New("not a simulated-drive snapshot")
 	}
 	name, err1 := br.ReadString('\n')
@@ -117,6 +122,7 @@ func readSnapshot(r io.Reader, m Model) (*Drive, uint64, string, error) {
 	}
 	d.clock = durationNs(h.Clock)
 	d.wce, d.gcRel, d.gcHost, d.gcErase, d.randCarry = h.WCE, h.GCRel, h.GCHost, h.GCErase, h.RandCarry
+	d.stepUnits = h.StepUnits
 	d.hostWritten, d.hostRead = h.HostWritten, h.HostRead
 	f.reserve, f.freeH, f.freeN = int(h.Reserve), int(h.FreeH), int(h.FreeN)
 	f.host, f.gc = frontier{h.HostBlock, h.HostNext}, frontier{h.GCBlock, h.GCNext}

@@ -1,0 +1,126 @@
+package pts
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/ptsrun/ptsrun/engine"
+)
+
+// Segment is a stretch of a timeline stage: one stimulus run for its
+// workload's duration and sampled every Interval (one journal record per
+// sample), possibly repeated with idle time after each run. Tests that
+// follow one stimulus over time (WSAT, HIR, XSR) are made of these instead
+// of rounds of cells.
+type Segment struct {
+	Name     string          `json:"name"`  // "access group 1: SEQ 1024 KiB W"
+	Group    int             `json:"group"` // the report's grouping (XSR access group, HIR wait state)
+	Workload engine.Workload `json:"workload"`
+	Interval Duration        `json:"interval"` // one sample per interval; the last of a run may be shorter
+	// Repeat runs the segment this many times (0 and 1: once), each run
+	// followed by IdleAfter of no I/O at all (HIR's wait states).
+	Repeat    int      `json:"repeat,omitempty"`
+	IdleAfter Duration `json:"idle_after,omitempty"`
+}
+
+// Step is one journaled step of a timeline stage: an interval of I/O, or an
+// idle period.
+type Step struct {
+	Segment  int             // index into the stage's timeline
+	Run      int             // repetition of the segment, from 0
+	Idle     bool            // no I/O for Workload.Duration
+	Workload engine.Workload // Duration is the step's
+}
+
+// Steps lays a timeline stage out as the steps it runs, in order: a
+// resumed stage continues at the first step its journal lacks.
+func (s Stage) Steps() []Step {
+	var out []Step
+	for gi, g := range s.Timeline {
+		iv := time.Duration(g.Interval)
+		for run := 0; run < max(1, g.Repeat); run++ {
+			for left := g.Workload.Duration; left > 0; left -= iv {
+				w := g.Workload
+				w.Duration = left
+				if iv > 0 && iv < left {
+					w.Duration = iv
+				}
+				out = append(out, Step{Segment: gi, Run: run, Workload: w})
+			}
+			if g.IdleAfter > 0 {
+				out = append(out, Step{Segment: gi, Run: run, Idle: true,
+					Workload: engine.Workload{Idle: true, Duration: time.Duration(g.IdleAfter)}})
+			}
+		}
+	}
+	return out
+}
+
+// TimelineTime is the nominal length of a timeline stage, idle included.
+func (s Stage) TimelineTime() time.Duration {
+	var d time.Duration
+	for _, st := range s.Steps() {
+		d += st.Workload.Duration
+	}
+	return d
+}
+
+// Sample is the figures of one step of a timeline stage, as results keep
+// them and a test's summary reads them.
+type Sample struct {
+	Step    int     `json:"step"`
+	Segment int     `json:"segment"`
+	Group   int     `json:"group"`
+	Run     int     `json:"run,omitempty"`
+	Start   float64 `json:"start_s"` // seconds since the stage's first step began, idle included
+	Seconds float64 `json:"seconds"` // the step's length
+	Idle    bool    `json:"idle,omitempty"`
+	IOPS    float64 `json:"iops"`
+	MBps    float64 `json:"mbps"`
+	// Written is the bytes written since the stage began (TGBW in bytes:
+	// the report shows GB, 10^9 bytes).
+	Written     int64   `json:"written_bytes"`
+	LatMeanMs   float64 `json:"lat_mean_ms"`
+	LatP99999Ms float64 `json:"lat_p99_999_ms"`
+	LatMaxMs    float64 `json:"lat_max_ms"`
+}
+
+// Minute is when a sample ends, in minutes since the stage began.
+func (s Sample) Minute() float64 { return (s.Start + s.Seconds) / 60 }
+
+// Summary is a test's reading of its timeline: a small table and the
+// figures it derives (XSR's recovery time), with how they are defined.
+type Summary struct {
+	Title string      `json:"title"`
+	Head  []string    `json:"head"`
+	Rows  [][]float64 `json:"rows"` // NaN where a value is absent
+	Units []string    `json:"units"`
+	// Figures are single values derived from the samples, by name.
+	Figures []Figure `json:"figures,omitempty"`
+}
+
+// Figure is one derived value, with its unit and definition.
+type Figure struct {
+	Name       string  `json:"name"`
+	Value      float64 `json:"value"` // NaN: not reached
+	Unit       string  `json:"unit"`
+	Definition string  `json:"definition"`
+}
+
+// checkTimeline checks a timeline stage's segments before anything runs.
+func checkTimeline(s Stage) error {
+	var total time.Duration
+	for _, g := range s.Timeline {
+		if g.Interval <= 0 {
+			return fmt.Errorf("%s: %s has no sampling interval", s.Title, g.Name)
+		}
+		if g.Workload.Duration < 0 || g.IdleAfter < 0 || g.Repeat < 0 {
+			return fmt.Errorf("%s: %s has a negative duration or repeat count", s.Title, g.Name)
+		}
+		total += g.Workload.Duration
+	}
+	if total <= 0 {
+		return fmt.Errorf("%s: its segments' durations sum to 0", s.Title)
+	}
+	return nil
+}
