@@ -65,6 +65,14 @@ type StageResult struct {
 	Precondition *Precondition    `json:"precondition,omitempty"`
 	Tracking     []TrackingResult `json:"tracking"`
 	Cells        []CellResult     `json:"cells"`
+	// A timeline stage (WSAT, HIR, XSR) has no rounds: every step's
+	// figures, the test's summary of them, why it stopped, and the target
+	// set's capacity its drive fills count in.
+	Timeline bool         `json:"timeline,omitempty"`
+	Samples  []pts.Sample `json:"samples,omitempty"`
+	Summary  *pts.Summary `json:"summary,omitempty"`
+	EndedBy  string       `json:"ended_by,omitempty"`
+	Capacity int64        `json:"capacity_bytes,omitempty"`
 }
 
 // Precondition summarises the workload-independent preconditioning.
@@ -227,7 +235,7 @@ func Build(ri pts.RunInfo, recs []pts.Record, cut bool) *Results {
 		for i := range ri.Stages {
 			s := &ri.Stages[i]
 			if s.Test == td.ID {
-				tr.Stages = append(tr.Stages, buildStage(s, st, crit))
+				tr.Stages = append(tr.Stages, buildStage(ri, s, st, crit))
 			}
 		}
 		res.Tests = append(res.Tests, tr)
@@ -236,7 +244,7 @@ func Build(ri pts.RunInfo, recs []pts.Record, cut bool) *Results {
 	custom := TestResult{Test: "custom", Name: "Custom workloads"}
 	for i := range ri.Stages {
 		if s := &ri.Stages[i]; s.Test == "custom" {
-			custom.Stages = append(custom.Stages, buildStage(s, st, crit))
+			custom.Stages = append(custom.Stages, buildStage(ri, s, st, crit))
 		}
 	}
 	if len(custom.Stages) > 0 {
@@ -294,7 +302,7 @@ func scope(ri pts.RunInfo) string {
 		"Each target's own figures are on the per-target page and in tables/targets_*.csv.", len(ri.Targets), strings.Join(names, ", "))
 }
 
-func buildStage(s *pts.Stage, st *pts.State, crit steadystate.Criteria) StageResult {
+func buildStage(ri pts.RunInfo, s *pts.Stage, st *pts.State, crit steadystate.Criteria) StageResult {
 	ss := st.Stages[s.ID]
 	out := StageResult{ID: s.ID, Title: s.Title, Started: ss.Started, Complete: ss.Ended, Rounds: ss.Rounds()}
 	if !ss.Ended {
@@ -311,6 +319,10 @@ func buildStage(s *pts.Stage, st *pts.State, crit steadystate.Criteria) StageRes
 		m := w.Measurement
 		out.Precondition = &Precondition{Workload: *w.Workload, Bytes: m.Write.Bytes,
 			Seconds: m.Elapsed.Seconds(), MBps: m.Write.MBps(m.Elapsed)}
+	}
+	if s.IsTimeline() {
+		buildTimeline(ri, s, ss, &out)
+		return out
 	}
 	n := ss.Rounds()
 	last := n
@@ -692,6 +704,15 @@ func deviations(ri pts.RunInfo, st *pts.State, res *Results) []Deviation {
 		}
 		for _, s := range t.Stages {
 			switch {
+			case s.Timeline && s.Complete:
+				// One stimulus over time: no steady-state verdict to miss.
+			case s.Timeline && !s.Complete && s.Started:
+				if s.Error != "" {
+					add("error", "%s: the time series was stopped by an error after %s: %s.", s.Title, plural(len(s.Samples), "step"),
+						strings.TrimSuffix(s.Error, "."))
+				} else {
+					add("incomplete", "%s: the time series did not finish (%s).", s.Title, plural(len(s.Samples), "step"))
+				}
 			case s.Complete && !s.Steady:
 				add("not_steady", "%s: steady state was not reached in %d rounds; results are from the last %d rounds (%d–%d).",
 					s.Title, s.Rounds, s.Window[1]-s.Window[0]+1, s.Window[0], s.Window[1])
@@ -714,7 +735,16 @@ func deviations(ri pts.RunInfo, st *pts.State, res *Results) []Deviation {
 			add("error", "The run was stopped by an error: %s.", why)
 		}
 	}
-	for _, r := range st.Resumes {
+	for i, r := range st.Resumes {
+		if rs := res.stage(r.Stage); rs != nil && rs.Timeline && r.Cell != nil {
+			rest := "a gap ptsrun did not time"
+			if i < len(st.ResumeGaps) {
+				rest = st.ResumeGaps[i].Round(time.Second).String()
+			}
+			add("resumed", "The run was interrupted and resumed: %s's time series continues at step %d after a gap of %s, "+
+				"in which the drive rested; the samples on either side are not contiguous in time.", stageTitle(ri, r.Stage), *r.Cell+1, rest)
+			continue
+		}
 		if r.Round > 0 {
 			add("resumed", "The run was interrupted and resumed: %s round %d was re-run from its first cell.", stageTitle(ri, r.Stage), r.Round)
 		} else {
@@ -764,4 +794,40 @@ func label(enabled bool) string {
 		return "enabled"
 	}
 	return "disabled"
+}
+
+// buildTimeline gives a timeline stage its samples, one per step journaled,
+// and the test's summary of them.
+func buildTimeline(ri pts.RunInfo, s *pts.Stage, ss *pts.StageState, out *StageResult) {
+	out.Timeline, out.EndedBy = true, ss.EndMessage
+	out.Samples = []pts.Sample{}
+	for _, t := range ri.Targets {
+		out.Capacity += t.CapacityBytes
+	}
+	steps := s.Steps()
+	var start float64
+	var written int64
+	for k, m := range ss.Samples {
+		if k >= len(steps) {
+			break
+		}
+		st := steps[k]
+		written += m.Write.Bytes
+		t := m.Counts()
+		smp := pts.Sample{Step: k, Segment: st.Segment, Group: s.Timeline[st.Segment].Group, Run: st.Run,
+			Start: start, Seconds: m.Elapsed.Seconds(), Idle: st.Idle, Written: written,
+			IOPS: math.NaN(), MBps: math.NaN(), LatMeanMs: math.NaN(), LatP99999Ms: math.NaN(), LatMaxMs: math.NaN()}
+		if !st.Idle && m.Elapsed > 0 {
+			smp.IOPS, smp.MBps = m.IOPS(), m.MBps()
+			smp.LatMeanMs, smp.LatMaxMs = ms(t.MeanLatNs()), ms(float64(t.LatMaxNs))
+			if t.Hist != nil && t.Hist.Count() > 0 {
+				smp.LatP99999Ms = ms(float64(t.PercentileNs(99.999)))
+			}
+		}
+		out.Samples = append(out.Samples, smp)
+		start += smp.Seconds
+	}
+	if td := pts.Def(s.Test); td != nil && td.Summarize != nil && len(out.Samples) > 0 {
+		out.Summary = td.Summarize(*s, out.Samples)
+	}
 }

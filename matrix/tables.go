@@ -74,6 +74,14 @@ func (r *Results) Tables() []Table {
 			sizes, mixes = td.Matrix(p)
 		}
 		for _, def := range td.Tables {
+			if len(def.SampleColumns) > 0 || def.Summary {
+				for _, st := range t.Stages {
+					if tb, ok := timelineTable(def, st); ok {
+						out = append(out, tb)
+					}
+				}
+				continue
+			}
 			var tb Table
 			if len(def.Columns) > 0 {
 				tb = cellTable(def, cells)
@@ -150,6 +158,66 @@ func trackingTable(s StageResult) Table {
 		t.Values = append(t.Values, row)
 	}
 	return t
+}
+
+// timelineTable is a timeline stage's table of a definition: a row per
+// sample, or its summary's rows. ok is false when the stage has none.
+func timelineTable(def pts.TableDef, s StageResult) (Table, bool) {
+	if !s.Timeline {
+		return Table{}, false
+	}
+	if def.Summary {
+		if s.Summary == nil {
+			return Table{}, false
+		}
+		t := Table{Name: def.Name, Title: def.Title, RowHead: s.Summary.Head[0]}
+		t.Cols = append(t.Cols, s.Summary.Head[1:]...)
+		for _, r := range s.Summary.Rows {
+			t.Rows = append(t.Rows, FormatValue(r[0]))
+			t.RowBytes = append(t.RowBytes, 0)
+			t.Values = append(t.Values, r[1:])
+		}
+		return t, true
+	}
+	t := Table{Name: def.Name, Title: def.Title, RowHead: "step", Cols: def.SampleColumns}
+	for _, smp := range s.Samples {
+		row := make([]float64, len(def.SampleColumns))
+		for i, c := range def.SampleColumns {
+			row[i] = sampleColumn(smp, c, s.Capacity)
+		}
+		t.Rows = append(t.Rows, strconv.Itoa(smp.Step+1))
+		t.RowBytes = append(t.RowBytes, 0)
+		t.Values = append(t.Values, row)
+	}
+	return t, true
+}
+
+// sampleColumn is one column of a sample's row.
+func sampleColumn(s pts.Sample, col string, capacity int64) float64 {
+	switch col {
+	case pts.ColMinute:
+		return s.Minute()
+	case pts.ColGroup:
+		return float64(s.Group)
+	case pts.ColTGBW:
+		return float64(s.Written) / 1e9
+	case pts.ColFills:
+		if capacity <= 0 {
+			return math.NaN()
+		}
+		return float64(s.Written) / float64(capacity)
+	case pts.ColIOPS:
+		return s.IOPS
+	case pts.ColMBps:
+		return s.MBps
+	case pts.ColLatMean:
+		return s.LatMeanMs
+	case pts.ColP99999:
+		return s.LatP99999Ms
+	case pts.ColLatMax:
+		return s.LatMaxMs
+	}
+	return math.NaN()
 }
 
 // cellTable lists a test's cells one row each (workloads outside the PTS),

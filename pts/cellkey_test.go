@@ -51,17 +51,23 @@ func TestDefinitions(t *testing.T) {
 	var ids []TestID
 	for _, td := range Tests {
 		ids = append(ids, td.ID)
-		require.NotNil(t, td.Matrix, td.ID)
-		require.NotNil(t, td.Tracking, td.ID)
 		require.NotNil(t, td.stages, td.ID)
 		assert.NotEmpty(t, td.Tables, td.ID)
+		if td.Summarize != nil { // a timeline: no matrix, no rounds
+			for _, tb := range td.Tables {
+				assert.True(t, tb.Summary || len(tb.SampleColumns) > 0, "%s: table %s", td.ID, tb.Name)
+			}
+			continue
+		}
+		require.NotNil(t, td.Matrix, td.ID)
+		require.NotNil(t, td.Tracking, td.ID)
 		assert.True(t, len(td.Headlines) > 0 || len(td.EveryCell) > 0, td.ID)
 		assert.Len(t, td.Loops, 2, td.ID)
 		for _, tb := range td.Tables {
 			assert.NotEmpty(t, tb.Metric.Unit(), "%s: table %s has a known metric", td.ID, tb.Name)
 		}
 	}
-	assert.Equal(t, []TestID{IOPS, TP, LAT}, ids)
+	assert.Equal(t, []TestID{IOPS, TP, LAT, XSR}, ids)
 	assert.Same(t, CustomTest, Def(Custom))
 	_, err := LookupTest(Custom)
 	assert.Error(t, err, "custom is not a PTS test one can ask for")

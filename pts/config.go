@@ -59,6 +59,10 @@ type Config struct {
 	// Poll is the native engine's completion polling: "" or "auto", "off",
 	// or how long a thread polls before it sleeps ("100us").
 	Poll string `json:"poll,omitempty"`
+	// Params are the tests' own parameters by flag name ("xsr-groups"),
+	// as the user gave them; each test's definition declares, defaults and
+	// checks its own (TestDef.Params).
+	Params map[string]string `json:"params,omitempty"`
 	// BlockSizes and Mixes (read %) pick a subset of the tests' matrices
 	// for a quick look (--block-sizes, --mixes), in loop order; empty runs
 	// the whole matrix. Throughput runs a stage per chosen block size of its
@@ -120,6 +124,9 @@ func (c *Config) Resolve() (Profile, error) {
 		if _, err := LookupTest(t); err != nil {
 			return p, err
 		}
+	}
+	if err := c.resolveParams(); err != nil {
+		return p, err
 	}
 	if c.TC == 0 {
 		c.TC = p.TC
@@ -343,4 +350,42 @@ func splitmix(x uint64) uint64 {
 	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
 	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
 	return x ^ (x >> 31)
+}
+
+// Param reads a test parameter: the value the user gave, else its default.
+func (c Config) Param(flag string) string {
+	if v, ok := c.Params[flag]; ok {
+		return v
+	}
+	for _, t := range Tests {
+		for _, p := range t.Params {
+			if p.Flag == flag {
+				return p.Default
+			}
+		}
+	}
+	return ""
+}
+
+// resolveParams checks the parameters of the tests the run does, and
+// refuses one no test of the run declares.
+func (c *Config) resolveParams() error {
+	known := map[string]Param{}
+	for _, t := range c.Tests {
+		for _, p := range Def(t).Params {
+			known[p.Flag] = p
+		}
+	}
+	for flag, v := range c.Params {
+		p, ok := known[flag]
+		if !ok {
+			return fmt.Errorf("--%s: not a parameter of %s", flag, JoinTests(c.Tests, ", "))
+		}
+		if p.Check != nil {
+			if err := p.Check(v); err != nil {
+				return fmt.Errorf("--%s %s: %w", flag, v, err)
+			}
+		}
+	}
+	return nil
 }

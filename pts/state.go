@@ -17,6 +17,7 @@ type StageState struct {
 	WIPCBytes   int64
 	WIPCElapsed time.Duration
 	Ended       bool
+	EndMessage  string // what the stage end record says (why a timeline stopped)
 	Steady      bool
 	SSRound     int
 	Window      []int
@@ -125,6 +126,7 @@ func Replay(stages []Stage, recs []Record) *State {
 			}
 		case RecStageEnd:
 			ss.Ended = true
+			ss.EndMessage = r.Message
 			ss.Steady = r.Steady != nil && *r.Steady
 			ss.SSRound, ss.Window = r.SSRound, r.Window
 		case RecResume:

@@ -52,10 +52,34 @@ type TestDef struct {
 	// every cell of the test one, with these metrics (throughput's few).
 	Headlines []Headline
 	EveryCell []Metric
+	// Params are the test's own parameters, each a command-line flag
+	// (UNVERIFIED spec values among them, so that a lab can set them).
+	Params []Param
+	// Summarize reads a timeline stage's samples: the test's table of them
+	// and the figures it derives (XSR's recovery time). nil for tests of
+	// rounds.
+	Summarize func(s Stage, samples []Sample) *Summary
 	// stages builds the test's stages for the block sizes and mixes the
 	// run does (Config.Subset).
 	stages func(c Config, p Profile, sizes []int64, mixes []int) []Stage
 	order  int // its place in the PTS
+}
+
+// Param is one parameter of a test: its flag, default and check.
+type Param struct {
+	Flag    string // "xsr-groups"
+	Default string
+	Usage   string
+	Check   func(string) error
+}
+
+// AllParams are the parameters of every test, for the command line.
+func AllParams() []Param {
+	var out []Param
+	for _, t := range Tests {
+		out = append(out, t.Params...)
+	}
+	return out
 }
 
 // TrackingDef is a tracking variable of a test: a metric of one cell.
@@ -74,7 +98,25 @@ type TableDef struct {
 	Metric    Metric
 	Columns   []Metric
 	Aggregate string // how a value is made from the measurement window, for captions
+	// SampleColumns makes a timeline stage's table instead: a row per
+	// sample with these columns (SampleColumn names); Summary makes one of
+	// its summary's rows.
+	SampleColumns []string
+	Summary       bool
 }
+
+// The columns a timeline's sample table may have.
+const (
+	ColMinute  = "minute"
+	ColGroup   = "group"
+	ColTGBW    = "tgbw_gb" // total GB (10^9 bytes) written since the stage began
+	ColFills   = "fills"   // that, in capacities of the target set
+	ColIOPS    = "iops"
+	ColMBps    = "mbps"
+	ColLatMean = "lat_mean_ms"
+	ColP99999  = "lat_p99_999_ms"
+	ColLatMax  = "lat_max_ms"
+)
 
 // Headline is a cell people quote, with the metrics they quote of it.
 type Headline struct {

@@ -1,7 +1,9 @@
 package pts
 
 import (
+	"encoding/json"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/ptsrun/ptsrun/engine"
@@ -121,6 +123,109 @@ func checkTimeline(s Stage) error {
 	}
 	if total <= 0 {
 		return fmt.Errorf("%s: its segments' durations sum to 0", s.Title)
+	}
+	return nil
+}
+
+// JSON has no NaN: a figure a sample or summary does not have (an idle
+// step's IOPS, a recovery never reached) is written null and read back NaN.
+
+func optional(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
+}
+
+func orNaN(p *float64) float64 {
+	if p == nil {
+		return math.NaN()
+	}
+	return *p
+}
+
+type sampleJSON struct {
+	Step        int      `json:"step"`
+	Segment     int      `json:"segment"`
+	Group       int      `json:"group"`
+	Run         int      `json:"run,omitempty"`
+	Start       float64  `json:"start_s"`
+	Seconds     float64  `json:"seconds"`
+	Idle        bool     `json:"idle,omitempty"`
+	IOPS        *float64 `json:"iops"`
+	MBps        *float64 `json:"mbps"`
+	Written     int64    `json:"written_bytes"`
+	LatMeanMs   *float64 `json:"lat_mean_ms"`
+	LatP99999Ms *float64 `json:"lat_p99_999_ms"`
+	LatMaxMs    *float64 `json:"lat_max_ms"`
+}
+
+// MarshalJSON writes absent figures as null.
+func (s Sample) MarshalJSON() ([]byte, error) {
+	return json.Marshal(sampleJSON{Step: s.Step, Segment: s.Segment, Group: s.Group, Run: s.Run, Start: s.Start,
+		Seconds: s.Seconds, Idle: s.Idle, IOPS: optional(s.IOPS), MBps: optional(s.MBps), Written: s.Written,
+		LatMeanMs: optional(s.LatMeanMs), LatP99999Ms: optional(s.LatP99999Ms), LatMaxMs: optional(s.LatMaxMs)})
+}
+
+// UnmarshalJSON reads what MarshalJSON wrote.
+func (s *Sample) UnmarshalJSON(b []byte) error {
+	var j sampleJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*s = Sample{Step: j.Step, Segment: j.Segment, Group: j.Group, Run: j.Run, Start: j.Start, Seconds: j.Seconds,
+		Idle: j.Idle, IOPS: orNaN(j.IOPS), MBps: orNaN(j.MBps), Written: j.Written, LatMeanMs: orNaN(j.LatMeanMs),
+		LatP99999Ms: orNaN(j.LatP99999Ms), LatMaxMs: orNaN(j.LatMaxMs)}
+	return nil
+}
+
+type summaryJSON struct {
+	Title   string       `json:"title"`
+	Head    []string     `json:"head"`
+	Rows    [][]*float64 `json:"rows"`
+	Units   []string     `json:"units"`
+	Figures []figureJSON `json:"figures,omitempty"`
+}
+
+type figureJSON struct {
+	Name       string   `json:"name"`
+	Value      *float64 `json:"value"`
+	Unit       string   `json:"unit"`
+	Definition string   `json:"definition"`
+}
+
+// MarshalJSON writes absent values as null.
+func (s Summary) MarshalJSON() ([]byte, error) {
+	j := summaryJSON{Title: s.Title, Head: s.Head, Units: s.Units, Rows: [][]*float64{}}
+	for _, r := range s.Rows {
+		row := make([]*float64, len(r))
+		for i, v := range r {
+			row[i] = optional(v)
+		}
+		j.Rows = append(j.Rows, row)
+	}
+	for _, f := range s.Figures {
+		j.Figures = append(j.Figures, figureJSON{Name: f.Name, Value: optional(f.Value), Unit: f.Unit, Definition: f.Definition})
+	}
+	return json.Marshal(j)
+}
+
+// UnmarshalJSON reads what MarshalJSON wrote.
+func (s *Summary) UnmarshalJSON(b []byte) error {
+	var j summaryJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*s = Summary{Title: j.Title, Head: j.Head, Units: j.Units}
+	for _, r := range j.Rows {
+		row := make([]float64, len(r))
+		for i, v := range r {
+			row[i] = orNaN(v)
+		}
+		s.Rows = append(s.Rows, row)
+	}
+	for _, f := range j.Figures {
+		s.Figures = append(s.Figures, Figure{Name: f.Name, Value: orNaN(f.Value), Unit: f.Unit, Definition: f.Definition})
 	}
 	return nil
 }
