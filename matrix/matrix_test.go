@@ -743,3 +743,60 @@ func TestCellsAndHeadlines(t *testing.T) {
 		"tp seq-1024k-100/0*", "tp seq-1024k-0/100*", "tp seq-128k-100/0*", "tp seq-128k-0/100*",
 		"lat rnd-4k-100/0*", "lat rnd-4k-0/100*"}, got)
 }
+
+// A timeline stage's results: a sample per journaled step (idle ones
+// without figures), the test's summary, its tables, and JSON that reads
+// back the same (JSON has no NaN).
+func TestTimelineResults(t *testing.T) {
+	ri := info(t, func(c *pts.Config) {
+		c.Tests, c.Params = []pts.TestID{pts.XSR}, map[string]string{"xsr-groups": "3m,1m,2m"}
+	})
+	ri.Targets = []device.Identity{{Spec: "sim", Kind: device.KindSim, CapacityBytes: 1e12}}
+	s := ri.Stages[0]
+	require.True(t, s.IsTimeline())
+	b := &journalBuilder{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+	b.add(pts.Record{Type: pts.RecStageStart, Stage: s.ID})
+	mbps := []int64{2000, 2000, 2000, 800, 300, 2100}
+	for k, st := range s.Steps() {
+		idx := k
+		m := meas(0, mbps[k]*1e6*60/(st.Workload.BlockSize), 0, 50_000, st.Workload.BlockSize)
+		b.add(pts.Record{Type: pts.RecSample, Stage: s.ID, Cell: &idx, Measurement: m})
+	}
+	f := false
+	b.add(pts.Record{Type: pts.RecStageEnd, Stage: s.ID, Steady: &f, Message: "6 of 6 steps: stopped when its segments have run"})
+	b.add(pts.Record{Type: pts.RecEnd})
+	res := Build(ri, b.recs, false)
+	st := res.Tests[0].Stages[0]
+	require.True(t, st.Timeline)
+	require.Len(t, st.Samples, 6)
+	assert.Equal(t, []int{1, 1, 1, 2, 3, 3}, []int{st.Samples[0].Group, st.Samples[1].Group, st.Samples[2].Group,
+		st.Samples[3].Group, st.Samples[4].Group, st.Samples[5].Group})
+	assert.InDelta(t, 2000, st.Samples[0].MBps, 1)
+	assert.InDelta(t, 6.0, st.Samples[5].Minute(), 1e-9)
+	require.NotNil(t, st.Summary)
+	assert.InDelta(t, 2.0, st.Summary.Figures[0].Value, 1e-9, "group 3's second minute reaches group 1's mean")
+	assert.NotContains(t, codesOf(res), "not_steady", "a timeline has no steady state to miss")
+
+	names := map[string]Table{}
+	for _, tb := range res.Tables() {
+		names[tb.Name] = tb
+	}
+	require.Contains(t, names, "xsr")
+	require.Contains(t, names, "xsr_summary")
+	assert.Equal(t, []string{"minute", "group", "mbps", "lat_mean_ms", "lat_max_ms"}, names["xsr"].Cols)
+	assert.Len(t, names["xsr"].Rows, 6)
+
+	b2, err := json.Marshal(res)
+	require.NoError(t, err, "NaN-free")
+	var back Results
+	require.NoError(t, json.Unmarshal(b2, &back))
+	assert.InDelta(t, 2.0, back.Tests[0].Stages[0].Summary.Figures[0].Value, 1e-9)
+}
+
+func codesOf(r *Results) []string {
+	var out []string
+	for _, d := range r.Deviations {
+		out = append(out, d.Code)
+	}
+	return out
+}
