@@ -1,0 +1,40 @@
+package pdfreport
+
+import (
+	"fmt"
+
+	"github.com/ptsrun/ptsrun/matrix"
+	"github.com/ptsrun/ptsrun/pts"
+)
+
+// custom lists imported workloads that are not PTS cells, with what they
+// measured.
+func (b *builder) custom(s matrix.StageResult) {
+	b.warning = ""
+	rows := [][]string{}
+	for _, c := range s.Cells {
+		if !c.Present() {
+			continue
+		}
+		row := []string{c.Key.String()}
+		for _, m := range pts.CustomTest.Tables[0].Columns {
+			v, _ := c.Value(m)
+			row = append(row, m.Format(v))
+		}
+		rows = append(rows, row)
+	}
+	if b.ri.Workload {
+		b.workload(s)
+		return
+	}
+	lines := []string{"These imported results ran workloads outside the PTS matrices. They are shown as measured, " +
+		fmt.Sprintf("averaged over rounds %d–%d, and take no part in any steady-state verdict.", s.Window[0], s.Window[1])}
+	if note := pctNote(s.Cells); note != "" {
+		lines = append(lines, note)
+	}
+	b.add(&Page{Test: "Custom", Title: "Workloads that are not PTS cells", Landmark: "custom", Flow: true, Blocks: []Block{
+		Paragraph{Lines: lines},
+		Table{Caption: "Custom workloads (99.999 %: " + pctLabel(s.Cells) + ")", Head: []string{"Workload", "IOPS", "MB/s", "Average ms", "99.999 % ms", "Maximum ms"},
+			Widths: []float64{4.2, 1, 1, 1, 1, 1}, Align: "LRRRRR", Rows: rows, Small: true},
+	}})
+}
