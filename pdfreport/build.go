@@ -22,31 +22,10 @@ func Build(ri pts.RunInfo, res *matrix.Results, opt Options) *Doc {
 	b := &builder{ri: ri, res: res, opt: opt, doc: &Doc{Paper: paper}}
 	b.header()
 	b.summary()
-	// A stage without a value to report gets one page saying why.
-	stages := func(test pts.TestID, title string) []matrix.StageResult {
-		var with []matrix.StageResult
-		if t := res.Find(test); t != nil {
-			for _, s := range t.Stages {
-				if empty(s) {
-					b.noResults(title, s)
-				} else {
-					with = append(with, s)
-				}
-			}
+	for _, td := range reportedTests() {
+		if t := res.Find(td.ID); t != nil && pagesOf[td.ID].report != nil {
+			pagesOf[td.ID].report(b, td, t.Stages)
 		}
-		return with
-	}
-	if s := stages(pts.IOPS, "IOPS"); len(s) > 0 {
-		b.iops(s[0])
-	}
-	if s := stages(pts.TP, "Throughput"); len(s) > 0 {
-		b.throughput(s)
-	}
-	if s := stages(pts.LAT, "Latency"); len(s) > 0 {
-		b.latency(s[0])
-	}
-	if t := res.Find(pts.Custom); t != nil && len(t.Stages) > 0 {
-		b.custom(t.Stages[0])
 	}
 	b.perTarget()
 	b.appendix()
@@ -60,6 +39,23 @@ type builder struct {
 	doc *Doc
 	// warning goes on the header of every page of the stage being built.
 	warning string
+	tables  []matrix.Table // the results' tables, made once
+}
+
+// tableOf is the results' table of a test's metric, empty when they have
+// none.
+func (b *builder) tableOf(td *pts.TestDef, m pts.Metric) matrix.Table {
+	if b.tables == nil {
+		b.tables = b.res.Tables()
+	}
+	for _, def := range td.Tables {
+		for _, t := range b.tables {
+			if def.Metric == m && t.Name == def.Name {
+				return t
+			}
+		}
+	}
+	return matrix.Table{}
 }
 
 func (b *builder) add(p *Page) {

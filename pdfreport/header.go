@@ -108,7 +108,7 @@ func (b *builder) header() {
 	if len(t) > 1 {
 		h.Device = append(h.Device, KV{"Targets", fmt.Sprintf("%d, loaded at once", len(t))})
 	}
-	if len(t) > 0 && t[0].Kind == "sim" {
+	if len(t) > 0 && t[0].Kind == device.KindSim {
 		h.Device = append(h.Device, KV{"Note", "simulated drive: a model, not hardware"})
 	}
 }

@@ -7,9 +7,20 @@ import (
 	"github.com/ptsrun/ptsrun/pts"
 )
 
+// Workloads outside the PTS have one stage and no verdict: a stage without
+// results is simply not shown.
+func init() {
+	registerPages(pts.CustomTest, testPages{report: func(b *builder, td *pts.TestDef, stages []matrix.StageResult) {
+		if len(stages) > 0 {
+			b.custom(td, stages[0])
+		}
+	}})
+}
+
 // custom lists imported workloads that are not PTS cells, with what they
-// measured.
-func (b *builder) custom(s matrix.StageResult) {
+// measured; a workload that `ptsrun workload` recorded has a page of its
+// own.
+func (b *builder) custom(td *pts.TestDef, s matrix.StageResult) {
 	b.warning = ""
 	rows := [][]string{}
 	for _, c := range s.Cells {
@@ -17,7 +28,7 @@ func (b *builder) custom(s matrix.StageResult) {
 			continue
 		}
 		row := []string{c.Key.String()}
-		for _, m := range pts.CustomTest.Tables[0].Columns {
+		for _, m := range td.Tables[0].Columns {
 			v, _ := c.Value(m)
 			row = append(row, m.Format(v))
 		}

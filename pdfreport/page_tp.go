@@ -10,7 +10,15 @@ import (
 	"github.com/ptsrun/ptsrun/pts"
 )
 
-func (b *builder) throughput(stages []matrix.StageResult) {
+// The throughput test's pages (PTS 2.0.2 §8, pts-spec.md §5.3): per block
+// size its convergence and window pages, then one table and bar plot of
+// every block size.
+func init() {
+	registerPages(pts.TPTest, testPages{report: withResults((*builder).throughput), compare: compareBars})
+}
+
+func (b *builder) throughput(td *pts.TestDef, stages []matrix.StageResult) {
+	_, allMixes := td.Matrix(b.ri.Profile)
 	var groups []string
 	read := series{name: "100/0 (SEQ read)"}
 	write := series{name: "0/100 (SEQ write)"}
@@ -23,7 +31,7 @@ func (b *builder) throughput(stages []matrix.StageResult) {
 		bs := s.Cells[0].BlockSize
 		b.stage(s)
 		setup := b.setup(s)
-		mixes, order := ranMixes(s, pts.TPMixes), "read then write"
+		mixes, order := ranMixes(s, allMixes), "read then write"
 		switch {
 		case len(mixes) == 1 && mixes[0] == 0:
 			order = "write only"
@@ -31,7 +39,7 @@ func (b *builder) throughput(stages []matrix.StageResult) {
 			order = "read only"
 		}
 		stimulus := "Throughput loop: SEQ " + engine.FormatSize(bs) + ", " + order
-		tpSizes, _ := b.ri.Config.Subset("tp", b.ri.Profile)
+		tpSizes, _ := b.ri.Config.Subset(td.ID, b.ri.Profile)
 		params := b.params(s, stimulus, mixList(mixes), fmt.Sprintf("%s (this stage of %s)", engine.FormatSize(bs), sizeList(tpSizes)))
 		lastSetup, lastParams = setup, params
 		var ss []series
@@ -41,12 +49,12 @@ func (b *builder) throughput(stages []matrix.StageResult) {
 				func(r matrix.RoundValue) float64 { return r.MBps }))
 		}
 		if s.Rounds > 0 {
-			b.add(&Page{Test: "Throughput", Title: "Steady State Convergence Plot: " + engine.FormatSize(bs), Setup: setup, Params: params, Landmark: "tp-convergence",
+			b.add(&Page{Test: td.Name, Title: "Steady State Convergence Plot: " + engine.FormatSize(bs), Setup: setup, Params: params, Landmark: "tp-convergence",
 				Blocks: []Block{Chart{Caption: "Throughput steady-state convergence, SEQ " + engine.FormatSize(bs) + ": read and write MB/s per round",
 					Plot: convergencePlot("MB/s per round, SEQ "+engine.FormatSize(bs), "MB/s", ss, s.Window, false), Summary: summarize(ss, fmtMBps)}}})
 		}
 		for _, t := range s.Tracking {
-			b.add(b.windowPage("Throughput", s, t, setup, params))
+			b.add(b.windowPage(td.Name, s, t, setup, params))
 		}
 		groups = append(groups, engine.FormatSize(bs))
 		r, w := math.NaN(), math.NaN()
@@ -66,13 +74,9 @@ func (b *builder) throughput(stages []matrix.StageResult) {
 	}
 	// The table has a row per block size of the profile: a stage a quick
 	// look left out shows empty.
-	for _, tb := range b.res.Tables() {
-		if tb.Name != "tp" {
-			continue
-		}
-		for i, bs := range tb.RowBytes {
-			rows = append(rows, []string{engine.FormatSize(bs), fmtMBps(tb.Values[i][0]), fmtMBps(tb.Values[i][1])})
-		}
+	tb := b.tableOf(td, pts.MetricMBps)
+	for i, bs := range tb.RowBytes {
+		rows = append(rows, []string{engine.FormatSize(bs), fmtMBps(tb.Values[i][0]), fmtMBps(tb.Values[i][1])})
 	}
 	// A mix left out has no bars, rather than bars of zero.
 	var ss []series
@@ -81,7 +85,7 @@ func (b *builder) throughput(stages []matrix.StageResult) {
 			ss = append(ss, sr)
 		}
 	}
-	b.add(&Page{Test: "Throughput", Title: "Tabular Data and Plot: MB/s by block size", Setup: lastSetup, Params: lastParams, Landmark: "tp-table",
+	b.add(&Page{Test: td.Name, Title: "Tabular Data and Plot: MB/s by block size", Setup: lastSetup, Params: lastParams, Landmark: "tp-table",
 		Blocks: []Block{
 			Table{Caption: "Throughput in MB/s (10^6 bytes/s), average of each block size's measurement window",
 				Head: []string{"Block size", "100/0 (read) MB/s", "0/100 (write) MB/s"}, Rows: rows},

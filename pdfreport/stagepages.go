@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ptsrun/ptsrun/matrix"
+	"github.com/ptsrun/ptsrun/pts"
 	"github.com/ptsrun/ptsrun/steadystate"
 )
 
@@ -118,9 +119,11 @@ func ranOf[T comparable](s matrix.StageResult, all []T, of func(matrix.CellResul
 	return out
 }
 
-func cellAt(s matrix.StageResult, bs int64, read int) *matrix.CellResult {
+// cellAt is the stage's cell of that key, measured or not; nil when the
+// stage has none.
+func cellAt(s matrix.StageResult, key pts.CellKey) *matrix.CellResult {
 	for i := range s.Cells {
-		if s.Cells[i].BlockSize == bs && s.Cells[i].ReadPct == read {
+		if s.Cells[i].Key == key {
 			return &s.Cells[i]
 		}
 	}

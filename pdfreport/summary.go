@@ -54,7 +54,7 @@ func (b *builder) summary() {
 		for _, s := range t.Stages {
 			state := fmt.Sprintf("steady at round %d (window %d–%d)", s.SSRound, s.Window[0], s.Window[1])
 			switch {
-			case t.Test == "custom":
+			case t.Test == pts.Custom:
 				state = "outside the PTS: no verdict"
 			case s.Published():
 				state = "published value, no rounds"
