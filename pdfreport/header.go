@@ -10,10 +10,11 @@ import (
 )
 
 // engineLabel names the engine, with the native engine's completion
-// polling when it was not left to the engine.
+// polling when it was not left to the engine. The setting is written as
+// the run asked for it ("100us"), as run.json keeps it.
 func engineLabel(ri pts.RunInfo) string {
-	if p := ri.Config.Poll; p != "" && p != "auto" && strings.HasPrefix(ri.Engine, "native") {
-		return ri.Engine + ", poll " + p
+	if poll, err := ri.Config.PollDuration(); err == nil && poll != 0 && ri.Config.Engine == pts.EngineNative {
+		return ri.Engine + ", poll " + ri.Config.Poll
 	}
 	return orDash(ri.Engine)
 }
