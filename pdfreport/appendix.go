@@ -3,12 +3,10 @@ package pdfreport
 import (
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
+	"github.com/ptsrun/ptsrun/pts"
 	"github.com/ptsrun/ptsrun/steadystate"
 )
 
@@ -24,7 +22,7 @@ func (b *builder) appendix() {
 		}
 	}
 	data := "Written data is incompressible random data, new for every write."
-	if strings.HasPrefix(b.ri.Engine, "sim") {
+	if b.ri.Config.Engine == pts.EngineSim {
 		data = "The simulated drive models incompressible data."
 	}
 	intro := fmt.Sprintf("Every round runs these cells in this order, each for its time, over its active range of every target "+
@@ -134,24 +132,19 @@ func oneLine(s string) string {
 	return "output: " + s
 }
 
-// fioJobs shows one fio job file per stage when fio ran (every cell's is in
-// the run directory's fio folder).
+// fioJobs shows one fio job file per stage when fio ran: the one its
+// caller handed in (every cell's is in the run directory's fio folder).
 func (b *builder) fioJobs() {
-	if b.opt.Dir == "" || !strings.HasPrefix(b.ri.Engine, "fio") {
+	if b.ri.Config.Engine != pts.EngineFio {
 		return
 	}
 	for _, st := range b.ri.Stages {
-		matches, _ := filepath.Glob(filepath.Join(b.opt.Dir, "fio", st.ID+"-r01-c01-*.fio"))
-		sort.Strings(matches)
-		if len(matches) == 0 {
+		jf, ok := b.opt.JobFiles[st.ID]
+		if !ok {
 			continue
 		}
-		data, err := os.ReadFile(matches[0])
-		if err != nil {
-			continue
-		}
-		lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
-		lines = append([]string{"# " + filepath.Base(matches[0]) + " — every cell's job file is in fio/ beside run.json"}, lines...)
+		lines := strings.Split(strings.TrimRight(jf.Text, "\n"), "\n")
+		lines = append([]string{"# " + jf.Name + " — every cell's job file is in fio/ beside run.json"}, lines...)
 		b.add(&Page{Title: "Appendix A: fio job file, " + st.Title + ", round 1, cell 1", Landmark: "appendix-fio", Flow: true,
 			Blocks: []Block{Paragraph{Lines: lines, Mono: true, Size: 6.5}}})
 	}

@@ -7,11 +7,18 @@ import (
 	"github.com/ptsrun/ptsrun/pts"
 )
 
-// Options choose the paper and where the run's files are (fio job files).
+// Options choose the paper, and hand in what the report shows of a run
+// that its results do not hold.
 type Options struct {
 	Paper string // A4 (default) or Letter
-	Dir   string // the run directory, for the fio job files; optional
+	// JobFiles are the fio job files the appendix shows, by stage ID: each
+	// stage's first cell of round 1, as the caller read them.
+	JobFiles map[string]JobFile
 }
+
+// JobFile is a job file fio ran: its name in the run directory's fio
+// folder, and its text.
+type JobFile struct{ Name, Text string }
 
 // Build describes the report of a run.
 func Build(ri pts.RunInfo, res *matrix.Results, opt Options) *Doc {

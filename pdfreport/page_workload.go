@@ -1,12 +1,8 @@
 package pdfreport
 
 import (
-	"encoding/csv"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
-	"strconv"
 
 	"github.com/ptsrun/ptsrun/matrix"
 )
@@ -40,7 +36,7 @@ func (b *builder) workload(s matrix.StageResult) {
 		Table{Caption: "The workload's measurement, per direction", Head: []string{"Direction", "IOPS", "MB/s", "Average ms"}, Rows: rows},
 		Table{Caption: "Response times of every I/O (ms; percentiles: " + pctLabel([]matrix.CellResult{*c}) + ")", Head: []string{"99 %", "99.99 %", "99.999 %", "Maximum"},
 			Rows: [][]string{{fmtMs(c.LatP99Ms), fmtMs(c.LatP9999Ms), fmtMs(c.LatP99999Ms), fmtMs(c.LatMaxMs)}}})
-	if ss := b.perSecond(math.Ceil(w.Duration.Seconds())); len(ss) > 0 {
+	if ss := perSecond(c, math.Ceil(w.Duration.Seconds())); len(ss) > 0 {
 		blocks = append(blocks, Chart{Caption: "IOPS in every second of the workload (from seconds.csv)",
 			Plot: secondsPlot(w.String()+": IOPS per second", "IOPS", ss), Summary: summarize(ss, fmtIOPS)})
 	}
@@ -53,34 +49,22 @@ func (b *builder) workload(s matrix.StageResult) {
 	b.add(&Page{Test: "Workload", Title: w.String(), Landmark: "workload", Flow: true, Blocks: blocks})
 }
 
-// perSecond reads a recorded workload's seconds.csv: read and write IOPS in
-// every second up to last, the directions that did any I/O. The seconds
-// after the workload's time hold only the I/Os that were still in flight.
-func (b *builder) perSecond(last float64) []series {
-	if b.opt.Dir == "" {
-		return nil
-	}
-	f, err := os.Open(filepath.Join(b.opt.Dir, "seconds.csv"))
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil || len(recs) < 2 || len(recs[0]) < 3 || recs[0][1] != "read_iops" || recs[0][2] != "write_iops" {
+// perSecond is a recorded workload's read and write IOPS in every second
+// up to last, the directions that did any I/O: the series of its one
+// round, as the journal holds it (and seconds.csv). The seconds after the
+// workload's time hold only the I/Os that were still in flight.
+func perSecond(c *matrix.CellResult, last float64) []series {
+	if len(c.PerRound) == 0 {
 		return nil
 	}
 	read, write := series{name: "read"}, series{name: "write"}
 	var anyRead, anyWrite bool
-	for _, r := range recs[1:] {
-		sec, e1 := strconv.ParseFloat(r[0], 64)
-		rd, e2 := strconv.ParseFloat(r[1], 64)
-		wr, e3 := strconv.ParseFloat(r[2], 64)
-		if e1 != nil || e2 != nil || e3 != nil {
-			return nil
-		}
+	for i, s := range c.PerRound[len(c.PerRound)-1].Seconds {
+		sec := float64(i + 1)
 		if sec > last {
 			break
 		}
+		rd, wr := float64(s.ReadIOs), float64(s.WriteIOs)
 		read.xs, read.ys = append(read.xs, sec), append(read.ys, rd)
 		write.xs, write.ys = append(write.xs, sec), append(write.ys, wr)
 		anyRead, anyWrite = anyRead || rd > 0, anyWrite || wr > 0
