@@ -77,9 +77,11 @@ func (b *builder) appendix() {
 		for _, s := range t.Stages {
 			head := []string{"Round"}
 			var vars []steadystate.Series
+			var cells []string
 			for _, tr := range s.Tracking {
 				head = append(head, tr.Name)
 				vars = append(vars, steadystate.Series{Name: tr.Name, Values: tr.Values})
+				cells = append(cells, trackedCell(s, tr))
 			}
 			head = append(head, "Window ending here")
 			crit := b.ri.Config.SS
@@ -96,7 +98,7 @@ func (b *builder) appendix() {
 				if r+1 >= s.Window[0] && r+1 <= s.Window[1] {
 					row[0] += " (window)"
 				}
-				row = append(row, windowCheck(crit, vars, r+1))
+				row = append(row, windowCheck(crit, vars, cells, r+1))
 				rows = append(rows, row)
 			}
 			widths := []float64{0.7}

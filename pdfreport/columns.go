@@ -28,11 +28,7 @@ func (b *builder) setup(s matrix.StageResult) []KV {
 	}
 	if pc := s.Precondition; pc != nil {
 		w := pc.Workload
-		acc := "SEQ"
-		if w.Access == engine.Random {
-			acc = "RND"
-		}
-		kv = append(kv, KV{"Pre-condition 1", fmt.Sprintf("%s %s W, %gX capacity", acc, engine.FormatSize(w.BlockSize), w.Passes)},
+		kv = append(kv, KV{"Pre-condition 1", fmt.Sprintf("%s %s W, %gX capacity", pts.AccessLabel(w.Access), engine.FormatSize(w.BlockSize), w.Passes)},
 			KV{"TOIO – TC/QD", fmt.Sprintf("%d – TC %d/QD %d", w.TC*w.QD, w.TC, w.QD)},
 			KV{"Duration", fmt.Sprintf("%s, %.1f GB at %s MB/s", durationLabel(pc.Seconds), float64(pc.Bytes)/1e9, fmtMBps(pc.MBps))})
 	}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ptsrun/ptsrun/engine"
 	"github.com/ptsrun/ptsrun/matrix"
 	"github.com/ptsrun/ptsrun/pts"
 	"github.com/ptsrun/ptsrun/steadystate"
@@ -40,7 +41,7 @@ func (b *builder) windowPage(test string, s matrix.StageResult, tr matrix.Tracki
 	crit := b.ri.Config.SS
 	verdict, why := "PASS: steady state", "range and slope within the allowed"
 	if !v.Steady {
-		verdict, why = "FAIL: not steady", windowCheck(crit, []steadystate.Series{{Name: tr.Name, Values: tr.Values}}, v.LastRound)
+		verdict, why = "FAIL: not steady", windowCheck(crit, []steadystate.Series{{Name: tr.Name, Values: tr.Values}}, nil, v.LastRound)
 	}
 	p.Blocks = append(p.Blocks, Table{Caption: "Steady-state determination: " + tr.Name,
 		Head: []string{"Quantity", "Value", "Criterion"}, Widths: []float64{2.2, 1.6, 2}, Align: "LRL",
@@ -158,8 +159,9 @@ func roundSeriesOf(name string, c *matrix.CellResult, v func(matrix.RoundValue) 
 }
 
 // windowCheck is the steady-state rule applied to the window that ends at
-// round, in words.
-func windowCheck(c steadystate.Criteria, vars []steadystate.Series, round int) string {
+// round, in words; with several variables, each is named by its cell
+// (cells, as trackedCell names them).
+func windowCheck(c steadystate.Criteria, vars []steadystate.Series, cells []string, round int) string {
 	if len(vars) == 0 {
 		return "–"
 	}
@@ -176,12 +178,8 @@ func windowCheck(c steadystate.Criteria, vars []steadystate.Series, round int) s
 			continue
 		}
 		name := ""
-		if len(vars) > 1 { // the tracking variable's workload, short: "4 KiB 0/100"
-			f := strings.Fields(vars[i].Name)
-			if len(f) > 2 && (f[1] == "RND" || f[1] == "SEQ") {
-				f = f[2:]
-			}
-			name = strings.Join(f, " ") + ": "
+		if len(vars) > 1 && i < len(cells) {
+			name = cells[i] + ": "
 		}
 		var parts []string
 		if !v.RangeOK {
@@ -196,4 +194,15 @@ func windowCheck(c steadystate.Criteria, vars []steadystate.Series, round int) s
 		return "not steady: " + j.Reason
 	}
 	return strings.Join(why, "; ")
+}
+
+// trackedCell names a tracking variable's cell short, by block size and
+// mix: "4 KiB 0/100"; its access is the test's.
+func trackedCell(s matrix.StageResult, tr matrix.TrackingResult) string {
+	for _, c := range s.Cells {
+		if c.Index == tr.Cell && c.Key.Name == "" {
+			return engine.FormatSize(c.Key.BlockSize) + " " + pts.MixLabel(c.Key.ReadPct)
+		}
+	}
+	return tr.Name
 }
