@@ -10,6 +10,9 @@ import (
 	"github.com/ptsrun/ptsrun/steadystate"
 )
 
+// appendix is the run's record in full: A every cell's workload (and the
+// fio job files), B the purge and preconditioning with every command, C
+// the tracking variables of every round.
 func (b *builder) appendix() {
 	b.warning = ""
 	// A: the workload of every cell.

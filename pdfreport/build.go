@@ -20,7 +20,9 @@ type Options struct {
 // folder, and its text.
 type JobFile struct{ Name, Text string }
 
-// Build describes the report of a run.
+// Build describes the report of a run: the summary, the pages of each
+// test in the order of pts (registered by their page files), the
+// per-target page and the appendix.
 func Build(ri pts.RunInfo, res *matrix.Results, opt Options) *Doc {
 	paper := "A4"
 	if strings.EqualFold(opt.Paper, "letter") {
@@ -39,6 +41,7 @@ func Build(ri pts.RunInfo, res *matrix.Results, opt Options) *Doc {
 	return b.doc
 }
 
+// builder collects a report's pages, in order.
 type builder struct {
 	ri  pts.RunInfo
 	res *matrix.Results

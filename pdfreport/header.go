@@ -34,6 +34,8 @@ func decimal(b int64) string {
 	return fmt.Sprintf("%s (%d bytes)", device.FormatCapacity(b), b)
 }
 
+// header fills the part of the SNIA page header that every page shares
+// (pts-spec.md §5.2).
 func (b *builder) header() {
 	ri, h := b.ri, &b.doc.Header
 	h.Start, h.Finish = stamp(b.res.Start), stamp(b.res.Finish)

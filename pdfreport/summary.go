@@ -8,6 +8,8 @@ import (
 	"github.com/ptsrun/ptsrun/pts"
 )
 
+// summary is the report's first page: the compliance verdict with every
+// deviation, the device and platform, and every headline cell.
 func (b *builder) summary() {
 	res := b.res
 	p := &Page{Title: "Summary: compliance, device and headline results", Landmark: "summary"}
@@ -85,7 +87,6 @@ func (b *builder) summary() {
 	b.add(p)
 }
 
-// headlines picks the numbers people quote from a stage.
 // headline writes a headline cell for the first page: the cell, and its
 // metrics with their units. Latency figures name the load they were
 // measured at, and come as avg / 99.999 % / max.
