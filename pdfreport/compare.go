@@ -179,11 +179,7 @@ func rowShadedRatios(caption string, headlines, runs []string, vals [][]float64,
 }
 
 func (c Comparison) tablePages(t ComparedTable, add func(*Page)) {
-	test := "Custom"
-	if td := pts.Def(t.Test); td != nil && t.Test != pts.Custom {
-		test = td.Name
-	}
-	p := &Page{Test: test, Title: "Comparison: " + t.Title, Landmark: "compare-" + t.Name, Flow: true}
+	p := &Page{Test: t.testName(), Title: "Comparison: " + t.Title, Landmark: "compare-" + t.Name, Flow: true}
 	// Side by side: each run's table, then the ratio tables.
 	for i, r := range c.Runs {
 		rows := [][]string{}
@@ -219,46 +215,64 @@ func (c Comparison) tablePages(t ComparedTable, add func(*Page)) {
 		p.Blocks = append(p.Blocks, m)
 	}
 	add(p)
-	// Overlays.
-	switch t.Name {
-	case "iops":
-		plots := &Page{Test: test, Title: "Comparison: IOPS against block size, every run, one plot per R/W mix", Landmark: "compare-iops-2d", Flow: true}
-		for ci, mix := range t.Cols {
-			var ss []series
-			for i, r := range c.Runs {
-				s := series{name: runLetter(i) + ": " + r.Name}
-				for ri, bs := range t.RowBytes {
-					s.xs = append(s.xs, float64(bs)/1024)
-					s.ys = append(s.ys, t.Values[i][ri][ci])
-				}
-				ss = append(ss, s)
-			}
-			plots.Blocks = append(plots.Blocks, Chart{Caption: "IOPS against block size, R/W mix " + mix + ", every run (log–log)",
-				Plot: logLogPlot("IOPS, R/W mix "+mix, "IOPS", t.RowBytes, ss), Height: 95, Summary: summarize(ss, fmtIOPS)})
+	// The overlays its test's page file registered.
+	if overlay := pagesOf[t.Test].compare; overlay != nil {
+		if p := overlay(c, t); p != nil {
+			add(p)
 		}
-		add(plots)
-	case "tp", "lat_mean_ms", "lat_p99_999_ms":
-		var groups []string
-		for _, rl := range t.Rows {
-			for _, cl := range t.Cols {
-				groups = append(groups, strings.ReplaceAll(rl, " KiB", "K")+" "+cl)
-			}
-		}
+	}
+}
+
+// testName names the table's test in the page header.
+func (t ComparedTable) testName() string {
+	if td := pts.Def(t.Test); td != nil && t.Test != pts.Custom {
+		return td.Name
+	}
+	return "Custom"
+}
+
+// compareByBlockSize overlays the runs against block size, one log–log
+// plot per R/W mix: the IOPS 2D plot of every run at once.
+func compareByBlockSize(c Comparison, t ComparedTable) *Page {
+	plots := &Page{Test: t.testName(), Title: "Comparison: IOPS against block size, every run, one plot per R/W mix", Landmark: "compare-iops-2d", Flow: true}
+	for ci, mix := range t.Cols {
 		var ss []series
 		for i, r := range c.Runs {
 			s := series{name: runLetter(i) + ": " + r.Name}
-			for ri := range t.Rows {
-				for ci := range t.Cols {
-					s.xs = append(s.xs, float64(len(s.xs)))
-					s.ys = append(s.ys, t.Values[i][ri][ci])
-				}
+			for ri, bs := range t.RowBytes {
+				s.xs = append(s.xs, float64(bs)/1024)
+				s.ys = append(s.ys, t.Values[i][ri][ci])
 			}
 			ss = append(ss, s)
 		}
-		add(&Page{Test: test, Title: "Comparison: " + t.Title + ", every run", Landmark: "compare-" + t.Name + "-bars",
-			Blocks: []Block{Chart{Caption: t.Title + " of every cell, every run", Plot: barPlotX(t.Title, "Cell (block size, R/W mix)", t.Unit, groups, ss),
-				Summary: summarize(ss, t.metric(0).Format)}}})
+		plots.Blocks = append(plots.Blocks, Chart{Caption: "IOPS against block size, R/W mix " + mix + ", every run (log–log)",
+			Plot: logLogPlot("IOPS, R/W mix "+mix, "IOPS", t.RowBytes, ss), Height: 95, Summary: summarize(ss, fmtIOPS)})
 	}
+	return plots
+}
+
+// compareBars draws every cell of the table, a bar per run.
+func compareBars(c Comparison, t ComparedTable) *Page {
+	var groups []string
+	for _, rl := range t.Rows {
+		for _, cl := range t.Cols {
+			groups = append(groups, strings.ReplaceAll(rl, " KiB", "K")+" "+cl)
+		}
+	}
+	var ss []series
+	for i, r := range c.Runs {
+		s := series{name: runLetter(i) + ": " + r.Name}
+		for ri := range t.Rows {
+			for ci := range t.Cols {
+				s.xs = append(s.xs, float64(len(s.xs)))
+				s.ys = append(s.ys, t.Values[i][ri][ci])
+			}
+		}
+		ss = append(ss, s)
+	}
+	return &Page{Test: t.testName(), Title: "Comparison: " + t.Title + ", every run", Landmark: "compare-" + t.Name + "-bars",
+		Blocks: []Block{Chart{Caption: t.Title + " of every cell, every run", Plot: barPlotX(t.Title, "Cell (block size, R/W mix)", t.Unit, groups, ss),
+			Summary: summarize(ss, t.metric(0).Format)}}}
 }
 
 func (t ComparedTable) metric(col int) pts.Metric {

@@ -12,5 +12,19 @@
 // by gonum/plot straight onto the page as vectors, with the embedded
 // Liberation fonts. Nothing depends on the wall clock or on map order, so the
 // same results give the same pages; Doc.Text is what the golden tests
-// compare. The package reads results and files; it never runs I/O on devices.
+// compare.
+//
+// Build loops over the tests of pts (pts.Tests, then pts.CustomTest). Each
+// test's pages are in a page file of their own (page_iops.go, page_tp.go,
+// page_lat.go, page_custom.go with page_workload.go), which registers them
+// in its init, with the overlays that test's tables get in a comparison
+// (compare.go). The pages read the test's matrix, tables and tracked cells
+// from its pts.TestDef. The pages of the run as a whole are in header.go,
+// columns.go (the header's set-up and test parameter columns), summary.go,
+// page_targets.go and appendix.go.
+//
+// The package runs no I/O and reads no files: everything it draws arrives
+// in its input. The results carry each round's per-second series (the
+// workload page's IOPS per second); Options carry the fio job files the
+// appendix shows, which the caller reads from the run directory.
 package pdfreport

@@ -23,11 +23,11 @@ func headerLines(d *Doc) string {
 // device report of themselves, reach the SNIA header; what nobody stated
 // is said to be not stated.
 func TestHeaderFields(t *testing.T) {
-	ri, res, dir := simRun(t, "client", func(c *pts.Config) {
+	ri, res, _ := simRun(t, "client", func(c *pts.Config) {
 		c.Tests, c.CellTime = []pts.TestID{"lat"}, pts.Duration(10*time.Second)
 	})
 	// An older run.json: none of the fields.
-	head := headerLines(Build(ri, res, Options{Dir: dir}))
+	head := headerLines(Build(ri, res, Options{}))
 	assert.Contains(t, head, "tested by not stated, lab not stated")
 	assert.NotContains(t, head, "tested by ptsrun", "the tool is not the operator")
 	assert.Contains(t, head, "platform Motherboard: not known\n")
@@ -46,7 +46,7 @@ func TestHeaderFields(t *testing.T) {
 			Link: "8.0 GT/s PCIe x4", MaxLink: "8.0 GT/s PCIe x8"},
 		Facts: []device.Fact{{Key: device.FactFormFactor, Value: `2.5"`, Source: "VPD B1h"},
 			{Key: device.FactMedium, Value: "solid state (non-rotating)", Source: "VPD B1h"}}}}
-	doc := Build(ri, res, Options{Dir: dir})
+	doc := Build(ri, res, Options{})
 	head = headerLines(doc)
 	for _, want := range []string{
 		"tested by A. Tester, lab Lab 1\n",
@@ -65,7 +65,7 @@ func TestHeaderFields(t *testing.T) {
 
 	// The device's word agrees with the operator's: said once.
 	ri.Operator.DUTNotes[1].Value = `2.5"`
-	assert.Contains(t, headerLines(Build(ri, res, Options{Dir: dir})), `device Form factor: 2.5" (VPD B1h)`+"\n")
+	assert.Contains(t, headerLines(Build(ri, res, Options{})), `device Form factor: 2.5" (VPD B1h)`+"\n")
 
 	// An NVMe drive is its own controller; a loop device has none.
 	ri.Operator = pts.Operator{}
@@ -73,17 +73,17 @@ func TestHeaderFields(t *testing.T) {
 	ri.Targets[0].HBA = &device.PCIFunction{Address: "0000:01:00.0", Vendor: "144d", Device: "a80a", Class: "010802", OnDrive: true,
 		Link: "16.0 GT/s PCIe x4"}
 	ri.Targets[0].PCIeLink = "16.0 GT/s PCIe x4"
-	head = headerLines(Build(ri, res, Options{Dir: dir}))
+	head = headerLines(Build(ri, res, Options{}))
 	assert.Contains(t, head, "platform HBA: none, NVMe on PCIe: PCI 144d:a80a (class 0x010802)\n")
 	assert.NotContains(t, head, "HBA link", "the drive's own link is in the device column")
 	assert.Contains(t, head, "device PCIe link: 16.0 GT/s PCIe x4\n")
 	assert.Contains(t, head, "device NAND type: not stated; the device does not report it\n")
 	ri.Targets[0] = device.Identity{Spec: "/dev/loop3", Kind: device.KindBlock, Path: "/dev/loop3", Interface: "loop", Transport: "loop",
 		Model: "loop device", Notes: "backed by /dev/shm/pts.img", CapacityBytes: 1 << 30, LogicalBlock: 512}
-	head = headerLines(Build(ri, res, Options{Dir: dir}))
+	head = headerLines(Build(ri, res, Options{}))
 	assert.Contains(t, head, "platform HBA: none (loop device backed by /dev/shm/pts.img)\n")
 	assert.Contains(t, head, "device Form factor: not known (loop target)\n")
 	require.NotContains(t, head, "HBA link")
 	ri.Targets[0] = device.Identity{Spec: "imported", Kind: "imported", Model: "review drive"}
-	assert.Contains(t, headerLines(Build(ri, res, Options{Dir: dir})), "platform HBA: not known (imported results)\n")
+	assert.Contains(t, headerLines(Build(ri, res, Options{})), "platform HBA: not known (imported results)\n")
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"gonum.org/v1/plot"
+
+	"github.com/ptsrun/ptsrun/pts"
 )
 
 // Doc is a report: the header every page shares, and the pages.
@@ -204,13 +206,13 @@ func (c counters) next(b Block) string {
 }
 
 // Number formats: enough digits to show differences, never rounded before a
-// comparison (these are for display only).
-func fmtIOPS(v float64) string {
-	if math.IsNaN(v) {
-		return "–"
-	}
-	return groupThousands(fmt.Sprintf("%.0f", v))
-}
+// comparison (these are for display only). Measured values are written
+// as pts's metrics write them, in every package alike.
+var (
+	fmtIOPS = pts.FormatIOPS
+	fmtMBps = pts.FormatMBps
+	fmtMs   = pts.FormatMs
+)
 
 // fmtNum writes a plain number readably: thousands grouped from 1,000 up,
 // four significant digits below.
@@ -219,7 +221,7 @@ func fmtNum(v float64) string {
 	case math.IsNaN(v) || math.IsInf(v, 0):
 		return "–"
 	case math.Abs(v) >= 1000:
-		return groupThousands(fmt.Sprintf("%.0f", v))
+		return pts.FormatIOPS(v) // whole, grouped
 	}
 	return strconv.FormatFloat(v, 'g', 4, 64)
 }
@@ -239,52 +241,4 @@ func fmtPct(v float64) string {
 		return "–"
 	}
 	return fmt.Sprintf("%.1f", v)
-}
-
-func fmtMBps(v float64) string {
-	if math.IsNaN(v) {
-		return "–"
-	}
-	if v >= 100 {
-		return groupThousands(fmt.Sprintf("%.0f", v))
-	}
-	return fmt.Sprintf("%.1f", v)
-}
-
-// fmtMs shows latencies in ms with three significant digits, at least three
-// decimals: 0.021, 0.0835 → 0.0835, 1.23, 12.3.
-func fmtMs(v float64) string {
-	switch {
-	case math.IsNaN(v):
-		return "–"
-	case v == 0:
-		return "0"
-	case v >= 100:
-		return fmt.Sprintf("%.0f", v)
-	case v >= 10:
-		return fmt.Sprintf("%.1f", v)
-	case v >= 1:
-		return fmt.Sprintf("%.2f", v)
-	}
-	d := 3
-	for x := v; x < 0.1 && d < 6; x *= 10 {
-		d++
-	}
-	return fmt.Sprintf("%.*f", d, v)
-}
-
-func groupThousands(s string) string {
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var out []byte
-	for i := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			out = append(out, ',')
-		}
-		out = append(out, s[i])
-	}
-	if neg {
-		return "-" + string(out)
-	}
-	return string(out)
 }

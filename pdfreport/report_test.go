@@ -45,15 +45,15 @@ func golden(t *testing.T, name, got string) {
 // TestReportGolden guards the report's content, page by page: every number,
 // caption, header field and series, as the report prints them.
 func TestReportGolden(t *testing.T) {
-	ri, res, dir := simRun(t, "enterprise", nil)
-	doc := Build(ri, res, Options{Dir: dir})
+	ri, res, _ := simRun(t, "enterprise", nil)
+	doc := Build(ri, res, Options{})
 	golden(t, "enterprise.golden", doc.Text())
 
 	pdf := render(t, doc, res.Start)
 	assert.True(t, bytes.HasPrefix(pdf, []byte("%PDF-")), "not a PDF")
 	assert.Less(t, len(pdf), 5<<20, "the report must stay under 5 MB")
 	// The same results give the same file.
-	assert.Equal(t, pdf, render(t, Build(ri, res, Options{Dir: dir}), res.Start), "rendering is not deterministic")
+	assert.Equal(t, pdf, render(t, Build(ri, res, Options{}), res.Start), "rendering is not deterministic")
 	// Fonts are embedded, not referenced.
 	assert.Contains(t, string(pdf), "/FontFile2")
 	assert.Contains(t, string(pdf), "/MediaBox [0 0 595.28 841.89]", "A4 by default")
@@ -81,8 +81,8 @@ func pdftotext(t *testing.T, pdf []byte) []string {
 // carries the header with its page number, and the tables print the same
 // numbers as the CSV tables.
 func TestReportReadsBack(t *testing.T) {
-	ri, res, dir := simRun(t, "enterprise", nil)
-	pdf := render(t, Build(ri, res, Options{Dir: dir}), res.Start)
+	ri, res, _ := simRun(t, "enterprise", nil)
+	pdf := render(t, Build(ri, res, Options{}), res.Start)
 	pages := pdftotext(t, pdf)
 	n := len(pageObj.FindAll(pdf, -1))
 	require.Equal(t, n, len(pages), "pdftotext and the page objects disagree")
@@ -131,14 +131,14 @@ func pageWith(t *testing.T, pages []string, s string) string {
 // A run that never reaches steady state says so on every page of its tests,
 // in its verdict and in the determination tables.
 func TestReportNotSteady(t *testing.T) {
-	ri, res, dir := simRun(t, "client", func(c *pts.Config) {
+	ri, res, _ := simRun(t, "client", func(c *pts.Config) {
 		c.Tests = []pts.TestID{pts.IOPS}
 		c.CellTime = pts.Duration(10 * time.Second)
 		c.MaxRounds = 6
 		c.SS.MaxRange, c.SS.MaxSlope = 0.005, 0.002
 	})
 	require.False(t, res.Tests[0].Stages[0].Steady)
-	doc := Build(ri, res, Options{Dir: dir})
+	doc := Build(ri, res, Options{})
 	text := doc.Text()
 	assert.Contains(t, text, "steady state was not reached in 6 rounds")
 	assert.Contains(t, text, "FAIL: not steady")
@@ -159,13 +159,13 @@ func TestReportNotSteady(t *testing.T) {
 
 // A skipped purge and a short run are deviations, listed in plain words.
 func TestReportDeviations(t *testing.T) {
-	ri, res, dir := simRun(t, "enterprise", func(c *pts.Config) {
+	ri, res, _ := simRun(t, "enterprise", func(c *pts.Config) {
 		c.Tests = []pts.TestID{pts.TP}
 		c.CellTime = pts.Duration(5 * time.Second)
 		c.Purge = "none"
 		c.TPActiveRange = 50
 	})
-	text := Build(ri, res, Options{Dir: dir}).Text()
+	text := Build(ri, res, Options{}).Text()
 	for _, want := range []string{
 		"Does NOT conform to SNIA SSS PTS-E 2.0.2",
 		"Each cell ran 5s instead of the PTS's 1m0s.",
@@ -178,11 +178,11 @@ func TestReportDeviations(t *testing.T) {
 }
 
 func TestReportLetter(t *testing.T) {
-	ri, res, dir := simRun(t, "client", func(c *pts.Config) {
+	ri, res, _ := simRun(t, "client", func(c *pts.Config) {
 		c.Tests = []pts.TestID{pts.LAT}
 		c.CellTime = pts.Duration(10 * time.Second)
 	})
-	pdf := render(t, Build(ri, res, Options{Dir: dir, Paper: "letter"}), res.Start)
+	pdf := render(t, Build(ri, res, Options{Paper: "letter"}), res.Start)
 	assert.Contains(t, string(pdf), "/MediaBox [0 0 612.00 792.00]")
 	assert.NotContains(t, string(pdf), "595.28")
 }
@@ -210,7 +210,7 @@ func TestReportIncomplete(t *testing.T) {
 	require.False(t, cut.Complete)
 	require.Equal(t, 1, cut.Rounds, "round 1 is complete, round 2 cut short")
 
-	doc := Build(ri, part, Options{Dir: dir})
+	doc := Build(ri, part, Options{})
 	assert.Contains(t, doc.Header.Finish, "(incomplete)")
 	text := doc.Text()
 	for _, want := range []string{
@@ -248,12 +248,12 @@ func TestReportIncomplete(t *testing.T) {
 // BenchmarkReport builds and renders the full report of an IOPS +
 // throughput + latency run (the results already loaded).
 func BenchmarkReport(b *testing.B) {
-	ri, res, dir := simRun(b, "enterprise", nil)
+	ri, res, _ := simRun(b, "enterprise", nil)
 	b.ReportAllocs()
 	var size int
 	for b.Loop() {
 		var buf bytes.Buffer
-		if err := Build(ri, res, Options{Dir: dir}).Render(&buf, res.Start); err != nil {
+		if err := Build(ri, res, Options{}).Render(&buf, res.Start); err != nil {
 			b.Fatal(err)
 		}
 		size = buf.Len()
@@ -294,8 +294,8 @@ func TestUndrawablePlot(t *testing.T) {
 // window, and the values are what it says: the maximum of the maxima for
 // MRT, their mean in a table of its own.
 func TestLatencyTableCaptionsMatchValues(t *testing.T) {
-	ri, res, dir := simRun(t, "enterprise", nil)
-	doc := Build(ri, res, Options{Dir: dir})
+	ri, res, _ := simRun(t, "enterprise", nil)
+	doc := Build(ri, res, Options{})
 	var page *Page
 	for _, p := range doc.Pages {
 		if p.Landmark == "lat-table" {
@@ -331,8 +331,8 @@ func TestLatencyTableCaptionsMatchValues(t *testing.T) {
 // The header names each test's outer and inner loop as pts defines them:
 // throughput loops over block sizes outside, R/W mixes inside.
 func TestLoopLabelsInHeaders(t *testing.T) {
-	ri, res, dir := simRun(t, "enterprise", nil)
-	doc := Build(ri, res, Options{Dir: dir})
+	ri, res, _ := simRun(t, "enterprise", nil)
+	doc := Build(ri, res, Options{})
 	seen := map[string]bool{}
 	for _, p := range doc.Pages {
 		keys := map[string]bool{}
@@ -359,12 +359,12 @@ func TestLoopLabelsInHeaders(t *testing.T) {
 // list what ran, and its tables keep the full matrix with the cells left
 // out empty, never zero.
 func TestReportQuickLook(t *testing.T) {
-	ri, res, dir := simRun(t, "enterprise", func(c *pts.Config) {
+	ri, res, _ := simRun(t, "enterprise", func(c *pts.Config) {
 		c.CellTime = pts.Duration(5 * time.Second)
 		c.BlockSizes = []int64{4 << 10, 64 << 10, 1 << 20}
 		c.Mixes = []int{100, 65, 0}
 	})
-	doc := Build(ri, res, Options{Dir: dir})
+	doc := Build(ri, res, Options{})
 	text := doc.Text()
 	summary, _, _ := strings.Cut(text, "\n=== section 2 ")
 	for _, want := range []string{

@@ -28,11 +28,19 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 	return err
 }
 
+// The engines a run can drive its targets with, as Config.Engine names
+// them; RunInfo.Engine describes the one that ran ("native io_uring").
+const (
+	EngineNative = "native"
+	EngineFio    = "fio"
+	EngineSim    = "sim"
+)
+
 // Config is what a run was asked to do, after defaults. It is stored in run.json.
 type Config struct {
 	Tests     []TestID `json:"tests"`
 	Profile   string   `json:"profile"`
-	Engine    string   `json:"engine"`
+	Engine    string   `json:"engine"` // EngineNative, EngineFio or EngineSim
 	Targets   []string `json:"targets"`
 	TC        int      `json:"tc"` // IOPS test
 	QD        int      `json:"qd"`
@@ -100,7 +108,7 @@ const (
 // DefaultConfig is a PTS-conforming enterprise run of IOPS, throughput and latency.
 func DefaultConfig() Config {
 	return Config{
-		Tests: []TestID{IOPS, TP, LAT}, Profile: "enterprise", Engine: "sim",
+		Tests: []TestID{IOPS, TP, LAT}, Profile: "enterprise", Engine: EngineSim,
 		CellTime: Duration(DefaultCellTime), MaxRounds: DefaultMaxRounds, Purge: "auto",
 		Seed: 1, SS: steadystate.Default(),
 	}

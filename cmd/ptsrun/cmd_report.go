@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -55,12 +57,13 @@ func reportDir(dir, pdfPath, paper string, asJSON bool, stdout, stderr io.Writer
 }
 
 // writeReport renders the PDF (DIR/report.pdf unless pdfPath says where),
-// atomically.
+// atomically. pdfreport reads no files: the fio job files it shows are
+// read here.
 func writeReport(dir, pdfPath, paper string, ri pts.RunInfo, res *matrix.Results) (string, error) {
 	if pdfPath == "" {
 		pdfPath = filepath.Join(dir, "report.pdf")
 	}
-	doc := pdfreport.Build(ri, res, pdfreport.Options{Paper: paper, Dir: dir})
+	doc := pdfreport.Build(ri, res, pdfreport.Options{Paper: paper, JobFiles: jobFiles(dir, ri.Stages)})
 	var buf bytes.Buffer
 	created := res.Start
 	if created.IsZero() {
@@ -70,4 +73,25 @@ func writeReport(dir, pdfPath, paper string, ri pts.RunInfo, res *matrix.Results
 		return "", fmt.Errorf("report %s: %w", pdfPath, err)
 	}
 	return pdfPath, pts.WriteFileAtomic(pdfPath, buf.Bytes())
+}
+
+// jobFiles reads, for each stage, the fio job file of its first cell in
+// round 1: the fio engine writes one per cell into DIR/fio, named after
+// the stage, round, cell and key (pts/runner.go, cellName). A run that fio
+// did not run has none.
+func jobFiles(dir string, stages []pts.Stage) map[string]pdfreport.JobFile {
+	out := map[string]pdfreport.JobFile{}
+	for _, st := range stages {
+		matches, _ := filepath.Glob(filepath.Join(dir, "fio", st.ID+"-r01-c01-*.fio"))
+		slices.Sort(matches)
+		if len(matches) == 0 {
+			continue
+		}
+		data, err := os.ReadFile(matches[0])
+		if err != nil {
+			continue
+		}
+		out[st.ID] = pdfreport.JobFile{Name: filepath.Base(matches[0]), Text: string(data)}
+	}
+	return out
 }

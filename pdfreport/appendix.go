@@ -1,0 +1,156 @@
+package pdfreport
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/ptsrun/ptsrun/pts"
+	"github.com/ptsrun/ptsrun/steadystate"
+)
+
+// appendix is the run's record in full: A every cell's workload (and the
+// fio job files), B the purge and preconditioning with every command, C
+// the tracking variables of every round.
+func (b *builder) appendix() {
+	b.warning = ""
+	// A: the workload of every cell.
+	rows := [][]string{}
+	for _, st := range b.ri.Stages {
+		for _, c := range st.Cells {
+			w := c.Workload
+			rows = append(rows, []string{st.Title, fmt.Sprint(c.Index + 1), c.Key.String(), w.String(),
+				fmt.Sprintf("%g–%g %%", w.RangeStart, w.ActiveRange), time.Duration(w.Duration).String()})
+		}
+	}
+	data := "Written data is incompressible random data, new for every write."
+	if b.ri.Config.Engine == pts.EngineSim {
+		data = "The simulated drive models incompressible data."
+	}
+	intro := fmt.Sprintf("Every round runs these cells in this order, each for its time, over its active range of every target "+
+		"(percent of capacity). %s Each cell's random address stream is seeded from the run seed (%d), the stage, the round "+
+		"and the cell, so that a rerun repeats it exactly.", data, b.ri.Config.Seed)
+	b.add(&Page{Title: "Appendix A: the workload of every cell", Landmark: "appendix-cells", Flow: true, Blocks: []Block{
+		Paragraph{Lines: []string{intro}},
+		Table{Caption: "Cells of every round, in loop order", Head: []string{"Stage", "Cell", "Key", "Workload", "Active range", "Time"},
+			Widths: []float64{1.2, 0.45, 1.25, 2.2, 0.8, 0.5}, Align: "LRLLRR", Small: true, Rows: rows}}})
+	b.fioJobs()
+	if b.ri.Workload {
+		return // no purge, no preconditioning, no rounds: B and C would be empty
+	}
+	// B: purge and preconditioning.
+	var lines []string
+	for _, t := range b.res.Tests {
+		for _, s := range t.Stages {
+			if p := s.Purge; p != nil {
+				lines = append(lines, fmt.Sprintf("%s — purge %s (%s), %s", s.Title, p.Method, compliance(p.Compliant, p.Skipped),
+					p.Duration.Round(time.Millisecond)))
+				if p.Note != "" {
+					lines = append(lines, "    note: "+p.Note)
+				}
+				if len(p.Erased) > 0 {
+					lines = append(lines, "    controller-wide: it erased every namespace of the controller: "+strings.Join(p.Erased, ", "))
+				}
+				if p.Verified != "" {
+					lines = append(lines, "    check: "+p.Verified)
+				}
+				for _, c := range p.Commands {
+					lines = append(lines, fmt.Sprintf("    $ %s   → exit %d in %s; %s", strings.Join(c.Args, " "), c.Exit,
+						c.Duration.Round(time.Millisecond), oneLine(c.Output)))
+				}
+			}
+			if pc := s.Precondition; pc != nil {
+				lines = append(lines, fmt.Sprintf("%s — preconditioning %s: %.1f GB written in %s (%s MB/s)", s.Title, pc.Workload.String(),
+					float64(pc.Bytes)/1e9, durationLabel(pc.Seconds), fmtMBps(pc.MBps)))
+			}
+			if s.Error != "" {
+				lines = append(lines, fmt.Sprintf("%s — stopped by an error: %s", s.Title, s.Error))
+			}
+		}
+	}
+	if len(lines) == 0 {
+		lines = []string{"Nothing to report."}
+	}
+	b.add(&Page{Title: "Appendix B: purge and preconditioning, with every command", Landmark: "appendix-purge", Flow: true,
+		Blocks: []Block{Paragraph{Lines: lines, Mono: true, Size: 6.5}}})
+	// C: tracking variables per round.
+	var blocks []Block
+	for _, t := range b.res.Tests {
+		for _, s := range t.Stages {
+			head := []string{"Round"}
+			var vars []steadystate.Series
+			var cells []string
+			for _, tr := range s.Tracking {
+				head = append(head, tr.Name)
+				vars = append(vars, steadystate.Series{Name: tr.Name, Values: tr.Values})
+				cells = append(cells, trackedCell(s, tr))
+			}
+			head = append(head, "Window ending here")
+			crit := b.ri.Config.SS
+			rows := [][]string{}
+			for r := 0; r < s.Rounds; r++ {
+				row := []string{fmt.Sprint(r + 1)}
+				for _, tr := range s.Tracking {
+					v := math.NaN()
+					if r < len(tr.Values) {
+						v = tr.Values[r]
+					}
+					row = append(row, fmtValue(tr.Unit, v))
+				}
+				if r+1 >= s.Window[0] && r+1 <= s.Window[1] {
+					row[0] += " (window)"
+				}
+				row = append(row, windowCheck(crit, vars, cells, r+1))
+				rows = append(rows, row)
+			}
+			widths := []float64{0.7}
+			for range s.Tracking {
+				widths = append(widths, 1.1)
+			}
+			widths = append(widths, 2)
+			blocks = append(blocks, Table{Caption: s.Title + ": tracking variables in every round", Head: head, Rows: rows,
+				Widths: widths, Small: true, Align: "L" + strings.Repeat("R", len(s.Tracking)) + "L"})
+		}
+	}
+	b.add(&Page{Title: "Appendix C: tracking variables per round", Landmark: "appendix-tracking", Flow: true, Blocks: blocks})
+}
+
+func compliance(ok, skipped bool) string {
+	switch {
+	case skipped:
+		return "skipped: a deviation"
+	case ok:
+		return "a PTS purge"
+	}
+	return "a substitute, NOT a PTS purge"
+}
+
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > 110 {
+		s = string(r[:110]) + "…"
+	}
+	if s == "" {
+		return "no output"
+	}
+	return "output: " + s
+}
+
+// fioJobs shows one fio job file per stage when fio ran: the one its
+// caller handed in (every cell's is in the run directory's fio folder).
+func (b *builder) fioJobs() {
+	if b.ri.Config.Engine != pts.EngineFio {
+		return
+	}
+	for _, st := range b.ri.Stages {
+		jf, ok := b.opt.JobFiles[st.ID]
+		if !ok {
+			continue
+		}
+		lines := strings.Split(strings.TrimRight(jf.Text, "\n"), "\n")
+		lines = append([]string{"# " + jf.Name + " — every cell's job file is in fio/ beside run.json"}, lines...)
+		b.add(&Page{Title: "Appendix A: fio job file, " + st.Title + ", round 1, cell 1", Landmark: "appendix-fio", Flow: true,
+			Blocks: []Block{Paragraph{Lines: lines, Mono: true, Size: 6.5}}})
+	}
+}

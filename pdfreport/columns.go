@@ -1,0 +1,188 @@
+package pdfreport
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ptsrun/ptsrun/device"
+	"github.com/ptsrun/ptsrun/engine"
+	"github.com/ptsrun/ptsrun/matrix"
+	"github.com/ptsrun/ptsrun/pts"
+)
+
+// setup is the Set-Up Parameters column of a stage's pages.
+func (b *builder) setup(s matrix.StageResult) []KV {
+	cfg := b.ri.Config
+	if s.Published() {
+		return []KV{{"Source", b.ri.Source}, {"Values", "one per cell, as published"}, {"Rounds", "none: no steady-state verdict"},
+			{"Purge, PC", "not known"}}
+	}
+	kv := []KV{{"Data pattern", "RND, incompressible"}, {"PC AR", fmt.Sprintf("%g %%", cfg.PCActiveRange)}}
+	if s.Purge != nil {
+		p := s.Purge.Method
+		if !s.Purge.Compliant && !s.Purge.Skipped {
+			p += " (NOT a PTS purge)"
+		}
+		kv = append(kv, KV{"Purge", p})
+	}
+	if pc := s.Precondition; pc != nil {
+		w := pc.Workload
+		kv = append(kv, KV{"Pre-condition 1", fmt.Sprintf("%s %s W, %gX capacity", pts.AccessLabel(w.Access), engine.FormatSize(w.BlockSize), w.Passes)},
+			KV{"TOIO – TC/QD", fmt.Sprintf("%d – TC %d/QD %d", w.TC*w.QD, w.TC, w.QD)},
+			KV{"Duration", fmt.Sprintf("%s, %.1f GB at %s MB/s", durationLabel(pc.Seconds), float64(pc.Bytes)/1e9, fmtMBps(pc.MBps))})
+	}
+	kv = append(kv, KV{"Pre-condition 2", s.Title + " loop (WDPC)"})
+	if b.ri.Imported {
+		kv = append([]KV{{"Imported", b.ri.Source}}, kv...)
+	}
+	note := "SS achieved"
+	if !s.Steady {
+		note = "SS NOT ACHIEVED"
+	}
+	if !s.Complete {
+		note = "stage incomplete"
+	}
+	kv = append(kv, KV{"Notes", note})
+	return kv
+}
+
+func durationLabel(sec float64) string {
+	d := time.Duration(sec * float64(time.Second)).Round(time.Second)
+	return d.String()
+}
+
+func ssRounds(s matrix.StageResult) string {
+	if s.Rounds == 0 {
+		return "none"
+	}
+	r := fmt.Sprintf("%d – %d", s.Window[0], s.Window[1])
+	if !s.Steady {
+		r += " (NOT ACHIEVED)"
+	}
+	return r
+}
+
+// params is the Test Parameters column.
+func (b *builder) params(s matrix.StageResult, stimulus, mixes, sizes string) []KV {
+	cfg := b.ri.Config
+	td := pts.Def(b.testOf(s))
+	if td == nil {
+		td = &pts.TestDef{}
+	}
+	var capacity int64
+	for _, t := range b.ri.Targets {
+		capacity += t.CapacityBytes
+	}
+	var c matrix.CellResult
+	if len(s.Cells) > 0 {
+		c = s.Cells[0]
+	}
+	// The active range the stage's cells ran with (tests have their own).
+	ar := cfg.ActiveRangeOf(td.ID)
+	for _, st := range b.ri.Stages {
+		if st.ID == s.ID && len(st.Cells) > 0 {
+			ar = st.Cells[0].Workload.ActiveRange
+		}
+	}
+	kv := []KV{
+		{"Data pattern", "RND"},
+		{"AR & amount", fmt.Sprintf("%g %% (%s)", ar, device.FormatCapacity(int64(float64(capacity)*ar/100)))},
+		{"Test stimulus", stimulus},
+		{td.LoopLabel(pts.LoopMix), mixes},
+		{td.LoopLabel(pts.LoopBlockSize), sizes},
+		{"TOIO – TC/QD", fmt.Sprintf("%d – TC %d/QD %d", c.TC*c.QD, c.TC, c.QD)},
+		{"Cell time", fmt.Sprintf("%v per cell", time.Duration(cfg.CellTime))},
+		{"SS rounds", ssRounds(s)},
+	}
+	if len(td.Loops) > 0 && td.Loops[0] == pts.LoopBlockSize {
+		kv[3], kv[4] = kv[4], kv[3] // the outer loop first
+	}
+	if s.Published() {
+		kv = kv[2:5] // the matrix only: no load, time or rounds are known
+	}
+	return kv
+}
+
+func mixList(m []int) string {
+	var s []string
+	for _, x := range m {
+		s = append(s, matrix.MixLabel(x))
+	}
+	return strings.Join(s, ", ")
+}
+
+func sizeList(sz []int64) string {
+	var s []string
+	for _, x := range sz {
+		s = append(s, strings.TrimSuffix(engine.FormatSize(x), " KiB"))
+	}
+	return strings.Join(s, ", ") + " KiB"
+}
+
+// runSetup and runParams fill the header columns of pages that belong to
+// the run rather than to one test.
+func (b *builder) runSetup() []KV {
+	cfg := b.ri.Config
+	if b.ri.Imported && b.ri.Profile.Short == "" {
+		return []KV{{"Imported", b.ri.Source}, {"Purge, PC", "not known"}}
+	}
+	if b.ri.Workload {
+		return []KV{{"Recorded by", "ptsrun workload"}, {"Purge, PC", "none (outside the PTS)"}, {"Write cache", cacheLabel(b.res.WriteCache)}}
+	}
+	return []KV{{"Profile", b.ri.Profile.Short + " (" + b.ri.Profile.Name + ")"}, {"Write cache", cacheLabel(b.res.WriteCache)},
+		{"Purge", b.purgeLabel()}, {"PC AR", fmt.Sprintf("%g %%", cfg.PCActiveRange)}, {"Seed", fmt.Sprint(cfg.Seed)},
+		{"SS rule", fmt.Sprintf("%d rounds, range ≤ %g %%, slope ≤ %g %%", cfg.SS.Window, cfg.SS.MaxRange*100, cfg.SS.MaxSlope*100)},
+		{"Round limit", fmt.Sprint(cfg.MaxRounds)}}
+}
+
+func (b *builder) runParams() []KV {
+	cfg := b.ri.Config
+	if b.ri.Workload && len(b.ri.Stages) == 1 && len(b.ri.Stages[0].Cells) == 1 {
+		w := b.ri.Stages[0].Cells[0].Workload
+		return []KV{{"Workload", w.String()}, {"Duration", w.Duration.String()}, {"Targets", fmt.Sprint(len(b.ri.Targets))}}
+	}
+	if b.ri.Imported && b.ri.Profile.Short == "" {
+		var tests []string
+		for _, t := range b.res.Tests {
+			tests = append(tests, string(t.Test))
+		}
+		return []KV{{"Tests", strings.Join(tests, ", ")}, {"Complete", yesNo(b.res.Complete)}}
+	}
+	return []KV{{"Tests", pts.JoinTests(cfg.Tests, ", ")}, {"Cell time", time.Duration(cfg.CellTime).String()},
+		{"AR", b.activeRanges()}, {"IOPS TC/QD", fmt.Sprintf("%d/%d", cfg.TC, cfg.QD)},
+		{"Targets", fmt.Sprint(len(b.ri.Targets))}, {"Complete", yesNo(b.res.Complete)}}
+}
+
+func yesNo(v bool) string {
+	if v {
+		return "yes"
+	}
+	return "no"
+}
+
+// testOf is the test a stage belongs to.
+func (b *builder) testOf(s matrix.StageResult) pts.TestID {
+	for _, t := range b.res.Tests {
+		for _, x := range t.Stages {
+			if x.ID == s.ID {
+				return t.Test
+			}
+		}
+	}
+	return ""
+}
+
+// activeRanges names each test's active range and the preconditioning's.
+func (b *builder) activeRanges() string {
+	var parts []string
+	for _, td := range pts.Tests {
+		for _, st := range b.ri.Stages {
+			if st.Test == td.ID && len(st.Cells) > 0 {
+				parts = append(parts, fmt.Sprintf("%s %g %%", strings.ToUpper(string(td.ID)), st.Cells[0].Workload.ActiveRange))
+				break
+			}
+		}
+	}
+	return strings.Join(append(parts, fmt.Sprintf("PC %g %%", b.ri.Config.PCActiveRange)), ", ")
+}

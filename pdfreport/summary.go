@@ -1,0 +1,135 @@
+package pdfreport
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ptsrun/ptsrun/matrix"
+	"github.com/ptsrun/ptsrun/pts"
+)
+
+// summary is the report's first page: the compliance verdict with every
+// deviation, the device and platform, and every headline cell.
+func (b *builder) summary() {
+	res := b.res
+	p := &Page{Title: "Summary: compliance, device and headline results", Landmark: "summary"}
+	p.Blocks = append(p.Blocks, Paragraph{Lines: []string{"Compliance verdict: " + res.Verdict}, Strong: true, Size: 11})
+	if res.Scope != "" {
+		p.Blocks = append(p.Blocks, Paragraph{Lines: []string{"Scope: " + res.Scope}, Size: 8.5})
+	}
+	if len(res.Deviations) > 0 {
+		var lines []string
+		for i, d := range res.Deviations {
+			lines = append(lines, fmt.Sprintf("%d. %s", i+1, d.Text))
+		}
+		p.Blocks = append(p.Blocks, Paragraph{Lines: lines, Size: 8.5})
+	}
+	var dev []string
+	for _, t := range b.ri.Targets {
+		line := fmt.Sprintf("Device: %s (%s), serial %s, firmware %s, %s, %s.", orDash(strings.TrimSpace(t.Vendor+" "+t.Model)),
+			targetPath(t), orDash(t.Serial), orDash(t.Firmware), decimal(t.CapacityBytes), orDash(t.Interface))
+		if p := t.HBA; p != nil {
+			// The header has room for the adapter's name only.
+			what := "Attached through"
+			if p.OnDrive {
+				what = "Its NVMe controller is"
+			}
+			line += fmt.Sprintf(" %s %s at PCI %s, driver %s", what, p.Label(), p.Address, orDash(p.Driver))
+			if p.Link != "" {
+				line += ", link " + p.Link
+			}
+			line += "."
+		}
+		dev = append(dev, line)
+	}
+	h := b.ri.Host
+	if h.Hostname == "" && h.CPUs == 0 {
+		dev = append(dev, fmt.Sprintf("Platform: not known (imported results); %s.", orDash(b.ri.Engine)))
+	} else {
+		dev = append(dev, fmt.Sprintf("Platform: %s, motherboard %s, %s × %d, %.1f GiB, %s, kernel %s; %s; engine %s.", orDash(h.Hostname),
+			orNotKnown(h.DMI.Motherboard()), orDash(h.CPUModel), h.CPUs, float64(h.MemoryBytes)/(1<<30), orDash(h.OS), orDash(h.Kernel),
+			"ptsrun "+b.ri.Version, b.ri.Engine))
+	}
+	p.Blocks = append(p.Blocks, Paragraph{Lines: dev, Size: 8.5})
+	rows := [][]string{}
+	for _, t := range res.Tests {
+		for _, s := range t.Stages {
+			state := fmt.Sprintf("steady at round %d (window %d–%d)", s.SSRound, s.Window[0], s.Window[1])
+			switch {
+			case t.Test == pts.Custom:
+				state = "outside the PTS: no verdict"
+			case s.Published():
+				state = "published value, no rounds"
+			case !s.Complete:
+				state = fmt.Sprintf("incomplete (%d rounds)", s.Rounds)
+			case !s.Steady:
+				state = fmt.Sprintf("NOT steady in %d rounds (window %d–%d)", s.Rounds, s.Window[0], s.Window[1])
+			}
+			if empty(s) {
+				why := "interrupted before round 1"
+				switch {
+				case !s.Started:
+					why = "not run"
+				case s.Error != "":
+					why = "stopped by an error"
+				}
+				rows = append(rows, []string{s.Title, "–", "no result", why})
+				continue
+			}
+			for _, h := range matrix.StageHeadlines(pts.Def(t.Test), &s) {
+				label, value := headline(h)
+				rows = append(rows, []string{s.Title, label, value, state})
+			}
+		}
+	}
+	p.Blocks = append(p.Blocks, Table{Caption: "Headline results (averages over each stage's measurement window)",
+		Head: []string{"Test", "Workload", "Result", "Steady state"}, Rows: rows, Widths: []float64{1.15, 1.55, 2.3, 1.85}, Align: "LLRL"})
+	b.add(p)
+}
+
+// headline writes a headline cell for the first page: the cell, and its
+// metrics with their units. Latency figures name the load they were
+// measured at, and come as avg / 99.999 % / max.
+func headline(h matrix.HeadlineCell) (label, value string) {
+	c := h.Cell
+	label = h.Key.Label()
+	if h.Test == pts.Custom {
+		label = h.Key.String()
+	}
+	var vals, names []string
+	allMs := true
+	for _, m := range h.Metrics {
+		v, _ := c.Value(m)
+		vals = append(vals, m.Format(v))
+		names = append(names, shortName(m))
+		allMs = allMs && m.Unit() == "ms"
+	}
+	switch {
+	case allMs:
+		return fmt.Sprintf("%s TC%d/QD%d", label, c.TC, c.QD), strings.Join(vals, " / ") + " ms (" + strings.Join(names, " / ") + ")"
+	case len(h.Metrics) == 1:
+		return label, vals[0] + " " + h.Metrics[0].Unit()
+	}
+	var parts []string
+	for i, m := range h.Metrics {
+		part := vals[i] + " " + m.Unit()
+		if m.Unit() == "ms" {
+			part += " " + names[i]
+		}
+		parts = append(parts, part)
+	}
+	return label, strings.Join(parts, ", ")
+}
+
+// shortName is a latency metric's name in a row of several: "avg".
+func shortName(m pts.Metric) string {
+	switch m {
+	case pts.MetricLatMean:
+		return "avg"
+	case pts.MetricLatMax:
+		return "max"
+	case pts.MetricLatP99999:
+		return "99.999 %"
+	}
+	return m.Label()
+}
