@@ -600,6 +600,14 @@ func deviations(ri pts.RunInfo, st *pts.State, res *Results) []Deviation {
 			add("active_range", "%s: the active range was %g %%, above the %s profile's %g %%.", td.Name, ar, ri.Profile.Short, want)
 		}
 	}
+	// A test's own parameters set otherwise than their defaults.
+	for _, t := range pts.Tests {
+		for _, p := range t.Params {
+			if v, ok := cfg.Params[p.Flag]; ok && v != p.Default && slices.Contains(cfg.Tests, t.ID) {
+				add("param", "%s: --%s %s instead of %s.", t.Name, p.Flag, v, p.Default)
+			}
+		}
+	}
 	if pc := cfg.PCActiveRange; pc > 0 && pc != 100 {
 		add("pc_active_range", "The workload-independent preconditioning covered %g %% of the device, not all of it.", pc)
 	}

@@ -23,6 +23,15 @@ func (b *builder) appendix() {
 			rows = append(rows, []string{st.Title, fmt.Sprint(c.Index + 1), c.Key.String(), w.String(),
 				fmt.Sprintf("%g–%g %%", w.RangeStart, w.ActiveRange), time.Duration(w.Duration).String()})
 		}
+		for i, g := range st.Timeline {
+			w := g.Workload
+			what := fmt.Sprintf("%s, a sample every %v", g.Name, time.Duration(g.Interval))
+			if g.Repeat > 1 || g.IdleAfter > 0 {
+				what += fmt.Sprintf("; %d× with %v idle after each", max(1, g.Repeat), time.Duration(g.IdleAfter))
+			}
+			rows = append(rows, []string{st.Title, fmt.Sprint(i + 1), "segment", what,
+				fmt.Sprintf("%g–%g %%", w.RangeStart, w.ActiveRange), w.Duration.String()})
+		}
 	}
 	data := "Written data is incompressible random data, new for every write."
 	if b.ri.Config.Engine == pts.EngineSim {
@@ -78,6 +87,9 @@ func (b *builder) appendix() {
 	var blocks []Block
 	for _, t := range b.res.Tests {
 		for _, s := range t.Stages {
+			if s.Timeline {
+				continue // a time series: its samples are in tables/, its pages show them
+			}
 			head := []string{"Round"}
 			var vars []steadystate.Series
 			var cells []string
@@ -113,7 +125,9 @@ func (b *builder) appendix() {
 				Widths: widths, Small: true, Align: "L" + strings.Repeat("R", len(s.Tracking)) + "L"})
 		}
 	}
-	b.add(&Page{Title: "Appendix C: tracking variables per round", Landmark: "appendix-tracking", Flow: true, Blocks: blocks})
+	if len(blocks) > 0 {
+		b.add(&Page{Title: "Appendix C: tracking variables per round", Landmark: "appendix-tracking", Flow: true, Blocks: blocks})
+	}
 }
 
 func compliance(ok, skipped bool) string {

@@ -80,7 +80,12 @@ func (b *builder) add(p *Page) {
 
 // empty says a stage has no value to report: no complete round, and no
 // published values either.
-func empty(s matrix.StageResult) bool { return s.Rounds == 0 && !s.Published() }
+func empty(s matrix.StageResult) bool {
+	if s.Timeline {
+		return len(s.Samples) == 0
+	}
+	return s.Rounds == 0 && !s.Published()
+}
 
 // noResults is the one page of a stage that has no complete round to
 // report, saying why, instead of a set of empty plots and tables.
@@ -94,6 +99,12 @@ func (b *builder) noResults(test string, s matrix.StageResult) {
 		why = "The run ended before it started."
 	}
 	lines := []string{s.Title + ": no complete round, so there is nothing to report for this stage.", why}
+	if s.Timeline {
+		lines[0] = s.Title + ": no sample of its time series, so there is nothing to report for this stage."
+		if s.Started && s.Error == "" {
+			lines[1] = "It was interrupted before its first sample; `ptsrun resume` continues it."
+		}
+	}
 	if s.Purge != nil || s.Precondition != nil {
 		lines = append(lines, "The purge and preconditioning it did are in the appendix.")
 	}
@@ -110,6 +121,8 @@ func (b *builder) stage(s matrix.StageResult) {
 		b.warning = "STAGE NOT RUN"
 	case !s.Complete:
 		b.warning = "STAGE INCOMPLETE"
+	case s.Timeline:
+		b.warning = "" // one stimulus over time: no steady state to reach
 	case !s.Steady:
 		b.warning = "SS NOT ACHIEVED"
 	default:

@@ -32,16 +32,24 @@ func (b *builder) setup(s matrix.StageResult) []KV {
 			KV{"TOIO – TC/QD", fmt.Sprintf("%d – TC %d/QD %d", w.TC*w.QD, w.TC, w.QD)},
 			KV{"Duration", fmt.Sprintf("%s, %.1f GB at %s MB/s", durationLabel(pc.Seconds), float64(pc.Bytes)/1e9, fmtMBps(pc.MBps))})
 	}
-	kv = append(kv, KV{"Pre-condition 2", s.Title + " loop (WDPC)"})
+	if s.Timeline {
+		if s.Precondition == nil {
+			kv = append(kv, KV{"Pre-condition", "none: from the purged state"})
+		}
+	} else {
+		kv = append(kv, KV{"Pre-condition 2", s.Title + " loop (WDPC)"})
+	}
 	if b.ri.Imported {
 		kv = append([]KV{{"Imported", b.ri.Source}}, kv...)
 	}
 	note := "SS achieved"
-	if !s.Steady {
-		note = "SS NOT ACHIEVED"
-	}
-	if !s.Complete {
+	switch {
+	case !s.Complete:
 		note = "stage incomplete"
+	case s.Timeline:
+		note = fmt.Sprintf("a time series of %d samples; no steady state is sought", len(s.Samples))
+	case !s.Steady:
+		note = "SS NOT ACHIEVED"
 	}
 	kv = append(kv, KV{"Notes", note})
 	return kv
@@ -178,11 +186,49 @@ func (b *builder) activeRanges() string {
 	var parts []string
 	for _, td := range pts.Tests {
 		for _, st := range b.ri.Stages {
-			if st.Test == td.ID && len(st.Cells) > 0 {
+			if st.Test != td.ID {
+				continue
+			}
+			if len(st.Cells) > 0 {
 				parts = append(parts, fmt.Sprintf("%s %g %%", strings.ToUpper(string(td.ID)), st.Cells[0].Workload.ActiveRange))
+				break
+			}
+			if len(st.Timeline) > 0 {
+				parts = append(parts, fmt.Sprintf("%s %g %%", strings.ToUpper(string(td.ID)), st.Timeline[0].Workload.ActiveRange))
 				break
 			}
 		}
 	}
 	return strings.Join(append(parts, fmt.Sprintf("PC %g %%", b.ri.Config.PCActiveRange)), ", ")
+}
+
+// timelineParams is the Test Parameters column of a timeline stage: its
+// segments, load and sampling instead of loops and rounds.
+func (b *builder) timelineParams(s matrix.StageResult) []KV {
+	var st *pts.Stage
+	for i := range b.ri.Stages {
+		if b.ri.Stages[i].ID == s.ID {
+			st = &b.ri.Stages[i]
+		}
+	}
+	if st == nil || len(st.Timeline) == 0 {
+		return nil
+	}
+	w := st.Timeline[0].Workload
+	var segs []string
+	for _, g := range st.Timeline {
+		segs = append(segs, fmt.Sprintf("%s for %v", g.Workload, g.Workload.Duration))
+	}
+	kv := []KV{
+		{"Data pattern", "RND"},
+		{"AR & amount", fmt.Sprintf("%g %% (%s)", w.ActiveRange, device.FormatCapacity(int64(float64(s.Capacity)*w.ActiveRange/100)))},
+		{"Test stimulus", strings.Join(segs, "; then ")},
+		{"TOIO – TC/QD", fmt.Sprintf("%d – TC %d/QD %d", w.TC*w.QD, w.TC, w.QD)},
+		{"Sampling", fmt.Sprintf("every %v", time.Duration(st.Timeline[0].Interval))},
+		{"Duration", st.TimelineTime().String() + " nominal"},
+	}
+	if s.EndedBy != "" {
+		kv = append(kv, KV{"Ended", s.EndedBy})
+	}
+	return kv
 }

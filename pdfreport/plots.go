@@ -473,3 +473,20 @@ func histogramPlots(title string, h *engine.Histogram) (*plot.Plot, *plot.Plot, 
 	summary := fmt.Sprintf("%d I/Os in %d bins; %s", int64(total), len(keys), strings.Join(marks, ", "))
 	return hist, clp, summary
 }
+
+// timePlot is a timeline's figure per sample against the minute it ended.
+func timePlot(title, ylabel string, ss []series, logY bool) *plot.Plot {
+	p := newPlot(title, "Minute", ylabel)
+	p.X.Tick.Marker = numTicks{}
+	if lo, _ := seriesRange(ss); lo <= 0 {
+		logY = false
+	}
+	addLines(p, ss, logY)
+	if logY {
+		p.Y.Scale = plot.LogScale{}
+		p.Y.Tick.Marker = decadeTicks{}
+	} else {
+		p.Y.Min = 0
+	}
+	return p
+}

@@ -397,3 +397,26 @@ func TestReportQuickLook(t *testing.T) {
 	assert.Contains(t, text, "\n128 KiB | – | –\n", "the throughput stage left out")
 	assert.NotContains(t, text, "| 0 |", "nothing left out shows as zero")
 }
+
+// XSR's pages: throughput over its access groups, throughput with the
+// response times, and each group's figures with the recovery time and its
+// definition.
+func TestXSRPages(t *testing.T) {
+	ri, res, _ := simRun(t, "enterprise", func(c *pts.Config) {
+		c.Tests, c.Params = []pts.TestID{pts.XSR}, map[string]string{"xsr-groups": "2h,1h,3h"}
+	})
+	doc := Build(ri, res, Options{})
+	marks := map[string]bool{}
+	for _, p := range doc.Pages {
+		marks[p.Landmark] = true
+	}
+	for _, m := range []string{"xsr-throughput", "xsr-response", "xsr-summary"} {
+		assert.True(t, marks[m], "page %s", m)
+	}
+	assert.False(t, marks["appendix-tracking"], "a time series has no tracking variables per round")
+	text := doc.Text()
+	assert.Contains(t, text, "Recovery time: ")
+	assert.Contains(t, text, pts.XSRRecovery)
+	assert.Contains(t, text, "Cross Stimulus Recovery | recovery time")
+	assert.NotContains(t, text, "SS NOT ACHIEVED", "no steady state is sought")
+}

@@ -2,6 +2,7 @@ package pdfreport
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/ptsrun/ptsrun/matrix"
@@ -58,6 +59,10 @@ func (b *builder) summary() {
 			switch {
 			case t.Test == pts.Custom:
 				state = "outside the PTS: no verdict"
+			case s.Timeline && !s.Complete:
+				state = fmt.Sprintf("incomplete (%d samples)", len(s.Samples))
+			case s.Timeline:
+				state = fmt.Sprintf("time series, %d samples", len(s.Samples))
 			case s.Published():
 				state = "published value, no rounds"
 			case !s.Complete:
@@ -79,6 +84,11 @@ func (b *builder) summary() {
 			for _, h := range matrix.StageHeadlines(pts.Def(t.Test), &s) {
 				label, value := headline(h)
 				rows = append(rows, []string{s.Title, label, value, state})
+			}
+			if s.Summary != nil {
+				for _, f := range s.Summary.Figures {
+					rows = append(rows, []string{s.Title, f.Name, figure(f), state})
+				}
 			}
 		}
 	}
@@ -132,4 +142,12 @@ func shortName(m pts.Metric) string {
 		return "99.999 %"
 	}
 	return m.Label()
+}
+
+// figure writes a timeline's derived value, or says it was not reached.
+func figure(f pts.Figure) string {
+	if math.IsNaN(f.Value) {
+		return "not reached"
+	}
+	return fmtNum(f.Value) + " " + f.Unit
 }

@@ -27,9 +27,14 @@ const (
 // takes to recover from the random writes' fragmentation.
 var XSRTest = &TestDef{
 	ID: XSR, Name: "Cross Stimulus Recovery", Section: "§12", order: 12,
-	Params: []Param{{Flag: "xsr-groups", Default: xsrDefaultTime,
-		Usage: "XSR access groups' durations: SEQ 1024 KiB W, RND 8 KiB W, SEQ 1024 KiB W (UNVERIFIED; PTS tools use 8h,6h,8h)",
-		Check: func(v string) error { _, err := xsrGroups(v); return err }}},
+	Params: []Param{
+		{Flag: "xsr-groups", Default: xsrDefaultTime,
+			Usage: "XSR access groups' durations: SEQ 1024 KiB W, RND 8 KiB W, SEQ 1024 KiB W (UNVERIFIED; PTS tools use 8h,6h,8h)",
+			Check: func(v string) error { _, err := xsrGroups(v); return err }},
+		{Flag: "xsr-interval", Default: xsrInterval.String(),
+			Usage: "XSR's sampling interval (the PTS samples every minute; shorter for a quick look)",
+			Check: func(v string) error { _, err := positiveDuration(v); return err }},
+	},
 	Tables: []TableDef{
 		{Name: "xsr", Title: "XSR: throughput and response times per minute",
 			SampleColumns: []string{ColMinute, ColGroup, ColMBps, ColLatMean, ColLatMax}},
@@ -38,12 +43,13 @@ var XSRTest = &TestDef{
 	Summarize: xsrSummary,
 	stages: func(c Config, p Profile, _ []int64, _ []int) []Stage {
 		durs, _ := xsrGroups(c.Param("xsr-groups")) // checked by Resolve
+		iv, _ := positiveDuration(c.Param("xsr-interval"))
 		s := Stage{ID: string(XSR), Test: XSR, Title: "Cross Stimulus Recovery", Purge: true}
 		for i, g := range xsrAccess {
 			w := engine.Workload{Access: g.access, BlockSize: g.bs, ReadPct: 0, TC: xsrTC, QD: xsrQD,
 				ActiveRange: c.ActiveRangeOf(XSR), Duration: durs[i]}
 			s.Timeline = append(s.Timeline, Segment{Name: fmt.Sprintf("access group %d: %s", i+1, w), Group: i + 1,
-				Workload: w, Interval: Duration(xsrInterval)})
+				Workload: w, Interval: Duration(iv)})
 		}
 		return []Stage{s}
 	},
@@ -135,4 +141,13 @@ func nanMax(a, b float64) float64 {
 		return a
 	}
 	return math.Max(a, b)
+}
+
+// positiveDuration reads a duration that must be above zero.
+func positiveDuration(v string) (time.Duration, error) {
+	d, err := time.ParseDuration(strings.TrimSpace(v))
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("%q is not a duration above zero, such as 1m", v)
+	}
+	return d, nil
 }

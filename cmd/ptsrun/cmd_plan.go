@@ -123,6 +123,13 @@ func printPlan(w io.Writer, cfg pts.Config, p pts.Profile, tp *targetPlan, asJSO
 		}
 		ps.MinRoundsTime = ps.WIPCTime + time.Duration(ps.MinRounds)*ps.RoundTime
 		ps.MaxRoundsTime = ps.WIPCTime + time.Duration(s.MaxRounds)*ps.RoundTime
+		if s.IsTimeline() {
+			// One stimulus over time: its segments' time, shorter when a
+			// fills rule stops it first (known only as it runs).
+			ps.MinRounds, ps.RoundTime = 0, 0
+			ps.MaxRoundsTime = ps.WIPCTime + s.TimelineTime()
+			ps.MinRoundsTime = ps.MaxRoundsTime
+		}
 		totalMin += ps.MinRoundsTime
 		totalMax += ps.MaxRoundsTime
 		stages = append(stages, ps)
@@ -170,6 +177,20 @@ func printPlan(w io.Writer, cfg pts.Config, p pts.Profile, tp *targetPlan, asJSO
 				fmt.Fprintf(w, " = %.1f GB, about %s at %.0f MB/s (%s)", float64(s.WIPCBytes)/1e9, short(s.WIPCTime), seqMBps, src)
 			}
 			fmt.Fprintln(w)
+		}
+		if s.IsTimeline() {
+			for _, g := range s.Timeline {
+				fmt.Fprintf(w, "   %s for %s, a sample every %v", g.Name, short(g.Workload.Duration), time.Duration(g.Interval))
+				if g.Repeat > 1 || g.IdleAfter > 0 {
+					fmt.Fprintf(w, ", %d× with %v idle after each", max(1, g.Repeat), time.Duration(g.IdleAfter))
+				}
+				fmt.Fprintln(w)
+			}
+			if s.StopFills > 0 {
+				fmt.Fprintf(w, "   or until %g × the capacity is written\n", s.StopFills)
+			}
+			fmt.Fprintf(w, "   time: %s\n\n", short(s.MaxRoundsTime))
+			continue
 		}
 		fmt.Fprintf(w, "   each round, %d cells of %v (%s):\n", len(s.Cells), time.Duration(cfg.CellTime), short(s.RoundTime))
 		for _, c := range s.Cells {

@@ -27,7 +27,7 @@ func runFlags() []cli.Flag {
 	return append([]cli.Flag{
 		&cli.StringSliceFlag{Name: "target", Usage: "target: a block device, file:PATH[:SIZE], sim, sim:client or sim:enterprise (repeatable: one target set, loaded at once)"},
 		&cli.StringFlag{Name: "out", Usage: "run directory to create"},
-		&cli.StringFlag{Name: "tests", Value: pts.JoinTests(d.Tests, ","), Usage: "tests to run: iops, tp, lat"},
+		&cli.StringFlag{Name: "tests", Value: pts.JoinTests(d.Tests, ","), Usage: "tests to run: " + testIDs()},
 		&cli.StringFlag{Name: "profile", Value: d.Profile, Usage: "enterprise (PTS-E) or client (PTS-C)"},
 		&cli.StringFlag{Name: "engine", Usage: "workload engine: native (default for devices and files), fio, or sim (simulated drives)"},
 		&cli.StringSliceFlag{Name: "fio-server", Usage: "HOST:PORT[=TARGET] of a fio server whose host loads TARGET (repeatable; engine fio)"},
@@ -52,7 +52,16 @@ func runFlags() []cli.Flag {
 		&cli.Float64Flag{Name: "ss-max-slope", Value: d.SS.MaxSlope, Usage: "allowed slope excursion as a fraction of the average (PTS: 0.10)"},
 		pollFlag(),
 		&cli.BoolFlag{Name: "json", Usage: "print events as JSON lines on stdout"},
-	}, operatorFlags()...)
+	}, append(operatorFlags(), testParamFlags()...)...)
+}
+
+// testParamFlags are the flags the tests' definitions declare.
+func testParamFlags() []cli.Flag {
+	var out []cli.Flag
+	for _, p := range pts.AllParams() {
+		out = append(out, &cli.StringFlag{Name: p.Flag, Value: p.Default, Usage: p.Usage})
+	}
+	return out
 }
 
 func pollFlag() cli.Flag {
@@ -141,6 +150,14 @@ func baseConfig(c *cli.Context) (pts.Config, pts.Profile, error) {
 	if c.IsSet("mixes") {
 		if cfg.Mixes, err = pts.ParseMixes(c.String("mixes")); err != nil {
 			return cfg, pts.Profile{}, err
+		}
+	}
+	for _, p := range pts.AllParams() {
+		if c.IsSet(p.Flag) {
+			if cfg.Params == nil {
+				cfg.Params = map[string]string{}
+			}
+			cfg.Params[p.Flag] = c.String(p.Flag)
 		}
 	}
 	cfg.Purge = c.String("purge")
@@ -310,7 +327,7 @@ func execute(ctx context.Context, dir string, ri pts.RunInfo, set *targetSet, pr
 	summarize(stderr, stdout, res, dir, asJSON)
 	for _, t := range res.Tests {
 		for _, s := range t.Stages {
-			if !s.Steady {
+			if !s.Steady && !s.Timeline { // a time series seeks no steady state
 				return errNotSteady
 			}
 		}
@@ -411,4 +428,13 @@ func demoCommand() *cli.Command {
 			return startRun(c.Context, cfg, p, tp, op, dir, c.Bool("json"), c.App.Writer, c.App.ErrWriter)
 		},
 	}
+}
+
+// testIDs lists the tests --tests takes.
+func testIDs() string {
+	var ids []pts.TestID
+	for _, t := range pts.Tests {
+		ids = append(ids, t.ID)
+	}
+	return pts.JoinTests(ids, ", ")
 }

@@ -115,6 +115,18 @@ func (p *progress) Observe(r pts.Record, pos pts.Position) {
 		default:
 			p.line("write cache: %s before, %s now (wanted %s)%s", wc.Before, wc.After, label(wc.Requested), errSuffix(wc.Error))
 		}
+	case pts.RecSample:
+		// A time series: TGBW and the time left, on a terminal every
+		// sample, otherwise every tenth of the series when it takes real time.
+		done, n := *r.Cell+1, len(pos.Stage.Steps())
+		msg := fmt.Sprintf("%s: %s %d/%d steps, %s left", stage, bar(done, n, 20), done, n, short(pos.RoundLeft))
+		switch {
+		case p.tty:
+			fmt.Fprintf(p.w, "\r%-*s", p.lastLen, msg)
+			p.lastLen = len(msg)
+		case r.WallNs >= int64(time.Second) && (done*10/n != (done-1)*10/n):
+			p.line("%s", msg)
+		}
 	case pts.RecPrecondChunk:
 		n := 1
 		fmt.Sscanf(r.Message[strings.IndexByte(r.Message, '/')+1:], "%d", &n)

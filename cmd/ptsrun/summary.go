@@ -117,6 +117,18 @@ func printSummary(stderr, stdout io.Writer, res *matrix.Results, sum runSummary,
 // stageState says where a stage stands, in words.
 func stageState(test pts.TestID, s matrix.StageResult) string {
 	switch {
+	case s.Timeline && !s.Started:
+		return "not run"
+	case s.Timeline && !s.Complete:
+		return fmt.Sprintf("unfinished after %d samples of its time series (ptsrun resume continues it)", len(s.Samples))
+	case s.Timeline:
+		state := fmt.Sprintf("a time series of %d samples", len(s.Samples))
+		if s.Summary != nil {
+			for _, f := range s.Summary.Figures {
+				state += fmt.Sprintf("; %s %.0f %s", f.Name, f.Value, f.Unit)
+			}
+		}
+		return state
 	case s.Published():
 		return "published values, one per cell: no rounds, no steady-state verdict"
 	case !s.Started:
