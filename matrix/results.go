@@ -73,6 +73,10 @@ type StageResult struct {
 	Summary  *pts.Summary `json:"summary,omitempty"`
 	EndedBy  string       `json:"ended_by,omitempty"`
 	Capacity int64        `json:"capacity_bytes,omitempty"`
+	// TailHist merges the response times of a timeline's last hour of I/O
+	// (TailFrom: the minute it starts), for its histogram page.
+	TailHist *engine.Histogram `json:"tail_hist,omitempty"`
+	TailFrom float64           `json:"tail_from_min,omitempty"`
 }
 
 // Precondition summarises the workload-independent preconditioning.
@@ -837,5 +841,17 @@ func buildTimeline(ri pts.RunInfo, s *pts.Stage, ss *pts.StageState, out *StageR
 	}
 	if td := pts.Def(s.Test); td != nil && td.Summarize != nil && len(out.Samples) > 0 {
 		out.Summary = td.Summarize(*s, out.Samples)
+	}
+	// The last hour of I/O: the drive's state at the end of the series.
+	out.TailFrom = max(0, start-3600) / 60
+	var tail engine.DirStats
+	for k, m := range ss.Samples {
+		if k < len(out.Samples) && !out.Samples[k].Idle && out.Samples[k].Start+out.Samples[k].Seconds > out.TailFrom*60 {
+			tail.Merge(m.Read)
+			tail.Merge(m.Write)
+		}
+	}
+	if tail.Hist != nil && tail.Hist.Count() > 0 {
+		out.TailHist = tail.Hist
 	}
 }

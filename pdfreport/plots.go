@@ -476,7 +476,12 @@ func histogramPlots(title string, h *engine.Histogram) (*plot.Plot, *plot.Plot, 
 
 // timePlot is a timeline's figure per sample against the minute it ended.
 func timePlot(title, ylabel string, ss []series, logY bool) *plot.Plot {
-	p := newPlot(title, "Minute", ylabel)
+	return linePlot(title, "Minute", ylabel, ss, logY)
+}
+
+// linePlot is y against x as lines, from 0 or on a log scale.
+func linePlot(title, xlabel, ylabel string, ss []series, logY bool) *plot.Plot {
+	p := newPlot(title, xlabel, ylabel)
 	p.X.Tick.Marker = numTicks{}
 	if lo, _ := seriesRange(ss); lo <= 0 {
 		logY = false
