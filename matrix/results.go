@@ -832,8 +832,11 @@ func buildTimeline(ri pts.RunInfo, s *pts.Stage, ss *pts.StageState, out *StageR
 		if !st.Idle && m.Elapsed > 0 {
 			smp.IOPS, smp.MBps = m.IOPS(), m.MBps()
 			smp.LatMeanMs, smp.LatMaxMs = ms(t.MeanLatNs()), ms(float64(t.LatMaxNs))
-			if t.Hist != nil && t.Hist.Count() > 0 {
-				smp.LatP99999Ms = ms(float64(t.PercentileNs(99.999)))
+			var all engine.DirStats // Counts leaves the bins out
+			all.Merge(m.Read)
+			all.Merge(m.Write)
+			if all.Hist != nil && all.Hist.Count() > 0 {
+				smp.LatP99999Ms = ms(float64(all.PercentileNs(99.999)))
 			}
 		}
 		out.Samples = append(out.Samples, smp)

@@ -92,8 +92,8 @@ func (r *Results) Tables() []Table {
 			tb.Aggregate = def.Aggregate
 			out = append(out, tb)
 		}
-		if td.Tracking != nil {
-			for _, s := range t.Stages {
+		for _, s := range t.Stages {
+			if len(s.Tracking) > 0 {
 				out = append(out, trackingTable(s))
 			}
 		}
@@ -199,6 +199,11 @@ func sampleColumn(s pts.Sample, col string, capacity int64) float64 {
 		return s.Minute()
 	case pts.ColGroup:
 		return float64(s.Group)
+	case pts.ColIdle:
+		if s.Idle {
+			return 1
+		}
+		return 0
 	case pts.ColTGBW:
 		return float64(s.Written) / 1e9
 	case pts.ColFills:

@@ -2,6 +2,7 @@ package pdfreport
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -33,8 +34,12 @@ func (b *builder) setup(s matrix.StageResult) []KV {
 			KV{"Duration", fmt.Sprintf("%s, %.1f GB at %s MB/s", durationLabel(pc.Seconds), float64(pc.Bytes)/1e9, fmtMBps(pc.MBps))})
 	}
 	if s.Timeline {
-		if s.Precondition == nil {
+		switch {
+		case s.Precondition != nil:
+		case s.Purge != nil:
 			kv = append(kv, KV{"Pre-condition", "none: from the purged state"})
+		default:
+			kv = append(kv, KV{"Pre-condition", b.before(s)})
 		}
 	} else {
 		kv = append(kv, KV{"Pre-condition 2", s.Title + " loop (WDPC)"})
@@ -53,6 +58,18 @@ func (b *builder) setup(s matrix.StageResult) []KV {
 	}
 	kv = append(kv, KV{"Notes", note})
 	return kv
+}
+
+// before says what state a stage that is neither purged nor
+// preconditioned starts from: the one the stage before it left (HIR's
+// wait states follow its preconditioning).
+func (b *builder) before(s matrix.StageResult) string {
+	for i, st := range b.ri.Stages {
+		if st.ID == s.ID && i > 0 && b.ri.Stages[i-1].Test == st.Test {
+			return "the drive as " + b.ri.Stages[i-1].Title + " left it"
+		}
+	}
+	return "none"
 }
 
 func durationLabel(sec float64) string {
@@ -88,9 +105,11 @@ func (b *builder) params(s matrix.StageResult, stimulus, mixes, sizes string) []
 	}
 	// The active range the stage's cells ran with (tests have their own).
 	ar := cfg.ActiveRangeOf(td.ID)
+	cellTime := fmt.Sprintf("%v per cell", time.Duration(cfg.CellTime))
 	for _, st := range b.ri.Stages {
 		if st.ID == s.ID && len(st.Cells) > 0 {
 			ar = st.Cells[0].Workload.ActiveRange
+			cellTime = cellTimes(st.Cells)
 		}
 	}
 	kv := []KV{
@@ -100,7 +119,7 @@ func (b *builder) params(s matrix.StageResult, stimulus, mixes, sizes string) []
 		{td.LoopLabel(pts.LoopMix), mixes},
 		{td.LoopLabel(pts.LoopBlockSize), sizes},
 		{"TOIO – TC/QD", fmt.Sprintf("%d – TC %d/QD %d", c.TC*c.QD, c.TC, c.QD)},
-		{"Cell time", fmt.Sprintf("%v per cell", time.Duration(cfg.CellTime))},
+		{"Cell time", cellTime},
 		{"SS rounds", ssRounds(s)},
 	}
 	if len(td.Loops) > 0 && td.Loops[0] == pts.LoopBlockSize {
@@ -110,6 +129,23 @@ func (b *builder) params(s matrix.StageResult, stimulus, mixes, sizes string) []
 		kv = kv[2:5] // the matrix only: no load, time or rounds are known
 	}
 	return kv
+}
+
+// cellTimes says how long the stage's cells run: one time for all, or
+// each when they differ (HIR's rounds are a long cell and a tracked one).
+func cellTimes(cells []pts.Cell) string {
+	var each []string
+	var round time.Duration
+	for _, c := range cells {
+		round += c.Workload.Duration
+		if d := c.Workload.Duration.String(); !slices.Contains(each, d) {
+			each = append(each, d)
+		}
+	}
+	if len(each) == 1 {
+		return each[0] + " per cell"
+	}
+	return fmt.Sprintf("%v per round: cells of %s", round, strings.Join(each, " and "))
 }
 
 func mixList(m []int) string {
@@ -215,16 +251,28 @@ func (b *builder) timelineParams(s matrix.StageResult) []KV {
 		return nil
 	}
 	w := st.Timeline[0].Workload
-	var segs []string
+	var segs, every []string
 	for _, g := range st.Timeline {
-		segs = append(segs, fmt.Sprintf("%s for %v", g.Workload, g.Workload.Duration))
+		seg := fmt.Sprintf("%s for %v", g.Workload, g.Workload.Duration)
+		if g.Repeat > 1 {
+			seg = fmt.Sprintf("%d × (%s for %v, %v idle)", g.Repeat, g.Workload, g.Workload.Duration, time.Duration(g.IdleAfter))
+		}
+		segs = append(segs, seg)
+		if iv := "every " + time.Duration(g.Interval).String(); !slices.Contains(every, iv) {
+			every = append(every, iv)
+		}
+	}
+	// A long list of segments is in appendix A; the column has room for
+	// the first few.
+	if len(segs) > 3 {
+		segs = append(segs[:2], fmt.Sprintf("%d more (appendix A)", len(segs)-2))
 	}
 	kv := []KV{
 		{"Data pattern", "RND"},
 		{"AR & amount", fmt.Sprintf("%g %% (%s)", w.ActiveRange, device.FormatCapacity(int64(float64(s.Capacity)*w.ActiveRange/100)))},
 		{"Test stimulus", strings.Join(segs, "; then ")},
 		{"TOIO – TC/QD", fmt.Sprintf("%d – TC %d/QD %d", w.TC*w.QD, w.TC, w.QD)},
-		{"Sampling", fmt.Sprintf("every %v", time.Duration(st.Timeline[0].Interval))},
+		{"Sampling", strings.Join(every, " or ")},
 		{"Duration", st.TimelineTime().String() + " nominal"},
 	}
 	if s.EndedBy != "" {

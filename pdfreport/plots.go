@@ -61,6 +61,9 @@ type series struct {
 	name string
 	xs   []float64
 	ys   []float64
+	// points draws marks without a line: samples between which there was
+	// something else (idle time, another series' samples).
+	points bool
 }
 
 func (s series) summary(f func(float64) string) string {
@@ -72,27 +75,52 @@ func (s series) summary(f func(float64) string) string {
 }
 
 // addLines draws each series as a line with marks; on a log axis (logY)
-// values ≤ 0 have no place and are left out.
+// values ≤ 0 have no place and are left out. A NaN breaks the line: the
+// stretches either side of it are one series, drawn apart.
 func addLines(p *plot.Plot, ss []series, logY bool) {
 	for i, s := range ss {
-		pts := make(plotter.XYs, 0, len(s.xs))
+		var stretches []plotter.XYs
+		var cur plotter.XYs
 		for j := range s.xs {
-			if !math.IsNaN(s.ys[j]) && !math.IsInf(s.ys[j], 0) && (!logY || s.ys[j] > 0) {
-				pts = append(pts, plotter.XY{X: s.xs[j], Y: s.ys[j]})
+			y := s.ys[j]
+			if math.IsNaN(y) {
+				if len(cur) > 0 {
+					stretches, cur = append(stretches, cur), nil
+				}
+				continue
+			}
+			if !math.IsInf(y, 0) && (!logY || y > 0) {
+				cur = append(cur, plotter.XY{X: s.xs[j], Y: y})
 			}
 		}
-		if len(pts) == 0 {
-			continue
-		}
-		l, sc, err := plotter.NewLinePoints(pts)
-		if err != nil {
-			continue
+		if len(cur) > 0 {
+			stretches = append(stretches, cur)
 		}
 		k := i % len(seriesColors)
-		l.Color, l.Dashes, l.Width = seriesColors[k], seriesDashes[k], vg.Points(1)
-		sc.Color, sc.Shape, sc.Radius = seriesColors[k], seriesGlyphs[k], vg.Points(2)
-		p.Add(l, sc)
-		p.Legend.Add(s.name, l, sc)
+		var legend []plot.Thumbnailer
+		for _, pts := range stretches {
+			if s.points {
+				sc, err := plotter.NewScatter(pts)
+				if err != nil {
+					continue
+				}
+				sc.Color, sc.Shape, sc.Radius = seriesColors[k], seriesGlyphs[k], vg.Points(1.2)
+				p.Add(sc)
+				legend = []plot.Thumbnailer{sc}
+				continue
+			}
+			l, sc, err := plotter.NewLinePoints(pts)
+			if err != nil {
+				continue
+			}
+			l.Color, l.Dashes, l.Width = seriesColors[k], seriesDashes[k], vg.Points(1)
+			sc.Color, sc.Shape, sc.Radius = seriesColors[k], seriesGlyphs[k], vg.Points(2)
+			p.Add(l, sc)
+			legend = []plot.Thumbnailer{l, sc}
+		}
+		if legend != nil {
+			p.Legend.Add(s.name, legend...)
+		}
 	}
 }
 
@@ -275,7 +303,30 @@ func (decadeTicks) Ticks(min, max float64) []plot.Tick {
 			t = append(t, plot.Tick{Value: v, Label: label})
 		}
 	}
+	labelled := 0
+	for _, x := range t {
+		if x.Label != "" {
+			labelled++
+		}
+	}
+	if labelled < 2 {
+		// Within one decade: label two round values inside the range.
+		for i, v := range []float64{min, max} {
+			r := roundTo2(v, i == 0)
+			t = append(t, plot.Tick{Value: r, Label: compact(r)})
+		}
+	}
 	return t
+}
+
+// roundTo2 rounds to two significant digits, up or down: a round value
+// inside the range that starts or ends at v.
+func roundTo2(v float64, up bool) float64 {
+	e := math.Pow(10, math.Floor(math.Log10(v))-1)
+	if up {
+		return math.Ceil(v/e) * e
+	}
+	return math.Floor(v/e) * e
 }
 
 func compact(v float64) string {

@@ -420,3 +420,57 @@ func TestXSRPages(t *testing.T) {
 	assert.Contains(t, text, "Cross Stimulus Recovery | recovery time")
 	assert.NotContains(t, text, "SS NOT ACHIEVED", "no steady state is sought")
 }
+
+// WSAT's pages: IOPS against time (linear and log), TGBW and drive fills
+// (GB said to be 10^9 bytes), the response times, the last hour's
+// histogram, and every hour with the write cliff defined.
+func TestWSATPages(t *testing.T) {
+	ri, res, _ := simRun(t, "client", func(c *pts.Config) {
+		c.Tests, c.Params = []pts.TestID{pts.WSAT}, map[string]string{"wsat-fills": "2", "wsat-time": "3h"}
+	})
+	doc := Build(ri, res, Options{})
+	marks := map[string]bool{}
+	for _, p := range doc.Pages {
+		marks[p.Landmark] = true
+	}
+	for _, m := range []string{"wsat-time", "wsat-tgbw", "wsat-response", "wsat-histogram", "wsat-summary"} {
+		assert.True(t, marks[m], "page %s", m)
+	}
+	text := doc.Text()
+	assert.Contains(t, text, "TGBW in GB (10^9 bytes, not GiB)")
+	assert.Contains(t, text, "IOPS against drive fills")
+	assert.Contains(t, text, pts.WSATCliff)
+	assert.Contains(t, text, "Write Saturation: --wsat-fills 2 instead of 4.")
+	st := res.Find(pts.WSAT).Stages[0]
+	assert.Contains(t, st.EndedBy, "2 × the capacity written", "client: 2 fills come before 3 hours")
+}
+
+// HIR's pages: the preconditioning's convergence and window, IOPS against
+// time over every wait state, and each wait state against the baseline,
+// the baseline defined on the page.
+func TestHIRPages(t *testing.T) {
+	ri, res, _ := simRun(t, "enterprise", func(c *pts.Config) {
+		c.Tests, c.Params = []pts.TestID{pts.HIR}, map[string]string{"hir-cycles": "40", "hir-baseline": "5m", "hir-wait-states": "1,10"}
+	})
+	doc := Build(ri, res, Options{})
+	marks := map[string]bool{}
+	for _, p := range doc.Pages {
+		marks[p.Landmark] = true
+	}
+	for _, m := range []string{"hir-pc", "window", "hir-time", "hir-summary"} {
+		assert.True(t, marks[m], "page %s", m)
+	}
+	text := doc.Text()
+	assert.Contains(t, text, "The baseline is "+pts.HIRBaseline)
+	assert.Contains(t, text, "10 | 50 | 40 | ")
+	assert.Contains(t, text, "setup Pre-condition: the drive as HIR preconditioning left it")
+	assert.Contains(t, text, "Host Idle Recovery: --hir-cycles 40 instead of 360.")
+	assert.Contains(t, text, "30m0s per round: cells of 29m0s and 1m0s")
+	st := res.Find(pts.HIR)
+	require.Len(t, st.Stages, 2)
+	assert.True(t, st.Stages[0].Steady, "the preconditioning reached steady state")
+	sum := st.Stages[1].Summary
+	require.NotNil(t, sum)
+	require.Len(t, sum.Rows, 2)
+	assert.Greater(t, sum.Rows[1][3], sum.Rows[0][3], "longer idle, faster bursts")
+}

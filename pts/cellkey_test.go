@@ -67,7 +67,7 @@ func TestDefinitions(t *testing.T) {
 			assert.NotEmpty(t, tb.Metric.Unit(), "%s: table %s has a known metric", td.ID, tb.Name)
 		}
 	}
-	assert.Equal(t, []TestID{IOPS, TP, LAT, XSR}, ids)
+	assert.Equal(t, []TestID{IOPS, TP, LAT, WSAT, HIR, XSR}, ids, "in the order of the spec's sections")
 	assert.Same(t, CustomTest, Def(Custom))
 	_, err := LookupTest(Custom)
 	assert.Error(t, err, "custom is not a PTS test one can ask for")

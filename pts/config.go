@@ -52,6 +52,10 @@ type Config struct {
 	ActiveRange    float64 `json:"active_range_pct"`
 	TPActiveRange  float64 `json:"tp_active_range_pct,omitempty"`
 	LATActiveRange float64 `json:"lat_active_range_pct,omitempty"`
+	// TimelineActiveRange is that of the tests that follow one stimulus
+	// over time (WSAT, HIR, XSR): the whole device (pts-spec.md §4.4–4.6),
+	// unless --active-range names another.
+	TimelineActiveRange float64 `json:"timeline_active_range_pct,omitempty"`
 	// PCActiveRange is the active range of the workload-independent
 	// preconditioning (PTS "PC AR"): the whole device unless set.
 	PCActiveRange float64              `json:"pc_active_range_pct"`
@@ -314,6 +318,11 @@ func (c Config) ActiveRangeOf(test TestID) float64 {
 		return c.TPActiveRange
 	case test == LAT && c.LATActiveRange > 0:
 		return c.LATActiveRange
+	case test != IOPS && test != TP && test != LAT:
+		if c.TimelineActiveRange > 0 {
+			return c.TimelineActiveRange
+		}
+		return 100
 	}
 	return c.ActiveRange
 }

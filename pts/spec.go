@@ -241,6 +241,9 @@ func CheckTargets(stages []Stage, targets []device.Identity) error {
 			for _, c := range s.Cells {
 				ws = append(ws, c.Workload)
 			}
+			for _, g := range s.Timeline {
+				ws = append(ws, g.Workload)
+			}
 			for _, w := range ws {
 				if w.Duration <= 0 && w.Passes <= 0 {
 					w.Duration = DefaultCellTime

@@ -109,6 +109,7 @@ type TableDef struct {
 const (
 	ColMinute  = "minute"
 	ColGroup   = "group"
+	ColIdle    = "idle"    // 1 for a step of host idle time (no I/O), else 0
 	ColTGBW    = "tgbw_gb" // total GB (10^9 bytes) written since the stage began
 	ColFills   = "fills"   // that, in capacities of the target set
 	ColIOPS    = "iops"

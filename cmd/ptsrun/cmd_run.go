@@ -134,7 +134,7 @@ func baseConfig(c *cli.Context) (pts.Config, pts.Profile, error) {
 	}
 	// --active-range sets every test's; the per-test flags override it.
 	cfg.ActiveRange = c.Float64("active-range")
-	cfg.TPActiveRange, cfg.LATActiveRange = cfg.ActiveRange, cfg.ActiveRange
+	cfg.TPActiveRange, cfg.LATActiveRange, cfg.TimelineActiveRange = cfg.ActiveRange, cfg.ActiveRange, cfg.ActiveRange
 	if c.IsSet("tp-active-range") {
 		cfg.TPActiveRange = c.Float64("tp-active-range")
 	}

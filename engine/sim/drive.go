@@ -27,6 +27,7 @@ type Drive struct {
 	// it follows the FTL's recent behaviour.
 	gcRel, gcHost, gcErase float64
 	stepUnits              float64 // recent host units written per step
+	idleCredit             float64 // die-seconds of background collection owed (<0) or left over
 	randCarry              float64 // random-write bytes not yet a whole unit
 
 	hostWritten int64 // bytes the host wrote since the drive was made
@@ -42,7 +43,7 @@ func newDrive(m Model) *Drive {
 // purge puts the drive back in the fresh-out-of-box state.
 func (d *Drive) purge() {
 	d.f.purge()
-	d.gcRel, d.gcHost, d.gcErase, d.randCarry, d.stepUnits = 0, 0, 0, 0, 0
+	d.gcRel, d.gcHost, d.gcErase, d.randCarry, d.stepUnits, d.idleCredit = 0, 0, 0, 0, 0, 0
 }
 
 // purgeTime is how long a block erase of the whole drive takes.
@@ -73,7 +74,9 @@ func (d *Drive) gcCost() (reloc, erase float64) {
 // of the spare blocks are free. No host I/O.
 func (d *Drive) idle(dur time.Duration) engine.Measurement {
 	m, f := d.m, d.f
-	budget := dur.Seconds() * float64(m.Dies) * m.IdleGCShare // die-seconds
+	// Die-seconds, with what the last idle period overspent or left: a
+	// block is collected whole, however short the idle time.
+	budget := d.idleCredit + dur.Seconds()*float64(m.Dies)*m.IdleGCShare
 	userBlocks := (f.userUnits + f.unitsPerBlock - 1) / f.unitsPerBlock
 	target := f.reserve + int(m.IdleFreeShare*float64(f.nBlocks-userBlocks))
 	pagesPerUnit := float64(d.unitBytes) / float64(m.PageBytes)
@@ -85,6 +88,7 @@ func (d *Drive) idle(dur time.Duration) engine.Measurement {
 		}
 		budget -= float64(moved)*pagesPerUnit*(m.TRead+m.TProg).Seconds() + eraseCost
 	}
+	d.idleCredit = min(budget, 0) // nothing is saved up while there is nothing to collect
 	d.clock += dur
 	return engine.Measurement{Engine: "sim", Elapsed: dur, DeviceTime: d.clock}
 }

@@ -48,7 +48,7 @@ type header struct {
 	WCE                     bool
 	GCRel, GCHost, GCErase  float64
 	RandCarry               float64
-	StepUnits               float64
+	StepUnits, IdleCredit   float64
 	HostWritten, HostRead   int64
 	UnitBytes               int64
 	UserUnits, UPB, NBlocks int32
@@ -67,7 +67,7 @@ func (d *Drive) writeSnapshot(w io.Writer, seq uint64, serial string) error {
 	}
 	f := d.f
 	h := header{Seq: seq, Clock: int64(d.clock), WCE: d.wce, GCRel: d.gcRel, GCHost: d.gcHost,
-		GCErase: d.gcErase, RandCarry: d.randCarry, StepUnits: d.stepUnits, HostWritten: d.hostWritten, HostRead: d.hostRead,
+		GCErase: d.gcErase, RandCarry: d.randCarry, StepUnits: d.stepUnits, IdleCredit: d.idleCredit, HostWritten: d.hostWritten, HostRead: d.hostRead,
 		UnitBytes: d.unitBytes, UserUnits: f.userUnits, UPB: f.unitsPerBlock, NBlocks: f.nBlocks,
 		Reserve: int64(f.reserve), FreeH: int64(f.freeH), FreeN: int64(f.freeN),
 		HostBlock: f.host.block, HostNext: f.host.next, GCBlock: f.gc.block, GCNext: f.gc.next,
@@ -122,7 +122,7 @@ func readSnapshot(r io.Reader, m Model) (*Drive, uint64, string, error) {
 	}
 	d.clock = durationNs(h.Clock)
 	d.wce, d.gcRel, d.gcHost, d.gcErase, d.randCarry = h.WCE, h.GCRel, h.GCHost, h.GCErase, h.RandCarry
-	d.stepUnits = h.StepUnits
+	d.stepUnits, d.idleCredit = h.StepUnits, h.IdleCredit
 	d.hostWritten, d.hostRead = h.HostWritten, h.HostRead
 	f.reserve, f.freeH, f.freeN = int(h.Reserve), int(h.FreeH), int(h.FreeN)
 	f.host, f.gc = frontier{h.HostBlock, h.HostNext}, frontier{h.GCBlock, h.GCNext}

@@ -1,0 +1,123 @@
+package pdfreport
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/ptsrun/ptsrun/matrix"
+	"github.com/ptsrun/ptsrun/pts"
+)
+
+// The Host Idle Recovery test's pages (pts-spec.md §4.5): the
+// preconditioning's convergence and measurement window; IOPS against time
+// over every wait state, the bursts as points and the returns to the
+// baseline as lines; each wait state against the baseline.
+func init() {
+	registerPages(pts.HIRTest, testPages{report: withResults((*builder).hir)})
+}
+
+func (b *builder) hir(td *pts.TestDef, stages []matrix.StageResult) {
+	for _, s := range stages {
+		b.stage(s)
+		if s.Timeline {
+			b.hirTimeline(td, s)
+			continue
+		}
+		setup := b.setup(s)
+		params := b.params(s, "RND 4 KiB writes in rounds", "0/100", "4 KiB")
+		var tracked []series
+		for _, t := range s.Tracking {
+			tracked = append(tracked, trackingSeries(t))
+		}
+		if s.Rounds > 0 && len(tracked) > 0 {
+			b.add(&Page{Test: td.Name, Title: "Preconditioning: Steady State Convergence", Setup: setup, Params: params, Landmark: "hir-pc",
+				Blocks: []Block{Chart{Caption: "IOPS of each preconditioning round's last minute, RND 4 KiB 0/100",
+					Plot: convergencePlot("Preconditioning IOPS per round", "IOPS", tracked, s.Window, false), Summary: summarize(tracked, fmtIOPS)}}})
+		}
+		for _, t := range s.Tracking {
+			b.add(b.windowPage(td.Name, s, t, setup, params))
+		}
+	}
+}
+
+func (b *builder) hirTimeline(td *pts.TestDef, s matrix.StageResult) {
+	setup, params := b.setup(s), b.timelineParams(s)
+	var all []series
+	at := map[int]int{}
+	for _, x := range s.Samples {
+		if x.Idle {
+			continue
+		}
+		i, ok := at[x.Group]
+		if !ok {
+			i = len(all)
+			at[x.Group] = i
+			name := fmt.Sprintf("wait state %d bursts", x.Group)
+			if x.Group == 0 {
+				name = "return to baseline"
+			}
+			all = append(all, series{name: name, points: x.Group != 0})
+		}
+		all[i].xs, all[i].ys = append(all[i].xs, x.Minute()), append(all[i].ys, x.IOPS)
+	}
+	// The baseline's stretches, one after each wait state, are one series
+	// broken by a NaN, so that no line crosses the bursts between them.
+	base := series{name: "return to baseline"}
+	for i, x := range s.Samples {
+		if x.Idle || x.Group != 0 {
+			continue
+		}
+		if i > 0 && s.Samples[i-1].Group != 0 && len(base.xs) > 0 {
+			base.xs, base.ys = append(base.xs, math.NaN()), append(base.ys, math.NaN())
+		}
+		base.xs, base.ys = append(base.xs, x.Minute()), append(base.ys, x.IOPS)
+	}
+	var plotted []series
+	for _, ser := range all {
+		if ser.points {
+			plotted = append(plotted, ser)
+		}
+	}
+	if len(base.xs) > 0 {
+		plotted = append(plotted, base)
+	}
+	b.add(&Page{Test: td.Name, Title: "IOPS vs Time: all wait states", Setup: setup, Params: params, Landmark: "hir-time",
+		Blocks: []Block{
+			Chart{Caption: "IOPS of every 5 s write burst (points, one colour per wait state) and of each minute of the returns to the baseline (lines); x counts idle time",
+				Plot: timePlot("IOPS vs time, all wait states", "IOPS", plotted, false), Summary: summarize(all, fmtIOPS)},
+		}})
+	if s.Summary == nil {
+		return
+	}
+	baseline := math.NaN()
+	var lines []string
+	for _, f := range s.Summary.Figures {
+		if f.Name == "baseline" {
+			baseline = f.Value
+		}
+		v := "not measured"
+		if !math.IsNaN(f.Value) {
+			v = fmtNum(f.Value) + " " + f.Unit
+		}
+		lines = append(lines, fmt.Sprintf("The baseline is %s: %s.", f.Definition, v))
+	}
+	rows := [][]string{}
+	mean := series{name: "mean burst IOPS"}
+	ref := series{name: "baseline IOPS"}
+	var labels []string
+	for _, r := range s.Summary.Rows {
+		rows = append(rows, []string{fmt.Sprintf("%.0f", r[0]), fmt.Sprintf("%.0f", r[1]), fmt.Sprintf("%.0f", r[2]), fmtIOPS(r[3]), fmtRatio(r[4])})
+		labels = append(labels, fmt.Sprintf("WS %.0f (%.0f s idle)", r[0], r[1]))
+		mean.xs, mean.ys = append(mean.xs, float64(len(mean.xs))), append(mean.ys, r[3])
+		ref.xs, ref.ys = append(ref.xs, float64(len(ref.xs))), append(ref.ys, baseline)
+	}
+	blocks := []Block{Paragraph{Lines: lines}}
+	if len(labels) > 0 {
+		blocks = append(blocks, Chart{Caption: "Mean IOPS of the bursts of each wait state, against the baseline",
+			Plot:    barPlotX("Mean burst IOPS per wait state", "Wait state (idle after each 5 s burst)", "IOPS", labels, []series{mean, ref}),
+			Summary: summarize([]series{mean, ref}, fmtIOPS), Height: 85})
+	}
+	blocks = append(blocks, Table{Caption: "Each wait state: its bursts' mean IOPS and their ratio to the baseline",
+		Head: []string{"Wait state", "Idle s after each burst", "Bursts", "Mean burst IOPS", "Ratio to the baseline"}, Rows: rows})
+	b.add(&Page{Test: td.Name, Title: "Wait States against the Baseline", Setup: setup, Params: params, Landmark: "hir-summary", Blocks: blocks})
+}

@@ -1,0 +1,146 @@
+package pts
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ptsrun/ptsrun/engine"
+)
+
+// HIR is the Host Idle Recovery test.
+const HIR TestID = "hir"
+
+// HIR's parameters (pts-spec.md §4.5, from the open harnesses; UNVERIFIED
+// against PTS 2.0.2, hence flags): 5 s bursts of RND 4 KiB writes, each
+// followed by a wait state's multiple of 5 s of idle, 360 times per wait
+// state, then 30 min of continuous writes back to the baseline.
+const (
+	hirBurst      = 5 * time.Second
+	hirBaselineIv = time.Minute
+)
+
+// HIRTest writes to steady state, then in bursts with idle time between
+// them: how much the drive's background work recovers in the idle time.
+var HIRTest = &TestDef{
+	ID: HIR, Name: "Host Idle Recovery", Section: "§11", order: 11,
+	Params: []Param{
+		{Flag: "hir-wait-states", Default: "1,2,3,5,10", Usage: "HIR's wait states: idle time after each 5 s burst in multiples of 5 s, increasing",
+			Check: func(v string) error { _, err := hirWaitStates(v); return err }},
+		{Flag: "hir-cycles", Default: "360", Usage: "HIR's bursts per wait state (UNVERIFIED; 360)",
+			Check: func(v string) error { _, err := positiveInt(v); return err }},
+		{Flag: "hir-baseline", Default: "30m", Usage: "HIR's continuous writes back to the baseline after each wait state (UNVERIFIED; 30m)",
+			Check: func(v string) error { _, err := positiveDuration(v); return err }},
+		{Flag: "hir-pc-round", Default: "30m", Usage: "HIR preconditioning round: writes, the last minute of which is the tracking variable (UNVERIFIED; 30m)",
+			Check: func(v string) error {
+				d, err := positiveDuration(v)
+				if err == nil && d <= time.Minute {
+					err = fmt.Errorf("a round must be longer than its tracked minute")
+				}
+				return err
+			}},
+	},
+	Tables: []TableDef{
+		{Name: "hir", Title: "HIR: every burst and baseline interval", SampleColumns: []string{ColMinute, ColGroup, ColIdle, ColIOPS, ColLatMean, ColLatMax}},
+		{Name: "hir_summary", Title: "HIR: mean burst IOPS per wait state, against the baseline", Summary: true},
+	},
+	Summarize: hirSummary,
+	stages: func(c Config, p Profile, _ []int64, _ []int) []Stage {
+		states, _ := hirWaitStates(c.Param("hir-wait-states")) // all checked by Resolve
+		cycles, _ := positiveInt(c.Param("hir-cycles"))
+		base, _ := positiveDuration(c.Param("hir-baseline"))
+		round, _ := positiveDuration(c.Param("hir-pc-round"))
+		w := engine.Workload{Access: engine.Random, BlockSize: 4 * KiB, ReadPct: 0, TC: c.TC, QD: c.QD, ActiveRange: c.ActiveRangeOf(HIR)}
+		// Preconditioning: rounds of writes, the round's last minute a cell
+		// of its own and the tracking variable, until steady.
+		pc := Stage{ID: "hir-pc", Test: HIR, Title: "HIR preconditioning", Purge: true, MaxRounds: c.MaxRounds}
+		long, last := w, w
+		long.Duration, last.Duration = round-time.Minute, time.Minute
+		pc.Cells = []Cell{{Index: 0, Key: KeyOf(long), Workload: long}, {Index: 1, Key: KeyOf(last), Workload: last}}
+		pc.Tracking = []Tracking{{Name: "IOPS RND 4 KiB 0/100, last minute of the round", Cell: 1, Metric: MetricIOPS}}
+		tl := Stage{ID: string(HIR), Test: HIR, Title: "Host Idle Recovery"}
+		for _, ws := range states {
+			b := w
+			b.Duration = hirBurst
+			tl.Timeline = append(tl.Timeline,
+				Segment{Name: fmt.Sprintf("wait state %d: %v bursts of %s", ws, hirBurst, w),
+					Group: ws, Workload: b, Interval: Duration(hirBurst), Repeat: cycles, IdleAfter: Duration(time.Duration(ws) * hirBurst)},
+				Segment{Name: fmt.Sprintf("return to baseline after wait state %d: %s for %v", ws, w, base),
+					Group: 0, Workload: withDuration(w, base), Interval: Duration(hirBaselineIv)})
+		}
+		return []Stage{pc, tl}
+	},
+}
+
+func init() { register(HIRTest) }
+
+func withDuration(w engine.Workload, d time.Duration) engine.Workload {
+	w.Duration = d
+	return w
+}
+
+// hirWaitStates reads an increasing list of wait states: "1,2,3,5,10".
+func hirWaitStates(v string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(v, ",") {
+		n, err := positiveInt(f)
+		if err != nil {
+			return nil, err
+		}
+		if len(out) > 0 && n <= out[len(out)-1] {
+			return nil, fmt.Errorf("wait states must increase: %d after %d", n, out[len(out)-1])
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+func positiveInt(v string) (int, error) {
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil || n < 1 {
+		return 0, fmt.Errorf("%q is not a whole number above zero", v)
+	}
+	return n, nil
+}
+
+// HIRBaseline is how the baseline is defined, for the page and results.json.
+const HIRBaseline = "the mean IOPS of the continuous writes that return to the baseline after each wait state"
+
+// hirSummary is each wait state's mean burst IOPS and its ratio to the
+// baseline.
+func hirSummary(s Stage, samples []Sample) *Summary {
+	sum := &Summary{Title: "Wait states",
+		Head:  []string{"wait state", "idle s", "bursts", "mean burst IOPS", "ratio to the baseline"},
+		Units: []string{"", "s", "", "IOPS", ""}}
+	var base, nb float64
+	for _, x := range samples {
+		if x.Group == 0 && !x.Idle {
+			base += x.IOPS
+			nb++
+		}
+	}
+	baseline := math.NaN()
+	if nb > 0 {
+		baseline = base / nb
+	}
+	for _, g := range s.Timeline {
+		if g.Group == 0 {
+			continue
+		}
+		var iops, n float64
+		for _, x := range samples {
+			if x.Group == g.Group && !x.Idle {
+				iops += x.IOPS
+				n++
+			}
+		}
+		if n == 0 {
+			continue
+		}
+		sum.Rows = append(sum.Rows, []float64{float64(g.Group), time.Duration(g.IdleAfter).Seconds(), n, iops / n, iops / n / baseline})
+	}
+	sum.Figures = []Figure{{Name: "baseline", Value: baseline, Unit: "IOPS", Definition: HIRBaseline}}
+	return sum
+}
