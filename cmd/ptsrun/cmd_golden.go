@@ -74,7 +74,7 @@ func checkCommand() *cli.Command {
 				res.Print(c.App.Writer)
 			}
 			if !res.Pass {
-				return errRegression
+				return reported(errRegression)
 			}
 			return nil
 		},

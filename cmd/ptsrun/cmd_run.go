@@ -319,7 +319,7 @@ func execute(ctx context.Context, dir string, ri pts.RunInfo, set *targetSet, pr
 	}
 	if errors.Is(runErr, pts.ErrInterrupted) {
 		fmt.Fprintf(stderr, "ptsrun: interrupted; the journal is intact. Continue with: ptsrun resume %s\n", dir)
-		return fmt.Errorf("%w", errors.Join(pts.ErrInterrupted, errQuiet))
+		return reported(runErr)
 	}
 	if runErr != nil {
 		return runErr
@@ -328,7 +328,7 @@ func execute(ctx context.Context, dir string, ri pts.RunInfo, set *targetSet, pr
 	for _, t := range res.Tests {
 		for _, s := range t.Stages {
 			if !s.Steady && !s.Timeline { // a time series seeks no steady state
-				return errNotSteady
+				return reported(errNotSteady) // the summary says which stage
 			}
 		}
 	}

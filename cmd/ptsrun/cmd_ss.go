@@ -206,7 +206,7 @@ func printSS(w io.Writer, crit steadystate.Criteria, vals []float64, _ []int, as
 		}
 	}
 	if !v.Steady {
-		return errNotSteady
+		return reported(errNotSteady)
 	}
 	return nil
 }
