@@ -217,7 +217,7 @@ func simIdentity(spec string, id sim.Identity) device.Identity {
 func (p *targetPlan) describe() string {
 	switch p.Engine {
 	case "sim":
-		return "sim (ptsrun simulated SSD model, not hardware)"
+		return sim.Description
 	case "native":
 		return "native " + native.Probe()
 	case "fio":
