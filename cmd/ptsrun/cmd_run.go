@@ -13,12 +13,11 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ptsrun/ptsrun/device"
-	"github.com/ptsrun/ptsrun/engine"
-	"github.com/ptsrun/ptsrun/engine/fio"
 	"github.com/ptsrun/ptsrun/matrix"
 	"github.com/ptsrun/ptsrun/precondition"
 	"github.com/ptsrun/ptsrun/pts"
 	"github.com/ptsrun/ptsrun/steadystate"
+	"github.com/ptsrun/ptsrun/targets"
 )
 
 // runFlags are the flags of run and plan.
@@ -71,7 +70,7 @@ func pollFlag() cli.Flag {
 
 // configFromFlags builds and checks the run configuration and its targets;
 // gate applies the safety check to them.
-func configFromFlags(c *cli.Context, gate bool) (pts.Config, pts.Profile, *targetPlan, error) {
+func configFromFlags(c *cli.Context, gate bool) (pts.Config, pts.Profile, *targets.Plan, error) {
 	if c.Args().Len() > 0 {
 		return pts.Config{}, pts.Profile{}, nil, fmt.Errorf("unexpected argument %q", c.Args().First())
 	}
@@ -79,32 +78,21 @@ func configFromFlags(c *cli.Context, gate bool) (pts.Config, pts.Profile, *targe
 	if err != nil {
 		return cfg, p, nil, err
 	}
-	tp, err := planTargets(targetOptions{Specs: cfg.Targets, Engine: cfg.Engine, FioServers: cfg.FioServers,
+	tp, err := targets.Check(targets.Options{Specs: cfg.Targets, Engine: cfg.Engine, FioServers: cfg.FioServers,
 		DestroyData: cfg.DestroyData, Gate: gate})
 	if err != nil {
 		return cfg, p, nil, err
 	}
-	cfg.Engine = tp.Engine
-	for _, t := range tp.Identities {
-		if t.LogicalBlock > 512 {
-			cfg.MinBlock = max(cfg.MinBlock, t.LogicalBlock)
-		}
-	}
-	method, err := precondition.Choose(cfg.Purge, tp.purgeKind())
+	cfg.Engine = string(tp.Engine)
+	cfg.MinBlock = max(cfg.MinBlock, tp.MinBlock())
+	method, err := tp.ChoosePurge(cfg.Purge)
 	if err != nil {
-		return cfg, p, nil, err
-	}
-	var devs []precondition.Dev
-	for _, t := range tp.Local {
-		devs = append(devs, precondition.DevOf(t))
-	}
-	if err := precondition.Applicable(method, devs); err != nil {
 		return cfg, p, nil, err
 	}
 	if gate {
 		// A purge of the whole NVMe controller is refused here, before the
 		// run directory exists, unless every namespace it erases may go.
-		if _, _, err := tp.widePurge(c.Context, method, cfg.DestroyData); err != nil {
+		if _, _, err := tp.WidePurge(c.Context, method, cfg.DestroyData); err != nil {
 			return cfg, p, nil, err
 		}
 	}
@@ -229,11 +217,11 @@ func prepareDir(dir string) (func(), error) {
 }
 
 // startRun creates the run directory and runs.
-func startRun(ctx context.Context, cfg pts.Config, p pts.Profile, tp *targetPlan, op pts.Operator, dir string, asJSON bool, stdout, stderr io.Writer) error {
+func startRun(ctx context.Context, cfg pts.Config, p pts.Profile, tp *targets.Plan, op pts.Operator, dir string, asJSON bool, stdout, stderr io.Writer) error {
 	if err := runClock.check(); err != nil {
 		return err
 	}
-	if err := checkRunDir(dir, tp.Engine); err != nil {
+	if err := tp.CheckRunDir(dir); err != nil {
 		return err
 	}
 	if err := pts.CheckTargets(cfg.Stages(p), tp.Identities); err != nil {
@@ -243,16 +231,17 @@ func startRun(ctx context.Context, cfg pts.Config, p pts.Profile, tp *targetPlan
 	if err != nil {
 		return err
 	}
+	host := targets.ProbeHost(version)
 	ri := pts.RunInfo{Schema: pts.Schema, Tool: "ptsrun", Version: version, Spec: "PTS " + pts.SpecRevision,
 		Created: runClock.now().UTC(), Config: cfg, Profile: p, Stages: cfg.Stages(p), Targets: tp.Identities,
-		Host: hostInfo(), Engine: tp.describe(), Operator: op}
+		Host: host, Engine: tp.Describe(host), Operator: op}
 	// run.json first: from here on, a kill leaves a run that resume accepts.
 	if err := pts.WriteRunInfo(dir, ri); err != nil {
 		undo()
 		return err
 	}
-	tp.Poll, _ = cfg.PollDuration() // checked by Resolve
-	set, err := tp.open(dir, 0)
+	poll, _ := pts.ParsePoll(cfg.Poll) // checked by Resolve
+	set, err := tp.Open(dir, targets.OpenOptions{Poll: poll.Duration()})
 	if err != nil {
 		undo()
 		return err
@@ -260,44 +249,27 @@ func startRun(ctx context.Context, cfg pts.Config, p pts.Profile, tp *targetPlan
 	return execute(ctx, dir, ri, set, nil, asJSON, stdout, stderr)
 }
 
-// hostInfo describes this host, with the fio version when fio is installed.
-func hostInfo() device.Host {
-	h := device.Live.ProbeHost(version)
-	if v, err := fio.ProbeVersion(""); err == nil {
-		h.Fio = v.Raw
-	}
-	return h
-}
-
 // execute runs (or resumes) the run in dir and writes its results.
-func execute(ctx context.Context, dir string, ri pts.RunInfo, set *targetSet, prior *pts.State, asJSON bool, stdout, stderr io.Writer) error {
+func execute(ctx context.Context, dir string, ri pts.RunInfo, set *targets.Set, prior *pts.State, asJSON bool, stdout, stderr io.Writer) error {
 	j, err := pts.OpenJournal(dir)
 	if err != nil {
 		set.Engine.Close()
 		return err
 	}
-	method, err := precondition.Choose(ri.Config.Purge, set.purgeKind())
+	method, err := set.Plan.ChoosePurge(ri.Config.Purge)
 	if err != nil {
 		set.Engine.Close()
 		j.Close()
 		return err
 	}
 	obs := newProgress(stderr, stdout, asJSON)
-	purger := set.purger(method, ri.Config.DestroyData, set.Engine, obs.note)
-	if set.Kind == setRemote && purger.Engine == nil && method != precondition.None {
+	purger, err := set.Purger(method, ri.Config.DestroyData, obs.note)
+	if err != nil {
 		set.Engine.Close()
 		j.Close()
-		return fmt.Errorf("engine %s cannot purge targets on fio servers: run with --purge none", set.Engine.Describe())
+		return err
 	}
-	r := &pts.Runner{Info: ri, Engine: set.Engine, Journal: j, Observer: obs, Purger: purger, Now: runClock.now}
-	switch {
-	case set.Kind == setLocal:
-		r.Cache = &precondition.CacheControl{Devs: purger.Devs}
-	default:
-		if wc, ok := set.Engine.(engine.WriteCacher); ok {
-			r.Cache = wc
-		}
-	}
+	r := &pts.Runner{Info: ri, Engine: set.Engine, Journal: j, Observer: obs, Purger: purger, Cache: set.WriteCache(), Now: runClock.now}
 	obs.begin(ri, dir)
 	runErr := r.Run(ctx, prior)
 	obs.finish()
@@ -365,24 +337,24 @@ func resumeRun(ctx context.Context, dir string, asJSON bool, stdout, stderr io.W
 		return reportDir(dir, "", "a4", asJSON, stdout, stderr)
 	}
 	// The same targets, checked again: a device may have been mounted since.
-	tp, err := planTargets(targetOptions{Specs: ri.Config.Targets, Engine: ri.Config.Engine,
+	tp, err := targets.Check(targets.Options{Specs: ri.Config.Targets, Engine: ri.Config.Engine,
 		FioServers: ri.Config.FioServers, DestroyData: ri.Config.DestroyData, Gate: true})
 	if err != nil {
 		return fmt.Errorf("%s: %w", dir, err)
 	}
-	if err := checkRunDir(dir, tp.Engine); err != nil {
+	if err := tp.CheckRunDir(dir); err != nil {
 		return err
 	}
-	tp.Poll, _ = ri.Config.PollDuration()
-	set, err := tp.open(dir, 0)
+	poll, _ := pts.ParsePoll(ri.Config.Poll)
+	set, err := tp.Open(dir, targets.OpenOptions{Poll: poll.Duration()})
 	if err != nil {
 		return err
 	}
-	if len(set.Identities) != len(ri.Targets) {
+	if len(tp.Identities) != len(ri.Targets) {
 		set.Engine.Close()
-		return fmt.Errorf("%w: %s was run on %d targets, now %d", device.ErrUnsafe, dir, len(ri.Targets), len(set.Identities))
+		return fmt.Errorf("%w: %s was run on %d targets, now %d", device.ErrUnsafe, dir, len(ri.Targets), len(tp.Identities))
 	}
-	for i, id := range set.Identities {
+	for i, id := range tp.Identities {
 		if !id.SameDevice(ri.Targets[i]) {
 			set.Engine.Close()
 			return fmt.Errorf("%w: target %d is not the device this run started on (%s, now %s)",
@@ -417,7 +389,7 @@ func demoCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			tp, err := planTargets(targetOptions{Specs: cfg.Targets, Engine: cfg.Engine})
+			tp, err := targets.Check(targets.Options{Specs: cfg.Targets, Engine: cfg.Engine})
 			if err != nil {
 				return err
 			}

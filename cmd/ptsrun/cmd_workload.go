@@ -18,6 +18,7 @@ import (
 	"github.com/ptsrun/ptsrun/engine"
 	"github.com/ptsrun/ptsrun/matrix"
 	"github.com/ptsrun/ptsrun/pts"
+	"github.com/ptsrun/ptsrun/targets"
 )
 
 func workloadCommand() *cli.Command {
@@ -71,7 +72,7 @@ func workloadCommand() *cli.Command {
 				}
 			}
 			// Reading destroys nothing: only workloads that write are gated.
-			tp, err := planTargets(targetOptions{Specs: c.StringSlice("target"), Engine: c.String("engine"),
+			tp, err := targets.Check(targets.Options{Specs: c.StringSlice("target"), Engine: c.String("engine"),
 				FioServers: c.StringSlice("fio-server"), DestroyData: c.StringSlice("destroy-data"), Gate: w.ReadPct < 100})
 			if err != nil {
 				return err
@@ -88,12 +89,11 @@ func workloadCommand() *cli.Command {
 					}
 				}
 			}
-			poll, err := (pts.Config{Poll: c.String("poll")}).PollDuration()
+			poll, err := pts.ParsePoll(c.String("poll"))
 			if err != nil {
 				return err
 			}
-			tp.Poll = poll
-			return runWorkload(c.Context, tp, w, op, dir, c.Bool("json"), c.App.Writer, c.App.ErrWriter)
+			return runWorkload(c.Context, tp, poll, w, op, dir, c.Bool("json"), c.App.Writer, c.App.ErrWriter)
 		},
 	}
 }
@@ -148,9 +148,9 @@ func dirOf(d engine.DirStats, el time.Duration) dirJSON {
 	return j
 }
 
-func runWorkload(ctx context.Context, tp *targetPlan, w engine.Workload, op pts.Operator, dir string, asJSON bool, stdout, stderr io.Writer) (err error) {
+func runWorkload(ctx context.Context, tp *targets.Plan, poll pts.Poll, w engine.Workload, op pts.Operator, dir string, asJSON bool, stdout, stderr io.Writer) (err error) {
 	if dir != "" {
-		if err := checkRunDir(dir, tp.Engine); err != nil {
+		if err := tp.CheckRunDir(dir); err != nil {
 			return err
 		}
 		undo, perr := prepareDir(dir)
@@ -164,7 +164,7 @@ func runWorkload(ctx context.Context, tp *targetPlan, w engine.Workload, op pts.
 			}
 		}()
 	}
-	set, err := tp.open(dir, 0)
+	set, err := tp.Open(dir, targets.OpenOptions{Poll: poll.Duration()})
 	if err != nil {
 		return err
 	}
@@ -195,7 +195,7 @@ func runWorkload(ctx context.Context, tp *targetPlan, w engine.Workload, op pts.
 		if err := saveWorkload(dir, res); err != nil {
 			return err
 		}
-		if err := recordWorkload(dir, tp, set, w, m, started, op); err != nil {
+		if err := recordWorkload(dir, tp, set, poll, w, m, started, op); err != nil {
 			return err
 		}
 	}
@@ -218,29 +218,26 @@ func runWorkload(ctx context.Context, tp *targetPlan, w engine.Workload, op pts.
 
 // recordWorkload makes dir a run directory of one custom cell, so that
 // report, compare and check take a workload like any run.
-func recordWorkload(dir string, tp *targetPlan, set *targetSet, w engine.Workload, m engine.Measurement, started time.Time, op pts.Operator) error {
+func recordWorkload(dir string, tp *targets.Plan, set *targets.Set, poll pts.Poll, w engine.Workload, m engine.Measurement, started time.Time, op pts.Operator) error {
 	cfg := pts.DefaultConfig()
 	// No tests and no profile: nothing of the PTS applies.
 	cfg.Tests, cfg.Profile = nil, ""
 	for _, id := range tp.Identities {
 		cfg.Targets = append(cfg.Targets, id.Spec)
 	}
-	cfg.Engine = tp.Engine
+	cfg.Engine = string(tp.Engine)
 	cfg.CellTime = pts.Duration(w.Duration)
 	cfg.ActiveRange = w.ActiveRange
 	cfg.Seed = w.Seed
 	cfg.Purge = "none"
-	switch {
-	case tp.Poll < 0:
-		cfg.Poll = "off"
-	case tp.Poll > 0:
-		cfg.Poll = tp.Poll.String()
+	if poll != pts.PollAuto {
+		cfg.Poll = poll.String()
 	}
 	stage := pts.Stage{ID: "custom", Test: "custom", Title: "Workload", MaxRounds: 1,
 		Cells: []pts.Cell{{Index: 0, Key: pts.KeyOf(w), Workload: w}}}
 	ri := pts.RunInfo{Schema: pts.Schema, Tool: "ptsrun", Version: version, Spec: "PTS " + pts.SpecRevision,
 		Created: started, Config: cfg, Stages: []pts.Stage{stage}, Targets: tp.Identities,
-		Host: hostInfo(), Engine: set.Engine.Describe(), Source: "ptsrun workload", Operator: op}
+		Host: targets.ProbeHost(version), Engine: set.Engine.Describe(), Source: "ptsrun workload", Operator: op}
 	if err := pts.WriteWorkload(dir, ri, pts.ImportedCell{Workload: w, Measurement: m, Time: started}); err != nil {
 		return err
 	}
