@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -18,28 +19,33 @@ import (
 )
 
 func planCommand() *cli.Command {
-	flags := runFlags()
 	return &cli.Command{
 		Name:      "plan",
 		Usage:     "print the phases, cells and an ETA of a run; run nothing",
 		UsageText: "ptsrun plan (same flags as run)",
-		Flags:     flags,
+		Flags:     runFlags(),
 		Action: func(c *cli.Context) error {
 			// The operator's flags are checked as run checks them.
-			if _, err := operatorFromFlags(c); err != nil {
-				return err
-			}
-			cfg, p, tp, err := configFromFlags(c, false)
+			opts, err := runOptionsFrom(c)
 			if err != nil {
 				return err
 			}
-			// The plan shows what run would do, refusals included.
-			if err := pts.CheckTargets(cfg.Stages(p), tp.Identities); err != nil {
-				return err
-			}
-			return printPlan(c.App.Writer, cfg, p, tp, c.Bool("json"))
+			return runPlan(c.Context, opts, c.App.Writer, c.App.ErrWriter)
 		},
 	}
+}
+
+// runPlan prints what run would do with opts, refusals included, and runs
+// nothing.
+func runPlan(ctx context.Context, opts runOptions, stdout, _ io.Writer) error {
+	run, err := checkRun(ctx, opts.Config, false)
+	if err != nil {
+		return err
+	}
+	if err := pts.CheckTargets(run.Config.Stages(run.Profile), run.Targets.Identities); err != nil {
+		return err
+	}
+	return printPlan(ctx, stdout, run, opts.JSON)
 }
 
 // What a round run through fio servers costs on top of its cells' time,
@@ -70,11 +76,8 @@ type planStage struct {
 var wipcSpeedWorkload = engine.Workload{Access: engine.Sequential, BlockSize: pts.WIPCBlockSize, TC: pts.WIPCTC,
 	QD: pts.WIPCQD, ActiveRange: 100, Duration: 10 * time.Second}
 
-func printPlan(w io.Writer, cfg pts.Config, p pts.Profile, tp *targets.Plan, asJSON bool) error {
-	method, err := tp.ChoosePurge(cfg.Purge)
-	if err != nil {
-		return err
-	}
+func printPlan(ctx context.Context, w io.Writer, run checkedRun, asJSON bool) error {
+	cfg, p, tp, method := run.Config, run.Profile, run.Targets, run.Purge
 	// Capacity and sequential speed: known for simulated drives.
 	var capacity int64
 	src := "assumed 1000 MB/s (the device's speed is known only when it runs)"
@@ -82,7 +85,7 @@ func printPlan(w io.Writer, cfg pts.Config, p pts.Profile, tp *targets.Plan, asJ
 		capacity = max(capacity, m.UserBytes)
 		src = "the simulated drive's model"
 	}
-	seqMBps := tp.SeqWriteMBps(nilContext(), wipcSpeedWorkload)
+	seqMBps := tp.SeqWriteMBps(ctx, wipcSpeedWorkload)
 	for _, t := range tp.Local {
 		capacity = max(capacity, t.Capacity)
 	}
@@ -96,7 +99,7 @@ func printPlan(w io.Writer, cfg pts.Config, p pts.Profile, tp *targets.Plan, asJ
 		perRound, perCell = remoteRoundOverhead, remoteCellOverhead
 	}
 	wide := ""
-	ch, ok, wideErr := tp.WidePurge(nilContext(), method, cfg.DestroyData)
+	ch, ok, wideErr := tp.WidePurge(ctx, method, cfg.DestroyData)
 	switch {
 	case !ok:
 	case wideErr != nil:
