@@ -149,14 +149,31 @@ func (p *Plan) Describe(host device.Host) string {
 	return string(p.Engine)
 }
 
+// JobFile is the fio job file of one host.
+type JobFile struct {
+	Host string // "local", or the fio server's HOST:PORT
+	Text string
+}
+
 // JobFiles are the fio job files the engine fio would run for w on the
-// targets, one per host ("local" or the server's address); none for other
-// engines. ptsrun plan prints them.
-func (p *Plan) JobFiles(w engine.Workload) map[string]string {
+// targets, one per host, in the order the fio servers were named; none for
+// other engines. ptsrun plan prints them.
+func (p *Plan) JobFiles(w engine.Workload) []JobFile {
 	if p.Engine != Fio {
 		return nil
 	}
-	return fio.JobFilesFor(w, append(p.localFioTargets(), p.Remote...))
+	byHost := fio.JobFilesFor(w, append(p.localFioTargets(), p.Remote...))
+	var out []JobFile
+	if text, ok := byHost["local"]; ok {
+		out = append(out, JobFile{Host: "local", Text: text})
+	}
+	for _, t := range p.Remote {
+		if text, ok := byHost[t.Server]; ok {
+			out = append(out, JobFile{Host: t.Server, Text: text})
+			delete(byHost, t.Server)
+		}
+	}
+	return out
 }
 
 // SeqWriteMBps estimates the simulated drives' sequential write speed for w

@@ -95,7 +95,7 @@ func TestSimulatedSet(t *testing.T) {
 // Targets on fio servers: fio names the engine by its version, prints job
 // files per server, and purges only when the engine can.
 func TestRemoteSet(t *testing.T) {
-	p, err := Check(Options{FioServers: []string{"h1:8765=/dev/sdb", "h2:8765=/dev/sdc"}})
+	p, err := Check(Options{FioServers: []string{"h2:8765=/dev/sdc", "h1:8765=/dev/sdb"}})
 	require.NoError(t, err)
 	assert.Equal(t, "fio 3.36", p.Describe(device.Host{Fio: "fio-3.36"}))
 	assert.Equal(t, "fio", p.Describe(device.Host{}), "no fio here: the engine's name")
@@ -103,9 +103,11 @@ func TestRemoteSet(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, precondition.None, method)
 	jobs := p.JobFiles(engine.Workload{Access: engine.Random, ReadPct: 100, BlockSize: 4096, TC: 1, QD: 1, ActiveRange: 100, Duration: time.Second})
-	assert.Len(t, jobs, 2)
-	assert.Contains(t, jobs["h1:8765"], "/dev/sdb")
-	assert.Contains(t, jobs["h2:8765"], "/dev/sdc")
+	require.Len(t, jobs, 2)
+	assert.Equal(t, "h2:8765", jobs[0].Host, "in the order the servers were named")
+	assert.Contains(t, jobs[0].Text, "/dev/sdc")
+	assert.Equal(t, "h1:8765", jobs[1].Host)
+	assert.Contains(t, jobs[1].Text, "/dev/sdb")
 }
 
 func TestCheckRunDir(t *testing.T) {

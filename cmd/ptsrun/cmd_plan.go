@@ -241,11 +241,11 @@ func printPlan(ctx context.Context, w io.Writer, run checkedRun, asJSON bool) er
 			wl := s.Cells[0].Workload
 			wl.Seed = pts.CellSeed(cfg.Seed, s.ID, 1, 0)
 			fmt.Fprintf(w, "\nfio job file of %s, round 1, cell 1 (%s); every cell has its own in DIR/fio:\n", s.Title, s.Cells[0].Key)
-			for host, job := range tp.JobFiles(wl) {
-				if host != "local" {
-					fmt.Fprintf(w, "--- for %s\n", host)
+			for _, job := range tp.JobFiles(wl) {
+				if job.Host != "local" {
+					fmt.Fprintf(w, "--- for %s\n", job.Host)
 				}
-				fmt.Fprint(w, job)
+				fmt.Fprint(w, job.Text)
 			}
 		}
 	}
