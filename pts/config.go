@@ -68,8 +68,9 @@ type Config struct {
 	// 512 bytes (a 4Kn drive): cells of smaller blocks cannot be done on
 	// them, so they are left out, and the results say so.
 	MinBlock int64 `json:"min_block_bytes,omitempty"`
-	// Poll is the native engine's completion polling: "" or "auto", "off",
-	// or how long a thread polls before it sleeps ("100us").
+	// Poll is the native engine's completion polling as it was given: ""
+	// or "auto", "off", or how long a thread polls before it sleeps
+	// ("100us"). ParsePoll reads it into the typed Poll that the rest uses.
 	Poll string `json:"poll,omitempty"`
 	// Params are the tests' own parameters by flag name ("xsr-groups"),
 	// as the user gave them; each test's definition declares, defaults and
@@ -83,20 +84,11 @@ type Config struct {
 	Mixes      []int   `json:"mixes_read_pct,omitempty"`
 }
 
-// PollDuration reads Poll the way the native engine takes it: 0 lets the
-// engine choose, negative never polls.
+// PollDuration reads Poll (ParsePoll) the way the native engine takes it:
+// 0 lets the engine choose, negative never polls.
 func (c Config) PollDuration() (time.Duration, error) {
-	switch c.Poll {
-	case "", "auto":
-		return 0, nil
-	case "off":
-		return -1, nil
-	}
-	d, err := time.ParseDuration(c.Poll)
-	if err != nil || d <= 0 || d > time.Second {
-		return 0, fmt.Errorf("--poll %q: want auto, off, or a duration up to 1s such as 100us", c.Poll)
-	}
-	return d, nil
+	p, err := ParsePoll(c.Poll)
+	return p.Duration(), err
 }
 
 // Runnable says whether blocks of bs bytes can be done on the targets.

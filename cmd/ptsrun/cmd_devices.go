@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -24,9 +25,16 @@ func devicesCommand() *cli.Command {
 			if c.Args().Len() > 0 {
 				return fmt.Errorf("unexpected argument %q", c.Args().First())
 			}
-			return listDevices(device.Live, c.App.Writer, c.Bool("json"), c.Bool("all"))
+			return runDevices(c.Context, devicesOptions{FS: device.Live, JSON: c.Bool("json"), All: c.Bool("all")}, c.App.Writer, c.App.ErrWriter)
 		},
 	}
+}
+
+// devicesOptions are devices' options.
+type devicesOptions struct {
+	FS   device.FS // where the devices are read: device.Live, or a fixture
+	JSON bool
+	All  bool // include empty devices
 }
 
 // deviceEntry is one device of `ptsrun devices`.
@@ -39,7 +47,9 @@ type deviceEntry struct {
 	Verdict   device.Verdict `json:"verdict"`
 }
 
-func listDevices(fs device.FS, w io.Writer, asJSON, all bool) error {
+// runDevices lists the block devices with their safety verdicts.
+func runDevices(_ context.Context, opts devicesOptions, w, _ io.Writer) error {
+	fs, asJSON, all := opts.FS, opts.JSON, opts.All
 	blocks, err := fs.Blocks()
 	if err != nil {
 		return err

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -36,49 +37,72 @@ func checkCommand() *cli.Command {
 			&cli.BoolFlag{Name: "json", Usage: "print the result as JSON on stdout"},
 		},
 		Action: func(c *cli.Context) error {
-			if c.Args().Len() != 1 {
-				return fmt.Errorf("check needs exactly one run (a directory or results.json) besides --golden")
-			}
-			all, err := golden.ParseTolerance(c.String("tolerance"))
+			opts, err := checkOptionsFrom(c)
 			if err != nil {
 				return err
 			}
-			tol := golden.Tolerance{IOPS: all, MBps: all, Lat: all}
-			for _, p := range []struct {
-				flag string
-				dst  *float64
-			}{{"tolerance-iops", &tol.IOPS}, {"tolerance-mbps", &tol.MBps}, {"tolerance-lat", &tol.Lat}} {
-				if c.IsSet(p.flag) {
-					if *p.dst, err = golden.ParseTolerance(c.String(p.flag)); err != nil {
-						return fmt.Errorf("--%s: %w", p.flag, err)
-					}
-				}
-			}
-			base, err := golden.Load(c.String("golden"))
-			if err != nil {
-				return err
-			}
-			run, err := golden.Load(c.Args().First())
-			if err != nil {
-				return err
-			}
-			res, err := golden.Check(base, run, tol)
-			if err != nil {
-				return err
-			}
-			if c.Bool("json") {
-				if err := printJSON(c.App.Writer, res); err != nil {
-					return err
-				}
-			} else {
-				res.Print(c.App.Writer)
-			}
-			if !res.Pass {
-				return errRegression
-			}
-			return nil
+			return runCheck(c.Context, opts, c.App.Writer, c.App.ErrWriter)
 		},
 	}
+}
+
+// checkOptions are check's options.
+type checkOptions struct {
+	Golden    string // the baseline: a run directory or a results.json
+	Run       string // the run held against it: the same
+	Tolerance golden.Tolerance
+	JSON      bool
+}
+
+// checkOptionsFrom reads check's flags.
+func checkOptionsFrom(c *cli.Context) (checkOptions, error) {
+	if c.Args().Len() != 1 {
+		return checkOptions{}, fmt.Errorf("check needs exactly one run (a directory or results.json) besides --golden")
+	}
+	all, err := golden.ParseTolerance(c.String("tolerance"))
+	if err != nil {
+		return checkOptions{}, err
+	}
+	tol := golden.Tolerance{IOPS: all, MBps: all, Lat: all}
+	for _, p := range []struct {
+		flag string
+		dst  *float64
+	}{{"tolerance-iops", &tol.IOPS}, {"tolerance-mbps", &tol.MBps}, {"tolerance-lat", &tol.Lat}} {
+		if c.IsSet(p.flag) {
+			if *p.dst, err = golden.ParseTolerance(c.String(p.flag)); err != nil {
+				return checkOptions{}, fmt.Errorf("--%s: %w", p.flag, err)
+			}
+		}
+	}
+	return checkOptions{Golden: c.String("golden"), Run: c.Args().First(), Tolerance: tol, JSON: c.Bool("json")}, nil
+}
+
+// runCheck holds a run against its baseline; a regression is errRegression,
+// reported by the result it prints.
+func runCheck(_ context.Context, opts checkOptions, stdout, _ io.Writer) error {
+	base, err := golden.Load(opts.Golden)
+	if err != nil {
+		return err
+	}
+	run, err := golden.Load(opts.Run)
+	if err != nil {
+		return err
+	}
+	res, err := golden.Check(base, run, opts.Tolerance)
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		if err := printJSON(stdout, res); err != nil {
+			return err
+		}
+	} else {
+		res.Print(stdout)
+	}
+	if !res.Pass {
+		return reported(errRegression)
+	}
+	return nil
 }
 
 func compareCommand() *cli.Command {
@@ -100,46 +124,61 @@ func compareCommand() *cli.Command {
 			if paper != "a4" && paper != "letter" {
 				return fmt.Errorf("unknown paper size %q: want a4 or letter", c.String("paper"))
 			}
-			runs, err := golden.LoadAll(c.Args().Slice())
-			if err != nil {
-				return err
+			opts := compareOptions{Runs: c.Args().Slice(), PDF: c.String("o"), CSVDir: c.String("csv"), Paper: paper, JSON: c.Bool("json")}
+			if opts.CSVDir == "" {
+				opts.CSVDir = strings.TrimSuffix(opts.PDF, filepath.Ext(opts.PDF)) + "-tables"
 			}
-			cmp, err := golden.Compare(runs)
-			if err != nil {
-				return err
-			}
-			pdf := c.String("o")
-			csvDir := c.String("csv")
-			if csvDir == "" {
-				csvDir = strings.TrimSuffix(pdf, filepath.Ext(pdf)) + "-tables"
-			}
-			if err := cmp.WriteCSV(csvDir); err != nil {
-				return err
-			}
-			if err := writeComparison(pdf, cmp.PDF(paper)); err != nil {
-				return err
-			}
-			fmt.Fprintf(c.App.ErrWriter, "ptsrun: wrote %s and %s\n", pdf, csvDir)
-			if !c.Bool("json") {
-				cmp.PrintSummary(c.App.Writer)
-				return nil
-			}
-			out := struct {
-				Type  string `json:"type"`
-				Files struct {
-					PDF    string   `json:"compare_pdf"`
-					CSVDir string   `json:"csv_dir"`
-					CSV    []string `json:"csv"`
-				} `json:"files"`
-				golden.ComparisonSummary
-			}{Type: "compare", ComparisonSummary: cmp.Summary()}
-			out.Files.PDF, out.Files.CSVDir = pdf, csvDir
-			for _, f := range cmp.CSVFiles() {
-				out.Files.CSV = append(out.Files.CSV, filepath.Join(csvDir, f))
-			}
-			return printJSON(c.App.Writer, out)
+			return runCompare(c.Context, opts, c.App.Writer, c.App.ErrWriter)
 		},
 	}
+}
+
+// compareOptions are compare's options.
+type compareOptions struct {
+	Runs   []string // directories or results.json files; the first is the reference
+	PDF    string   // -o
+	CSVDir string   // --csv
+	Paper  string   // a4 or letter
+	JSON   bool
+}
+
+// runCompare writes the comparison of opts.Runs as a PDF and CSV tables and
+// prints its summary.
+func runCompare(_ context.Context, opts compareOptions, stdout, stderr io.Writer) error {
+	runs, err := golden.LoadAll(opts.Runs)
+	if err != nil {
+		return err
+	}
+	cmp, err := golden.Compare(runs)
+	if err != nil {
+		return err
+	}
+	pdf, csvDir := opts.PDF, opts.CSVDir
+	if err := cmp.WriteCSV(csvDir); err != nil {
+		return err
+	}
+	if err := writeComparison(pdf, cmp.PDF(opts.Paper)); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "ptsrun: wrote %s and %s\n", pdf, csvDir)
+	if !opts.JSON {
+		cmp.PrintSummary(stdout)
+		return nil
+	}
+	out := struct {
+		Type  string `json:"type"`
+		Files struct {
+			PDF    string   `json:"compare_pdf"`
+			CSVDir string   `json:"csv_dir"`
+			CSV    []string `json:"csv"`
+		} `json:"files"`
+		golden.ComparisonSummary
+	}{Type: "compare", ComparisonSummary: cmp.Summary()}
+	out.Files.PDF, out.Files.CSVDir = pdf, csvDir
+	for _, f := range cmp.CSVFiles() {
+		out.Files.CSV = append(out.Files.CSV, filepath.Join(csvDir, f))
+	}
+	return printJSON(stdout, out)
 }
 
 func importCommand() *cli.Command {
@@ -165,18 +204,9 @@ func importCommand() *cli.Command {
 					if err != nil {
 						return err
 					}
-					ri, rounds, warnings, err := golden.ImportFio(c.Args().Slice(), golden.FioOptions{
-						Profile: c.String("profile"), Name: c.String("name"), Version: version})
-					if err != nil {
-						return err
-					}
-					ri.Operator = op
-					for _, w := range warnings {
-						fmt.Fprintf(c.App.ErrWriter, "ptsrun: %s\n", w)
-					}
-					return importInto(c, warnings, func(dir string) error {
-						return pts.WriteImported(dir, ri, rounds)
-					})
+					opts := importFioOptions{Files: c.Args().Slice(), Profile: c.String("profile"), Name: c.String("name"),
+						Into: importOptions{Dir: c.String("out"), Operator: op, JSON: c.Bool("json")}}
+					return runImportFio(c.Context, opts, c.App.Writer, c.App.ErrWriter)
 				},
 			},
 			{
@@ -197,44 +227,91 @@ func importCommand() *cli.Command {
 					if err != nil {
 						return err
 					}
-					file := c.Args().First()
-					f, err := os.Open(file)
-					if err != nil {
-						return fmt.Errorf("table %s: %w", file, err)
-					}
-					defer f.Close()
-					tb, err := golden.ParseTable(f, file, strings.ToLower(c.String("metric")))
-					if err != nil {
-						return err
-					}
-					name := c.String("name")
-					if name == "" {
-						name = strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
-					}
-					source := fmt.Sprintf("table %s, %s", file, tb.Metric)
-					res := tb.Results(source, version)
-					ri := golden.TableRunInfo(name, source, version, time.Now().UTC())
-					ri.Operator = op
-					return importInto(c, nil, func(dir string) error {
-						if err := pts.WriteRunInfo(dir, ri); err != nil {
-							return err
-						}
-						return res.Save(dir)
-					})
+					opts := importTableOptions{File: c.Args().First(), Metric: strings.ToLower(c.String("metric")), Name: c.String("name"),
+						Into: importOptions{Dir: c.String("out"), Operator: op, JSON: c.Bool("json")}}
+					return runImportTable(c.Context, opts, c.App.Writer, c.App.ErrWriter)
 				},
 			},
 		},
 	}
 }
 
+// importOptions are what every import makes: the run directory, who made
+// it, and whether its summary is printed as JSON.
+type importOptions struct {
+	Dir      string // --out
+	Operator pts.Operator
+	JSON     bool
+}
+
+// importFioOptions are import fio's options.
+type importFioOptions struct {
+	Files   []string // fio output, JSON or JSON+
+	Profile string   // the PTS profile the cells are filed under
+	Name    string   // the device's name in reports; fio's filename when empty
+	Into    importOptions
+}
+
+// runImportFio makes a run directory of fio output files.
+func runImportFio(_ context.Context, opts importFioOptions, stdout, stderr io.Writer) error {
+	ri, rounds, warnings, err := golden.ImportFio(opts.Files, golden.FioOptions{
+		Profile: opts.Profile, Name: opts.Name, Version: version})
+	if err != nil {
+		return err
+	}
+	ri.Operator = opts.Into.Operator
+	for _, w := range warnings {
+		fmt.Fprintf(stderr, "ptsrun: %s\n", w)
+	}
+	return importInto(opts.Into, warnings, func(dir string) error {
+		return pts.WriteImported(dir, ri, rounds)
+	}, stdout, stderr)
+}
+
+// importTableOptions are import table's options.
+type importTableOptions struct {
+	File   string // CSV: bs, then one column per mix
+	Metric string // what the table holds: iops, mbps or lat_ms
+	Name   string // the device's name in reports; the file's name when empty
+	Into   importOptions
+}
+
+// runImportTable makes a run directory of a published table.
+func runImportTable(_ context.Context, opts importTableOptions, stdout, stderr io.Writer) error {
+	file := opts.File
+	f, err := os.Open(file)
+	if err != nil {
+		return fmt.Errorf("table %s: %w", file, err)
+	}
+	defer f.Close()
+	tb, err := golden.ParseTable(f, file, opts.Metric)
+	if err != nil {
+		return err
+	}
+	name := opts.Name
+	if name == "" {
+		name = strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
+	}
+	source := fmt.Sprintf("table %s, %s", file, tb.Metric)
+	res := tb.Results(source, version)
+	ri := golden.TableRunInfo(name, source, version, time.Now().UTC())
+	ri.Operator = opts.Into.Operator
+	return importInto(opts.Into, nil, func(dir string) error {
+		if err := pts.WriteRunInfo(dir, ri); err != nil {
+			return err
+		}
+		return res.Save(dir)
+	}, stdout, stderr)
+}
+
 var jsonImportFlag = &cli.BoolFlag{Name: "json", Usage: "print the run directory made, its files and verdicts as JSON on stdout"}
 
-// importInto makes the run directory --out, lets write fill it, then
+// importInto makes the run directory o.Dir, lets write fill it, then
 // derives the results, tables and report from it as `report` would. On any
 // failure it removes what it made: nothing half-written stays. warnings
 // (results left out) go into the --json summary too.
-func importInto(c *cli.Context, warnings []string, write func(dir string) error) error {
-	dir, stdout, stderr := c.String("out"), c.App.Writer, c.App.ErrWriter
+func importInto(o importOptions, warnings []string, write func(dir string) error, stdout, stderr io.Writer) error {
+	dir := o.Dir
 	undo, err := prepareDir(dir)
 	if err != nil {
 		return err
@@ -260,7 +337,7 @@ func importInto(c *cli.Context, warnings []string, write func(dir string) error)
 	fmt.Fprintf(stderr, "ptsrun: imported into %s (results.json, tables, %s)\n", dir, filepath.Base(out))
 	sum := newSummary(res, dir, out)
 	sum.ImportedFrom, sum.Warnings = ri.Source, warnings
-	printSummary(stderr, stdout, res, sum, c.Bool("json"))
+	printSummary(stderr, stdout, res, sum, o.JSON)
 	return nil
 }
 

@@ -1,47 +1,51 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
-	"strings"
-
 	"github.com/ptsrun/ptsrun/device"
 	"github.com/ptsrun/ptsrun/engine"
-	"github.com/ptsrun/ptsrun/engine/fio"
-	"github.com/ptsrun/ptsrun/engine/sim"
 	"github.com/ptsrun/ptsrun/matrix"
 	"github.com/ptsrun/ptsrun/precondition"
 	"github.com/ptsrun/ptsrun/pts"
+	"github.com/ptsrun/ptsrun/targets"
 )
 
 func planCommand() *cli.Command {
-	flags := runFlags()
 	return &cli.Command{
 		Name:      "plan",
 		Usage:     "print the phases, cells and an ETA of a run; run nothing",
 		UsageText: "ptsrun plan (same flags as run)",
-		Flags:     flags,
+		Flags:     runFlags(),
 		Action: func(c *cli.Context) error {
 			// The operator's flags are checked as run checks them.
-			if _, err := operatorFromFlags(c); err != nil {
-				return err
-			}
-			cfg, p, tp, err := configFromFlags(c, false)
+			opts, err := runOptionsFrom(c)
 			if err != nil {
 				return err
 			}
-			// The plan shows what run would do, refusals included.
-			if err := pts.CheckTargets(cfg.Stages(p), tp.Identities); err != nil {
-				return err
-			}
-			return printPlan(c.App.Writer, cfg, p, tp, c.Bool("json"))
+			return runPlan(c.Context, opts, c.App.Writer, c.App.ErrWriter)
 		},
 	}
+}
+
+// runPlan prints what run would do with opts, refusals included, and runs
+// nothing.
+func runPlan(ctx context.Context, opts runOptions, stdout, _ io.Writer) error {
+	run, err := checkRun(ctx, opts.Config, false)
+	if err != nil {
+		return err
+	}
+	if err := pts.CheckTargets(run.Config.Stages(run.Profile), run.Targets.Identities); err != nil {
+		return err
+	}
+	return printPlan(ctx, stdout, run, opts.JSON)
 }
 
 // What a round run through fio servers costs on top of its cells' time,
@@ -67,20 +71,21 @@ type planStage struct {
 	WIPCSpeedSource string        `json:"wipc_speed_source"`
 }
 
-func printPlan(w io.Writer, cfg pts.Config, p pts.Profile, tp *targetPlan, asJSON bool) error {
-	method, err := precondition.Choose(cfg.Purge, tp.purgeKind())
-	if err != nil {
-		return err
-	}
+// wipcSpeedWorkload measures a simulated drive's sequential write speed,
+// at which the plan estimates the workload-independent preconditioning.
+var wipcSpeedWorkload = engine.Workload{Access: engine.Sequential, BlockSize: pts.WIPCBlockSize, TC: pts.WIPCTC,
+	QD: pts.WIPCQD, ActiveRange: 100, Duration: 10 * time.Second}
+
+func printPlan(ctx context.Context, w io.Writer, run checkedRun, asJSON bool) error {
+	cfg, p, tp, method := run.Config, run.Profile, run.Targets, run.Purge
 	// Capacity and sequential speed: known for simulated drives.
 	var capacity int64
-	var seqMBps float64
 	src := "assumed 1000 MB/s (the device's speed is known only when it runs)"
 	for _, m := range tp.Sim {
 		capacity = max(capacity, m.UserBytes)
-		seqMBps = simSeqWriteMBps(m)
 		src = "the simulated drive's model"
 	}
+	seqMBps := tp.SeqWriteMBps(ctx, wipcSpeedWorkload)
 	for _, t := range tp.Local {
 		capacity = max(capacity, t.Capacity)
 	}
@@ -90,11 +95,11 @@ func printPlan(w io.Writer, cfg pts.Config, p pts.Profile, tp *targetPlan, asJSO
 	// Through fio servers a round is one fio invocation: the server's
 	// start-up wait once, then fio's pause between stonewalled cells.
 	var perRound, perCell time.Duration
-	if len(tp.Remote) > 0 {
+	if tp.Kind == targets.Remote {
 		perRound, perCell = remoteRoundOverhead, remoteCellOverhead
 	}
 	wide := ""
-	ch, ok, wideErr := tp.widePurge(nilContext(), method, cfg.DestroyData)
+	ch, ok, wideErr := tp.WidePurge(ctx, method, cfg.DestroyData)
 	switch {
 	case !ok:
 	case wideErr != nil:
@@ -163,7 +168,7 @@ func printPlan(w io.Writer, cfg pts.Config, p pts.Profile, tp *targetPlan, asJSO
 		fmt.Fprintf(w, "%d. %s\n", i+1, s.Title)
 		if s.Purge {
 			fmt.Fprintf(w, "   purge: %s", s.PurgeMethod)
-			if len(tp.Remote) > 0 && s.PurgeMethod != precondition.None {
+			if tp.Kind == targets.Remote && s.PurgeMethod != precondition.None {
 				fmt.Fprintf(w, " (%s)", precondition.RemoteAbout(s.PurgeMethod))
 			}
 			fmt.Fprintln(w)
@@ -228,8 +233,7 @@ func printPlan(w io.Writer, cfg pts.Config, p pts.Profile, tp *targetPlan, asJSO
 			}
 		}
 	}
-	if tp.Engine == "fio" {
-		ts := append(tp.fioTargets(), tp.Remote...)
+	if tp.Engine == targets.Fio {
 		for _, s := range stages {
 			if len(s.Cells) == 0 {
 				continue
@@ -237,29 +241,13 @@ func printPlan(w io.Writer, cfg pts.Config, p pts.Profile, tp *targetPlan, asJSO
 			wl := s.Cells[0].Workload
 			wl.Seed = pts.CellSeed(cfg.Seed, s.ID, 1, 0)
 			fmt.Fprintf(w, "\nfio job file of %s, round 1, cell 1 (%s); every cell has its own in DIR/fio:\n", s.Title, s.Cells[0].Key)
-			for host, job := range fio.JobFilesFor(wl, ts) {
-				if host != "local" {
-					fmt.Fprintf(w, "--- for %s\n", host)
+			for _, job := range tp.JobFiles(wl) {
+				if job.Host != "local" {
+					fmt.Fprintf(w, "--- for %s\n", job.Host)
 				}
-				fmt.Fprint(w, job)
+				fmt.Fprint(w, job.Text)
 			}
 		}
 	}
 	return nil
-}
-
-// simSeqWriteMBps estimates a model's sequential write speed from a short run
-// on a fresh in-memory drive.
-func simSeqWriteMBps(m sim.Model) float64 {
-	e, err := sim.Open([]sim.Target{{Name: "plan", Model: m}})
-	if err != nil {
-		return 0
-	}
-	defer e.Close()
-	r, err := engine.RunCell(nilContext(), e, engine.Cell{Workload: engine.Workload{Access: engine.Sequential,
-		BlockSize: pts.WIPCBlockSize, TC: pts.WIPCTC, QD: pts.WIPCQD, ActiveRange: 100, Duration: 10 * time.Second}})
-	if err != nil {
-		return 0
-	}
-	return r.Write.MBps(r.Elapsed)
 }

@@ -13,12 +13,11 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ptsrun/ptsrun/device"
-	"github.com/ptsrun/ptsrun/engine"
-	"github.com/ptsrun/ptsrun/engine/fio"
 	"github.com/ptsrun/ptsrun/matrix"
 	"github.com/ptsrun/ptsrun/precondition"
 	"github.com/ptsrun/ptsrun/pts"
 	"github.com/ptsrun/ptsrun/steadystate"
+	"github.com/ptsrun/ptsrun/targets"
 )
 
 // runFlags are the flags of run and plan.
@@ -69,53 +68,38 @@ func pollFlag() cli.Flag {
 		"auto (50µs while the I/O threads leave a CPU free), off, or a duration"}
 }
 
-// configFromFlags builds and checks the run configuration and its targets;
-// gate applies the safety check to them.
-func configFromFlags(c *cli.Context, gate bool) (pts.Config, pts.Profile, *targetPlan, error) {
-	if c.Args().Len() > 0 {
-		return pts.Config{}, pts.Profile{}, nil, fmt.Errorf("unexpected argument %q", c.Args().First())
-	}
-	cfg, p, err := baseConfig(c)
-	if err != nil {
-		return cfg, p, nil, err
-	}
-	tp, err := planTargets(targetOptions{Specs: cfg.Targets, Engine: cfg.Engine, FioServers: cfg.FioServers,
-		DestroyData: cfg.DestroyData, Gate: gate})
-	if err != nil {
-		return cfg, p, nil, err
-	}
-	cfg.Engine = tp.Engine
-	for _, t := range tp.Identities {
-		if t.LogicalBlock > 512 {
-			cfg.MinBlock = max(cfg.MinBlock, t.LogicalBlock)
-		}
-	}
-	method, err := precondition.Choose(cfg.Purge, tp.purgeKind())
-	if err != nil {
-		return cfg, p, nil, err
-	}
-	var devs []precondition.Dev
-	for _, t := range tp.Local {
-		devs = append(devs, precondition.DevOf(t))
-	}
-	if err := precondition.Applicable(method, devs); err != nil {
-		return cfg, p, nil, err
-	}
-	if gate {
-		// A purge of the whole NVMe controller is refused here, before the
-		// run directory exists, unless every namespace it erases may go.
-		if _, _, err := tp.widePurge(c.Context, method, cfg.DestroyData); err != nil {
-			return cfg, p, nil, err
-		}
-	}
-	return cfg, p, tp, nil
+// runOptions are the options of run and plan: the configuration as the
+// flags set it, before pts.Config.Resolve, who runs it, and where.
+type runOptions struct {
+	Config   pts.Config
+	Operator pts.Operator
+	Dir      string // --out; plan ignores it
+	JSON     bool
 }
 
-func baseConfig(c *cli.Context) (pts.Config, pts.Profile, error) {
+// runOptionsFrom reads the flags of run and plan.
+func runOptionsFrom(c *cli.Context) (runOptions, error) {
+	op, err := operatorFromFlags(c)
+	if err != nil {
+		return runOptions{}, err
+	}
+	if c.Args().Len() > 0 {
+		return runOptions{}, fmt.Errorf("unexpected argument %q", c.Args().First())
+	}
+	cfg, err := configFromFlags(c)
+	if err != nil {
+		return runOptions{}, err
+	}
+	return runOptions{Config: cfg, Operator: op, Dir: c.String("out"), JSON: c.Bool("json")}, nil
+}
+
+// configFromFlags reads the run configuration from the flags. It is checked
+// by pts.Config.Resolve (checkRun).
+func configFromFlags(c *cli.Context) (pts.Config, error) {
 	cfg := pts.DefaultConfig()
 	tests, err := pts.ParseTests(c.String("tests"))
 	if err != nil {
-		return cfg, pts.Profile{}, err
+		return cfg, err
 	}
 	cfg.Tests = tests
 	cfg.Profile = c.String("profile")
@@ -123,13 +107,13 @@ func baseConfig(c *cli.Context) (pts.Config, pts.Profile, error) {
 	cfg.Targets = c.StringSlice("target")
 	cfg.TC, cfg.QD = c.Int("tc"), c.Int("qd")
 	if c.IsSet("tc") && cfg.TC == 0 || c.IsSet("qd") && cfg.QD == 0 {
-		return cfg, pts.Profile{}, fmt.Errorf("thread count and queue depth must be at least 1")
+		return cfg, fmt.Errorf("thread count and queue depth must be at least 1")
 	}
 	cfg.CellTime = pts.Duration(c.Duration("cell-time"))
 	cfg.MaxRounds = c.Int("max-rounds")
 	for _, f := range []string{"active-range", "tp-active-range", "lat-active-range", "pc-active-range"} {
 		if c.IsSet(f) && c.Float64(f) <= 0 {
-			return cfg, pts.Profile{}, fmt.Errorf("--%s %g%% is outside (0, 100]", f, c.Float64(f))
+			return cfg, fmt.Errorf("--%s %g%% is outside (0, 100]", f, c.Float64(f))
 		}
 	}
 	// --active-range sets every test's; the per-test flags override it.
@@ -144,12 +128,12 @@ func baseConfig(c *cli.Context) (pts.Config, pts.Profile, error) {
 	cfg.PCActiveRange = c.Float64("pc-active-range")
 	if c.IsSet("block-sizes") {
 		if cfg.BlockSizes, err = pts.ParseBlockSizes(c.String("block-sizes")); err != nil {
-			return cfg, pts.Profile{}, err
+			return cfg, err
 		}
 	}
 	if c.IsSet("mixes") {
 		if cfg.Mixes, err = pts.ParseMixes(c.String("mixes")); err != nil {
-			return cfg, pts.Profile{}, err
+			return cfg, err
 		}
 	}
 	for _, p := range pts.AllParams() {
@@ -164,10 +148,52 @@ func baseConfig(c *cli.Context) (pts.Config, pts.Profile, error) {
 	cfg.DestroyData = c.StringSlice("destroy-data")
 	cfg.FioServers = c.StringSlice("fio-server")
 	cfg.Seed = c.Uint64("seed")
-	cfg.Poll = c.String("poll")
+	cfg.Poll = c.String("poll") // run.json keeps the text; checkRun parses it
 	cfg.SS = steadystate.Criteria{Window: c.Int("ss-window"), MaxRange: c.Float64("ss-max-range"), MaxSlope: c.Float64("ss-max-slope")}
+	return cfg, nil
+}
+
+// checkedRun is a run's configuration resolved and checked against its
+// targets: what run and demo start and plan prints. Making one changes
+// nothing.
+type checkedRun struct {
+	Config  pts.Config
+	Profile pts.Profile
+	Targets *targets.Plan
+	Purge   string   // the purge method, chosen once for these targets
+	Poll    pts.Poll // Config.Poll, parsed once
+}
+
+// checkRun resolves cfg and checks it against its targets; gate applies the
+// safety check to them.
+func checkRun(ctx context.Context, cfg pts.Config, gate bool) (checkedRun, error) {
 	p, err := cfg.Resolve()
-	return cfg, p, err
+	if err != nil {
+		return checkedRun{}, err
+	}
+	poll, err := pts.ParsePoll(cfg.Poll) // Resolve accepted it: from here on it is typed
+	if err != nil {
+		return checkedRun{}, err
+	}
+	tp, err := targets.Check(targets.Options{Specs: cfg.Targets, Engine: cfg.Engine, FioServers: cfg.FioServers,
+		DestroyData: cfg.DestroyData, Gate: gate})
+	if err != nil {
+		return checkedRun{}, err
+	}
+	cfg.Engine = string(tp.Engine)
+	cfg.MinBlock = max(cfg.MinBlock, tp.MinBlock())
+	method, err := tp.ChoosePurge(cfg.Purge)
+	if err != nil {
+		return checkedRun{}, err
+	}
+	if gate {
+		// A purge of the whole NVMe controller is refused here, before the
+		// run directory exists, unless every namespace it erases may go.
+		if _, _, err := tp.WidePurge(ctx, method, cfg.DestroyData); err != nil {
+			return checkedRun{}, err
+		}
+	}
+	return checkedRun{Config: cfg, Profile: p, Targets: tp, Purge: method, Poll: poll}, nil
 }
 
 func runCommand() *cli.Command {
@@ -177,21 +203,25 @@ func runCommand() *cli.Command {
 		UsageText: "ptsrun run --target T --out DIR [--tests iops,tp,lat] [--profile enterprise|client] [--block-sizes 4k,64k,1024k] [--mixes 100/0,65/35,0/100] ...",
 		Flags:     runFlags(),
 		Action: func(c *cli.Context) error {
-			dir := c.String("out")
-			op, err := operatorFromFlags(c)
+			opts, err := runOptionsFrom(c)
 			if err != nil {
 				return err
 			}
-			cfg, p, tp, err := configFromFlags(c, true)
-			if err != nil {
-				return err
-			}
-			if dir == "" {
-				return fmt.Errorf("no run directory: name one with --out")
-			}
-			return startRun(c.Context, cfg, p, tp, op, dir, c.Bool("json"), c.App.Writer, c.App.ErrWriter)
+			return runRun(c.Context, opts, c.App.Writer, c.App.ErrWriter)
 		},
 	}
+}
+
+// runRun checks the run and its targets, makes the run directory and runs.
+func runRun(ctx context.Context, opts runOptions, stdout, stderr io.Writer) error {
+	run, err := checkRun(ctx, opts.Config, true)
+	if err != nil {
+		return err
+	}
+	if opts.Dir == "" {
+		return fmt.Errorf("no run directory: name one with --out")
+	}
+	return startRun(ctx, newRun{checkedRun: run, Operator: opts.Operator, Dir: opts.Dir, JSON: opts.JSON}, stdout, stderr)
 }
 
 // prepareDir makes dir for a new run: it may not exist, or be empty. It
@@ -228,111 +258,116 @@ func prepareDir(dir string) (func(), error) {
 	}, nil
 }
 
+// newRun is a checked run to start in Dir.
+type newRun struct {
+	checkedRun
+	Operator pts.Operator
+	Dir      string
+	JSON     bool
+}
+
 // startRun creates the run directory and runs.
-func startRun(ctx context.Context, cfg pts.Config, p pts.Profile, tp *targetPlan, op pts.Operator, dir string, asJSON bool, stdout, stderr io.Writer) error {
+func startRun(ctx context.Context, r newRun, stdout, stderr io.Writer) error {
 	if err := runClock.check(); err != nil {
 		return err
 	}
-	if err := checkRunDir(dir, tp.Engine); err != nil {
+	tp := r.Targets
+	if err := tp.CheckRunDir(r.Dir); err != nil {
 		return err
 	}
-	if err := pts.CheckTargets(cfg.Stages(p), tp.Identities); err != nil {
+	stages := r.Config.Stages(r.Profile)
+	if err := pts.CheckTargets(stages, tp.Identities); err != nil {
 		return err
 	}
-	undo, err := prepareDir(dir)
+	undo, err := prepareDir(r.Dir)
 	if err != nil {
 		return err
 	}
+	host := targets.ProbeHost(version)
 	ri := pts.RunInfo{Schema: pts.Schema, Tool: "ptsrun", Version: version, Spec: "PTS " + pts.SpecRevision,
-		Created: runClock.now().UTC(), Config: cfg, Profile: p, Stages: cfg.Stages(p), Targets: tp.Identities,
-		Host: hostInfo(), Engine: tp.describe(), Operator: op}
+		Created: runClock.now().UTC(), Config: r.Config, Profile: r.Profile, Stages: stages, Targets: tp.Identities,
+		Host: host, Engine: tp.Describe(host), Operator: r.Operator}
 	// run.json first: from here on, a kill leaves a run that resume accepts.
-	if err := pts.WriteRunInfo(dir, ri); err != nil {
+	if err := pts.WriteRunInfo(r.Dir, ri); err != nil {
 		undo()
 		return err
 	}
-	tp.Poll, _ = cfg.PollDuration() // checked by Resolve
-	set, err := tp.open(dir, 0)
+	set, err := tp.Open(r.Dir, targets.OpenOptions{Poll: r.Poll.Duration()})
 	if err != nil {
 		undo()
 		return err
 	}
-	return execute(ctx, dir, ri, set, nil, asJSON, stdout, stderr)
+	return execute(ctx, execution{Dir: r.Dir, Info: ri, Set: set, Purge: r.Purge, JSON: r.JSON}, stdout, stderr)
 }
 
-// hostInfo describes this host, with the fio version when fio is installed.
-func hostInfo() device.Host {
-	h := device.Live.ProbeHost(version)
-	if v, err := fio.ProbeVersion(""); err == nil {
-		h.Fio = v.Raw
-	}
-	return h
+// execution is a run to execute (or resume) on its opened targets.
+type execution struct {
+	Dir   string
+	Info  pts.RunInfo
+	Set   *targets.Set
+	Purge string     // the purge method (targets.Plan.ChoosePurge)
+	Prior *pts.State // what the journal holds of a resumed run; nil for a new one
+	JSON  bool
 }
 
-// execute runs (or resumes) the run in dir and writes its results.
-func execute(ctx context.Context, dir string, ri pts.RunInfo, set *targetSet, prior *pts.State, asJSON bool, stdout, stderr io.Writer) error {
-	j, err := pts.OpenJournal(dir)
+// execute runs (or resumes) the run in x.Dir and writes its results. It
+// closes the engine.
+func execute(ctx context.Context, x execution, stdout, stderr io.Writer) error {
+	j, err := pts.OpenJournal(x.Dir)
 	if err != nil {
-		set.Engine.Close()
+		x.Set.Engine.Close()
 		return err
 	}
-	method, err := precondition.Choose(ri.Config.Purge, set.purgeKind())
+	obs := newProgress(stderr, stdout, x.JSON)
+	purger, err := x.Set.Purger(x.Purge, x.Info.Config.DestroyData, obs.note)
 	if err != nil {
-		set.Engine.Close()
+		x.Set.Engine.Close()
 		j.Close()
 		return err
 	}
-	obs := newProgress(stderr, stdout, asJSON)
-	purger := set.purger(method, ri.Config.DestroyData, set.Engine, obs.note)
-	if set.Kind == setRemote && purger.Engine == nil && method != precondition.None {
-		set.Engine.Close()
-		j.Close()
-		return fmt.Errorf("engine %s cannot purge targets on fio servers: run with --purge none", set.Engine.Describe())
-	}
-	r := &pts.Runner{Info: ri, Engine: set.Engine, Journal: j, Observer: obs, Purger: purger, Now: runClock.now}
-	switch {
-	case set.Kind == setLocal:
-		r.Cache = &precondition.CacheControl{Devs: purger.Devs}
-	default:
-		if wc, ok := set.Engine.(engine.WriteCacher); ok {
-			r.Cache = wc
-		}
-	}
-	obs.begin(ri, dir)
-	runErr := r.Run(ctx, prior)
+	r := &pts.Runner{Info: x.Info, Engine: x.Set.Engine, Journal: j, Observer: obs, Purger: purger,
+		Cache: x.Set.WriteCache(), Now: runClock.now}
+	obs.begin(x.Info, x.Dir)
+	runErr := r.Run(ctx, x.Prior)
 	obs.finish()
-	if err := set.Engine.Close(); err != nil && runErr == nil {
+	if err := x.Set.Engine.Close(); err != nil && runErr == nil {
 		runErr = err
 	}
 	if err := j.Close(); err != nil && runErr == nil {
 		runErr = err
 	}
-	res, _, err := matrix.Load(dir)
+	res, _, err := matrix.Load(x.Dir)
 	if err != nil {
 		return errors.Join(runErr, err)
 	}
-	if err := res.Save(dir); err != nil {
+	if err := res.Save(x.Dir); err != nil {
 		return errors.Join(runErr, err)
 	}
-	if _, err := writeReport(dir, "", "a4", ri, res); err != nil {
+	if _, err := writeReport(x.Dir, "", "a4", x.Info, res); err != nil {
 		return errors.Join(runErr, err)
 	}
 	if errors.Is(runErr, pts.ErrInterrupted) {
-		fmt.Fprintf(stderr, "ptsrun: interrupted; the journal is intact. Continue with: ptsrun resume %s\n", dir)
-		return fmt.Errorf("%w", errors.Join(pts.ErrInterrupted, errQuiet))
+		fmt.Fprintf(stderr, "ptsrun: interrupted; the journal is intact. Continue with: ptsrun resume %s\n", x.Dir)
+		return reported(runErr)
 	}
 	if runErr != nil {
 		return runErr
 	}
-	summarize(stderr, stdout, res, dir, asJSON)
+	summarize(stderr, stdout, res, x.Dir, x.JSON)
 	for _, t := range res.Tests {
 		for _, s := range t.Stages {
 			if !s.Steady && !s.Timeline { // a time series seeks no steady state
-				return errNotSteady
+				return reported(errNotSteady) // the summary says which stage
 			}
 		}
 	}
 	return nil
+}
+
+// resumeOptions are resume's options.
+type resumeOptions struct {
+	Dir  string
+	JSON bool
 }
 
 func resumeCommand() *cli.Command {
@@ -345,12 +380,14 @@ func resumeCommand() *cli.Command {
 			if c.Args().Len() != 1 {
 				return fmt.Errorf("resume needs exactly one run directory")
 			}
-			return resumeRun(c.Context, c.Args().First(), c.Bool("json"), c.App.Writer, c.App.ErrWriter)
+			return runResume(c.Context, resumeOptions{Dir: c.Args().First(), JSON: c.Bool("json")}, c.App.Writer, c.App.ErrWriter)
 		},
 	}
 }
 
-func resumeRun(ctx context.Context, dir string, asJSON bool, stdout, stderr io.Writer) error {
+// runResume continues the run in opts.Dir on the targets it started on.
+func runResume(ctx context.Context, opts resumeOptions, stdout, stderr io.Writer) error {
+	dir := opts.Dir
 	ri, err := pts.LoadRunInfo(dir)
 	if err != nil {
 		return err
@@ -362,34 +399,48 @@ func resumeRun(ctx context.Context, dir string, asJSON bool, stdout, stderr io.W
 	prior := pts.Replay(ri.Stages, recs)
 	if prior.Ended {
 		fmt.Fprintf(stderr, "ptsrun: the run in %s is already complete; rebuilding its results\n", dir)
-		return reportDir(dir, "", "a4", asJSON, stdout, stderr)
+		return reportDir(dir, "", "a4", opts.JSON, stdout, stderr)
 	}
 	// The same targets, checked again: a device may have been mounted since.
-	tp, err := planTargets(targetOptions{Specs: ri.Config.Targets, Engine: ri.Config.Engine,
+	tp, err := targets.Check(targets.Options{Specs: ri.Config.Targets, Engine: ri.Config.Engine,
 		FioServers: ri.Config.FioServers, DestroyData: ri.Config.DestroyData, Gate: true})
 	if err != nil {
 		return fmt.Errorf("%s: %w", dir, err)
 	}
-	if err := checkRunDir(dir, tp.Engine); err != nil {
+	if err := tp.CheckRunDir(dir); err != nil {
 		return err
 	}
-	tp.Poll, _ = ri.Config.PollDuration()
-	set, err := tp.open(dir, 0)
+	method, err := tp.ChoosePurge(ri.Config.Purge)
 	if err != nil {
 		return err
 	}
-	if len(set.Identities) != len(ri.Targets) {
-		set.Engine.Close()
-		return fmt.Errorf("%w: %s was run on %d targets, now %d", device.ErrUnsafe, dir, len(ri.Targets), len(set.Identities))
+	// run checked the setting before it wrote run.json; one that does not
+	// parse lets the engine choose, as it always has.
+	poll, _ := pts.ParsePoll(ri.Config.Poll)
+	set, err := tp.Open(dir, targets.OpenOptions{Poll: poll.Duration()})
+	if err != nil {
+		return err
 	}
-	for i, id := range set.Identities {
+	if len(tp.Identities) != len(ri.Targets) {
+		set.Engine.Close()
+		return fmt.Errorf("%w: %s was run on %d targets, now %d", device.ErrUnsafe, dir, len(ri.Targets), len(tp.Identities))
+	}
+	for i, id := range tp.Identities {
 		if !id.SameDevice(ri.Targets[i]) {
 			set.Engine.Close()
 			return fmt.Errorf("%w: target %d is not the device this run started on (%s, now %s)",
 				device.ErrUnsafe, i+1, ri.Targets[i].Label(), id.Label())
 		}
 	}
-	return execute(ctx, dir, ri, set, prior, asJSON, stdout, stderr)
+	return execute(ctx, execution{Dir: dir, Info: ri, Set: set, Purge: method, Prior: prior, JSON: opts.JSON}, stdout, stderr)
+}
+
+// demoOptions are demo's options.
+type demoOptions struct {
+	Model    string // simulated drive: enterprise or client
+	Dir      string // "" makes ./ptsrun-demo-TIME
+	Operator pts.Operator
+	JSON     bool
 }
 
 func demoCommand() *cli.Command {
@@ -407,27 +458,28 @@ func demoCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			cfg := pts.DefaultConfig()
-			model := c.String("model")
-			cfg.Targets = []string{"sim:" + model}
-			if model == "client" {
-				cfg.Profile = "client"
-			}
-			p, err := cfg.Resolve()
-			if err != nil {
-				return err
-			}
-			tp, err := planTargets(targetOptions{Specs: cfg.Targets, Engine: cfg.Engine})
-			if err != nil {
-				return err
-			}
-			dir := c.String("out")
-			if dir == "" {
-				dir = "ptsrun-demo-" + time.Now().Format("20060102-150405")
-			}
-			return startRun(c.Context, cfg, p, tp, op, dir, c.Bool("json"), c.App.Writer, c.App.ErrWriter)
+			return runDemo(c.Context, demoOptions{Model: c.String("model"), Dir: c.String("out"), Operator: op, JSON: c.Bool("json")},
+				c.App.Writer, c.App.ErrWriter)
 		},
 	}
+}
+
+// runDemo runs the default PTS tests on a simulated drive.
+func runDemo(ctx context.Context, opts demoOptions, stdout, stderr io.Writer) error {
+	cfg := pts.DefaultConfig()
+	cfg.Targets = []string{"sim:" + opts.Model}
+	if opts.Model == "client" {
+		cfg.Profile = "client"
+	}
+	run, err := checkRun(ctx, cfg, false)
+	if err != nil {
+		return err
+	}
+	dir := opts.Dir
+	if dir == "" {
+		dir = "ptsrun-demo-" + time.Now().Format("20060102-150405")
+	}
+	return startRun(ctx, newRun{checkedRun: run, Operator: opts.Operator, Dir: dir, JSON: opts.JSON}, stdout, stderr)
 }
 
 // testIDs lists the tests --tests takes.

@@ -18,8 +18,6 @@ import (
 	"github.com/ptsrun/ptsrun/steadystate"
 )
 
-func nilContext() context.Context { return context.Background() }
-
 func ssCommand() *cli.Command {
 	d := steadystate.Default()
 	return &cli.Command{
@@ -40,29 +38,46 @@ func ssCommand() *cli.Command {
 			if c.Args().Len() != 1 {
 				return fmt.Errorf("ss needs one input: a file, or - for standard input")
 			}
-			crit := steadystate.Criteria{Window: c.Int("window"), MaxRange: c.Float64("max-range"), MaxSlope: c.Float64("max-slope")}
-			if err := crit.Validate(); err != nil {
-				return err
-			}
-			name := c.Args().First()
-			var r io.Reader = os.Stdin
-			if name != "-" {
-				f, err := os.Open(name)
-				if err != nil {
-					return err
-				}
-				defer f.Close()
-				r = f
-			} else {
-				name = "standard input"
-			}
-			vals, rounds, err := readSeries(r, c.String("column"))
-			if err != nil {
-				return fmt.Errorf("%s: %w", name, err)
-			}
-			return printSS(c.App.Writer, crit, vals, rounds, c.Bool("json"))
+			opts := ssOptions{Criteria: steadystate.Criteria{Window: c.Int("window"), MaxRange: c.Float64("max-range"), MaxSlope: c.Float64("max-slope")},
+				Input: c.Args().First(), Stdin: c.App.Reader, Column: c.String("column"), JSON: c.Bool("json")}
+			return runSS(c.Context, opts, c.App.Writer, c.App.ErrWriter)
 		},
 	}
+}
+
+// ssOptions are ss's options.
+type ssOptions struct {
+	Criteria steadystate.Criteria
+	Input    string    // a file, or - for Stdin
+	Stdin    io.Reader // standard input
+	Column   string    // a CSV column; "" reads one number per line
+	JSON     bool
+}
+
+// runSS judges the series in opts.Input; not steady is errNotSteady,
+// reported by the verdict it prints.
+func runSS(_ context.Context, opts ssOptions, stdout, _ io.Writer) error {
+	crit := opts.Criteria
+	if err := crit.Validate(); err != nil {
+		return err
+	}
+	name := opts.Input
+	r := opts.Stdin
+	if name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		r = f
+	} else {
+		name = "standard input"
+	}
+	vals, rounds, err := readSeries(r, opts.Column)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return printSS(stdout, crit, vals, rounds, opts.JSON)
 }
 
 // readSeries reads numbers, one per line, or one CSV column. rounds gives the
@@ -206,7 +221,7 @@ func printSS(w io.Writer, crit steadystate.Criteria, vals []float64, _ []int, as
 		}
 	}
 	if !v.Steady {
-		return errNotSteady
+		return reported(errNotSteady)
 	}
 	return nil
 }

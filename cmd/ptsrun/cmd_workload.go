@@ -18,6 +18,7 @@ import (
 	"github.com/ptsrun/ptsrun/engine"
 	"github.com/ptsrun/ptsrun/matrix"
 	"github.com/ptsrun/ptsrun/pts"
+	"github.com/ptsrun/ptsrun/targets"
 )
 
 func workloadCommand() *cli.Command {
@@ -44,58 +45,54 @@ func workloadCommand() *cli.Command {
 			&cli.StringFlag{Name: "out", Usage: "record the workload and its per-second series in this directory"},
 		}, operatorFlags()...),
 		Action: func(c *cli.Context) error {
-			if c.Args().Len() > 0 {
-				return fmt.Errorf("unexpected argument %q", c.Args().First())
-			}
-			acc, err := engine.ParseAccess(c.String("access"))
+			opts, err := workloadOptionsFrom(c)
 			if err != nil {
 				return err
 			}
-			bs, err := engine.ParseSize(c.String("bs"))
-			if err != nil {
-				return fmt.Errorf("--bs: %w", err)
-			}
-			w := engine.Workload{Access: acc, ReadPct: c.Int("read"), BlockSize: bs, TC: c.Int("tc"), QD: c.Int("qd"),
-				ActiveRange: c.Float64("active-range"), Duration: c.Duration("time"), Seed: c.Uint64("seed")}
-			if err := w.Validate(512); err != nil {
-				return err
-			}
-			op, err := operatorFromFlags(c)
-			if err != nil {
-				return err
-			}
-			dir := c.String("out")
-			if dir != "" {
-				if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
-					return fmt.Errorf("output directory %s is not empty", dir)
-				}
-			}
-			// Reading destroys nothing: only workloads that write are gated.
-			tp, err := planTargets(targetOptions{Specs: c.StringSlice("target"), Engine: c.String("engine"),
-				FioServers: c.StringSlice("fio-server"), DestroyData: c.StringSlice("destroy-data"), Gate: w.ReadPct < 100})
-			if err != nil {
-				return err
-			}
-			for _, t := range tp.Local {
-				if bs%t.LogicalBlock != 0 {
-					return fmt.Errorf("block size %s is not a multiple of %s's logical block size %d", engine.FormatSize(bs), t.Raw, t.LogicalBlock)
-				}
-			}
-			for _, id := range tp.Identities {
-				if id.CapacityBytes > 0 {
-					if err := w.Fits(id.CapacityBytes, id.LogicalBlock); err != nil {
-						return fmt.Errorf("target %s: %w", id.Spec, err)
-					}
-				}
-			}
-			poll, err := (pts.Config{Poll: c.String("poll")}).PollDuration()
-			if err != nil {
-				return err
-			}
-			tp.Poll = poll
-			return runWorkload(c.Context, tp, w, op, dir, c.Bool("json"), c.App.Writer, c.App.ErrWriter)
+			return runWorkload(c.Context, opts, c.App.Writer, c.App.ErrWriter)
 		},
 	}
+}
+
+// workloadOptions are workload's options.
+type workloadOptions struct {
+	// Targets name the targets and the engine; runWorkload gates them
+	// when the workload writes.
+	Targets  targets.Options
+	Workload engine.Workload // checked
+	Poll     string          // --poll, parsed by runWorkload
+	Operator pts.Operator
+	Dir      string // --out: record the workload as a run directory here
+	JSON     bool
+}
+
+// workloadOptionsFrom reads workload's flags.
+func workloadOptionsFrom(c *cli.Context) (workloadOptions, error) {
+	if c.Args().Len() > 0 {
+		return workloadOptions{}, fmt.Errorf("unexpected argument %q", c.Args().First())
+	}
+	acc, err := engine.ParseAccess(c.String("access"))
+	if err != nil {
+		return workloadOptions{}, err
+	}
+	bs, err := engine.ParseSize(c.String("bs"))
+	if err != nil {
+		return workloadOptions{}, fmt.Errorf("--bs: %w", err)
+	}
+	w := engine.Workload{Access: acc, ReadPct: c.Int("read"), BlockSize: bs, TC: c.Int("tc"), QD: c.Int("qd"),
+		ActiveRange: c.Float64("active-range"), Duration: c.Duration("time"), Seed: c.Uint64("seed")}
+	if err := w.Validate(512); err != nil {
+		return workloadOptions{}, err
+	}
+	op, err := operatorFromFlags(c)
+	if err != nil {
+		return workloadOptions{}, err
+	}
+	return workloadOptions{
+		Targets: targets.Options{Specs: c.StringSlice("target"), Engine: c.String("engine"),
+			FioServers: c.StringSlice("fio-server"), DestroyData: c.StringSlice("destroy-data")},
+		Workload: w, Poll: c.String("poll"), Operator: op, Dir: c.String("out"), JSON: c.Bool("json"),
+	}, nil
 }
 
 // workloadResult is the JSON of `ptsrun workload --json` and DIR/workload.json.
@@ -148,9 +145,40 @@ func dirOf(d engine.DirStats, el time.Duration) dirJSON {
 	return j
 }
 
-func runWorkload(ctx context.Context, tp *targetPlan, w engine.Workload, op pts.Operator, dir string, asJSON bool, stdout, stderr io.Writer) (err error) {
+// runWorkload runs one workload on the targets, prints its measurement and,
+// with opts.Dir, records it as a run directory.
+func runWorkload(ctx context.Context, opts workloadOptions, stdout, stderr io.Writer) (err error) {
+	w, dir := opts.Workload, opts.Dir
 	if dir != "" {
-		if err := checkRunDir(dir, tp.Engine); err != nil {
+		if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
+			return fmt.Errorf("output directory %s is not empty", dir)
+		}
+	}
+	// Reading destroys nothing: only workloads that write are gated.
+	to := opts.Targets
+	to.Gate = w.ReadPct < 100
+	tp, err := targets.Check(to)
+	if err != nil {
+		return err
+	}
+	for _, t := range tp.Local {
+		if w.BlockSize%t.LogicalBlock != 0 {
+			return fmt.Errorf("block size %s is not a multiple of %s's logical block size %d", engine.FormatSize(w.BlockSize), t.Raw, t.LogicalBlock)
+		}
+	}
+	for _, id := range tp.Identities {
+		if id.CapacityBytes > 0 {
+			if err := w.Fits(id.CapacityBytes, id.LogicalBlock); err != nil {
+				return fmt.Errorf("target %s: %w", id.Spec, err)
+			}
+		}
+	}
+	poll, err := pts.ParsePoll(opts.Poll)
+	if err != nil {
+		return err
+	}
+	if dir != "" {
+		if err := tp.CheckRunDir(dir); err != nil {
 			return err
 		}
 		undo, perr := prepareDir(dir)
@@ -164,18 +192,16 @@ func runWorkload(ctx context.Context, tp *targetPlan, w engine.Workload, op pts.
 			}
 		}()
 	}
-	set, err := tp.open(dir, 0)
+	set, err := tp.Open(dir, targets.OpenOptions{Poll: poll.Duration()})
 	if err != nil {
 		return err
 	}
 	defer set.Engine.Close()
 	started := time.Now().UTC()
-	var names []string
-	for _, id := range tp.Identities {
-		names = append(names, id.Spec)
-	}
-	if !asJSON {
-		fmt.Fprintf(stderr, "ptsrun workload: %s on %v with %s for %v\n", w.String(), names, set.Engine.Describe(), w.Duration)
+	names := tp.Names()
+	desc := set.Engine.Describe()
+	if !opts.JSON {
+		fmt.Fprintf(stderr, "ptsrun workload: %s on %v with %s for %v\n", w.String(), names, desc, w.Duration)
 	}
 	m, err := engine.RunCell(ctx, set.Engine, engine.Cell{Workload: w})
 	if err != nil {
@@ -184,7 +210,7 @@ func runWorkload(ctx context.Context, tp *targetPlan, w engine.Workload, op pts.
 		}
 		return err
 	}
-	res := workloadResult{Tool: "ptsrun", Version: version, Engine: set.Engine.Describe(), Workload: w, Targets: names,
+	res := workloadResult{Tool: "ptsrun", Version: version, Engine: desc, Workload: w, Targets: names,
 		Elapsed: m.Elapsed.Seconds(), Read: dirOf(m.Read, m.Elapsed), Write: dirOf(m.Write, m.Elapsed),
 		Total: dirOf(m.Total(), m.Elapsed), CPU: m.CPU, Seconds: m.Seconds}
 	for _, t := range m.Targets {
@@ -195,11 +221,13 @@ func runWorkload(ctx context.Context, tp *targetPlan, w engine.Workload, op pts.
 		if err := saveWorkload(dir, res); err != nil {
 			return err
 		}
-		if err := recordWorkload(dir, tp, set, w, m, started, op); err != nil {
+		rec := workloadRecord{Dir: dir, Targets: tp, Engine: desc, Poll: poll, Workload: w, Measurement: m,
+			Started: started, Operator: opts.Operator}
+		if err := recordWorkload(rec); err != nil {
 			return err
 		}
 	}
-	if asJSON {
+	if opts.JSON {
 		out := res
 		out.Seconds = nil
 		b, err := json.MarshalIndent(out, "", "  ")
@@ -216,42 +244,50 @@ func runWorkload(ctx context.Context, tp *targetPlan, w engine.Workload, op pts.
 	return nil
 }
 
-// recordWorkload makes dir a run directory of one custom cell, so that
+// workloadRecord is a measured workload to record in a run directory.
+type workloadRecord struct {
+	Dir         string
+	Targets     *targets.Plan // as opened
+	Engine      string        // the opened engine's description
+	Poll        pts.Poll
+	Workload    engine.Workload
+	Measurement engine.Measurement
+	Started     time.Time
+	Operator    pts.Operator
+}
+
+// recordWorkload makes r.Dir a run directory of one custom cell, so that
 // report, compare and check take a workload like any run.
-func recordWorkload(dir string, tp *targetPlan, set *targetSet, w engine.Workload, m engine.Measurement, started time.Time, op pts.Operator) error {
+func recordWorkload(r workloadRecord) error {
+	w := r.Workload
 	cfg := pts.DefaultConfig()
 	// No tests and no profile: nothing of the PTS applies.
 	cfg.Tests, cfg.Profile = nil, ""
-	for _, id := range tp.Identities {
-		cfg.Targets = append(cfg.Targets, id.Spec)
-	}
-	cfg.Engine = tp.Engine
+	cfg.Targets = r.Targets.Names()
+	cfg.Engine = string(r.Targets.Engine)
 	cfg.CellTime = pts.Duration(w.Duration)
 	cfg.ActiveRange = w.ActiveRange
 	cfg.Seed = w.Seed
 	cfg.Purge = "none"
-	switch {
-	case tp.Poll < 0:
-		cfg.Poll = "off"
-	case tp.Poll > 0:
-		cfg.Poll = tp.Poll.String()
+	if r.Poll != pts.PollAuto {
+		cfg.Poll = r.Poll.String()
 	}
 	stage := pts.Stage{ID: "custom", Test: "custom", Title: "Workload", MaxRounds: 1,
 		Cells: []pts.Cell{{Index: 0, Key: pts.KeyOf(w), Workload: w}}}
 	ri := pts.RunInfo{Schema: pts.Schema, Tool: "ptsrun", Version: version, Spec: "PTS " + pts.SpecRevision,
-		Created: started, Config: cfg, Stages: []pts.Stage{stage}, Targets: tp.Identities,
-		Host: hostInfo(), Engine: set.Engine.Describe(), Source: "ptsrun workload", Operator: op}
-	if err := pts.WriteWorkload(dir, ri, pts.ImportedCell{Workload: w, Measurement: m, Time: started}); err != nil {
+		Created: r.Started, Config: cfg, Stages: []pts.Stage{stage}, Targets: r.Targets.Identities,
+		Host: targets.ProbeHost(version), Engine: r.Engine, Source: "ptsrun workload", Operator: r.Operator}
+	if err := pts.WriteWorkload(r.Dir, ri, pts.ImportedCell{Workload: w, Measurement: r.Measurement, Time: r.Started}); err != nil {
 		return err
 	}
-	res, ri, err := matrix.Load(dir)
+	res, ri, err := matrix.Load(r.Dir)
 	if err != nil {
 		return err
 	}
-	if err := res.Save(dir); err != nil {
+	if err := res.Save(r.Dir); err != nil {
 		return err
 	}
-	_, err = writeReport(dir, "", "a4", ri, res)
+	_, err = writeReport(r.Dir, "", "a4", ri, res)
 	return err
 }
 

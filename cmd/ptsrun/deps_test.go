@@ -57,9 +57,10 @@ var allowedImports = []struct {
 		"compares results; import reads fio output with the fio engine's parser; compare hands pdfreport its comparison (see restrictedUses)"},
 	{"golden/goldentest", []string{"device", "engine", "engine/sim", "precondition", "pts", "steadystate", "matrix"},
 		"test wiring: a simulated run from target to results, as cmd wires a real one"},
-	{"cmd/ptsrun", []string{"device", "engine", "engine/native", "engine/fio", "engine/sim", "precondition", "pts",
-		"steadystate", "matrix", "pdfreport", "golden"},
-		"the CLI wires every package together; nothing imports it"},
+	{"targets", []string{"device", "engine", "engine/native", "engine/fio", "engine/sim", "precondition"},
+		"the target set: from the targets a user names to a checked plan, an opened engine and the purge and write cache of the devices behind it; beside precondition, before pts in the data flow (pts runs what it opens, never opens it)"},
+	{"cmd/ptsrun", []string{"device", "engine", "targets", "precondition", "pts", "steadystate", "matrix", "pdfreport", "golden"},
+		"the CLI wires every package together, and opens engines only through targets; nothing imports it"},
 }
 
 // testFixtures may be imported by any package's test files but
@@ -159,6 +160,10 @@ func TestDependencyCheckFails(t *testing.T) {
 			"steadystate/steadystate_test.go imports golden/goldentest: steadystate may import no project package"},
 		{"a fixture outside tests", "pts", "pts/runner.go", false, "engine/sim", nil,
 			"pts/runner.go imports engine/sim"},
+		{"the CLI opens an engine itself", "cmd/ptsrun", "cmd/ptsrun/cmd_run.go", false, "engine/native", nil,
+			"cmd/ptsrun/cmd_run.go imports engine/native: cmd/ptsrun may import only device, engine, golden, matrix, pdfreport, precondition, pts, steadystate, targets"},
+		{"the runner opens targets", "pts", "pts/runner.go", false, "targets", nil,
+			"pts/runner.go imports targets: pts may import only device, engine, precondition, steadystate"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			broken := addImport(pkgs, c.pkg, goFile{Path: c.file, Test: c.test, Imports: []string{c.imports},

@@ -31,11 +31,9 @@ const (
 	exitInterrupted = 130
 )
 
-// errNotSteady marks a completed run whose steady state was not reached.
+// errNotSteady marks a completed run, or a series, whose steady state was
+// not reached.
 var errNotSteady = errors.New("steady state not reached")
-
-// errRefused marks a target refused as unsafe.
-var errRefused = errors.New("refused")
 
 // exitCode decides the process exit status, in one place.
 func exitCode(err error) int {
@@ -46,11 +44,23 @@ func exitCode(err error) int {
 		return exitInterrupted
 	case errors.Is(err, errNotSteady), errors.Is(err, errRegression):
 		return exitNotSteady
-	case errors.Is(err, errRefused), errors.Is(err, device.ErrUnsafe):
+	case errors.Is(err, device.ErrUnsafe):
 		return exitRefused
 	}
 	return exitError
 }
+
+// reportedError is an error the command has already told the user about in
+// its own words: a summary that names the stages not steady, a check's
+// regressions, how to resume an interrupted run. exitCode sees through it;
+// run does not print it again.
+type reportedError struct{ err error }
+
+func (e reportedError) Error() string { return e.err.Error() }
+func (e reportedError) Unwrap() error { return e.err }
+
+// reported marks err as told to the user already.
+func reported(err error) error { return reportedError{err} }
 
 func main() {
 	os.Exit(run(os.Args, os.Stdout, os.Stderr))
@@ -62,15 +72,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	app := newApp(stdout, stderr)
 	err := app.RunContext(ctx, flagsFirst(app, args))
-	code := exitCode(err)
-	if err != nil && code != exitNotSteady && !errors.Is(err, errQuiet) {
+	if err != nil && !errors.As(err, new(reportedError)) {
 		fmt.Fprintf(stderr, "ptsrun: %v\n", err)
 	}
-	return code
+	return exitCode(err)
 }
-
-// errQuiet wraps an error already reported to the user.
-var errQuiet = errors.New("")
 
 // signalContext is cancelled by the first SIGINT or SIGTERM; a second one
 // ends the process at once.

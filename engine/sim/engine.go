@@ -94,8 +94,12 @@ func (e *Engine) Identity(i int) Identity {
 	return id
 }
 
+// Description is how the engine names itself (Describe), and what run.json
+// records as the engine of a run on simulated drives.
+const Description = "sim (ptsrun simulated SSD model, not hardware)"
+
 // Describe names the engine.
-func (e *Engine) Describe() string { return "sim (ptsrun simulated SSD model, not hardware)" }
+func (e *Engine) Describe() string { return Description }
 
 func (e *Engine) do(ctx context.Context, o op) ([]engine.Measurement, error) {
 	if err := ctx.Err(); err != nil {

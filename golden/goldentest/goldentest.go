@@ -127,7 +127,7 @@ func SimRun(t testing.TB, model string, mod func(*pts.Config)) (pts.RunInfo, *ma
 	id := sim.IdentityOf(m, 0)
 	dir := t.TempDir()
 	ri := pts.RunInfo{Schema: pts.Schema, Tool: "ptsrun", Version: "0.0.0-test", Created: Start, Config: c, Profile: p,
-		Stages: c.Stages(p), Engine: "sim (ptsrun simulated SSD model, not hardware)",
+		Stages: c.Stages(p), Engine: sim.Description,
 		Host: device.Host{Hostname: "testhost", OS: "Debian GNU/Linux 12 (bookworm)", Kernel: "6.1.0", Arch: "amd64",
 			CPUModel: "Test CPU", CPUs: 2, MemoryBytes: 24 << 30, Ptsrun: "0.0.0-test", Go: "go1.26"},
 		Targets: []device.Identity{{Spec: "sim:" + model, Kind: device.KindSim, Vendor: id.Vendor, Model: id.Product,

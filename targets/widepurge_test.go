@@ -1,4 +1,4 @@
-package main
+package targets
 
 import (
 	"context"
@@ -31,20 +31,19 @@ func (x idCtrlOnly) Run(_ context.Context, args ...string) precondition.Command 
 
 // On a controller with two namespaces, a sanitize of one erases both: the
 // run's purge is refused unless --destroy-data names the other one too
-// (exit 4), and then records both.
+// (device.ErrUnsafe: exit 4), and then records both.
 func TestControllerWidePurgeGate(t *testing.T) {
-	fs := device.FS{Root: "../../device/testdata/nvme2ns"}
-	tg, err := fs.Inspect(device.Spec{Raw: "/dev/nvme1n1", Kind: device.KindBlock, Path: "/dev/nvme1n1"})
+	fs := device.FS{Root: "../device/testdata/nvme2ns"}
+	idctrl, err := os.ReadFile(filepath.Join("..", "precondition", "testdata", "tools", "nvme-id-ctrl.json"))
 	require.NoError(t, err)
-	idctrl, err := os.ReadFile(filepath.Join("..", "..", "precondition", "testdata", "tools", "nvme-id-ctrl.json"))
+	tp, err := Check(Options{Specs: []string{"/dev/nvme1n1"}, Engine: "native", FS: fs})
 	require.NoError(t, err)
-	tp := &targetPlan{Kind: setLocal, Engine: "native", Local: []device.Target{tg}, FS: fs}
+	require.Equal(t, Local, tp.Kind)
 
 	pg := tp.purger(precondition.NVMeSanitize, []string{"S7EVNJ0W100001"}, nil, nil)
 	pg.Exec = idCtrlOnly{t, string(idctrl)}
 	_, err = pg.Resolve(context.Background())
-	require.ErrorIs(t, err, device.ErrUnsafe)
-	assert.Equal(t, exitRefused, exitCode(err))
+	require.ErrorIs(t, err, device.ErrUnsafe) // exit 4
 	assert.Contains(t, err.Error(), "erases every namespace of controller nvme1, not only the target: also /dev/nvme1n2")
 	assert.Contains(t, err.Error(), "--destroy-data /dev/nvme1n2")
 
