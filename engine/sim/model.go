@@ -64,7 +64,7 @@ var catalogue = []Model{
 	},
 	{
 		Name: "enterprise", Vendor: "ptsrun", Product: "SIM-E1600 (model)", Firmware: "SIM1",
-		UserBytes: 3_200_631_791_616, OP: 0.28, GCWindow: 0.125,
+		UserBytes: 3_200_631_791_616, OP: 0.20, GCWindow: 0.125,
 		Dies: 64, PageBytes: 16 << 10, EraseBlockBytes: 6 << 20,
 		TRead: 70 * time.Microsecond, TProg: 500 * time.Microsecond, TErase: 3500 * time.Microsecond,
 		MaxIOPS: 1_000_000, MaxReadBW: 6.8e9, MaxWriteBW: 4.0e9, LinkBW: 7.8e9,
