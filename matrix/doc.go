@@ -1,7 +1,10 @@
 // Package matrix turns a run's journal into its results: the measurement
 // window of every stage, the window aggregate of every cell, the block size ×
 // R/W mix tables of every test, the compliance verdict with its deviations,
-// results.json and the CSV tables.
+// results.json and the CSV tables. A timeline stage (WSAT, HIR, XSR) gets
+// its samples instead of a window: one per interval with its IOPS, MB/s,
+// response times and the bytes written so far, its test's summary of
+// them, and the response-time histogram of its last hour.
 //
 // Window aggregates (pts-spec.md §4, A6, A7): a cell's IOPS is read + write
 // IOPS, averaged over the window rounds; MB/s likewise; the mean response time

@@ -16,7 +16,8 @@
 //
 // Build loops over the tests of pts (pts.Tests, then pts.CustomTest). Each
 // test's pages are in a page file of their own (page_iops.go, page_tp.go,
-// page_lat.go, page_custom.go with page_workload.go), which registers them
+// page_lat.go, page_wsat.go, page_hir.go, page_xsr.go, page_custom.go with
+// page_workload.go), which registers them
 // in its init, with the overlays that test's tables get in a comparison
 // (compare.go). The pages read the test's matrix, tables and tracked cells
 // from its pts.TestDef. The pages of the run as a whole are in header.go,

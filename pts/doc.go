@@ -12,6 +12,16 @@
 // fifth; a stage stops at steady state or at the round limit, and then the
 // measurement window is the last five rounds.
 //
+// Each test is one file that registers its TestDef (iops.go, tp.go,
+// lat.go, wsat.go, hir.go, xsr.go; custom.go for workloads outside the
+// PTS); nothing else in ptsrun needs to know a new test exists. WSAT, HIR
+// and XSR are timelines (timeline.go): segments of one stimulus each, run
+// one after another with optional idle time, a sample journaled per
+// interval, resumed at the next sample; a stage may be rounds to steady
+// state first (HIR's preconditioning). A test's own parameters are Params
+// with their checks, set by flags and recorded in run.json; a value other
+// than the default is a deviation.
+//
 // A quick look (Config.BlockSizes, Config.Mixes) runs part of the matrices
 // in the same loop order with the full matrix's cell keys; it must keep
 // every tracking variable, so its steady state is judged as the PTS's is.

@@ -58,16 +58,18 @@ var HIRTest = &TestDef{
 		pc := Stage{ID: "hir-pc", Test: HIR, Title: "HIR preconditioning", Purge: true, MaxRounds: c.MaxRounds}
 		long, last := w, w
 		long.Duration, last.Duration = round-time.Minute, time.Minute
-		pc.Cells = []Cell{{Index: 0, Key: KeyOf(long), Workload: long}, {Index: 1, Key: KeyOf(last), Workload: last}}
+		// Two cells of one workload need two keys: the tracked minute keeps
+		// the matrix's, the rest of the round is named for what it is.
+		pc.Cells = []Cell{{Index: 0, Key: Named(KeyOf(long).String() + "-untracked"), Workload: long}, {Index: 1, Key: KeyOf(last), Workload: last}}
 		pc.Tracking = []Tracking{{Name: "IOPS RND 4 KiB 0/100, last minute of the round", Cell: 1, Metric: MetricIOPS}}
 		tl := Stage{ID: string(HIR), Test: HIR, Title: "Host Idle Recovery"}
 		for _, ws := range states {
 			b := w
 			b.Duration = hirBurst
 			tl.Timeline = append(tl.Timeline,
-				Segment{Name: fmt.Sprintf("wait state %d: %v bursts of %s", ws, hirBurst, w),
+				Segment{Name: fmt.Sprintf("wait state %d: bursts of %s", ws, w),
 					Group: ws, Workload: b, Interval: Duration(hirBurst), Repeat: cycles, IdleAfter: Duration(time.Duration(ws) * hirBurst)},
-				Segment{Name: fmt.Sprintf("return to baseline after wait state %d: %s for %v", ws, w, base),
+				Segment{Name: fmt.Sprintf("return to baseline after wait state %d: %s", ws, w),
 					Group: 0, Workload: withDuration(w, base), Interval: Duration(hirBaselineIv)})
 		}
 		return []Stage{pc, tl}

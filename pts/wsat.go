@@ -142,8 +142,8 @@ func wsatSummary(_ Stage, samples []Sample) *Summary {
 		}
 	}
 	sum.Figures = []Figure{
-		{Name: "fresh-out-of-box IOPS", Value: fob, Unit: "IOPS", Definition: "the mean IOPS of the first five intervals"},
-		{Name: "steady IOPS", Value: steady, Unit: "IOPS", Definition: "the mean IOPS of the last hour"},
+		{Name: "fresh-out-of-box", Value: fob, Unit: "IOPS", Definition: "the mean IOPS of the first five intervals"},
+		{Name: "steady", Value: steady, Unit: "IOPS", Definition: "the mean IOPS of the last hour"},
 		{Name: "write cliff", Value: cliff / 1e9, Unit: "GB written", Definition: WSATCliff},
 	}
 	return sum

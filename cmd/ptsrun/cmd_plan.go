@@ -197,9 +197,25 @@ func printPlan(ctx context.Context, w io.Writer, run checkedRun, asJSON bool) er
 			fmt.Fprintf(w, "   time: %s\n\n", short(s.MaxRoundsTime))
 			continue
 		}
-		fmt.Fprintf(w, "   each round, %d cells of %v (%s):\n", len(s.Cells), time.Duration(cfg.CellTime), short(s.RoundTime))
+		same := len(s.Cells) > 0
 		for _, c := range s.Cells {
-			fmt.Fprintf(w, "     %2d  %-16s %s\n", c.Index+1, c.Key, c.Workload.String())
+			same = same && c.Workload.Duration == s.Cells[0].Workload.Duration
+		}
+		if same {
+			fmt.Fprintf(w, "   each round, %d cells of %v (%s):\n", len(s.Cells), s.Cells[0].Workload.Duration, short(s.RoundTime))
+		} else {
+			fmt.Fprintf(w, "   each round, %d cells (%s):\n", len(s.Cells), short(s.RoundTime)) // of their own durations
+		}
+		keyWidth := 16
+		for _, c := range s.Cells {
+			keyWidth = max(keyWidth, len(c.Key.String()))
+		}
+		for _, c := range s.Cells {
+			line := c.Workload.String()
+			if !same {
+				line += fmt.Sprintf(" for %v", c.Workload.Duration)
+			}
+			fmt.Fprintf(w, "     %2d  %-*s %s\n", c.Index+1, keyWidth, c.Key, line)
 		}
 		fmt.Fprintf(w, "   tracking:")
 		for _, t := range s.Tracking {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/ptsrun/ptsrun/matrix"
 	"github.com/ptsrun/ptsrun/pts"
@@ -108,8 +109,12 @@ func printSummary(stderr, stdout io.Writer, res *matrix.Results, sum runSummary,
 	for _, s := range sum.Stages {
 		fmt.Fprintf(w, "%-22s %s\n", s.Title+":", s.State)
 	}
+	width := 0
 	for _, h := range sum.Headline {
-		fmt.Fprintf(w, "  %-34s %s\n", h.Name, h.Value)
+		width = max(width, utf8.RuneCountInString(h.Name))
+	}
+	for _, h := range sum.Headline {
+		fmt.Fprintf(w, "  %-*s  %s\n", width, h.Name, h.Value)
 	}
 	fmt.Fprintf(w, "Results: %s, tables in %s, report %s\n", sum.Files.Results, filepath.Join(sum.Dir, "tables"), sum.Files.Report)
 }

@@ -94,7 +94,7 @@ func TestFOBFallsToSteadyLevelSetByOP(t *testing.T) {
 		}
 		levels = append(levels, last)
 	}
-	assert.Greater(t, levels[1], 1.5*levels[0], "steady IOPS at 28%% OP vs 7%%: %v", levels)
+	assert.Greater(t, levels[1], 1.5*levels[0], "steady IOPS at 28%% OP vs 7%% (the client drive with either): %v", levels)
 }
 
 // After the throughput test's preconditioning, sequential writes keep their
