@@ -87,6 +87,10 @@ type Precondition struct {
 	MBps     float64         `json:"mbps"`
 }
 
+// SeeksSteady says the stage is judged for steady state: rounds, or a
+// timeline in rounds (WSAT's steady-state method).
+func (s StageResult) SeeksSteady() bool { return !s.Timeline || len(s.Tracking) > 0 }
+
 // TrackingResult is a tracking variable: its value every round and the
 // verdict on the measurement window.
 type TrackingResult struct {
@@ -326,6 +330,9 @@ func buildStage(ri pts.RunInfo, s *pts.Stage, st *pts.State, crit steadystate.Cr
 	}
 	if s.IsTimeline() {
 		buildTimeline(ri, s, ss, &out)
+		if s.RoundSteps() > 0 {
+			timelineRounds(s, ss, crit, &out)
+		}
 		return out
 	}
 	n := ss.Rounds()
@@ -607,7 +614,7 @@ func deviations(ri pts.RunInfo, st *pts.State, res *Results) []Deviation {
 	// A test's own parameters set otherwise than their defaults.
 	for _, t := range pts.Tests {
 		for _, p := range t.Params {
-			if v, ok := cfg.Params[p.Flag]; ok && v != p.Default && slices.Contains(cfg.Tests, t.ID) {
+			if v, ok := cfg.Params[p.Flag]; ok && v != p.Default && !p.Method && slices.Contains(cfg.Tests, t.ID) {
 				add("param", "%s: --%s %s instead of %s.", t.Name, p.Flag, v, p.Default)
 			}
 		}
@@ -716,6 +723,9 @@ func deviations(ri pts.RunInfo, st *pts.State, res *Results) []Deviation {
 		}
 		for _, s := range t.Stages {
 			switch {
+			case s.Timeline && s.Complete && s.SeeksSteady() && !s.Steady:
+				add("not_steady", "%s: steady state was not reached in %d rounds (the round limit); the time series is reported as it ran.",
+					s.Title, s.Rounds)
 			case s.Timeline && s.Complete:
 				// One stimulus over time: no steady-state verdict to miss.
 			case s.Timeline && !s.Complete && s.Started:
@@ -810,6 +820,32 @@ func label(enabled bool) string {
 
 // buildTimeline gives a timeline stage its samples, one per step journaled,
 // and the test's summary of them.
+// timelineRounds is the steady-state reading of a timeline in rounds
+// (WSAT's steady-state method): its rounds, tracking values and window,
+// from its samples as the runner judged them.
+func timelineRounds(s *pts.Stage, ss *pts.StageState, crit steadystate.Criteria, out *StageResult) {
+	vals := s.TimelineTracking(ss.Samples)
+	n := 0
+	if len(vals) > 0 {
+		n = len(vals[0])
+	}
+	last := n
+	if ss.Ended && len(ss.Window) == 2 {
+		last = min(ss.Window[1], n)
+	}
+	out.Rounds = n
+	out.Window = [2]int{max(1, last-crit.Window+1), last}
+	out.Steady, out.SSRound = ss.Ended && ss.Steady, ss.SSRound
+	for v, t := range s.Tracking {
+		tr := TrackingResult{Name: t.Name, Cell: t.Cell, Metric: t.Metric, Unit: t.Metric.Unit()}
+		if v < len(vals) {
+			tr.Values = vals[v][:last]
+		}
+		tr.Verdict = crit.CheckAt(tr.Values, last)
+		out.Tracking = append(out.Tracking, tr)
+	}
+}
+
 func buildTimeline(ri pts.RunInfo, s *pts.Stage, ss *pts.StageState, out *StageResult) {
 	out.Timeline, out.EndedBy = true, ss.EndMessage
 	out.Samples = []pts.Sample{}

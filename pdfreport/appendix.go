@@ -87,7 +87,7 @@ func (b *builder) appendix() {
 	var blocks []Block
 	for _, t := range b.res.Tests {
 		for _, s := range t.Stages {
-			if s.Timeline {
+			if !s.SeeksSteady() {
 				continue // a time series: its samples are in tables/, its pages show them
 			}
 			head := []string{"Round"}

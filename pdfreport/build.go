@@ -121,7 +121,7 @@ func (b *builder) stage(s matrix.StageResult) {
 		b.warning = "STAGE NOT RUN"
 	case !s.Complete:
 		b.warning = "STAGE INCOMPLETE"
-	case s.Timeline:
+	case !s.SeeksSteady():
 		b.warning = "" // one stimulus over time: no steady state to reach
 	case !s.Steady:
 		b.warning = "SS NOT ACHIEVED"

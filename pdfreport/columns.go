@@ -51,7 +51,9 @@ func (b *builder) setup(s matrix.StageResult) []KV {
 	switch {
 	case !s.Complete:
 		note = "stage incomplete"
-	case s.Timeline:
+	case s.Timeline && s.SeeksSteady() && s.Steady:
+		note = fmt.Sprintf("a time series of %d samples in rounds; SS achieved", len(s.Samples))
+	case s.Timeline && !s.SeeksSteady():
 		note = fmt.Sprintf("a time series of %d samples; no steady state is sought", len(s.Samples))
 	case !s.Steady:
 		note = "SS NOT ACHIEVED"
@@ -254,8 +256,13 @@ func (b *builder) timelineParams(s matrix.StageResult) []KV {
 	var segs, every []string
 	for _, g := range st.Timeline {
 		seg := fmt.Sprintf("%s for %v", g.Workload, g.Workload.Duration)
-		if g.Repeat > 1 {
+		switch {
+		case g.Repeat > 1 && g.IdleAfter > 0:
 			seg = fmt.Sprintf("%d × (%s for %v, %v idle)", g.Repeat, g.Workload, g.Workload.Duration, time.Duration(g.IdleAfter))
+		case g.Repeat > 1 && len(st.Tracking) > 0:
+			seg = fmt.Sprintf("up to %d rounds of %s for %v", g.Repeat, g.Workload, g.Workload.Duration)
+		case g.Repeat > 1:
+			seg = fmt.Sprintf("%d × %s for %v", g.Repeat, g.Workload, g.Workload.Duration)
 		}
 		segs = append(segs, seg)
 		if iv := "every " + time.Duration(g.Interval).String(); !slices.Contains(every, iv) {

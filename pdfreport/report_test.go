@@ -474,3 +474,27 @@ func TestHIRPages(t *testing.T) {
 	require.Len(t, sum.Rows, 2)
 	assert.Greater(t, sum.Rows[1][3], sum.Rows[0][3], "longer idle, faster bursts")
 }
+
+// WSAT's optional steady-state method adds its convergence and window
+// pages, is no deviation, and its verdict is on the first page.
+func TestWSATSteadyStatePages(t *testing.T) {
+	ri, res, _ := simRun(t, "enterprise", func(c *pts.Config) {
+		c.Tests, c.Params = []pts.TestID{pts.WSAT}, map[string]string{"wsat-ss": "true"}
+	})
+	doc := Build(ri, res, Options{})
+	marks := map[string]bool{}
+	for _, p := range doc.Pages {
+		marks[p.Landmark] = true
+	}
+	for _, m := range []string{"wsat-time", "wsat-ss", "window", "wsat-summary", "appendix-tracking"} {
+		assert.True(t, marks[m], "page %s", m)
+	}
+	text := doc.Text()
+	assert.NotContains(t, text, "--wsat-ss", "an option the PTS offers is not a deviation")
+	assert.Contains(t, text, "Write Saturation | ")
+	assert.Regexp(t, `time series, \d+ samples; steady at round \d+ \(window \d+–\d+\)`, text)
+	assert.Contains(t, text, "IOPS of the round's check minute")
+	st := res.Find(pts.WSAT).Stages[0]
+	assert.True(t, st.Steady)
+	assert.True(t, st.SeeksSteady())
+}

@@ -61,6 +61,10 @@ func (b *builder) summary() {
 				state = "outside the PTS: no verdict"
 			case s.Timeline && !s.Complete:
 				state = fmt.Sprintf("incomplete (%d samples)", len(s.Samples))
+			case s.Timeline && s.SeeksSteady() && s.Steady:
+				state = fmt.Sprintf("time series, %d samples; steady at round %d (window %d–%d)", len(s.Samples), s.SSRound, s.Window[0], s.Window[1])
+			case s.Timeline && s.SeeksSteady():
+				state = fmt.Sprintf("time series, %d samples; NOT steady in %d rounds", len(s.Samples), s.Rounds)
 			case s.Timeline:
 				state = fmt.Sprintf("time series, %d samples", len(s.Samples))
 			case s.Published():

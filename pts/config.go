@@ -173,7 +173,19 @@ func (c *Config) Resolve() (Profile, error) {
 		return p, fmt.Errorf("round limit %d is outside %d…%d (it may not be below the %d-round window)",
 			c.MaxRounds, c.SS.Window, MaxMaxRounds, c.SS.Window)
 	}
-	return p, c.resolveSubset(p)
+	if err := c.resolveSubset(p); err != nil {
+		return p, err
+	}
+	// The stages the tests build from these settings, checked before
+	// anything runs (a timeline's segments that sum to nothing).
+	for _, s := range c.Stages(p) {
+		if s.IsTimeline() {
+			if err := checkTimeline(s); err != nil {
+				return p, err
+			}
+		}
+	}
+	return p, nil
 }
 
 // Subset is the block sizes and mixes of a test that the run does, in loop
@@ -393,6 +405,13 @@ func (c *Config) resolveParams() error {
 		if p.Check != nil {
 			if err := p.Check(v); err != nil {
 				return fmt.Errorf("--%s %s: %w", flag, v, err)
+			}
+		}
+	}
+	for _, t := range c.Tests {
+		if td := Def(t); td.CheckParams != nil {
+			if err := td.CheckParams(*c); err != nil {
+				return err
 			}
 		}
 	}

@@ -28,6 +28,9 @@ type Position struct {
 	RoundLeft          time.Duration // estimated wall time to the end of the round
 	StageLeftMin       time.Duration // to the end of the stage if it becomes steady as early as it can
 	StageLeftMax       time.Duration // to the end of the stage at the round limit
+	// A timeline's bytes written since its stage began (TGBW) and the
+	// targets' capacity, for its drive fills.
+	Written, Capacity int64
 }
 
 // Observer is told about every journal record as it is written.
@@ -482,9 +485,20 @@ func (r *Runner) runTimeline(ctx context.Context, s *Stage, ss *StageState) erro
 	}
 	stopAt := int64(s.StopFills * float64(capacity))
 	why := "its segments have run"
+	// A timeline in rounds is judged after each; on resume, from the
+	// rounds its samples hold.
+	var judge *roundJudge
+	perRound := s.RoundSteps()
+	if perRound > 0 {
+		why = fmt.Sprintf("the round limit (%d) was reached", s.Timeline[0].Repeat)
+		judge = newJudge(s, r.Info.Config.SS, len(ss.Samples)/perRound, s.TimelineTracking(ss.Samples))
+	}
 	for k := len(ss.Samples); k < len(steps); k++ {
 		if stopAt > 0 && written >= stopAt {
 			why = fmt.Sprintf("%g × the capacity written (%.1f GB)", s.StopFills, float64(written)/1e9)
+			break
+		}
+		if judge != nil && judge.steady() {
 			break
 		}
 		if ctx.Err() != nil {
@@ -504,9 +518,11 @@ func (r *Runner) runTimeline(ctx context.Context, s *Stage, ss *StageState) erro
 			// A time series keeps its figures and histogram, not its seconds.
 			m.Seconds = nil
 			idx := k
-			journalErr = r.emit(Record{Type: RecSample, Stage: s.ID, Cell: &idx, Workload: &cell.Workload, Measurement: &m,
-				WallNs: int64(wall)}, r.timelinePosition(s, steps, k+1))
 			written += m.Write.Bytes
+			pos := r.timelinePosition(s, steps, k+1)
+			pos.Written, pos.Capacity = written, capacity
+			journalErr = r.emit(Record{Type: RecSample, Stage: s.ID, Cell: &idx, Workload: &cell.Workload, Measurement: &m,
+				WallNs: int64(wall)}, pos)
 			ss.Samples = append(ss.Samples, &m)
 			return journalErr
 		})
@@ -518,9 +534,26 @@ func (r *Runner) runTimeline(ctx context.Context, s *Stage, ss *StageState) erro
 		case err != nil:
 			return fmt.Errorf("%s step %d (%s): %w", s.Title, k+1, w, err)
 		}
+		if judge != nil && len(ss.Samples)%perRound == 0 {
+			row := make([]engine.Measurement, perRound)
+			for i, m := range ss.Samples[len(ss.Samples)-perRound:] {
+				row[i] = *m
+			}
+			if err := r.emit(judge.round(row), r.timelinePosition(s, steps, k+1)); err != nil {
+				return err
+			}
+		}
 	}
 	if stopAt > 0 && written >= stopAt {
 		why = fmt.Sprintf("%g × the capacity written (%.1f GB)", s.StopFills, float64(written)/1e9)
+	}
+	if judge != nil {
+		if judge.steady() {
+			why = fmt.Sprintf("steady state at round %d", judge.ssRound)
+		}
+		rec := judge.end("")
+		rec.Message = fmt.Sprintf("%d of %d steps: stopped when %s", len(ss.Samples), len(steps), why)
+		return r.emit(rec, Position{Stage: s})
 	}
 	f := false
 	return r.emit(Record{Type: RecStageEnd, Stage: s.ID, Steady: &f,

@@ -55,6 +55,9 @@ type TestDef struct {
 	// Params are the test's own parameters, each a command-line flag
 	// (UNVERIFIED spec values among them, so that a lab can set them).
 	Params []Param
+	// CheckParams checks the test's parameters together (one that rules
+	// another out); each has been checked alone. Nil: nothing to check.
+	CheckParams func(c Config) error
 	// Summarize reads a timeline stage's samples: the test's table of them
 	// and the figures it derives (XSR's recovery time). nil for tests of
 	// rounds.
@@ -71,6 +74,12 @@ type Param struct {
 	Default string
 	Usage   string
 	Check   func(string) error
+	// Switch is a flag without a value: "true" when given, else Default
+	// ("false").
+	Switch bool
+	// Method is an option the PTS itself offers (WSAT's steady-state
+	// method): using it is not a deviation.
+	Method bool
 }
 
 // AllParams are the parameters of every test, for the command line.

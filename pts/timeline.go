@@ -58,6 +58,40 @@ func (s Stage) Steps() []Step {
 	return out
 }
 
+// A timeline stage with Tracking is in rounds, judged for steady state as
+// it runs (WSAT's optional steady-state method): its one segment repeats,
+// Repeat being the round limit, each run is a round, and each tracking
+// variable's Cell is the step of the run it tracks (the check minute). The
+// stage stops at its first steady window.
+
+// RoundSteps is the number of steps in a round of a timeline in rounds, 0
+// for any other stage.
+func (s Stage) RoundSteps() int {
+	if !s.IsTimeline() || len(s.Tracking) == 0 || len(s.Timeline) != 1 {
+		return 0
+	}
+	return len(s.Steps()) / max(1, s.Timeline[0].Repeat)
+}
+
+// TimelineTracking is the tracking values of every complete round of a
+// timeline in rounds, out[v][r] variable v in round r+1, read from its
+// samples: what the runner judges and results show come from one place.
+func (s Stage) TimelineTracking(samples []*engine.Measurement) [][]float64 {
+	n := s.RoundSteps()
+	if n == 0 {
+		return nil
+	}
+	out := make([][]float64, len(s.Tracking))
+	for r := 0; (r+1)*n <= len(samples); r++ {
+		for v, t := range s.Tracking {
+			if m := samples[r*n+t.Cell]; m != nil {
+				out[v] = append(out[v], t.Metric.Value(*m))
+			}
+		}
+	}
+	return out
+}
+
 // TimelineTime is the nominal length of a timeline stage, idle included.
 func (s Stage) TimelineTime() time.Duration {
 	var d time.Duration
@@ -123,6 +157,16 @@ func checkTimeline(s Stage) error {
 	}
 	if total <= 0 {
 		return fmt.Errorf("%s: its segments' durations sum to 0", s.Title)
+	}
+	if len(s.Tracking) > 0 {
+		if len(s.Timeline) != 1 || s.Timeline[0].Repeat < 1 {
+			return fmt.Errorf("%s: a timeline in rounds has one segment, repeated", s.Title)
+		}
+		for _, t := range s.Tracking {
+			if t.Cell < 0 || t.Cell >= s.RoundSteps() {
+				return fmt.Errorf("%s: %s tracks step %d of a round of %d", s.Title, t.Name, t.Cell+1, s.RoundSteps())
+			}
+		}
 	}
 	return nil
 }

@@ -44,6 +44,22 @@ var WSATTest = &TestDef{
 			Check: func(v string) error { _, err := positiveDuration(v); return err }},
 		{Flag: "wsat-interval", Default: time.Minute.String(), Usage: "WSAT's sampling interval (the PTS samples every minute)",
 			Check: func(v string) error { _, err := positiveDuration(v); return err }},
+		{Flag: "wsat-ss", Default: "false", Switch: true, Method: true,
+			Usage: "WSAT's optional steady-state method: rounds of 30 min of the stimulus and a 1 min check, the check minute's IOPS tracked, until steady state or --max-rounds"},
+	},
+	CheckParams: func(c Config) error {
+		if c.Param("wsat-ss") != "true" {
+			return nil
+		}
+		for _, f := range []string{"wsat-fills", "wsat-time"} {
+			if _, set := c.Params[f]; set {
+				return fmt.Errorf("--%s: the steady-state method (--wsat-ss) stops at steady state or the round limit (--max-rounds), not at fills or time", f)
+			}
+		}
+		if iv, _ := positiveDuration(c.Param("wsat-interval")); iv != time.Minute {
+			return fmt.Errorf("--wsat-interval %s: the steady-state method (--wsat-ss) samples every minute, its check minute the last of each round", c.Param("wsat-interval"))
+		}
+		return nil
 	},
 	Tables: []TableDef{
 		{Name: "wsat", Title: "WSAT: every interval from fresh-out-of-box",
@@ -58,12 +74,28 @@ var WSATTest = &TestDef{
 		iv, _ := positiveDuration(c.Param("wsat-interval"))
 		w := engine.Workload{Access: wl.access, BlockSize: wl.bs, ReadPct: wl.read, TC: c.TC, QD: c.QD,
 			ActiveRange: c.ActiveRangeOf(WSAT), Duration: d}
+		if c.Param("wsat-ss") == "true" {
+			// Rounds of the stimulus and its check minute, one sample a
+			// minute, the last of each round tracked.
+			w.Duration = wsatSSRound + wsatSSCheck
+			return []Stage{{ID: string(WSAT), Test: WSAT, Title: "Write Saturation", Purge: true, MaxRounds: c.MaxRounds,
+				Timeline: []Segment{{Name: fmt.Sprintf("%s, in rounds of %v and a %v check: %s", wl.about, wsatSSRound, wsatSSCheck, w),
+					Group: 1, Workload: w, Interval: Duration(time.Minute), Repeat: c.MaxRounds}},
+				Tracking: []Tracking{{Name: "IOPS of the round's check minute", Cell: int((wsatSSRound+wsatSSCheck)/time.Minute) - 1, Metric: MetricIOPS}}}}
+		}
 		return []Stage{{ID: string(WSAT), Test: WSAT, Title: "Write Saturation", Purge: true, StopFills: fills,
 			Timeline: []Segment{{Name: fmt.Sprintf("%s: %s", wl.about, w), Group: 1, Workload: w, Interval: Duration(iv)}}}}
 	},
 }
 
 func init() { register(WSATTest) }
+
+// WSAT's optional steady-state method (pts-spec.md §4.4): rounds of 30 min
+// of the stimulus followed by a 1 min check.
+const (
+	wsatSSRound = 30 * time.Minute
+	wsatSSCheck = time.Minute
+)
 
 // wsatWorkload finds a WSAT stimulus by name.
 func wsatWorkload(v string) (struct {

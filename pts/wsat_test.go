@@ -70,3 +70,87 @@ func TestWSATShape(t *testing.T) {
 		})
 	}
 }
+
+// The optional steady-state method: rounds of 30 min and a check minute,
+// tracked on the check minute, stopping at the first steady window; its
+// flags rule out the fills and time rules it replaces.
+func TestWSATSteadyStateMethod(t *testing.T) {
+	for _, tc := range []struct {
+		params map[string]string
+		err    string
+	}{
+		{map[string]string{"wsat-ss": "true"}, ""},
+		{map[string]string{"wsat-ss": "true", "wsat-fills": "2"}, "--wsat-fills: the steady-state method"},
+		{map[string]string{"wsat-ss": "true", "wsat-time": "2h"}, "--wsat-time: the steady-state method"},
+		{map[string]string{"wsat-ss": "true", "wsat-interval": "30s"}, "samples every minute"},
+		{map[string]string{"wsat-ss": "false", "wsat-interval": "30s"}, ""},
+	} {
+		c := DefaultConfig()
+		c.Targets, c.Tests, c.Params = []string{"sim"}, []TestID{WSAT}, tc.params
+		_, err := c.Resolve()
+		if tc.err == "" {
+			assert.NoError(t, err, tc.params)
+		} else {
+			assert.ErrorContains(t, err, tc.err, tc.params)
+		}
+	}
+
+	s := newSetup(t, "enterprise", func(c *Config) { c.Tests, c.Params = []TestID{WSAT}, map[string]string{"wsat-ss": "true"} })
+	stage := s.info.Stages[0]
+	require.Equal(t, 31, stage.RoundSteps(), "30 one-minute samples of the stimulus and the check minute")
+	assert.Equal(t, 30, stage.Tracking[0].Cell)
+	assert.Zero(t, stage.StopFills, "steady state replaces the fills")
+	r, _ := s.runner(t, s.eng)
+	require.NoError(t, r.Run(context.Background(), nil))
+	ss := Replay(s.info.Stages, s.records(t)).Stages["wsat"]
+	require.True(t, ss.Ended)
+	require.True(t, ss.Steady, ss.EndMessage)
+	assert.Equal(t, ss.SSRound*31, len(ss.Samples), "it stops at the end of the steady round")
+	assert.Equal(t, []int{ss.SSRound - 4, ss.SSRound}, ss.Window)
+	vals := stage.TimelineTracking(ss.Samples)[0]
+	require.Len(t, vals, ss.SSRound)
+	assert.Equal(t, ss.Samples[30].IOPS(), vals[0], "round 1's check minute")
+	assert.Greater(t, vals[0], 2*vals[len(vals)-1], "from fresh-out-of-box down to steady state")
+	assert.Contains(t, ss.EndMessage, "stopped when steady state at round")
+}
+
+// A timeline in rounds interrupted mid-round or at a round's end resumes
+// with its rounds judged from the samples it has, to the verdict an
+// uninterrupted run reaches.
+func TestWSATSteadyStateMethodResumes(t *testing.T) {
+	mod := func(c *Config) { c.Tests, c.Params = []TestID{WSAT}, map[string]string{"wsat-ss": "true"} }
+	whole := newSetup(t, "enterprise", mod)
+	r, _ := whole.runner(t, whole.eng)
+	require.NoError(t, r.Run(context.Background(), nil))
+	want := Replay(whole.info.Stages, whole.records(t)).Stages["wsat"]
+	require.True(t, want.Steady)
+	for _, at := range []int{3*31 + 10, 4 * 31, (want.SSRound - 1) * 31} {
+		s := newSetup(t, "enterprise", mod)
+		ctx, cancel := context.WithCancel(context.Background())
+		h := &hooked{Engine: s.eng, cancelAt: at, cancel: cancel}
+		r, j := s.runner(t, h)
+		require.ErrorIs(t, r.Run(ctx, nil), ErrInterrupted)
+		require.NoError(t, j.Close())
+		require.NoError(t, s.eng.Close())
+		prior := Replay(s.info.Stages, s.records(t))
+		s.open(t)
+		r2, _ := s.runner(t, s.eng)
+		require.NoError(t, r2.Run(context.Background(), prior))
+		require.NoError(t, s.eng.Close())
+		recs := s.records(t)
+		got := Replay(s.info.Stages, recs).Stages["wsat"]
+		require.True(t, got.Ended, "interrupted after %d samples", at)
+		assert.True(t, got.Steady, "after %d", at)
+		assert.InDelta(t, want.SSRound, got.SSRound, 1, "after %d: steady at the round an uninterrupted run is, give or take the rest", at)
+		assert.Equal(t, got.SSRound*31, len(got.Samples), "after %d", at)
+		rounds := map[int]int{}
+		for _, rec := range recs {
+			if rec.Type == RecRoundEnd && rec.Stage == "wsat" {
+				rounds[rec.Round]++
+			}
+		}
+		for n := 1; n <= got.SSRound; n++ {
+			assert.LessOrEqual(t, rounds[n], 1, "after %d: round %d judged once", at, n)
+		}
+	}
+}

@@ -134,6 +134,12 @@ func printPlan(ctx context.Context, w io.Writer, run checkedRun, asJSON bool) er
 			ps.MinRounds, ps.RoundTime = 0, 0
 			ps.MaxRoundsTime = ps.WIPCTime + s.TimelineTime()
 			ps.MinRoundsTime = ps.MaxRoundsTime
+			if n := s.RoundSteps(); n > 0 {
+				// In rounds (WSAT's steady-state method): steady at the
+				// window's last round at the soonest.
+				ps.MinRounds, ps.RoundTime = cfg.SS.Window, s.TimelineTime()/time.Duration(s.Timeline[0].Repeat)
+				ps.MinRoundsTime = ps.WIPCTime + time.Duration(ps.MinRounds)*ps.RoundTime
+			}
 		}
 		totalMin += ps.MinRoundsTime
 		totalMax += ps.MaxRoundsTime
@@ -186,10 +192,24 @@ func printPlan(ctx context.Context, w io.Writer, run checkedRun, asJSON bool) er
 		if s.IsTimeline() {
 			for _, g := range s.Timeline {
 				fmt.Fprintf(w, "   %s for %s, a sample every %v", g.Name, short(g.Workload.Duration), time.Duration(g.Interval))
-				if g.Repeat > 1 || g.IdleAfter > 0 {
+				switch {
+				case len(s.Tracking) > 0:
+					fmt.Fprintf(w, ", up to %d rounds", g.Repeat)
+				case g.IdleAfter > 0:
 					fmt.Fprintf(w, ", %d× with %v idle after each", max(1, g.Repeat), time.Duration(g.IdleAfter))
+				case g.Repeat > 1:
+					fmt.Fprintf(w, ", %d×", g.Repeat)
 				}
 				fmt.Fprintln(w)
+			}
+			if len(s.Tracking) > 0 {
+				fmt.Fprintf(w, "   tracking:")
+				for _, t := range s.Tracking {
+					fmt.Fprintf(w, " [%s]", t.Name)
+				}
+				fmt.Fprintf(w, "\n   time: %s (steady at round %d) to %s (round limit %d)\n\n",
+					short(s.MinRoundsTime), s.MinRounds, short(s.MaxRoundsTime), s.Timeline[0].Repeat)
+				continue
 			}
 			if s.StopFills > 0 {
 				fmt.Fprintf(w, "   or until %g × the capacity is written\n", s.StopFills)

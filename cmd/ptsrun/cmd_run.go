@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -58,6 +59,10 @@ func runFlags() []cli.Flag {
 func testParamFlags() []cli.Flag {
 	var out []cli.Flag
 	for _, p := range pts.AllParams() {
+		if p.Switch {
+			out = append(out, &cli.BoolFlag{Name: p.Flag, Usage: p.Usage})
+			continue
+		}
 		out = append(out, &cli.StringFlag{Name: p.Flag, Value: p.Default, Usage: p.Usage})
 	}
 	return out
@@ -142,6 +147,9 @@ func configFromFlags(c *cli.Context) (pts.Config, error) {
 				cfg.Params = map[string]string{}
 			}
 			cfg.Params[p.Flag] = c.String(p.Flag)
+			if p.Switch {
+				cfg.Params[p.Flag] = strconv.FormatBool(c.Bool(p.Flag))
+			}
 		}
 	}
 	cfg.Purge = c.String("purge")
@@ -356,7 +364,7 @@ func execute(ctx context.Context, x execution, stdout, stderr io.Writer) error {
 	summarize(stderr, stdout, res, x.Dir, x.JSON)
 	for _, t := range res.Tests {
 		for _, s := range t.Stages {
-			if !s.Steady && !s.Timeline { // a time series seeks no steady state
+			if !s.Steady && s.SeeksSteady() { // a time series alone seeks no steady state
 				return reported(errNotSteady) // the summary says which stage
 			}
 		}

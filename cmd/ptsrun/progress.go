@@ -119,7 +119,18 @@ func (p *progress) Observe(r pts.Record, pos pts.Position) {
 		// A time series: TGBW and the time left, on a terminal every
 		// sample, otherwise every tenth of the series when it takes real time.
 		done, n := *r.Cell+1, len(pos.Stage.Steps())
-		msg := fmt.Sprintf("%s: %s %d/%d steps, %s left", stage, bar(done, n, 20), done, n, short(pos.RoundLeft))
+		left := short(pos.RoundLeft) + " left"
+		if pos.Stage.StopFills > 0 || len(pos.Stage.Tracking) > 0 {
+			left = "at most " + left // the fills or steady state may come first
+		}
+		msg := fmt.Sprintf("%s: %s %d/%d steps, TGBW %.1f GB", stage, bar(done, n, 20), done, n, float64(pos.Written)/1e9)
+		if pos.Capacity > 0 {
+			msg += fmt.Sprintf(" (%.2f drive fills)", float64(pos.Written)/float64(pos.Capacity))
+		}
+		if m := r.Measurement; m != nil && r.Workload != nil && !r.Workload.Idle && m.Elapsed > 0 {
+			msg += fmt.Sprintf(", %.0f IOPS", m.IOPS())
+		}
+		msg += ", " + left
 		switch {
 		case p.tty:
 			fmt.Fprintf(p.w, "\r%-*s", p.lastLen, msg)

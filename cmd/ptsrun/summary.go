@@ -128,6 +128,12 @@ func stageState(test pts.TestID, s matrix.StageResult) string {
 		return fmt.Sprintf("unfinished after %d samples of its time series (ptsrun resume continues it)", len(s.Samples))
 	case s.Timeline:
 		state := fmt.Sprintf("a time series of %d samples", len(s.Samples))
+		switch {
+		case s.SeeksSteady() && s.Steady:
+			state += fmt.Sprintf(", steady state at round %d, window %d–%d", s.SSRound, s.Window[0], s.Window[1])
+		case s.SeeksSteady():
+			state += fmt.Sprintf(", steady state NOT reached in %d rounds", s.Rounds)
+		}
 		if s.Summary != nil {
 			for _, f := range s.Summary.Figures {
 				state += fmt.Sprintf("; %s %.0f %s", f.Name, f.Value, f.Unit)

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ptsrun/ptsrun/engine"
 	"github.com/ptsrun/ptsrun/engine/enginetest"
 	"github.com/ptsrun/ptsrun/matrix"
 	"github.com/ptsrun/ptsrun/pts"
@@ -72,4 +73,41 @@ func TestXSROnLoopDeviceKilledAndResumed(t *testing.T) {
 			assert.True(t, found, "%v", res.Deviations)
 		})
 	}
+}
+
+// A timeline's progress says how far it is in steps, TGBW and drive fills,
+// the sample's IOPS and the time left, "at most" where fills may stop it
+// first; the idle steps of HIR have no IOPS to show.
+func TestTimelineProgress(t *testing.T) {
+	c := pts.DefaultConfig()
+	c.Targets, c.Tests = []string{"sim"}, []pts.TestID{pts.WSAT}
+	p, err := c.Resolve()
+	require.NoError(t, err)
+	wsat := c.Stages(p)[0]
+	var buf bytes.Buffer
+	pr := &progress{w: &buf, tty: true}
+	k := 9
+	w := wsat.Steps()[k].Workload
+	m := engine.Measurement{Elapsed: time.Minute}
+	m.Write.IOs, m.Write.Bytes = 6_000_000, 800e9
+	pr.Observe(pts.Record{Type: pts.RecSample, Stage: "wsat", Cell: &k, Workload: &w, Measurement: &m},
+		pts.Position{Stage: &wsat, Stages: 1, Written: 800e9, Capacity: 3_200_631_791_616, RoundLeft: 23*time.Hour + 50*time.Minute})
+	line := buf.String()
+	assert.Contains(t, line, "10/1440 steps")
+	assert.Contains(t, line, "TGBW 800.0 GB (0.25 drive fills)")
+	assert.Contains(t, line, "100000 IOPS")
+	assert.Contains(t, line, "at most 23h50m left", "4 fills may come before 24 h")
+
+	c.Tests = []pts.TestID{pts.HIR}
+	p, err = c.Resolve()
+	require.NoError(t, err)
+	hir := c.Stages(p)[1]
+	k = 1
+	idle := hir.Steps()[k]
+	require.True(t, idle.Idle)
+	buf.Reset()
+	pr.Observe(pts.Record{Type: pts.RecSample, Stage: "hir", Cell: &k, Workload: &idle.Workload, Measurement: &engine.Measurement{Elapsed: 5 * time.Second}},
+		pts.Position{Stage: &hir, Stages: 2, StageIndex: 1, Written: 1e9, Capacity: 3_200_631_791_616, RoundLeft: time.Hour})
+	assert.NotContains(t, buf.String(), "IOPS")
+	assert.Contains(t, buf.String(), ", 1h00m left")
 }
