@@ -180,6 +180,14 @@ func ParseTests(s string) ([]TestID, error) {
 		if id == "" {
 			continue
 		}
+		if id == "all" { // every PTS test there is
+			for _, td := range Tests {
+				if !slices.Contains(out, td.ID) {
+					out = append(out, td.ID)
+				}
+			}
+			continue
+		}
 		if _, err := LookupTest(id); err != nil {
 			return nil, err
 		}

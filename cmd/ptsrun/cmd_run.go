@@ -27,7 +27,7 @@ func runFlags() []cli.Flag {
 	return append([]cli.Flag{
 		&cli.StringSliceFlag{Name: "target", Usage: "target: a block device, file:PATH[:SIZE], sim, sim:client or sim:enterprise (repeatable: one target set, loaded at once)"},
 		&cli.StringFlag{Name: "out", Usage: "run directory to create"},
-		&cli.StringFlag{Name: "tests", Value: pts.JoinTests(d.Tests, ","), Usage: "tests to run: " + testIDs()},
+		&cli.StringFlag{Name: "tests", Value: pts.JoinTests(d.Tests, ","), Usage: "tests to run: " + testIDs() + ", or all"},
 		&cli.StringFlag{Name: "profile", Value: d.Profile, Usage: "enterprise (PTS-E) or client (PTS-C)"},
 		&cli.StringFlag{Name: "engine", Usage: "workload engine: native (default for devices and files), fio, or sim (simulated drives)"},
 		&cli.StringSliceFlag{Name: "fio-server", Usage: "HOST:PORT[=TARGET] of a fio server whose host loads TARGET (repeatable; engine fio)"},
@@ -446,6 +446,7 @@ func runResume(ctx context.Context, opts resumeOptions, stdout, stderr io.Writer
 // demoOptions are demo's options.
 type demoOptions struct {
 	Model    string // simulated drive: enterprise or client
+	Tests    []pts.TestID
 	Dir      string // "" makes ./ptsrun-demo-TIME
 	Operator pts.Operator
 	JSON     bool
@@ -454,10 +455,11 @@ type demoOptions struct {
 func demoCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "demo",
-		Usage:     "run IOPS, throughput and latency on the simulated drive (a model, not hardware)",
-		UsageText: "ptsrun demo [--out DIR] [--model enterprise|client] [--tested-by NAME] [--lab NAME]",
+		Usage:     "run IOPS, throughput and latency (or --tests) on the simulated drive (a model, not hardware)",
+		UsageText: "ptsrun demo [--out DIR] [--model enterprise|client] [--tests iops,tp,lat|all] [--tested-by NAME] [--lab NAME]",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "out", Usage: "run directory (default: ./ptsrun-demo-TIME)"},
+			&cli.StringFlag{Name: "tests", Value: pts.JoinTests(pts.DefaultConfig().Tests, ","), Usage: "tests to run: " + testIDs() + ", or all (every one at the spec's durations: about 4 days of device time)"},
 			&cli.StringFlag{Name: "model", Value: "enterprise", Usage: "simulated drive: enterprise or client"},
 			&cli.BoolFlag{Name: "json", Usage: "print events as JSON lines on stdout"},
 		}, operatorFlags()...),
@@ -466,7 +468,11 @@ func demoCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			return runDemo(c.Context, demoOptions{Model: c.String("model"), Dir: c.String("out"), Operator: op, JSON: c.Bool("json")},
+			tests, err := pts.ParseTests(c.String("tests"))
+			if err != nil {
+				return err
+			}
+			return runDemo(c.Context, demoOptions{Model: c.String("model"), Tests: tests, Dir: c.String("out"), Operator: op, JSON: c.Bool("json")},
 				c.App.Writer, c.App.ErrWriter)
 		},
 	}
@@ -476,6 +482,9 @@ func demoCommand() *cli.Command {
 func runDemo(ctx context.Context, opts demoOptions, stdout, stderr io.Writer) error {
 	cfg := pts.DefaultConfig()
 	cfg.Targets = []string{"sim:" + opts.Model}
+	if len(opts.Tests) > 0 {
+		cfg.Tests = opts.Tests
+	}
 	if opts.Model == "client" {
 		cfg.Profile = "client"
 	}

@@ -106,8 +106,12 @@ func printSummary(stderr, stdout io.Writer, res *matrix.Results, sum runSummary,
 	for _, d := range res.Deviations {
 		fmt.Fprintf(w, "  - %s\n", d.Text)
 	}
+	titleWidth := 22
 	for _, s := range sum.Stages {
-		fmt.Fprintf(w, "%-22s %s\n", s.Title+":", s.State)
+		titleWidth = max(titleWidth, utf8.RuneCountInString(s.Title)+1)
+	}
+	for _, s := range sum.Stages {
+		fmt.Fprintf(w, "%-*s %s\n", titleWidth, s.Title+":", s.State)
 	}
 	width := 0
 	for _, h := range sum.Headline {
