@@ -33,14 +33,18 @@ var HIRTest = &TestDef{
 			Check: func(v string) error { _, err := positiveInt(v); return err }},
 		{Flag: "hir-baseline", Default: "30m", Usage: "HIR's continuous writes back to the baseline after each wait state (UNVERIFIED; 30m)",
 			Check: func(v string) error { _, err := positiveDuration(v); return err }},
-		{Flag: "hir-pc-round", Default: "30m", Usage: "HIR preconditioning round: writes, the last minute of which is the tracking variable (UNVERIFIED; 30m)",
-			Check: func(v string) error {
-				d, err := positiveDuration(v)
-				if err == nil && d <= time.Minute {
-					err = fmt.Errorf("a round must be longer than its tracked minute")
-				}
-				return err
-			}},
+		{Flag: "hir-pc-round", Default: "30m", Usage: "HIR preconditioning round: writes, the last --hir-pc-track of which is the tracking variable (UNVERIFIED; 30m)",
+			Check: func(v string) error { _, err := positiveDuration(v); return err }},
+		{Flag: "hir-pc-track", Default: "1m", Usage: "the end of each HIR preconditioning round whose IOPS is tracked (UNVERIFIED; 1m)",
+			Check: func(v string) error { _, err := positiveDuration(v); return err }},
+	},
+	CheckParams: func(c Config) error {
+		round, _ := positiveDuration(c.Param("hir-pc-round"))
+		track, _ := positiveDuration(c.Param("hir-pc-track"))
+		if track >= round {
+			return fmt.Errorf("--hir-pc-round %v: a round must be longer than its tracked end (--hir-pc-track %v)", round, track)
+		}
+		return nil
 	},
 	Tables: []TableDef{
 		{Name: "hir", Title: "HIR: every burst and baseline interval", SampleColumns: []string{ColMinute, ColGroup, ColIdle, ColIOPS, ColLatMean, ColLatMax}},
@@ -52,16 +56,17 @@ var HIRTest = &TestDef{
 		cycles, _ := positiveInt(c.Param("hir-cycles"))
 		base, _ := positiveDuration(c.Param("hir-baseline"))
 		round, _ := positiveDuration(c.Param("hir-pc-round"))
+		track, _ := positiveDuration(c.Param("hir-pc-track"))
 		w := engine.Workload{Access: engine.Random, BlockSize: 4 * KiB, ReadPct: 0, TC: c.TC, QD: c.QD, ActiveRange: c.ActiveRangeOf(HIR)}
-		// Preconditioning: rounds of writes, the round's last minute a cell
-		// of its own and the tracking variable, until steady.
+		// Preconditioning: rounds of writes, the round's tracked end (a
+		// minute) a cell of its own and the tracking variable, until steady.
 		pc := Stage{ID: "hir-pc", Test: HIR, Title: "HIR preconditioning", Purge: true, MaxRounds: c.MaxRounds}
 		long, last := w, w
-		long.Duration, last.Duration = round-time.Minute, time.Minute
+		long.Duration, last.Duration = round-track, track
 		// Two cells of one workload need two keys: the tracked minute keeps
 		// the matrix's, the rest of the round is named for what it is.
 		pc.Cells = []Cell{{Index: 0, Key: Named(KeyOf(long).String() + "-untracked"), Workload: long}, {Index: 1, Key: KeyOf(last), Workload: last}}
-		pc.Tracking = []Tracking{{Name: "IOPS RND 4 KiB 0/100, last minute of the round", Cell: 1, Metric: MetricIOPS}}
+		pc.Tracking = []Tracking{{Name: fmt.Sprintf("IOPS RND 4 KiB 0/100, last %s of the round", trackLabel(track)), Cell: 1, Metric: MetricIOPS}}
 		tl := Stage{ID: string(HIR), Test: HIR, Title: "Host Idle Recovery"}
 		for _, ws := range states {
 			b := w
@@ -77,6 +82,14 @@ var HIRTest = &TestDef{
 }
 
 func init() { register(HIRTest) }
+
+// trackLabel names the tracked end of a round: "minute" for the PTS's.
+func trackLabel(d time.Duration) string {
+	if d == time.Minute {
+		return "minute"
+	}
+	return d.String()
+}
 
 func withDuration(w engine.Workload, d time.Duration) engine.Workload {
 	w.Duration = d

@@ -15,7 +15,8 @@ func TestHIRParams(t *testing.T) {
 		{"hir-wait-states", "3,2", "must increase"}, {"hir-wait-states", "0", "above zero"}, {"hir-wait-states", "", "above zero"},
 		{"hir-cycles", "10", ""}, {"hir-cycles", "0", "above zero"}, {"hir-cycles", "x", "above zero"},
 		{"hir-baseline", "5m", ""}, {"hir-baseline", "0s", "above zero"},
-		{"hir-pc-round", "1m", "longer than its tracked minute"}, {"hir-pc-round", "10m", ""},
+		{"hir-pc-round", "1m", "longer than its tracked end"}, {"hir-pc-round", "10m", ""},
+		{"hir-pc-track", "0s", "above zero"},
 	} {
 		c := DefaultConfig()
 		c.Targets, c.Tests, c.Params = []string{"sim"}, []TestID{HIR}, map[string]string{tc.flag: tc.v}
@@ -106,4 +107,19 @@ func TestHIRShape(t *testing.T) {
 	}
 	assert.Greater(t, sum.Rows[4][4], 1.3, "50 s of idle recovers a visible share")
 	t.Logf("baseline %.0f IOPS; ratios %.2f %.2f %.2f %.2f %.2f", baseline, sum.Rows[0][4], sum.Rows[1][4], sum.Rows[2][4], sum.Rows[3][4], sum.Rows[4][4])
+}
+
+func TestHIRQuickLookRounds(t *testing.T) {
+	c := DefaultConfig()
+	c.Targets, c.Tests = []string{"sim"}, []TestID{HIR}
+	c.Params = map[string]string{"hir-pc-round": "4s", "hir-pc-track": "2s"}
+	p, err := c.Resolve()
+	require.NoError(t, err)
+	pc := c.Stages(p)[0]
+	assert.Equal(t, 2*time.Second, pc.Cells[0].Workload.Duration)
+	assert.Equal(t, 2*time.Second, pc.Cells[1].Workload.Duration)
+	assert.Equal(t, "IOPS RND 4 KiB 0/100, last 2s of the round", pc.Tracking[0].Name)
+	c.Params = map[string]string{"hir-pc-round": "4s", "hir-pc-track": "4s"}
+	_, err = c.Resolve()
+	assert.ErrorContains(t, err, "longer than its tracked end (--hir-pc-track 4s)")
 }
