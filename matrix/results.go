@@ -243,7 +243,7 @@ func Build(ri pts.RunInfo, recs []pts.Record, cut bool) *Results {
 		for i := range ri.Stages {
 			s := &ri.Stages[i]
 			if s.Test == td.ID {
-				tr.Stages = append(tr.Stages, buildStage(ri, s, st, crit))
+				tr.Stages = append(tr.Stages, buildStage(ri, s, st, crit, earlier(tr.Stages)))
 			}
 		}
 		res.Tests = append(res.Tests, tr)
@@ -252,7 +252,7 @@ func Build(ri pts.RunInfo, recs []pts.Record, cut bool) *Results {
 	custom := TestResult{Test: "custom", Name: "Custom workloads"}
 	for i := range ri.Stages {
 		if s := &ri.Stages[i]; s.Test == "custom" {
-			custom.Stages = append(custom.Stages, buildStage(ri, s, st, crit))
+			custom.Stages = append(custom.Stages, buildStage(ri, s, st, crit, nil))
 		}
 	}
 	if len(custom.Stages) > 0 {
@@ -310,7 +310,24 @@ func scope(ri pts.RunInfo) string {
 		"Each target's own figures are on the per-target page and in tables/targets_*.csv.", len(ri.Targets), strings.Join(names, ", "))
 }
 
-func buildStage(ri pts.RunInfo, s *pts.Stage, st *pts.State, crit steadystate.Criteria) StageResult {
+// earlier is what a test's later stages may read of its stages so far.
+func earlier(done []StageResult) []pts.Earlier {
+	var out []pts.Earlier
+	for _, s := range done {
+		e := pts.Earlier{Stage: s.ID, Steady: s.Steady}
+		for _, t := range s.Tracking {
+			avg := math.NaN()
+			if len(t.Verdict.Values) > 0 {
+				avg = t.Verdict.Average
+			}
+			e.WindowAverage = append(e.WindowAverage, avg)
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func buildStage(ri pts.RunInfo, s *pts.Stage, st *pts.State, crit steadystate.Criteria, before []pts.Earlier) StageResult {
 	ss := st.Stages[s.ID]
 	out := StageResult{ID: s.ID, Title: s.Title, Started: ss.Started, Complete: ss.Ended, Rounds: ss.Rounds()}
 	if !ss.Ended {
@@ -329,7 +346,7 @@ func buildStage(ri pts.RunInfo, s *pts.Stage, st *pts.State, crit steadystate.Cr
 			Seconds: m.Elapsed.Seconds(), MBps: m.Write.MBps(m.Elapsed)}
 	}
 	if s.IsTimeline() {
-		buildTimeline(ri, s, ss, &out)
+		buildTimeline(ri, s, ss, before, &out)
 		if s.RoundSteps() > 0 {
 			timelineRounds(s, ss, crit, &out)
 		}
@@ -846,7 +863,7 @@ func timelineRounds(s *pts.Stage, ss *pts.StageState, crit steadystate.Criteria,
 	}
 }
 
-func buildTimeline(ri pts.RunInfo, s *pts.Stage, ss *pts.StageState, out *StageResult) {
+func buildTimeline(ri pts.RunInfo, s *pts.Stage, ss *pts.StageState, before []pts.Earlier, out *StageResult) {
 	out.Timeline, out.EndedBy = true, ss.EndMessage
 	out.Samples = []pts.Sample{}
 	for _, t := range ri.Targets {
@@ -879,7 +896,7 @@ func buildTimeline(ri pts.RunInfo, s *pts.Stage, ss *pts.StageState, out *StageR
 		start += smp.Seconds
 	}
 	if td := pts.Def(s.Test); td != nil && td.Summarize != nil && len(out.Samples) > 0 {
-		out.Summary = td.Summarize(*s, out.Samples)
+		out.Summary = td.Summarize(*s, out.Samples, before)
 	}
 	// The last hour of I/O: the drive's state at the end of the series.
 	out.TailFrom = max(0, start-3600) / 60

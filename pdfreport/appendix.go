@@ -23,14 +23,22 @@ func (b *builder) appendix() {
 			rows = append(rows, []string{st.Title, fmt.Sprint(c.Index + 1), c.Key.String(), w.String(),
 				fmt.Sprintf("%g–%g %%", w.RangeStart, w.ActiveRange), time.Duration(w.Duration).String()})
 		}
+		// A timeline's segments, each with its whole time: its runs and
+		// their idle time (at most: fills or steady state may end it first).
 		for i, g := range st.Timeline {
 			w := g.Workload
 			what := fmt.Sprintf("%s, a sample every %v", g.Name, time.Duration(g.Interval))
-			if g.Repeat > 1 || g.IdleAfter > 0 {
+			switch {
+			case g.IdleAfter > 0:
 				what += fmt.Sprintf("; %d× with %v idle after each", max(1, g.Repeat), time.Duration(g.IdleAfter))
+			case g.Repeat > 1 && len(st.Tracking) > 0:
+				what += fmt.Sprintf("; up to %d rounds", g.Repeat)
+			case g.Repeat > 1:
+				what += fmt.Sprintf("; %d×", g.Repeat)
 			}
-			rows = append(rows, []string{st.Title, fmt.Sprint(i + 1), "segment", what,
-				fmt.Sprintf("%g–%g %%", w.RangeStart, w.ActiveRange), w.Duration.String()})
+			whole := time.Duration(max(1, g.Repeat)) * (w.Duration + time.Duration(g.IdleAfter))
+			rows = append(rows, []string{st.Title, fmt.Sprint(i + 1), fmt.Sprintf("segment %d", i+1), what,
+				fmt.Sprintf("%g–%g %%", w.RangeStart, w.ActiveRange), whole.String()})
 		}
 	}
 	data := "Written data is incompressible random data, new for every write."
@@ -40,9 +48,16 @@ func (b *builder) appendix() {
 	intro := fmt.Sprintf("Every round runs these cells in this order, each for its time, over its active range of every target "+
 		"(percent of capacity). %s Each cell's random address stream is seeded from the run seed (%d), the stage, the round "+
 		"and the cell, so that a rerun repeats it exactly.", data, b.ri.Config.Seed)
+	for _, st := range b.ri.Stages {
+		if st.IsTimeline() {
+			intro += " A test over time runs its segments once, in order, a sample journaled every interval; " +
+				"each segment's time is all of it, idle time included, unless the test's stop rule ends it first."
+			break
+		}
+	}
 	b.add(&Page{Title: "Appendix A: the workload of every cell", Landmark: "appendix-cells", Flow: true, Blocks: []Block{
 		Paragraph{Lines: []string{intro}},
-		Table{Caption: "Cells of every round, in loop order", Head: []string{"Stage", "Cell", "Key", "Workload", "Active range", "Time"},
+		Table{Caption: "Cells of every round, in loop order, and segments of every test over time", Head: []string{"Stage", "Cell", "Key", "Workload", "Active range", "Time"},
 			Widths: []float64{1.2, 0.45, 1.25, 2.2, 0.8, 0.5}, Align: "LRLLRR", Small: true, Rows: rows}}})
 	b.fioJobs()
 	if b.ri.Workload {
@@ -69,9 +84,17 @@ func (b *builder) appendix() {
 						c.Duration.Round(time.Millisecond), oneLine(c.Output)))
 				}
 			}
-			if pc := s.Precondition; pc != nil {
+			switch pc := s.Precondition; {
+			case pc != nil:
 				lines = append(lines, fmt.Sprintf("%s — preconditioning %s: %.1f GB written in %s (%s MB/s)", s.Title, pc.Workload.String(),
 					float64(pc.Bytes)/1e9, durationLabel(pc.Seconds), fmtMBps(pc.MBps)))
+			case !s.Started || s.Published() || t.Test == pts.Custom:
+			case s.Timeline && s.Purge != nil:
+				lines = append(lines, s.Title+" — no preconditioning: the stimulus starts from the purged drive")
+			case s.Timeline:
+				lines = append(lines, s.Title+" — no purge and no preconditioning: it starts from "+b.before(s))
+			default:
+				lines = append(lines, s.Title+" — no workload-independent preconditioning: its rounds of the test's own workload precondition it")
 			}
 			if s.Error != "" {
 				lines = append(lines, fmt.Sprintf("%s — stopped by an error: %s", s.Title, s.Error))

@@ -52,9 +52,9 @@ func (b *builder) setup(s matrix.StageResult) []KV {
 	case !s.Complete:
 		note = "stage incomplete"
 	case s.Timeline && s.SeeksSteady() && s.Steady:
-		note = fmt.Sprintf("a time series of %d samples in rounds; SS achieved", len(s.Samples))
+		note = "a time series of " + samplesLabel(s) + " in rounds; SS achieved"
 	case s.Timeline && !s.SeeksSteady():
-		note = fmt.Sprintf("a time series of %d samples; no steady state is sought", len(s.Samples))
+		note = "a time series of " + samplesLabel(s) + "; no steady state is sought"
 	case !s.Steady:
 		note = "SS NOT ACHIEVED"
 	}
@@ -274,13 +274,27 @@ func (b *builder) timelineParams(s matrix.StageResult) []KV {
 	if len(segs) > 3 {
 		segs = append(segs[:2], fmt.Sprintf("%d more (appendix A)", len(segs)-2))
 	}
+	stimulus := strings.Join(segs, "; then ")
+	if st.Stimulus != "" {
+		stimulus = st.Stimulus
+	}
+	// What ran, and what could have: a fills rule or steady state may
+	// end the series before its segments do.
+	var ran float64
+	for _, x := range s.Samples {
+		ran += x.Seconds
+	}
+	duration := durationLabel(ran)
+	if nominal := st.TimelineTime(); time.Duration(ran*float64(time.Second)) < nominal-time.Second {
+		duration += fmt.Sprintf(" (at most %s)", durationLabel(nominal.Seconds()))
+	}
 	kv := []KV{
 		{"Data pattern", "RND"},
 		{"AR & amount", fmt.Sprintf("%g %% (%s)", w.ActiveRange, device.FormatCapacity(int64(float64(s.Capacity)*w.ActiveRange/100)))},
-		{"Test stimulus", strings.Join(segs, "; then ")},
+		{"Test stimulus", stimulus},
 		{"TOIO – TC/QD", fmt.Sprintf("%d – TC %d/QD %d", w.TC*w.QD, w.TC, w.QD)},
 		{"Sampling", strings.Join(every, " or ")},
-		{"Duration", st.TimelineTime().String() + " nominal"},
+		{"Duration", duration},
 	}
 	if s.EndedBy != "" {
 		kv = append(kv, KV{"Ended", s.EndedBy})

@@ -89,33 +89,39 @@ func (b *builder) hirTimeline(td *pts.TestDef, s matrix.StageResult) {
 	if s.Summary == nil {
 		return
 	}
-	baseline := math.NaN()
+	baseline, returns := math.NaN(), math.NaN()
 	var lines []string
 	for _, f := range s.Summary.Figures {
-		if f.Name == "baseline" {
-			baseline = f.Value
-		}
 		v := "not measured"
 		if !math.IsNaN(f.Value) {
 			v = fmtNum(f.Value) + " " + f.Unit
 		}
-		lines = append(lines, fmt.Sprintf("The baseline is %s: %s.", f.Definition, v))
+		switch f.Name {
+		case "baseline":
+			baseline = f.Value
+			lines = append(lines, fmt.Sprintf("Baseline: %s, %s. Each ratio below is to it.", v, f.Definition))
+		case "returns to the baseline":
+			returns = f.Value
+			lines = append(lines, fmt.Sprintf("Returns to the baseline: %s, %s.", v, f.Definition))
+		}
 	}
 	rows := [][]string{}
 	mean := series{name: "mean burst IOPS"}
 	ref := series{name: "baseline IOPS"}
+	back := series{name: "returns to the baseline"}
 	var labels []string
 	for _, r := range s.Summary.Rows {
 		rows = append(rows, []string{fmt.Sprintf("%.0f", r[0]), fmt.Sprintf("%.0f", r[1]), fmt.Sprintf("%.0f", r[2]), fmtIOPS(r[3]), fmtRatio(r[4])})
 		labels = append(labels, fmt.Sprintf("WS %.0f (%.0f s idle)", r[0], r[1]))
 		mean.xs, mean.ys = append(mean.xs, float64(len(mean.xs))), append(mean.ys, r[3])
 		ref.xs, ref.ys = append(ref.xs, float64(len(ref.xs))), append(ref.ys, baseline)
+		back.xs, back.ys = append(back.xs, float64(len(back.xs))), append(back.ys, returns)
 	}
 	blocks := []Block{Paragraph{Lines: lines}}
 	if len(labels) > 0 {
 		blocks = append(blocks, Chart{Caption: "Mean IOPS of the bursts of each wait state, against the baseline",
-			Plot:    barPlotX("Mean burst IOPS per wait state", "Wait state (idle after each 5 s burst)", "IOPS", labels, []series{mean, ref}),
-			Summary: summarize([]series{mean, ref}, fmtIOPS), Height: 85})
+			Plot:    barPlotX("Mean burst IOPS per wait state", "Wait state (idle after each 5 s burst)", "IOPS", labels, []series{mean, ref, back}),
+			Summary: summarize([]series{mean, ref, back}, fmtIOPS), Height: 85})
 	}
 	blocks = append(blocks, Table{Caption: "Each wait state: its bursts' mean IOPS and their ratio to the baseline",
 		Head: []string{"Wait state", "Idle s after each burst", "Bursts", "Mean burst IOPS", "Ratio to the baseline"}, Rows: rows})

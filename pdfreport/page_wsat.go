@@ -88,7 +88,11 @@ func (b *builder) wsat(td *pts.TestDef, stages []matrix.StageResult) {
 			if s.Capacity > 0 {
 				fill = fmtNum(r[4] * 1e9 / float64(s.Capacity))
 			}
-			rows = append(rows, []string{fmt.Sprintf("%.0f", r[0]), fmtIOPS(r[1]), fmtMs(r[2]), fmtMs(r[3]), fmtNum(r[4]), fill})
+			hour := fmt.Sprintf("%.0f", r[0])
+			if len(r) > 5 && r[5] < 59.5 {
+				hour += fmt.Sprintf(" (%.0f min)", r[5])
+			}
+			rows = append(rows, []string{hour, fmtIOPS(r[1]), fmtMs(r[2]), fmtMs(r[3]), fmtNum(r[4]), fill})
 		}
 		var lines []string
 		for _, f := range s.Summary.Figures {

@@ -3,6 +3,7 @@ package pdfreport
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/ptsrun/ptsrun/matrix"
 	"github.com/ptsrun/ptsrun/pts"
@@ -19,7 +20,7 @@ func (b *builder) xsr(td *pts.TestDef, stages []matrix.StageResult) {
 	for _, s := range stages {
 		b.stage(s)
 		setup, params := b.setup(s), b.timelineParams(s)
-		mb := groupSeries(s, "MB/s", func(x pts.Sample) float64 { return x.MBps })
+		mb := groupSeries(s, b.groupNames(s), func(x pts.Sample) float64 { return x.MBps })
 		b.add(&Page{Test: td.Name, Title: "Throughput vs Time: all access groups", Setup: setup, Params: params, Landmark: "xsr-throughput",
 			Blocks: []Block{Chart{Caption: "Throughput per minute, one series per access group", Plot: timePlot("MB/s per minute", "MB/s", mb, false),
 				Summary: summarize(mb, fmtMBps)}}})
@@ -38,7 +39,7 @@ func (b *builder) xsr(td *pts.TestDef, stages []matrix.StageResult) {
 		b.add(&Page{Test: td.Name, Title: "Throughput, ART and MRT vs Time", Setup: setup, Params: params, Landmark: "xsr-response",
 			Blocks: []Block{
 				Chart{Caption: "Throughput per minute", Plot: timePlot("Throughput", "MB/s", tp, false), Summary: summarize(tp, fmtMBps)},
-				Chart{Caption: "Average response time (ART) per minute", Plot: timePlot("Average response time", "ms", art, false), Summary: summarize(art, fmtMs)},
+				Chart{Caption: "Average response time (ART) per minute, log scale", Plot: timePlot("Average response time", "ms", art, true), Summary: summarize(art, fmtMs)},
 				Chart{Caption: "Maximum response time (MRT) per minute, log scale", Plot: timePlot("Maximum response time", "ms", mrt, true), Summary: summarize(mrt, fmtMs)},
 			}})
 		if s.Summary == nil {
@@ -54,7 +55,8 @@ func (b *builder) xsr(td *pts.TestDef, stages []matrix.StageResult) {
 			if !math.IsNaN(f.Value) {
 				v = fmtNum(f.Value) + " " + f.Unit
 			}
-			lines = append(lines, fmt.Sprintf("Recovery time: %s. It is defined as the %s.", v, f.Definition))
+			name := strings.ToUpper(f.Name[:1]) + f.Name[1:]
+			lines = append(lines, fmt.Sprintf("%s: %s. It is defined as the %s.", name, v, f.Definition))
 		}
 		b.add(&Page{Test: td.Name, Title: "Access groups and the recovery time", Setup: setup, Params: params, Landmark: "xsr-summary",
 			Blocks: []Block{
@@ -65,8 +67,26 @@ func (b *builder) xsr(td *pts.TestDef, stages []matrix.StageResult) {
 	}
 }
 
-// groupSeries is a timeline's figure per sample, one series per group.
-func groupSeries(s matrix.StageResult, unit string, v func(pts.Sample) float64) []series {
+// groupNames names each group of a timeline stage by its workload: "group
+// 2: RND 8 KiB 0/100, 6h0m0s".
+func (b *builder) groupNames(s matrix.StageResult) map[int]string {
+	names := map[int]string{}
+	for _, st := range b.ri.Stages {
+		if st.ID != s.ID {
+			continue
+		}
+		for _, g := range st.Timeline {
+			if _, ok := names[g.Group]; !ok {
+				names[g.Group] = fmt.Sprintf("group %d: %s, %v", g.Group, pts.KeyOf(g.Workload).Label(), g.Workload.Duration)
+			}
+		}
+	}
+	return names
+}
+
+// groupSeries is a timeline's figure per sample, one series per group,
+// named from names (else "group N").
+func groupSeries(s matrix.StageResult, names map[int]string, v func(pts.Sample) float64) []series {
 	var out []series
 	at := map[int]int{}
 	for _, x := range s.Samples {
@@ -77,7 +97,11 @@ func groupSeries(s matrix.StageResult, unit string, v func(pts.Sample) float64) 
 		if !ok {
 			i = len(out)
 			at[x.Group] = i
-			out = append(out, series{name: fmt.Sprintf("group %d %s", x.Group, unit)})
+			name, ok := names[x.Group]
+			if !ok {
+				name = fmt.Sprintf("group %d", x.Group)
+			}
+			out = append(out, series{name: name})
 		}
 		out[i].xs, out[i].ys = append(out[i].xs, x.Minute()), append(out[i].ys, v(x))
 	}

@@ -266,7 +266,15 @@ func (r *renderer) header(p *Page) {
 		// long values end in "…".
 		avail := boxH - 5.5
 		fs, maxLines := headerFont, 2
-		for size := headerFont; size >= minHeaderFont-1e-9; size -= 0.3 {
+		// Every value whole, at the largest size that holds it (a long
+		// stimulus wraps to more lines); else cut at two or three lines.
+		whole := false
+		for size := headerFont; size >= minHeaderFont-1e-9 && !whole; size -= 0.3 {
+			if r.kvHeight(colW-2.4, c.rows, size, headerMaxLines) <= avail {
+				fs, maxLines, whole = size, headerMaxLines, true
+			}
+		}
+		for size := headerFont; size >= minHeaderFont-1e-9 && !whole; size -= 0.3 {
 			fs, maxLines = size, 2
 			if size < headerFont {
 				maxLines = 3
@@ -288,8 +296,9 @@ func (r *renderer) header(p *Page) {
 }
 
 const (
-	kvLineH       = 2.9
-	minHeaderFont = 4.7
+	kvLineH        = 2.9
+	minHeaderFont  = 4.7
+	headerMaxLines = 6
 )
 
 // kvHeight is the height the rows take in a header column at font size fs.

@@ -3,8 +3,10 @@ package pdfreport
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
+	"github.com/ptsrun/ptsrun/engine"
 	"github.com/ptsrun/ptsrun/matrix"
 	"github.com/ptsrun/ptsrun/pts"
 )
@@ -56,17 +58,21 @@ func (b *builder) summary() {
 	for _, t := range res.Tests {
 		for _, s := range t.Stages {
 			state := fmt.Sprintf("steady at round %d (window %d–%d)", s.SSRound, s.Window[0], s.Window[1])
+			series := fmt.Sprintf("%d samples", len(s.Samples))
+			if n := idleCount(s); n > 0 {
+				series = fmt.Sprintf("%d samples, %d idle", len(s.Samples)-n, n)
+			}
 			switch {
 			case t.Test == pts.Custom:
 				state = "outside the PTS: no verdict"
 			case s.Timeline && !s.Complete:
-				state = fmt.Sprintf("incomplete (%d samples)", len(s.Samples))
+				state = "incomplete (" + samplesLabel(s) + ")"
 			case s.Timeline && s.SeeksSteady() && s.Steady:
-				state = fmt.Sprintf("time series, %d samples; steady at round %d (window %d–%d)", len(s.Samples), s.SSRound, s.Window[0], s.Window[1])
+				state = fmt.Sprintf("%s; steady at round %d (window %d–%d)", series, s.SSRound, s.Window[0], s.Window[1])
 			case s.Timeline && s.SeeksSteady():
-				state = fmt.Sprintf("time series, %d samples; NOT steady in %d rounds", len(s.Samples), s.Rounds)
+				state = fmt.Sprintf("%s; NOT steady in %d rounds", series, s.Rounds)
 			case s.Timeline:
-				state = fmt.Sprintf("time series, %d samples", len(s.Samples))
+				state = "time series: " + series
 			case s.Published():
 				state = "published value, no rounds"
 			case !s.Complete:
@@ -85,18 +91,31 @@ func (b *builder) summary() {
 				rows = append(rows, []string{s.Title, "–", "no result", why})
 				continue
 			}
-			for _, h := range matrix.StageHeadlines(pts.Def(t.Test), &s) {
+			heads := matrix.StageHeadlines(pts.Def(t.Test), &s)
+			for _, h := range heads {
 				label, value := headline(h)
 				rows = append(rows, []string{s.Title, label, value, state})
 			}
+			// Rounds with no headline cell of their own (HIR's
+			// preconditioning): their tracking variables' steady level.
+			if len(heads) == 0 && !s.Timeline && s.Rounds > 0 {
+				for _, tr := range s.Tracking {
+					if tr.Cell < len(s.Cells) && len(tr.Verdict.Values) > 0 {
+						c := s.Cells[tr.Cell]
+						rows = append(rows, []string{s.Title, fmt.Sprintf("%s TC%d/QD%d", c.Key.Label(), c.TC, c.QD),
+							"window average: " + fmtValue(tr.Unit, tr.Verdict.Average), state})
+					}
+				}
+			}
 			if s.Summary != nil {
+				workload := b.timelineWorkloads(s)
 				for _, f := range s.Summary.Figures {
-					rows = append(rows, []string{s.Title, f.Name, figure(f), state})
+					rows = append(rows, []string{s.Title, workload, f.Name + ": " + figure(f), state})
 				}
 			}
 		}
 	}
-	p.Blocks = append(p.Blocks, Table{Caption: "Headline results (averages over each stage's measurement window)",
+	p.Blocks = append(p.Blocks, Table{Caption: "Headline results: averages over each stage's measurement window; for the tests over time, the figures their pages define",
 		Head: []string{"Test", "Workload", "Result", "Steady state"}, Rows: rows, Widths: []float64{1.15, 1.55, 2.3, 1.85}, Align: "LLRL"})
 	b.add(p)
 }
@@ -146,6 +165,55 @@ func shortName(m pts.Metric) string {
 		return "99.999 %"
 	}
 	return m.Label()
+}
+
+// samplesLabel counts a timeline's samples: those with I/O, and the idle
+// periods between them apart.
+func samplesLabel(s matrix.StageResult) string {
+	idle := idleCount(s)
+	if idle == 0 {
+		return fmt.Sprintf("%d samples", len(s.Samples))
+	}
+	return fmt.Sprintf("%d samples and %d idle periods", len(s.Samples)-idle, idle)
+}
+
+func idleCount(s matrix.StageResult) int {
+	n := 0
+	for _, x := range s.Samples {
+		if x.Idle {
+			n++
+		}
+	}
+	return n
+}
+
+// timelineWorkloads names the workloads of a timeline stage: "RND 4 KiB
+// 0/100 TC4/QD32", or each in turn.
+func (b *builder) timelineWorkloads(s matrix.StageResult) string {
+	var names []string
+	for _, st := range b.ri.Stages {
+		if st.ID != s.ID {
+			continue
+		}
+		for _, g := range st.Timeline {
+			w := g.Workload
+			n := fmt.Sprintf("%s %s %s", pts.AccessLabel(w.Access), engine.FormatSize(w.BlockSize), pts.MixLabel(w.ReadPct))
+			if len(st.Timeline) > 1 && w.ReadPct == 0 {
+				n = fmt.Sprintf("%s %s W", pts.AccessLabel(w.Access), engine.FormatSize(w.BlockSize))
+			}
+			if !slices.Contains(names, n) {
+				names = append(names, n)
+			}
+		}
+		if len(names) == 1 {
+			w := st.Timeline[0].Workload
+			return fmt.Sprintf("%s TC%d/QD%d", names[0], w.TC, w.QD)
+		}
+	}
+	if len(names) == 0 {
+		return "–"
+	}
+	return strings.Join(names, " / ")
 }
 
 // figure writes a timeline's derived value, or says it was not reached.

@@ -67,7 +67,9 @@ var HIRTest = &TestDef{
 		// the matrix's, the rest of the round is named for what it is.
 		pc.Cells = []Cell{{Index: 0, Key: Named(KeyOf(long).String() + "-untracked"), Workload: long}, {Index: 1, Key: KeyOf(last), Workload: last}}
 		pc.Tracking = []Tracking{{Name: fmt.Sprintf("IOPS RND 4 KiB 0/100, last %s of the round", trackLabel(track)), Cell: 1, Metric: MetricIOPS}}
-		tl := Stage{ID: string(HIR), Test: HIR, Title: "Host Idle Recovery"}
+		tl := Stage{ID: string(HIR), Test: HIR, Title: "Host Idle Recovery",
+			Stimulus: fmt.Sprintf("RND 4 KiB W in 5 s bursts, %d per wait state %s, each burst followed by the wait state × 5 s idle; %s of writes back to the baseline after each wait state",
+				cycles, c.Param("hir-wait-states"), ShortDuration(base))}
 		for _, ws := range states {
 			b := w
 			b.Duration = hirBurst
@@ -121,25 +123,41 @@ func positiveInt(v string) (int, error) {
 }
 
 // HIRBaseline is how the baseline is defined, for the page and results.json.
-const HIRBaseline = "the mean IOPS of the continuous writes that return to the baseline after each wait state"
+const HIRBaseline = "the steady-state IOPS of the preconditioning: the average of its measurement window " +
+	"(the tracked end of each round, RND 4 KiB writes)"
+
+// HIRReturns is the level the drive comes back to after each wait state.
+const HIRReturns = "the mean IOPS of the continuous writes that return the drive to the baseline after each wait state"
 
 // hirSummary is each wait state's mean burst IOPS and its ratio to the
-// baseline.
-func hirSummary(s Stage, samples []Sample) *Summary {
+// baseline: the preconditioning's steady state, as the PTS compares them
+// (pts-spec.md §4.5). Without it (a report of the timeline alone) the
+// returns to the baseline stand in, and the figure says so.
+func hirSummary(s Stage, samples []Sample, earlier []Earlier) *Summary {
 	sum := &Summary{Title: "Wait states",
 		Head:  []string{"wait state", "idle s", "bursts", "mean burst IOPS", "ratio to the baseline"},
 		Units: []string{"", "s", "", "IOPS", ""}}
-	var base, nb float64
+	var ret, nr float64
 	for _, x := range samples {
 		if x.Group == 0 && !x.Idle {
-			base += x.IOPS
-			nb++
+			ret += x.IOPS
+			nr++
 		}
 	}
-	baseline := math.NaN()
-	if nb > 0 {
-		baseline = base / nb
+	returns := math.NaN()
+	if nr > 0 {
+		returns = ret / nr
 	}
+	baseline, definition := returns, HIRReturns+" (the preconditioning's steady state is not in these results)"
+	for _, e := range earlier {
+		if e.Stage == "hir-pc" && len(e.WindowAverage) > 0 && !math.IsNaN(e.WindowAverage[0]) {
+			baseline, definition = e.WindowAverage[0], HIRBaseline
+			if !e.Steady {
+				definition += ", which did NOT reach steady state"
+			}
+		}
+	}
+	var ratios []Figure
 	for _, g := range s.Timeline {
 		if g.Group == 0 {
 			continue
@@ -155,7 +173,12 @@ func hirSummary(s Stage, samples []Sample) *Summary {
 			continue
 		}
 		sum.Rows = append(sum.Rows, []float64{float64(g.Group), time.Duration(g.IdleAfter).Seconds(), n, iops / n, iops / n / baseline})
+		ratios = append(ratios, Figure{Name: fmt.Sprintf("wait state %d", g.Group), Value: iops / n / baseline, Unit: "× the baseline",
+			Definition: fmt.Sprintf("the mean IOPS of its bursts, each after %v of idle, over the baseline", time.Duration(g.IdleAfter))})
 	}
-	sum.Figures = []Figure{{Name: "baseline", Value: baseline, Unit: "IOPS", Definition: HIRBaseline}}
+	sum.Figures = append([]Figure{
+		{Name: "baseline", Value: baseline, Unit: "IOPS", Definition: definition},
+		{Name: "returns to the baseline", Value: returns, Unit: "IOPS", Definition: HIRReturns},
+	}, ratios...)
 	return sum
 }

@@ -93,11 +93,20 @@ func TestHIRShape(t *testing.T) {
 		samples = append(samples, Sample{Step: k, Group: g, Idle: steps[k].Workload.Idle, Start: start, Seconds: m.Elapsed.Seconds(), IOPS: m.IOPS()})
 		start += m.Elapsed.Seconds()
 	}
-	sum := hirSummary(tl, samples)
+	window := pc.Tracking[0][pc.Window[0]-1 : pc.Window[1]]
+	var avg float64
+	for _, v := range window {
+		avg += v / float64(len(window))
+	}
+	sum := hirSummary(tl, samples, []Earlier{{Stage: "hir-pc", Steady: true, WindowAverage: []float64{avg}}})
 	require.Len(t, sum.Rows, 5)
 	baseline := sum.Figures[0].Value
-	steady := pc.Tracking[0][len(pc.Tracking[0])-1]
-	assert.InEpsilon(t, steady, baseline, 0.1, "the baseline is the preconditioned steady state")
+	assert.Equal(t, avg, baseline, "the baseline is the preconditioning's steady state")
+	assert.Equal(t, HIRBaseline, sum.Figures[0].Definition)
+	assert.InEpsilon(t, baseline, sum.Figures[1].Value, 0.1, "the returns come back to it")
+	alone := hirSummary(tl, samples, nil)
+	assert.Equal(t, sum.Figures[1].Value, alone.Figures[0].Value, "without the preconditioning, the returns stand in")
+	assert.Contains(t, alone.Figures[0].Definition, "not in these results")
 	prev := 0.0
 	for _, r := range sum.Rows {
 		assert.Equal(t, 360.0, r[2], "360 bursts in wait state %.0f", r[0])

@@ -116,6 +116,10 @@ type Stage struct {
 	// StopFills ends a timeline stage once this many times the targets'
 	// capacity has been written in it (WSAT's drive fills); 0: no such rule.
 	StopFills float64 `json:"stop_fills,omitempty"`
+	// Stimulus is a timeline's stimulus in one line, for report headers
+	// and summaries ("SEQ 1024 KiB W 8h, RND 8 KiB W 6h, …"); "" lists
+	// the segments.
+	Stimulus string `json:"stimulus,omitempty"`
 }
 
 // IsTimeline says the stage follows one stimulus over time instead of

@@ -59,9 +59,10 @@ type TestDef struct {
 	// another out); each has been checked alone. Nil: nothing to check.
 	CheckParams func(c Config) error
 	// Summarize reads a timeline stage's samples: the test's table of them
-	// and the figures it derives (XSR's recovery time). nil for tests of
+	// and the figures it derives (XSR's recovery time), with what the
+	// test's earlier stages found (HIR's steady state). nil for tests of
 	// rounds.
-	Summarize func(s Stage, samples []Sample) *Summary
+	Summarize func(s Stage, samples []Sample, earlier []Earlier) *Summary
 	// stages builds the test's stages for the block sizes and mixes the
 	// run does (Config.Subset).
 	stages func(c Config, p Profile, sizes []int64, mixes []int) []Stage

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/ptsrun/ptsrun/engine"
@@ -92,6 +93,19 @@ func (s Stage) TimelineTracking(samples []*engine.Measurement) [][]float64 {
 	return out
 }
 
+// ShortDuration writes a duration without its zero tail: 8h, 30m, 1h30m,
+// 5s.
+func ShortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
 // TimelineTime is the nominal length of a timeline stage, idle included.
 func (s Stage) TimelineTime() time.Duration {
 	var d time.Duration
@@ -123,6 +137,16 @@ type Sample struct {
 
 // Minute is when a sample ends, in minutes since the stage began.
 func (s Sample) Minute() float64 { return (s.Start + s.Seconds) / 60 }
+
+// Earlier is what a timeline's summary may read of a stage of its test
+// that ran before it: its steady-state verdict and the average of its
+// measurement window, per tracking variable (HIR's baseline is its
+// preconditioning's steady state).
+type Earlier struct {
+	Stage         string
+	Steady        bool
+	WindowAverage []float64
+}
 
 // Summary is a test's reading of its timeline: a small table and the
 // figures it derives (XSR's recovery time), with how they are defined.

@@ -22,11 +22,12 @@ var wsatWorkloads = []struct {
 	bs     int64
 	read   int
 	about  string
+	short  string
 }{
-	{"write", engine.Random, 4 * KiB, 0, "write-intensive, RND 4 KiB 0/100 (the PTS's default)"},
-	{"oltp", engine.Random, 8 * KiB, 65, "OLTP, RND 8 KiB 65/35"},
-	{"vod", engine.Sequential, 128 * KiB, 90, "video on demand, SEQ 128 KiB 90/10"},
-	{"metadata", engine.Sequential, 512, 50, "metadata, SEQ 0.5 KiB 50/50"},
+	{"write", engine.Random, 4 * KiB, 0, "write-intensive, RND 4 KiB 0/100 (the PTS's default)", "RND 4 KiB W"},
+	{"oltp", engine.Random, 8 * KiB, 65, "OLTP, RND 8 KiB 65/35", "OLTP RND 8 KiB 65/35"},
+	{"vod", engine.Sequential, 128 * KiB, 90, "video on demand, SEQ 128 KiB 90/10", "VOD SEQ 128 KiB 90/10"},
+	{"metadata", engine.Sequential, 512, 50, "metadata, SEQ 0.5 KiB 50/50", "metadata SEQ 0.5 KiB 50/50"},
 }
 
 // WSATTest writes from fresh-out-of-box, through the write cliff, into the
@@ -79,11 +80,13 @@ var WSATTest = &TestDef{
 			// minute, the last of each round tracked.
 			w.Duration = wsatSSRound + wsatSSCheck
 			return []Stage{{ID: string(WSAT), Test: WSAT, Title: "Write Saturation", Purge: true, MaxRounds: c.MaxRounds,
+				Stimulus: fmt.Sprintf("%s in rounds of %s and a %s check, to steady state", wl.short, ShortDuration(wsatSSRound), ShortDuration(wsatSSCheck)),
 				Timeline: []Segment{{Name: fmt.Sprintf("%s, in rounds of %v and a %v check: %s", wl.about, wsatSSRound, wsatSSCheck, w),
 					Group: 1, Workload: w, Interval: Duration(time.Minute), Repeat: c.MaxRounds}},
 				Tracking: []Tracking{{Name: "IOPS of the round's check minute", Cell: int((wsatSSRound+wsatSSCheck)/time.Minute) - 1, Metric: MetricIOPS}}}}
 		}
 		return []Stage{{ID: string(WSAT), Test: WSAT, Title: "Write Saturation", Purge: true, StopFills: fills,
+			Stimulus: fmt.Sprintf("%s until %g drive fills or %s", wl.short, fills, ShortDuration(d)),
 			Timeline: []Segment{{Name: fmt.Sprintf("%s: %s", wl.about, w), Group: 1, Workload: w, Interval: Duration(iv)}}}}
 	},
 }
@@ -104,6 +107,7 @@ func wsatWorkload(v string) (struct {
 	bs     int64
 	read   int
 	about  string
+	short  string
 }, error) {
 	v = strings.ToLower(strings.TrimSpace(v))
 	for _, w := range wsatWorkloads {
@@ -131,14 +135,19 @@ func positiveFloat(v string) (float64, error) {
 }
 
 // WSATCliff is how the write cliff is located, for the page and results.json.
-const WSATCliff = "the drive fills written at the end of the first interval whose IOPS falls below the midpoint between " +
-	"the fresh-out-of-box IOPS (the mean of the first five intervals) and the steady IOPS (the mean of the last hour)"
+const WSATCliff = "where the drive leaves its fresh-out-of-box plateau: the data written by the end of the first of two " +
+	"intervals in a row whose IOPS are below 90 % of the fresh-out-of-box IOPS (the mean of the first five intervals)"
+
+// wsatCliffShare is the share of the fresh-out-of-box IOPS below which the
+// drive has left its plateau; two intervals in a row, so that one hiccup
+// is not a cliff.
+const wsatCliffShare = 0.9
 
 // wsatSummary tables every hour of the series and locates the write cliff.
-func wsatSummary(_ Stage, samples []Sample) *Summary {
+func wsatSummary(_ Stage, samples []Sample, _ []Earlier) *Summary {
 	sum := &Summary{Title: "Every hour",
-		Head:  []string{"hour", "mean IOPS", "mean ART ms", "peak MRT ms", "TGBW GB"},
-		Units: []string{"", "IOPS", "ms", "ms", "GB"}}
+		Head:  []string{"hour", "mean IOPS", "mean ART ms", "peak MRT ms", "TGBW GB", "minutes"},
+		Units: []string{"", "IOPS", "ms", "ms", "GB", "min"}}
 	byHour := map[int][]Sample{}
 	var hours []int
 	for _, x := range samples {
@@ -162,27 +171,36 @@ func wsatSummary(_ Stage, samples []Sample) *Summary {
 			mrt = nanMax(mrt, x.LatMaxMs)
 		}
 		last := xs[len(xs)-1]
-		sum.Rows = append(sum.Rows, []float64{float64(h), iops, art, mrt, float64(last.Written) / 1e9})
+		var minutes float64
+		for _, x := range xs {
+			minutes += x.Seconds / 60
+		}
+		sum.Rows = append(sum.Rows, []float64{float64(h), iops, art, mrt, float64(last.Written) / 1e9, minutes})
 	}
-	fob, steady := wsatLevels(samples)
+	fob, lastHour := wsatLevels(samples)
 	cliff := math.NaN()
-	mid := (fob + steady) / 2
+	var io []Sample
 	for _, x := range samples {
-		if !x.Idle && x.IOPS < mid {
-			cliff = float64(x.Written)
+		if !x.Idle {
+			io = append(io, x)
+		}
+	}
+	for i := 0; i+1 < len(io); i++ {
+		if io[i].IOPS < wsatCliffShare*fob && io[i+1].IOPS < wsatCliffShare*fob {
+			cliff = float64(io[i].Written)
 			break
 		}
 	}
 	sum.Figures = []Figure{
 		{Name: "fresh-out-of-box", Value: fob, Unit: "IOPS", Definition: "the mean IOPS of the first five intervals"},
-		{Name: "steady", Value: steady, Unit: "IOPS", Definition: "the mean IOPS of the last hour"},
+		{Name: "last hour", Value: lastHour, Unit: "IOPS", Definition: "the mean IOPS of the last hour of the series"},
 		{Name: "write cliff", Value: cliff / 1e9, Unit: "GB written", Definition: WSATCliff},
 	}
 	return sum
 }
 
-// wsatLevels are the fresh-out-of-box and steady IOPS of a series.
-func wsatLevels(samples []Sample) (fob, steady float64) {
+// wsatLevels are the fresh-out-of-box and last hour's IOPS of a series.
+func wsatLevels(samples []Sample) (fob, lastHour float64) {
 	var io []Sample
 	for _, x := range samples {
 		if !x.Idle {
@@ -200,9 +218,9 @@ func wsatLevels(samples []Sample) (fob, steady float64) {
 	var k float64
 	for _, x := range io {
 		if x.Minute() > end-60 {
-			steady += x.IOPS
+			lastHour += x.IOPS
 			k++
 		}
 	}
-	return fob, steady / k
+	return fob, lastHour / k
 }

@@ -53,7 +53,7 @@ func TestXSRShape(t *testing.T) {
 					LatMeanMs: m.Counts().MeanLatNs() / 1e6, LatMaxMs: float64(m.Counts().LatMaxNs) / 1e6})
 				start += m.Elapsed.Seconds()
 			}
-			sum := xsrSummary(stage, samples)
+			sum := xsrSummary(stage, samples, nil)
 			require.Len(t, sum.Rows, 3)
 			mean1 := sum.Rows[0][2]
 			var first3 []float64

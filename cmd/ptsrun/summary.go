@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -131,7 +133,16 @@ func stageState(test pts.TestID, s matrix.StageResult) string {
 	case s.Timeline && !s.Complete:
 		return fmt.Sprintf("unfinished after %d samples of its time series (ptsrun resume continues it)", len(s.Samples))
 	case s.Timeline:
-		state := fmt.Sprintf("a time series of %d samples", len(s.Samples))
+		idle := 0
+		for _, x := range s.Samples {
+			if x.Idle {
+				idle++
+			}
+		}
+		state := fmt.Sprintf("a time series of %d samples", len(s.Samples)-idle)
+		if idle > 0 {
+			state += fmt.Sprintf(" and %d idle periods", idle)
+		}
 		switch {
 		case s.SeeksSteady() && s.Steady:
 			state += fmt.Sprintf(", steady state at round %d, window %d–%d", s.SSRound, s.Window[0], s.Window[1])
@@ -140,7 +151,7 @@ func stageState(test pts.TestID, s matrix.StageResult) string {
 		}
 		if s.Summary != nil {
 			for _, f := range s.Summary.Figures {
-				state += fmt.Sprintf("; %s %.0f %s", f.Name, f.Value, f.Unit)
+				state += fmt.Sprintf("; %s %s %s", f.Name, strconv.FormatFloat(f.Value, 'f', decimals(f.Value), 64), f.Unit)
 			}
 		}
 		return state
@@ -210,4 +221,18 @@ func headline(res *matrix.Results) []headlineValue {
 		}
 	}
 	return out
+}
+
+// decimals shows a figure to about four significant digits: 155765,
+// 1.033.
+func decimals(v float64) int {
+	switch a := math.Abs(v); {
+	case a >= 1000 || a == 0 || math.IsNaN(a) || math.IsInf(a, 0):
+		return 0
+	case a >= 100:
+		return 1
+	case a >= 10:
+		return 2
+	}
+	return 3
 }
