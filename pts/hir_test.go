@@ -115,6 +115,28 @@ func TestHIRShape(t *testing.T) {
 		prev = r[3]
 	}
 	assert.Greater(t, sum.Rows[4][4], 1.3, "50 s of idle recovers a visible share")
+
+	// The client model, with less over-provisioning and more of its idle
+	// time given to garbage collection, recovers more (pts-spec.md §4.5:
+	// enterprise drives recover less).
+	cs := newSetup(t, "client", func(c *Config) { c.Tests = []TestID{HIR} })
+	cr, _ := cs.runner(t, cs.eng)
+	require.NoError(t, cr.Run(context.Background(), nil))
+	cst := Replay(cs.info.Stages, cs.records(t))
+	ctl := cs.info.Stages[1]
+	csteps := ctl.Steps()
+	var csamples []Sample
+	start = 0
+	for k, m := range cst.Stages["hir"].Samples {
+		csamples = append(csamples, Sample{Step: k, Group: ctl.Timeline[csteps[k].Segment].Group, Idle: csteps[k].Workload.Idle,
+			Start: start, Seconds: m.Elapsed.Seconds(), IOPS: m.IOPS()})
+		start += m.Elapsed.Seconds()
+	}
+	client := hirSummary(ctl, csamples, nil)
+	require.Len(t, client.Rows, 5)
+	alone = hirSummary(tl, samples, nil)
+	assert.Greater(t, client.Rows[4][4], alone.Rows[4][4], "after 50 s idle the client recovers more than the enterprise drive")
+	t.Logf("client: ratios to its returns %.2f … %.2f; enterprise %.2f … %.2f", client.Rows[0][4], client.Rows[4][4], alone.Rows[0][4], alone.Rows[4][4])
 	t.Logf("baseline %.0f IOPS; ratios %.2f %.2f %.2f %.2f %.2f", baseline, sum.Rows[0][4], sum.Rows[1][4], sum.Rows[2][4], sum.Rows[3][4], sum.Rows[4][4])
 }
 

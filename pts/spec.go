@@ -62,6 +62,8 @@ func (p Profile) ActiveRangeOf(test TestID) float64 {
 		return p.TPActiveRange
 	case test == LAT && p.LATActiveRange > 0:
 		return p.LATActiveRange
+	case test != IOPS && test != TP && test != LAT:
+		return 100 // the tests over time: the whole device (Config.ActiveRangeOf)
 	}
 	return p.ActiveRange
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/ptsrun/ptsrun/engine"
 	"github.com/stretchr/testify/require"
 )
 
@@ -74,4 +76,25 @@ func TestXSRShape(t *testing.T) {
 			t.Logf("%s: group 1 mean %.0f MB/s, group 3 low %.0f, recovered after %.0f min", model, mean1, low, rec.Value)
 		})
 	}
+}
+
+// An I/O error in the middle of a time series stops it: every sample
+// before it is in the journal, then the error, and no stage end.
+func TestTimelineEngineErrorStopsCleanly(t *testing.T) {
+	s := newSetup(t, "enterprise", func(c *Config) {
+		c.Tests, c.Params = []TestID{XSR}, map[string]string{"xsr-groups": "10m,5m,10m"}
+	})
+	h := &hooked{Engine: s.eng, failAt: 8}
+	r, _ := s.runner(t, h)
+	err := r.Run(context.Background(), nil)
+	require.ErrorIs(t, err, engine.ErrIO)
+	assert.ErrorContains(t, err, "Cross Stimulus Recovery step 8")
+	recs := s.records(t)
+	st := Replay(s.info.Stages, recs)
+	require.Len(t, st.Errors, 1)
+	assert.Contains(t, st.Errors[0].Error, "input/output error")
+	assert.Equal(t, "xsr", st.Errors[0].Stage)
+	ss := Replay(s.info.Stages, recs).Stages["xsr"]
+	assert.Len(t, ss.Samples, 7, "every sample before the error is kept")
+	assert.False(t, ss.Ended)
 }
