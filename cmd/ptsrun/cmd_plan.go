@@ -79,15 +79,17 @@ var wipcSpeedWorkload = engine.Workload{Access: engine.Sequential, BlockSize: pt
 func printPlan(ctx context.Context, w io.Writer, run checkedRun, asJSON bool) error {
 	cfg, p, tp, method := run.Config, run.Profile, run.Targets, run.Purge
 	// Capacity and sequential speed: known for simulated drives.
-	var capacity int64
+	var capacity, setCapacity int64 // the largest target's; the set's, which drive fills count in
 	src := "assumed 1000 MB/s (the device's speed is known only when it runs)"
 	for _, m := range tp.Sim {
 		capacity = max(capacity, m.UserBytes)
+		setCapacity += m.UserBytes
 		src = "the simulated drive's model"
 	}
 	seqMBps := tp.SeqWriteMBps(ctx, wipcSpeedWorkload)
 	for _, t := range tp.Local {
 		capacity = max(capacity, t.Capacity)
+		setCapacity += t.Capacity
 	}
 	if seqMBps == 0 {
 		seqMBps = 1000
@@ -212,9 +214,25 @@ func printPlan(ctx context.Context, w io.Writer, run checkedRun, asJSON bool) er
 				continue
 			}
 			if s.StopFills > 0 {
-				fmt.Fprintf(w, "   or until %g × the capacity is written\n", s.StopFills)
+				fmt.Fprintf(w, "   or until %g × the capacity is written", s.StopFills)
+				if setCapacity > 0 && s.MaxRoundsTime > 0 {
+					// The stop rule that comes first depends on the drive's
+					// write rate; say the rate at which both come together.
+					bytes := s.StopFills * float64(setCapacity)
+					mbps := bytes / s.MaxRoundsTime.Seconds() / 1e6
+					fmt.Fprintf(w, ": %.1f GB, which takes %s at %.0f MB/s", bytes/1e9, short(s.MaxRoundsTime), mbps)
+					if bs := s.Timeline[0].Workload.BlockSize; bs > 0 {
+						fmt.Fprintf(w, " (%.0f IOPS of %s)", mbps*1e6/float64(bs), engine.FormatSize(bs))
+					}
+					fmt.Fprintf(w, ", less on a faster drive")
+				}
+				fmt.Fprintln(w)
 			}
-			fmt.Fprintf(w, "   time: %s\n\n", short(s.MaxRoundsTime))
+			if s.StopFills > 0 {
+				fmt.Fprintf(w, "   time: at most %s\n\n", short(s.MaxRoundsTime))
+			} else {
+				fmt.Fprintf(w, "   time: %s\n\n", short(s.MaxRoundsTime))
+			}
 			continue
 		}
 		same := len(s.Cells) > 0

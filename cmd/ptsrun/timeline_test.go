@@ -137,3 +137,27 @@ func TestTimelineProgress(t *testing.T) {
 	assert.NotContains(t, buf.String(), "IOPS")
 	assert.Contains(t, buf.String(), ", 1h00m left")
 }
+
+// plan gives each test over time its segments, stop rule and time: WSAT
+// the rate at which its fills and its time limit come together, the
+// steady-state method its round range.
+func TestPlanTimelines(t *testing.T) {
+	code, out, stderr := ptsrun("plan", "--target", "sim", "--tests", "wsat,hir,xsr")
+	require.Equal(t, 0, code, stderr)
+	for _, want := range []string{
+		"or until 4 × the capacity is written: 12802.5 GB, which takes 24h00m at 148 MB/s (36176 IOPS of 4 KiB), less on a faster drive",
+		"time: at most 24h00m",
+		"each round, 2 cells (30m00s):",
+		"RND 4 KiB 0/100 TC4/QD32 for 29m0s",
+		"wait state 10: bursts of RND 4 KiB 0/100 TC4/QD32 for 5.0s, a sample every 5s, 360× with 50s idle after each",
+		"access group 2: RND 8 KiB 0/100 TC1/QD32 for 6h00m, a sample every 1m0s",
+		"time: 22h00m",
+	} {
+		assert.Contains(t, out, want)
+	}
+	code, out, stderr = ptsrun("plan", "--target", "sim", "--tests", "wsat", "--wsat-ss")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, out, "up to 25 rounds")
+	assert.Contains(t, out, "tracking: [IOPS of the round's check minute]")
+	assert.Contains(t, out, "time: 2h35m (steady at round 5) to 12h55m (round limit 25)")
+}
