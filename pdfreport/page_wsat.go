@@ -74,7 +74,8 @@ func (b *builder) wsat(td *pts.TestDef, stages []matrix.StageResult) {
 			hist, clp, sum := histogramPlots(title, h)
 			b.add(&Page{Test: td.Name, Title: "Response Time Histogram – Confidence Level Plot", Setup: setup, Params: params, Landmark: "wsat-histogram",
 				Blocks: []Block{
-					Paragraph{Lines: []string{"The response times of every I/O of " + title + ": the drive as the series leaves it."}},
+					Paragraph{Lines: []string{"The response times of every I/O of " + title + ", at the stimulus's load (" + b.timelineLoad(s) +
+						"): the drive as the series leaves it. It is not a separate TC1/QD1 measurement, which some harnesses run after WSAT."}},
 					Chart{Caption: "Response-time histogram (I/Os per latency bin, log scales)", Plot: hist, Summary: sum},
 					Chart{Caption: "Confidence level: share of I/Os at or under each response time", Plot: clp, Summary: sum},
 				}})

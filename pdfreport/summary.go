@@ -187,6 +187,18 @@ func idleCount(s matrix.StageResult) int {
 	return n
 }
 
+// timelineLoad is a timeline's first segment's thread count and queue
+// depth: "TC4/QD32".
+func (b *builder) timelineLoad(s matrix.StageResult) string {
+	for _, st := range b.ri.Stages {
+		if st.ID == s.ID && len(st.Timeline) > 0 {
+			w := st.Timeline[0].Workload
+			return fmt.Sprintf("TC%d/QD%d", w.TC, w.QD)
+		}
+	}
+	return "–"
+}
+
 // timelineWorkloads names the workloads of a timeline stage: "RND 4 KiB
 // 0/100 TC4/QD32", or each in turn.
 func (b *builder) timelineWorkloads(s matrix.StageResult) string {
