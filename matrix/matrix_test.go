@@ -242,6 +242,11 @@ func TestWriteCacheDeviations(t *testing.T) {
 			{Type: pts.RecWriteCache, Stage: "lat", WriteCache: &pts.WriteCacheResult{Requested: false, Before: "unknown", After: "unknown",
 				Check: pts.CheckAfterPurge, Error: "the write cache of /dev/loop4 (loop) cannot be read"}},
 		}, []string{"The write cache could not be set to Disabled as the PTS-E profile asks (the write cache of /dev/loop4 (loop) cannot be set)."}},
+		{"resumed: the start failed twice, said once", "enterprise", []pts.Record{
+			{Type: pts.RecWriteCache, WriteCache: &pts.WriteCacheResult{Requested: false, Before: "unknown", After: "unknown", Error: "the write cache of /dev/loop4 (loop) cannot be set"}},
+			{Type: pts.RecStart},
+			{Type: pts.RecWriteCache, WriteCache: &pts.WriteCacheResult{Requested: false, Before: "unknown", After: "unknown", Error: "the write cache of /dev/loop4 (loop) cannot be set"}},
+		}, []string{"The write cache could not be set to Disabled as the PTS-E profile asks (the write cache of /dev/loop4 (loop) cannot be set)."}},
 		{"could not be put back", "enterprise", []pts.Record{
 			{Type: pts.RecWriteCache, WriteCache: &pts.WriteCacheResult{Requested: false, Before: "enabled", After: "disabled"}},
 			{Type: pts.RecWriteCache, Stage: "lat", WriteCache: &pts.WriteCacheResult{Requested: false, Before: "enabled", After: "enabled",

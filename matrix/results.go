@@ -596,7 +596,10 @@ func cacheSatisfies(w *pts.WriteCacheResult) bool {
 func deviations(ri pts.RunInfo, st *pts.State, res *Results) []Deviation {
 	var out []Deviation
 	add := func(code, format string, a ...any) {
-		out = append(out, Deviation{Code: code, Text: fmt.Sprintf(format, a...)})
+		d := Deviation{Code: code, Text: fmt.Sprintf(format, a...)}
+		if !slices.Contains(out, d) { // a resumed run meets the same failure again: say it once
+			out = append(out, d)
+		}
 	}
 	cfg := ri.Config
 	if ri.Imported {

@@ -151,6 +151,10 @@ func stageState(test pts.TestID, s matrix.StageResult) string {
 		}
 		if s.Summary != nil {
 			for _, f := range s.Summary.Figures {
+				if math.IsNaN(f.Value) {
+					state += fmt.Sprintf("; %s not reached", f.Name)
+					continue
+				}
 				state += fmt.Sprintf("; %s %s %s", f.Name, strconv.FormatFloat(f.Value, 'f', decimals(f.Value), 64), f.Unit)
 			}
 		}
