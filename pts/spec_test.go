@@ -200,6 +200,16 @@ func TestCheckTargets(t *testing.T) {
 			assert.ErrorContains(t, err, tc.err)
 		})
 	}
+
+	// The tests over time are checked the same way, their segments'
+	// workloads included: XSR's 1024 KiB at TC1 needs 1 MiB.
+	c.Tests = []TestID{WSAT, HIR, XSR}
+	p, err = c.Resolve()
+	require.NoError(t, err)
+	stages = c.Stages(p)
+	assert.NoError(t, CheckTargets(stages, []device.Identity{{Path: "/dev/a", CapacityBytes: 1 << 20, LogicalBlock: 512}}))
+	assert.ErrorContains(t, CheckTargets(stages, []device.Identity{{Path: "/dev/a", CapacityBytes: 64 << 10, LogicalBlock: 512}}),
+		"target /dev/a (65536 bytes) cannot take")
 }
 
 func TestStagesOn4KnTargets(t *testing.T) {
