@@ -243,7 +243,7 @@ func Build(ri pts.RunInfo, recs []pts.Record, cut bool) *Results {
 		for i := range ri.Stages {
 			s := &ri.Stages[i]
 			if s.Test == td.ID {
-				tr.Stages = append(tr.Stages, buildStage(ri, s, st, crit, earlier(tr.Stages)))
+				tr.Stages = append(tr.Stages, buildStage(ri, s, st, crit, earlier(tr.Stages, crit.Window)))
 			}
 		}
 		res.Tests = append(res.Tests, tr)
@@ -310,14 +310,15 @@ func scope(ri pts.RunInfo) string {
 		"Each target's own figures are on the per-target page and in tables/targets_*.csv.", len(ri.Targets), strings.Join(names, ", "))
 }
 
-// earlier is what a test's later stages may read of its stages so far.
-func earlier(done []StageResult) []pts.Earlier {
+// earlier is what a test's later stages may read of its stages so far; a
+// window shorter than the rule's has no average.
+func earlier(done []StageResult, window int) []pts.Earlier {
 	var out []pts.Earlier
 	for _, s := range done {
 		e := pts.Earlier{Stage: s.ID, Steady: s.Steady}
 		for _, t := range s.Tracking {
 			avg := math.NaN()
-			if len(t.Verdict.Values) > 0 {
+			if len(t.Verdict.Values) >= window {
 				avg = t.Verdict.Average
 			}
 			e.WindowAverage = append(e.WindowAverage, avg)

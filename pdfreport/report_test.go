@@ -218,6 +218,7 @@ func TestReportIncomplete(t *testing.T) {
 		"IOPS: the stage did not finish (1 complete round).",
 		"The journal's last line was cut short (the process was killed); that record is ignored.",
 		"incomplete (1 rounds)",
+		"No measurement window: 1 of the 5 rounds a window needs.",
 	} {
 		assert.True(t, strings.Contains(text, want), "the report does not say %q", want)
 	}
@@ -238,6 +239,7 @@ func TestReportIncomplete(t *testing.T) {
 		assert.Equal(t, "STAGE INCOMPLETE", p.Warning, "page %q", p.Title)
 	}
 	assert.NotZero(t, pages, "the test's pages are there")
+	assert.NotContains(t, text, "Average of the window | 0 IOPS", "no window, no zeros made up for it")
 
 	pdf := render(t, doc, part.Start)
 	assert.True(t, bytes.HasPrefix(pdf, []byte("%PDF-")))

@@ -31,8 +31,10 @@ func summarize(ss []series, f func(float64) string) string {
 func (b *builder) windowPage(test string, s matrix.StageResult, tr matrix.TrackingResult, setup, params []KV) *Page {
 	v := tr.Verdict
 	p := &Page{Test: test, Title: "Steady State Measurement Window: " + tr.Name, Setup: setup, Params: params, Landmark: "window"}
-	if len(v.Values) == 0 {
-		p.Blocks = append(p.Blocks, Paragraph{Lines: []string{"No measurement window: fewer rounds than the window needs."}})
+	if len(v.Values) < b.ri.Config.SS.Window {
+		// No window to judge: its average, range and slope would be zeros.
+		p.Blocks = append(p.Blocks, Paragraph{Lines: []string{fmt.Sprintf("No measurement window: %d of the %d rounds a window needs.",
+			len(v.Values), b.ri.Config.SS.Window)}})
 		return p
 	}
 	p.Blocks = append(p.Blocks, Chart{Caption: tr.Name + ": steady-state measurement window, rounds " + fmt.Sprintf("%d–%d", v.FirstRound, v.LastRound),

@@ -100,7 +100,7 @@ func (b *builder) summary() {
 			// preconditioning): their tracking variables' steady level.
 			if len(heads) == 0 && !s.Timeline && s.Rounds > 0 {
 				for _, tr := range s.Tracking {
-					if tr.Cell < len(s.Cells) && len(tr.Verdict.Values) > 0 {
+					if tr.Cell < len(s.Cells) && len(tr.Verdict.Values) >= b.ri.Config.SS.Window {
 						c := s.Cells[tr.Cell]
 						rows = append(rows, []string{s.Title, fmt.Sprintf("%s TC%d/QD%d", c.Key.Label(), c.TC, c.QD),
 							"window average: " + fmtValue(tr.Unit, tr.Verdict.Average), state})
