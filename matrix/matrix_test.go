@@ -790,6 +790,9 @@ func TestTimelineResults(t *testing.T) {
 	require.Contains(t, names, "xsr_summary")
 	assert.Equal(t, []string{"minute", "group", "mbps", "lat_mean_ms", "lat_max_ms"}, names["xsr"].Cols)
 	assert.Len(t, names["xsr"].Rows, 6)
+	require.Contains(t, names, "xsr_figures", "the recovery times are a table too")
+	assert.Equal(t, []string{"recovery time (min)", "sustained recovery (min)"}, names["xsr_figures"].Rows)
+	assert.InDelta(t, 2.0, names["xsr_figures"].Values[0][0], 1e-9)
 
 	b2, err := json.Marshal(res)
 	require.NoError(t, err, "NaN-free")

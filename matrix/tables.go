@@ -74,7 +74,7 @@ func (r *Results) Tables() []Table {
 			sizes, mixes = td.Matrix(p)
 		}
 		for _, def := range td.Tables {
-			if len(def.SampleColumns) > 0 || def.Summary {
+			if len(def.SampleColumns) > 0 || def.Summary || def.Figures {
 				for _, st := range t.Stages {
 					if tb, ok := timelineTable(def, st); ok {
 						out = append(out, tb)
@@ -165,6 +165,18 @@ func trackingTable(s StageResult) Table {
 func timelineTable(def pts.TableDef, s StageResult) (Table, bool) {
 	if !s.Timeline {
 		return Table{}, false
+	}
+	if def.Figures {
+		if s.Summary == nil || len(s.Summary.Figures) == 0 {
+			return Table{}, false
+		}
+		t := Table{Name: def.Name, Title: def.Title, RowHead: "figure (unit)", Cols: []string{"value"}}
+		for _, f := range s.Summary.Figures {
+			t.Rows = append(t.Rows, fmt.Sprintf("%s (%s)", f.Name, f.Unit))
+			t.RowBytes = append(t.RowBytes, 0)
+			t.Values = append(t.Values, []float64{f.Value})
+		}
+		return t, true
 	}
 	if def.Summary {
 		if s.Summary == nil {

@@ -55,7 +55,7 @@ func TestDefinitions(t *testing.T) {
 		assert.NotEmpty(t, td.Tables, td.ID)
 		if td.Summarize != nil { // a timeline: no matrix, no rounds
 			for _, tb := range td.Tables {
-				assert.True(t, tb.Summary || len(tb.SampleColumns) > 0, "%s: table %s", td.ID, tb.Name)
+				assert.True(t, tb.Summary || tb.Figures || len(tb.SampleColumns) > 0, "%s: table %s", td.ID, tb.Name)
 			}
 			continue
 		}

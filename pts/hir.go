@@ -49,6 +49,7 @@ var HIRTest = &TestDef{
 	Tables: []TableDef{
 		{Name: "hir", Title: "HIR: every burst and baseline interval", SampleColumns: []string{ColMinute, ColGroup, ColIdle, ColIOPS, ColLatMean, ColLatMax}},
 		{Name: "hir_summary", Title: "HIR: mean burst IOPS per wait state, against the baseline", Summary: true},
+		{Name: "hir_figures", Title: "HIR: the baseline and each wait state against it", Figures: true},
 	},
 	Summarize: hirSummary,
 	stages: func(c Config, p Profile, _ []int64, _ []int) []Stage {

@@ -110,9 +110,11 @@ type TableDef struct {
 	Aggregate string // how a value is made from the measurement window, for captions
 	// SampleColumns makes a timeline stage's table instead: a row per
 	// sample with these columns (SampleColumn names); Summary makes one of
-	// its summary's rows.
+	// its summary's rows; Figures one of its summary's figures (XSR's
+	// recovery time), a row each.
 	SampleColumns []string
 	Summary       bool
+	Figures       bool
 }
 
 // The columns a timeline's sample table may have.

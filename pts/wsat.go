@@ -66,6 +66,7 @@ var WSATTest = &TestDef{
 		{Name: "wsat", Title: "WSAT: every interval from fresh-out-of-box",
 			SampleColumns: []string{ColMinute, ColTGBW, ColFills, ColIOPS, ColLatMean, ColP99999, ColLatMax}},
 		{Name: "wsat_summary", Title: "WSAT: every hour, and the write cliff", Summary: true},
+		{Name: "wsat_figures", Title: "WSAT: fresh-out-of-box and last hour IOPS, and the write cliff", Figures: true},
 	},
 	Summarize: wsatSummary,
 	stages: func(c Config, p Profile, _ []int64, _ []int) []Stage {

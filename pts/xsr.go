@@ -39,6 +39,7 @@ var XSRTest = &TestDef{
 		{Name: "xsr", Title: "XSR: throughput and response times per minute",
 			SampleColumns: []string{ColMinute, ColGroup, ColMBps, ColLatMean, ColLatMax}},
 		{Name: "xsr_summary", Title: "XSR: access groups and the recovery time", Summary: true},
+		{Name: "xsr_figures", Title: "XSR: the recovery times", Figures: true},
 	},
 	Summarize: xsrSummary,
 	stages: func(c Config, p Profile, _ []int64, _ []int) []Stage {
