@@ -52,9 +52,9 @@ type Config struct {
 	ActiveRange    float64 `json:"active_range_pct"`
 	TPActiveRange  float64 `json:"tp_active_range_pct,omitempty"`
 	LATActiveRange float64 `json:"lat_active_range_pct,omitempty"`
-	// TimelineActiveRange is that of the tests that follow one stimulus
-	// over time (WSAT, HIR, XSR): the whole device (pts-spec.md §4.4–4.6),
-	// unless --active-range names another.
+	// TimelineActiveRange overrides the active range of the tests that
+	// have their own (TestDef.ActiveRange: WSAT, HIR, XSR, the whole device
+	// by pts-spec.md §4.4–4.6); --active-range sets it. 0: theirs.
 	TimelineActiveRange float64 `json:"timeline_active_range_pct,omitempty"`
 	// PCActiveRange is the active range of the workload-independent
 	// preconditioning (PTS "PC AR"): the whole device unless set.
@@ -322,11 +322,12 @@ func (c Config) ActiveRangeOf(test TestID) float64 {
 		return c.TPActiveRange
 	case test == LAT && c.LATActiveRange > 0:
 		return c.LATActiveRange
-	case test != IOPS && test != TP && test != LAT:
+	}
+	if td := Def(test); td != nil && td.ActiveRange > 0 {
 		if c.TimelineActiveRange > 0 {
 			return c.TimelineActiveRange
 		}
-		return 100
+		return td.ActiveRange
 	}
 	return c.ActiveRange
 }

@@ -25,7 +25,7 @@ const (
 // HIRTest writes to steady state, then in bursts with idle time between
 // them: how much the drive's background work recovers in the idle time.
 var HIRTest = &TestDef{
-	ID: HIR, Name: "Host Idle Recovery", Section: "§11", order: 11,
+	ID: HIR, Name: "Host Idle Recovery", Section: "§11", order: 11, ActiveRange: 100,
 	Params: []Param{
 		{Flag: "hir-wait-states", Default: "1,2,3,5,10", Usage: "HIR's wait states: idle time after each 5 s burst in multiples of 5 s, increasing",
 			Check: func(v string) error { _, err := hirWaitStates(v); return err }},

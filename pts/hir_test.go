@@ -154,3 +154,21 @@ func TestHIRQuickLookRounds(t *testing.T) {
 	_, err = c.Resolve()
 	assert.ErrorContains(t, err, "longer than its tracked end (--hir-pc-track 4s)")
 }
+
+// The tests over time cover the whole device in either profile (the
+// client's 75 % is the IOPS test's), unless --active-range says otherwise.
+func TestTimelineActiveRange(t *testing.T) {
+	for _, profile := range []string{"enterprise", "client"} {
+		c := DefaultConfig()
+		c.Targets, c.Tests, c.Profile = []string{"sim"}, []TestID{IOPS, WSAT, HIR, XSR}, profile
+		p, err := c.Resolve()
+		require.NoError(t, err)
+		for _, id := range []TestID{WSAT, HIR, XSR} {
+			assert.Equal(t, 100.0, c.ActiveRangeOf(id), "%s %s", profile, id)
+			assert.Equal(t, 100.0, p.ActiveRangeOf(id), "%s %s: what a deviation is measured against", profile, id)
+		}
+		assert.Equal(t, p.ActiveRange, c.ActiveRangeOf(IOPS))
+		c.TimelineActiveRange = 50
+		assert.Equal(t, 50.0, c.ActiveRangeOf(HIR))
+	}
+}

@@ -62,8 +62,9 @@ func (p Profile) ActiveRangeOf(test TestID) float64 {
 		return p.TPActiveRange
 	case test == LAT && p.LATActiveRange > 0:
 		return p.LATActiveRange
-	case test != IOPS && test != TP && test != LAT:
-		return 100 // the tests over time: the whole device (Config.ActiveRangeOf)
+	}
+	if td := Def(test); td != nil && td.ActiveRange > 0 {
+		return td.ActiveRange // a test of its own range, whatever the profile
 	}
 	return p.ActiveRange
 }

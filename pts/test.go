@@ -55,6 +55,10 @@ type TestDef struct {
 	// Params are the test's own parameters, each a command-line flag
 	// (UNVERIFIED spec values among them, so that a lab can set them).
 	Params []Param
+	// ActiveRange is the test's own active range in percent, the same in
+	// every profile (the tests over time: the whole device); 0: the
+	// profile's.
+	ActiveRange float64
 	// CheckParams checks the test's parameters together (one that rules
 	// another out); each has been checked alone. Nil: nothing to check.
 	CheckParams func(c Config) error

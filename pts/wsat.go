@@ -35,7 +35,7 @@ var wsatWorkloads = []struct {
 // sampling every minute (pts-spec.md §4.4; the stop rule's numbers are
 // UNVERIFIED against PTS 2.0.2, hence flags).
 var WSATTest = &TestDef{
-	ID: WSAT, Name: "Write Saturation", Section: "§10", order: 10,
+	ID: WSAT, Name: "Write Saturation", Section: "§10", order: 10, ActiveRange: 100,
 	Params: []Param{
 		{Flag: "wsat-workload", Default: "write", Usage: "WSAT's stimulus: write (RND 4 KiB 0/100), oltp, vod or metadata",
 			Check: func(v string) error { _, err := wsatWorkload(v); return err }},

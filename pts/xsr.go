@@ -26,7 +26,7 @@ const (
 // far throughput falls when the stimulus changes, and how long the drive
 // takes to recover from the random writes' fragmentation.
 var XSRTest = &TestDef{
-	ID: XSR, Name: "Cross Stimulus Recovery", Section: "§12", order: 12,
+	ID: XSR, Name: "Cross Stimulus Recovery", Section: "§12", order: 12, ActiveRange: 100,
 	Params: []Param{
 		{Flag: "xsr-groups", Default: xsrDefaultTime,
 			Usage: "XSR access groups' durations: SEQ 1024 KiB W, RND 8 KiB W, SEQ 1024 KiB W (UNVERIFIED; PTS tools use 8h,6h,8h)",
