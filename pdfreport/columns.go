@@ -108,11 +108,9 @@ func (b *builder) params(s matrix.StageResult, stimulus, mixes, sizes string) []
 	// The active range the stage's cells ran with (tests have their own).
 	ar := cfg.ActiveRangeOf(td.ID)
 	cellTime := fmt.Sprintf("%v per cell", time.Duration(cfg.CellTime))
-	for _, st := range b.ri.Stages {
-		if st.ID == s.ID && len(st.Cells) > 0 {
-			ar = st.Cells[0].Workload.ActiveRange
-			cellTime = cellTimes(st.Cells)
-		}
+	if st := b.stageDef(s); len(st.Cells) > 0 {
+		ar = st.Cells[0].Workload.ActiveRange
+		cellTime = cellTimes(st.Cells)
 	}
 	kv := []KV{
 		{"Data pattern", "RND"},
@@ -240,16 +238,22 @@ func (b *builder) activeRanges() string {
 	return strings.Join(append(parts, fmt.Sprintf("PC %g %%", b.ri.Config.PCActiveRange)), ", ")
 }
 
+// stageDef is the definition of a stage as the run planned it (run.json),
+// or an empty one for a stage it does not have.
+func (b *builder) stageDef(s matrix.StageResult) pts.Stage {
+	for _, st := range b.ri.Stages {
+		if st.ID == s.ID {
+			return st
+		}
+	}
+	return pts.Stage{}
+}
+
 // timelineParams is the Test Parameters column of a timeline stage: its
 // segments, load and sampling instead of loops and rounds.
 func (b *builder) timelineParams(s matrix.StageResult) []KV {
-	var st *pts.Stage
-	for i := range b.ri.Stages {
-		if b.ri.Stages[i].ID == s.ID {
-			st = &b.ri.Stages[i]
-		}
-	}
-	if st == nil || len(st.Timeline) == 0 {
+	st := b.stageDef(s)
+	if len(st.Timeline) == 0 {
 		return nil
 	}
 	w := st.Timeline[0].Workload

@@ -25,40 +25,22 @@ func (b *builder) hir(td *pts.TestDef, stages []matrix.StageResult) {
 		}
 		setup := b.setup(s)
 		params := b.params(s, "RND 4 KiB writes in rounds", "0/100", "4 KiB")
-		var tracked []series
-		for _, t := range s.Tracking {
-			tracked = append(tracked, trackingSeries(t))
-		}
-		if s.Rounds > 0 && len(tracked) > 0 {
-			b.add(&Page{Test: td.Name, Title: "Preconditioning: Steady State Convergence", Setup: setup, Params: params, Landmark: "hir-pc",
-				Blocks: []Block{Chart{Caption: "IOPS of each preconditioning round's last minute, RND 4 KiB 0/100",
-					Plot: convergencePlot("Preconditioning IOPS per round", "IOPS", tracked, s.Window, false), Summary: summarize(tracked, fmtIOPS)}}})
-		}
-		for _, t := range s.Tracking {
-			b.add(b.windowPage(td.Name, s, t, setup, params))
-		}
+		b.iopsTracking(td, s, setup, params, convergence{title: "Preconditioning: Steady State Convergence", landmark: "hir-pc",
+			caption: "IOPS of each preconditioning round's tracked end, RND 4 KiB 0/100", plot: "Preconditioning IOPS per round"})
 	}
 }
 
 func (b *builder) hirTimeline(td *pts.TestDef, s matrix.StageResult) {
 	setup, params := b.setup(s), b.timelineParams(s)
-	var all []series
-	at := map[int]int{}
-	for _, x := range s.Samples {
-		if x.Idle {
-			continue
+	bursts := map[int]string{}
+	for _, g := range b.stageDef(s).Timeline {
+		if g.Group != 0 {
+			bursts[g.Group] = fmt.Sprintf("wait state %d bursts", g.Group)
 		}
-		i, ok := at[x.Group]
-		if !ok {
-			i = len(all)
-			at[x.Group] = i
-			name := fmt.Sprintf("wait state %d bursts", x.Group)
-			if x.Group == 0 {
-				name = "return to baseline"
-			}
-			all = append(all, series{name: name, points: x.Group != 0})
-		}
-		all[i].xs, all[i].ys = append(all[i].xs, x.Minute()), append(all[i].ys, x.IOPS)
+	}
+	plotted := groupSeries(s, bursts, func(x pts.Sample) float64 { return x.IOPS })
+	for i := range plotted {
+		plotted[i].points = true
 	}
 	// The baseline's stretches, one after each wait state, are one series
 	// broken by a NaN, so that no line crosses the bursts between them.
@@ -72,19 +54,13 @@ func (b *builder) hirTimeline(td *pts.TestDef, s matrix.StageResult) {
 		}
 		base.xs, base.ys = append(base.xs, x.Minute()), append(base.ys, x.IOPS)
 	}
-	var plotted []series
-	for _, ser := range all {
-		if ser.points {
-			plotted = append(plotted, ser)
-		}
-	}
 	if len(base.xs) > 0 {
 		plotted = append(plotted, base)
 	}
 	b.add(&Page{Test: td.Name, Title: "IOPS vs Time: all wait states", Setup: setup, Params: params, Landmark: "hir-time",
 		Blocks: []Block{
 			Chart{Caption: "IOPS of every 5 s write burst (points, one colour per wait state) and of each minute of the returns to the baseline (lines); x counts idle time",
-				Plot: timePlot("IOPS vs time, all wait states", "IOPS", plotted, false), Summary: summarize(all, fmtIOPS)},
+				Plot: timePlot("IOPS vs time, all wait states", "IOPS", plotted, false), Summary: summarize(plotted, fmtIOPS)},
 		}})
 	if s.Summary == nil {
 		return

@@ -40,18 +40,8 @@ func (b *builder) iops(td *pts.TestDef, stages []matrix.StageResult) {
 			Blocks: []Block{Chart{Caption: "IOPS steady-state convergence: RND 0/100, every block size",
 				Plot: convergencePlot("IOPS per round, RND 0/100", "IOPS", writes, s.Window, true), Summary: summarize(writes, fmtIOPS)}}})
 	}
-	var tracked []series
-	for _, t := range s.Tracking {
-		tracked = append(tracked, trackingSeries(t))
-	}
-	if s.Rounds > 0 && len(tracked) > 0 {
-		b.add(&Page{Test: td.Name, Title: "Steady State Convergence Plot: the tracking variables", Setup: setup, Params: params, Landmark: "iops-tracking",
-			Blocks: []Block{Chart{Caption: "IOPS steady-state convergence: the three PTS 2.0.2 tracking variables",
-				Plot: convergencePlot("Tracking variables per round", "IOPS", tracked, s.Window, true), Summary: summarize(tracked, fmtIOPS)}}})
-	}
-	for _, t := range s.Tracking {
-		b.add(b.windowPage(td.Name, s, t, setup, params))
-	}
+	b.iopsTracking(td, s, setup, params, convergence{title: "Steady State Convergence Plot: the tracking variables", landmark: "iops-tracking",
+		caption: "IOPS steady-state convergence: the three PTS 2.0.2 tracking variables", plot: "Tracking variables per round", logY: true})
 	tb := b.tableOf(td, pts.MetricIOPS)
 	rows := [][]string{}
 	for i, r := range tb.Rows {

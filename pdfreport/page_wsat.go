@@ -57,17 +57,9 @@ func (b *builder) wsat(td *pts.TestDef, stages []matrix.StageResult) {
 			}})
 		// The optional steady-state method: the check minutes round by
 		// round, and the measurement window.
-		if len(s.Tracking) > 0 && s.Rounds > 0 {
-			var tracked []series
-			for _, t := range s.Tracking {
-				tracked = append(tracked, trackingSeries(t))
-			}
-			b.add(&Page{Test: td.Name, Title: "Steady State Convergence: the check minute of each round", Setup: setup, Params: params, Landmark: "wsat-ss",
-				Blocks: []Block{Chart{Caption: "IOPS of each round's 1 min check, after its 30 min of the stimulus",
-					Plot: convergencePlot("Check-minute IOPS per round", "IOPS", tracked, s.Window, false), Summary: summarize(tracked, fmtIOPS)}}})
-			for _, t := range s.Tracking {
-				b.add(b.windowPage(td.Name, s, t, setup, params))
-			}
+		if len(s.Tracking) > 0 {
+			b.iopsTracking(td, s, setup, params, convergence{title: "Steady State Convergence: the check minute of each round", landmark: "wsat-ss",
+				caption: "IOPS of each round's 1 min check, after its 30 min of the stimulus", plot: "Check-minute IOPS per round"})
 		}
 		if h := s.TailHist; h != nil && h.Count() > 0 {
 			title := fmt.Sprintf("the last hour of I/O, minutes %.0f–%.0f", s.TailFrom, s.Samples[len(s.Samples)-1].Minute())

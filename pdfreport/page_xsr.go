@@ -71,21 +71,16 @@ func (b *builder) xsr(td *pts.TestDef, stages []matrix.StageResult) {
 // 2: RND 8 KiB 0/100, 6h0m0s".
 func (b *builder) groupNames(s matrix.StageResult) map[int]string {
 	names := map[int]string{}
-	for _, st := range b.ri.Stages {
-		if st.ID != s.ID {
-			continue
-		}
-		for _, g := range st.Timeline {
-			if _, ok := names[g.Group]; !ok {
-				names[g.Group] = fmt.Sprintf("group %d: %s, %v", g.Group, pts.KeyOf(g.Workload).Label(), g.Workload.Duration)
-			}
+	for _, g := range b.stageDef(s).Timeline {
+		if _, ok := names[g.Group]; !ok {
+			names[g.Group] = fmt.Sprintf("group %d: %s, %v", g.Group, pts.KeyOf(g.Workload).Label(), g.Workload.Duration)
 		}
 	}
 	return names
 }
 
-// groupSeries is a timeline's figure per sample, one series per group,
-// named from names (else "group N").
+// groupSeries is a timeline's figure per sample, one series per group
+// that names names.
 func groupSeries(s matrix.StageResult, names map[int]string, v func(pts.Sample) float64) []series {
 	var out []series
 	at := map[int]int{}
@@ -95,12 +90,12 @@ func groupSeries(s matrix.StageResult, names map[int]string, v func(pts.Sample) 
 		}
 		i, ok := at[x.Group]
 		if !ok {
-			i = len(out)
-			at[x.Group] = i
 			name, ok := names[x.Group]
 			if !ok {
-				name = fmt.Sprintf("group %d", x.Group)
+				continue
 			}
+			i = len(out)
+			at[x.Group] = i
 			out = append(out, series{name: name})
 		}
 		out[i].xs, out[i].ys = append(out[i].xs, x.Minute()), append(out[i].ys, v(x))

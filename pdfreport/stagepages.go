@@ -28,6 +28,29 @@ func summarize(ss []series, f func(float64) string) string {
 	return strings.Join(parts, "\n")
 }
 
+// convergence is how a convergence page of tracking variables is titled.
+type convergence struct {
+	title, landmark, caption, plot string
+	logY                           bool
+}
+
+// iopsTracking adds a stage's IOPS tracking variables round by round
+// (when it has rounds) and the measurement-window page of each: the IOPS
+// test's, HIR's preconditioning's and WSAT's steady-state method's.
+func (b *builder) iopsTracking(td *pts.TestDef, s matrix.StageResult, setup, params []KV, c convergence) {
+	var tracked []series
+	for _, t := range s.Tracking {
+		tracked = append(tracked, trackingSeries(t))
+	}
+	if s.Rounds > 0 && len(tracked) > 0 {
+		b.add(&Page{Test: td.Name, Title: c.title, Setup: setup, Params: params, Landmark: c.landmark,
+			Blocks: []Block{Chart{Caption: c.caption, Plot: convergencePlot(c.plot, "IOPS", tracked, s.Window, c.logY), Summary: summarize(tracked, fmtIOPS)}}})
+	}
+	for _, t := range s.Tracking {
+		b.add(b.windowPage(td.Name, s, t, setup, params))
+	}
+}
+
 func (b *builder) windowPage(test string, s matrix.StageResult, tr matrix.TrackingResult, setup, params []KV) *Page {
 	v := tr.Verdict
 	p := &Page{Test: test, Title: "Steady State Measurement Window: " + tr.Name, Setup: setup, Params: params, Landmark: "window"}

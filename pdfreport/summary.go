@@ -190,11 +190,9 @@ func idleCount(s matrix.StageResult) int {
 // timelineLoad is a timeline's first segment's thread count and queue
 // depth: "TC4/QD32".
 func (b *builder) timelineLoad(s matrix.StageResult) string {
-	for _, st := range b.ri.Stages {
-		if st.ID == s.ID && len(st.Timeline) > 0 {
-			w := st.Timeline[0].Workload
-			return fmt.Sprintf("TC%d/QD%d", w.TC, w.QD)
-		}
+	if st := b.stageDef(s); len(st.Timeline) > 0 {
+		w := st.Timeline[0].Workload
+		return fmt.Sprintf("TC%d/QD%d", w.TC, w.QD)
 	}
 	return "–"
 }
@@ -203,24 +201,20 @@ func (b *builder) timelineLoad(s matrix.StageResult) string {
 // 0/100 TC4/QD32", or each in turn.
 func (b *builder) timelineWorkloads(s matrix.StageResult) string {
 	var names []string
-	for _, st := range b.ri.Stages {
-		if st.ID != s.ID {
-			continue
+	st := b.stageDef(s)
+	for _, g := range st.Timeline {
+		w := g.Workload
+		n := pts.KeyOf(w).Label()
+		if len(st.Timeline) > 1 && w.ReadPct == 0 {
+			n = fmt.Sprintf("%s %s W", pts.AccessLabel(w.Access), engine.FormatSize(w.BlockSize))
 		}
-		for _, g := range st.Timeline {
-			w := g.Workload
-			n := fmt.Sprintf("%s %s %s", pts.AccessLabel(w.Access), engine.FormatSize(w.BlockSize), pts.MixLabel(w.ReadPct))
-			if len(st.Timeline) > 1 && w.ReadPct == 0 {
-				n = fmt.Sprintf("%s %s W", pts.AccessLabel(w.Access), engine.FormatSize(w.BlockSize))
-			}
-			if !slices.Contains(names, n) {
-				names = append(names, n)
-			}
+		if !slices.Contains(names, n) {
+			names = append(names, n)
 		}
-		if len(names) == 1 {
-			w := st.Timeline[0].Workload
-			return fmt.Sprintf("%s TC%d/QD%d", names[0], w.TC, w.QD)
-		}
+	}
+	if len(names) == 1 {
+		w := st.Timeline[0].Workload
+		return fmt.Sprintf("%s TC%d/QD%d", names[0], w.TC, w.QD)
 	}
 	if len(names) == 0 {
 		return "–"
