@@ -48,6 +48,9 @@ type TestResult struct {
 	Test   pts.TestID    `json:"test"`
 	Name   string        `json:"name"`
 	Stages []StageResult `json:"stages"`
+	// OperatingPoints are a demand-intensity test's MaxIOPS, MidIOPS and
+	// MinIOPS points, chosen from its demand-variation window.
+	OperatingPoints []pts.OperatingPoint `json:"operating_points,omitempty"`
 }
 
 // StageResult is one purge → precondition → rounds unit.
@@ -77,6 +80,10 @@ type StageResult struct {
 	// (TailFrom: the minute it starts), for its histogram page.
 	TailHist *engine.Histogram `json:"tail_hist,omitempty"`
 	TailFrom float64           `json:"tail_from_min,omitempty"`
+	// Point is the operating point a demand-intensity stage ran at (its
+	// TC/QD, and the figures it was chosen by); nil for other stages and
+	// while the rounds it is chosen from have not ended.
+	Point *pts.OperatingPoint `json:"operating_point,omitempty"`
 }
 
 // Precondition summarises the workload-independent preconditioning.
@@ -111,14 +118,17 @@ type CellResult struct {
 	ReadPct   int         `json:"read_pct"`
 	TC        int         `json:"tc"`
 	QD        int         `json:"qd"`
-	IOPS      float64     `json:"iops"`
-	ReadIOPS  float64     `json:"read_iops"`
-	WriteIOPS float64     `json:"write_iops"`
-	MBps      float64     `json:"mbps"`
-	ReadMBps  float64     `json:"read_mbps"`
-	WriteMBps float64     `json:"write_mbps"`
-	LatMeanMs float64     `json:"lat_mean_ms"`
-	LatMaxMs  float64     `json:"lat_max_ms"`
+	// PreWrite marks a demand-intensity round's between-round pre-write,
+	// not a cell of its TC × QD matrix.
+	PreWrite  bool    `json:"prewrite,omitempty"`
+	IOPS      float64 `json:"iops"`
+	ReadIOPS  float64 `json:"read_iops"`
+	WriteIOPS float64 `json:"write_iops"`
+	MBps      float64 `json:"mbps"`
+	ReadMBps  float64 `json:"read_mbps"`
+	WriteMBps float64 `json:"write_mbps"`
+	LatMeanMs float64 `json:"lat_mean_ms"`
+	LatMaxMs  float64 `json:"lat_max_ms"`
 	// LatMaxMeanMs is the mean of the per-round maxima, which other tools
 	// report; LatMaxMs is the true maximum over the window.
 	LatMaxMeanMs  float64 `json:"lat_max_mean_ms"`
@@ -246,6 +256,11 @@ func Build(ri pts.RunInfo, recs []pts.Record, cut bool) *Results {
 				tr.Stages = append(tr.Stages, buildStage(ri, s, st, crit, earlier(tr.Stages, crit.Window)))
 			}
 		}
+		for i := range tr.Stages {
+			if p := tr.Stages[i].Point; p != nil {
+				tr.OperatingPoints = append(tr.OperatingPoints, *p)
+			}
+		}
 		res.Tests = append(res.Tests, tr)
 	}
 	// Imported workloads that are not PTS cells.
@@ -347,6 +362,16 @@ func buildStage(ri pts.RunInfo, s *pts.Stage, st *pts.State, crit steadystate.Cr
 			Seconds: m.Elapsed.Seconds(), MBps: m.Write.MBps(m.Elapsed)}
 	}
 	if s.IsTimeline() {
+		if s.Point != nil {
+			// The same choice the runner made, from the same journal.
+			if from := st.Stages[s.Point.From]; from != nil && from.Ended {
+				if at, p, err := pts.ResolvePoint(*s, ri.Stages, st.Stages, crit.Window); err == nil {
+					out.Point = &p
+					out.Title = fmt.Sprintf("%s (TC%d/QD%d)", s.Title, p.TC, p.QD)
+					s = &at
+				}
+			}
+		}
 		buildTimeline(ri, s, ss, before, &out)
 		if s.RoundSteps() > 0 {
 			timelineRounds(s, ss, crit, &out)
@@ -393,7 +418,7 @@ func ms(ns float64) float64 { return ns / 1e6 }
 func buildCell(c pts.Cell, ss *pts.StageState, first, last int) CellResult {
 	w := c.Workload
 	cr := CellResult{Index: c.Index, Key: c.Key, Access: w.Access.String(), BlockSize: w.BlockSize,
-		ReadPct: w.ReadPct, TC: w.TC, QD: w.QD}
+		ReadPct: w.ReadPct, TC: w.TC, QD: w.QD, PreWrite: c.PreWrite}
 	var read, write, total engine.DirStats
 	var k int
 	var withHist, withPrinted int // rounds whose percentiles are in bins, or printed
@@ -637,6 +662,13 @@ func deviations(ri pts.RunInfo, st *pts.State, res *Results) []Deviation {
 		for _, p := range t.Params {
 			if v, ok := cfg.Params[p.Flag]; ok && v != p.Default && !p.Method && slices.Contains(cfg.Tests, t.ID) {
 				add("param", "%s: --%s %s instead of %s.", t.Name, p.Flag, v, p.Default)
+			}
+		}
+	}
+	for _, t := range pts.Tests {
+		if t.Departures != nil && slices.Contains(cfg.Tests, t.ID) {
+			for _, d := range t.Departures(cfg) {
+				add("test", "%s", d)
 			}
 		}
 	}
@@ -902,11 +934,26 @@ func buildTimeline(ri pts.RunInfo, s *pts.Stage, ss *pts.StageState, before []pt
 	if td := pts.Def(s.Test); td != nil && td.Summarize != nil && len(out.Samples) > 0 {
 		out.Summary = td.Summarize(*s, out.Samples, before)
 	}
-	// The last hour of I/O: the drive's state at the end of the series.
+	// The last hour of I/O: the drive's state at the end of the series;
+	// or the segments the test names for its histogram.
 	out.TailFrom = max(0, start-3600) / 60
+	in := func(k int) bool { return out.Samples[k].Start+out.Samples[k].Seconds > out.TailFrom*60 }
+	if g := slices.IndexFunc(s.Timeline, func(g pts.Segment) bool { return g.Histogram }); g >= 0 {
+		out.TailFrom = math.NaN()
+		in = func(k int) bool { return s.Timeline[out.Samples[k].Segment].Histogram }
+		for _, smp := range out.Samples {
+			if s.Timeline[smp.Segment].Histogram {
+				out.TailFrom = smp.Start / 60
+				break
+			}
+		}
+		if math.IsNaN(out.TailFrom) {
+			out.TailFrom = 0
+		}
+	}
 	var tail engine.DirStats
 	for k, m := range ss.Samples {
-		if k < len(out.Samples) && !out.Samples[k].Idle && out.Samples[k].Start+out.Samples[k].Seconds > out.TailFrom*60 {
+		if k < len(out.Samples) && !out.Samples[k].Idle && in(k) {
 			tail.Merge(m.Read)
 			tail.Merge(m.Write)
 		}

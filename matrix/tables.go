@@ -74,6 +74,12 @@ func (r *Results) Tables() []Table {
 			sizes, mixes = td.Matrix(p)
 		}
 		for _, def := range td.Tables {
+			if def.Grid || def.Points {
+				if tb, ok := demandTable(def, t); ok {
+					out = append(out, tb)
+				}
+				continue
+			}
 			if len(def.SampleColumns) > 0 || def.Summary || def.Figures {
 				for _, st := range t.Stages {
 					if tb, ok := timelineTable(def, st); ok {
@@ -462,4 +468,86 @@ func Load(dir string) (*Results, pts.RunInfo, error) {
 		return nil, ri, err
 	}
 	return Build(ri, recs, cut), ri, nil
+}
+
+// demandTable is a demand-intensity test's table of a definition: a
+// metric over its TC (rows) × QD (columns) cells, in loop order, or its
+// operating points. ok is false when the test has no such cells.
+func demandTable(def pts.TableDef, t TestResult) (Table, bool) {
+	if def.Points {
+		return pointsTable(def, t)
+	}
+	// The demand-variation stage: the one with between-round pre-writes.
+	var cells []CellResult
+	for _, s := range t.Stages {
+		if slices.ContainsFunc(s.Cells, func(c CellResult) bool { return c.PreWrite }) {
+			cells = slices.DeleteFunc(slices.Clone(s.Cells), func(c CellResult) bool { return c.PreWrite })
+			break
+		}
+	}
+	if len(cells) == 0 {
+		return Table{}, false
+	}
+	tb := Table{Name: def.Name, Title: def.Title, Aggregate: def.Aggregate, Unit: def.Metric.Unit(), RowHead: "TC \\ QD"}
+	var tcs, qds []int
+	for _, c := range cells {
+		if !slices.Contains(tcs, c.TC) {
+			tcs = append(tcs, c.TC)
+		}
+		if !slices.Contains(qds, c.QD) {
+			qds = append(qds, c.QD)
+		}
+	}
+	for _, qd := range qds {
+		tb.Cols = append(tb.Cols, strconv.Itoa(qd))
+	}
+	for _, tc := range tcs {
+		row := make([]float64, len(qds))
+		for i, qd := range qds {
+			row[i] = math.NaN()
+			for _, c := range cells {
+				if c.TC == tc && c.QD == qd && c.Present() {
+					row[i], _ = c.Value(def.Metric)
+				}
+			}
+		}
+		tb.Rows = append(tb.Rows, strconv.Itoa(tc))
+		tb.RowBytes = append(tb.RowBytes, 0)
+		tb.Values = append(tb.Values, row)
+	}
+	return tb, true
+}
+
+// PointColumns are the columns of a demand-intensity test's operating
+// points table.
+var PointColumns = []string{"tc", "qd", "chosen_iops", "chosen_art_ms", "histogram_iops", "histogram_art_ms", "histogram_p99_999_ms", "histogram_mrt_ms"}
+
+func pointsTable(def pts.TableDef, t TestResult) (Table, bool) {
+	tb := Table{Name: def.Name, Title: def.Title, RowHead: "point", Cols: PointColumns}
+	for _, s := range t.Stages {
+		p := s.Point
+		if p == nil {
+			continue
+		}
+		row := []float64{float64(p.TC), float64(p.QD), p.IOPS, p.ARTMs, math.NaN(), math.NaN(), math.NaN(), math.NaN()}
+		if s.Summary != nil {
+			for _, f := range s.Summary.Figures {
+				switch f.Name {
+				case pts.FigHistIOPS:
+					row[4] = f.Value
+				case pts.FigHistART:
+					row[5] = f.Value
+				case pts.FigHistMRT:
+					row[7] = f.Value
+				}
+			}
+		}
+		if s.TailHist != nil && s.TailHist.Count() > 0 {
+			row[6] = float64(s.TailHist.Percentile(99.999)) / 1e6
+		}
+		tb.Rows = append(tb.Rows, pts.PointLabel(p.Point))
+		tb.RowBytes = append(tb.RowBytes, 0)
+		tb.Values = append(tb.Values, row)
+	}
+	return tb, len(tb.Rows) > 0
 }

@@ -55,7 +55,7 @@ func TestDefinitions(t *testing.T) {
 		assert.NotEmpty(t, td.Tables, td.ID)
 		if td.Summarize != nil { // a timeline: no matrix, no rounds
 			for _, tb := range td.Tables {
-				assert.True(t, tb.Summary || tb.Figures || len(tb.SampleColumns) > 0, "%s: table %s", td.ID, tb.Name)
+				assert.True(t, tb.Summary || tb.Figures || len(tb.SampleColumns) > 0 || tb.Grid && tb.Metric.Unit() != "" || tb.Points, "%s: table %s", td.ID, tb.Name)
 			}
 			continue
 		}
@@ -67,7 +67,7 @@ func TestDefinitions(t *testing.T) {
 			assert.NotEmpty(t, tb.Metric.Unit(), "%s: table %s has a known metric", td.ID, tb.Name)
 		}
 	}
-	assert.Equal(t, []TestID{IOPS, TP, LAT, WSAT, HIR, XSR}, ids, "in the order of the spec's sections")
+	assert.Equal(t, []TestID{IOPS, TP, LAT, WSAT, HIR, XSR, ECW, DIRTH}, ids, "in the order of the spec's sections")
 	assert.Same(t, CustomTest, Def(Custom))
 	_, err := LookupTest(Custom)
 	assert.Error(t, err, "custom is not a PTS test one can ask for")

@@ -108,7 +108,19 @@ func (r *Runner) runStages(ctx context.Context, prior *State) error {
 		if ss != nil && ss.Ended {
 			continue
 		}
-		if err := r.runStage(ctx, s, ss); err != nil {
+		run := s
+		if s.Point != nil {
+			// An operating point's TC/QD come from the rounds before it,
+			// as the journal (and this process) measured them.
+			at, pt, err := ResolvePoint(*s, r.Info.Stages, prior.Stages, r.Info.Config.SS.Window)
+			if err != nil {
+				_ = r.emit(Record{Type: RecError, Stage: s.ID, Error: err.Error()}, Position{Stage: s})
+				return err
+			}
+			at.Title = fmt.Sprintf("%s (TC%d/QD%d)", s.Title, pt.TC, pt.QD)
+			run = &at
+		}
+		if err := r.runStage(ctx, run, ss, prior); err != nil {
 			if errors.Is(err, ErrInterrupted) || ctx.Err() != nil {
 				return ErrInterrupted
 			}
@@ -298,7 +310,7 @@ func (r *Runner) wipcPosition(s *Stage, done, n int, start time.Time) Position {
 	return p
 }
 
-func (r *Runner) runStage(ctx context.Context, s *Stage, ss *StageState) error {
+func (r *Runner) runStage(ctx context.Context, s *Stage, ss *StageState, prior *State) error {
 	if ctx.Err() != nil {
 		return ErrInterrupted
 	}
@@ -309,6 +321,7 @@ func (r *Runner) runStage(ctx context.Context, s *Stage, ss *StageState) error {
 	switch {
 	case ss == nil || !ss.Started:
 		ss = &StageState{}
+		prior.Stages[s.ID] = ss
 		if err := r.emit(Record{Type: RecStageStart, Stage: s.ID, Message: s.Title}, pos); err != nil {
 			return err
 		}
@@ -323,6 +336,7 @@ func (r *Runner) runStage(ctx context.Context, s *Stage, ss *StageState) error {
 		// The purge was cut, or nothing was written after it: start the
 		// stage again.
 		ss = &StageState{}
+		prior.Stages[s.ID] = ss
 		if err := r.emit(Record{Type: RecResume, Stage: s.ID,
 			Message: "interrupted before its preconditioning finished: the stage restarts from its purge"}, pos); err != nil {
 			return err
@@ -383,9 +397,20 @@ func (r *Runner) runStage(ctx context.Context, s *Stage, ss *StageState) error {
 		if err := r.emit(judge.round(row), r.position(s, round, len(s.Cells))); err != nil {
 			return err
 		}
+		// Kept, as the journal has them, for a later stage that reads
+		// this one's window (a demand-intensity operating point).
+		kept := make([]*engine.Measurement, len(row))
+		for i := range row {
+			kept[i] = &row[i]
+		}
+		ss.Cells = append(ss.Cells, kept)
 	}
 	end := judge.end(fmt.Sprintf("steady state not reached in %d rounds: the window is the last %d rounds", judge.rounds, r.Info.Config.SS.Window))
-	return r.emit(end, Position{Stage: s, Round: judge.rounds})
+	if err := r.emit(end, Position{Stage: s, Round: judge.rounds}); err != nil {
+		return err
+	}
+	ss.Ended, ss.Steady, ss.SSRound, ss.Window = true, *end.Steady, end.SSRound, end.Window
+	return nil
 }
 
 // runRound runs a round's cells and journals each as the engine reports

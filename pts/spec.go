@@ -92,6 +92,9 @@ type Cell struct {
 	Index    int             `json:"index"`
 	Key      CellKey         `json:"key"` // "rnd-4k-65/35"
 	Workload engine.Workload `json:"workload"`
+	// PreWrite marks a demand-intensity round's between-round pre-write:
+	// part of the round, not a cell of its TC × QD matrix.
+	PreWrite bool `json:"prewrite,omitempty"`
 }
 
 // Tracking is a steady-state tracking variable: one metric of one cell.
@@ -123,6 +126,10 @@ type Stage struct {
 	// and summaries ("SEQ 1024 KiB W 8h, RND 8 KiB W 6h, …"); "" lists
 	// the segments.
 	Stimulus string `json:"stimulus,omitempty"`
+	// Point makes a timeline stage one at an operating point of a
+	// demand-intensity test (DIRTH, ECW): the runner sets its TC/QD from
+	// the stage Point names when it gets to it (ResolvePoint).
+	Point *PointRef `json:"point,omitempty"`
 }
 
 // IsTimeline says the stage follows one stimulus over time instead of

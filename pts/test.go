@@ -59,6 +59,10 @@ type TestDef struct {
 	// every profile (the tests over time: the whole device); 0: the
 	// profile's.
 	ActiveRange float64
+	// Departures are the ways a configuration makes the test depart from
+	// the PTS beyond its parameters (ECW on a 4Kn target), in words; nil:
+	// none.
+	Departures func(c Config) []string
 	// CheckParams checks the test's parameters together (one that rules
 	// another out); each has been checked alone. Nil: nothing to check.
 	CheckParams func(c Config) error
@@ -119,6 +123,11 @@ type TableDef struct {
 	SampleColumns []string
 	Summary       bool
 	Figures       bool
+	// Grid makes a demand-intensity table instead: Metric over the test's
+	// thread count (rows) × queue depth (columns) cells; Points one of its
+	// operating points, a row each.
+	Grid   bool
+	Points bool
 }
 
 // The columns a timeline's sample table may have.

@@ -24,6 +24,10 @@ type Segment struct {
 	// followed by IdleAfter of no I/O at all (HIR's wait states).
 	Repeat    int      `json:"repeat,omitempty"`
 	IdleAfter Duration `json:"idle_after,omitempty"`
+	// Histogram says the segment's samples merge into the stage's
+	// response-time histogram (a demand-intensity operating point's
+	// histogram run); without such a segment it is the last hour's.
+	Histogram bool `json:"histogram,omitempty"`
 }
 
 // Step is one journaled step of a timeline stage: an interval of I/O, or an

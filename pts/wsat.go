@@ -14,20 +14,27 @@ import (
 // WSAT is the Write Saturation test.
 const WSAT TestID = "wsat"
 
+// wsatStimulus is one of WSAT's stimuli: the workload without TC, QD,
+// range and duration, and its names.
+type wsatStimulus struct {
+	name  string
+	w     engine.Workload
+	about string
+	short string
+}
+
 // WSAT's stimuli (pts-spec.md §4.4): RND 4 KiB writes by default, and the
-// PTS 2.0.x optional workloads.
-var wsatWorkloads = []struct {
-	name   string
-	access engine.Access
-	bs     int64
-	read   int
-	about  string
-	short  string
-}{
-	{"write", engine.Random, 4 * KiB, 0, "write-intensive, RND 4 KiB 0/100 (the PTS's default)", "RND 4 KiB W"},
-	{"oltp", engine.Random, 8 * KiB, 65, "OLTP, RND 8 KiB 65/35", "OLTP RND 8 KiB 65/35"},
-	{"vod", engine.Sequential, 128 * KiB, 90, "video on demand, SEQ 128 KiB 90/10", "VOD SEQ 128 KiB 90/10"},
-	{"metadata", engine.Sequential, 512, 50, "metadata, SEQ 0.5 KiB 50/50", "metadata SEQ 0.5 KiB 50/50"},
+// PTS 2.0.x optional workloads, the composite block-size one (ECW's) among
+// them.
+func wsatStimuli(minBlock int64) []wsatStimulus {
+	composite, _ := CompositeWorkload(minBlock)
+	return []wsatStimulus{
+		{"write", engine.Workload{Access: engine.Random, BlockSize: 4 * KiB, ReadPct: 0}, "write-intensive, RND 4 KiB 0/100 (the PTS's default)", "RND 4 KiB W"},
+		{"oltp", engine.Workload{Access: engine.Random, BlockSize: 8 * KiB, ReadPct: 65}, "OLTP, RND 8 KiB 65/35", "OLTP RND 8 KiB 65/35"},
+		{"vod", engine.Workload{Access: engine.Sequential, BlockSize: 128 * KiB, ReadPct: 90}, "video on demand, SEQ 128 KiB 90/10", "VOD SEQ 128 KiB 90/10"},
+		{"metadata", engine.Workload{Access: engine.Sequential, BlockSize: 512, ReadPct: 50}, "metadata, SEQ 0.5 KiB 50/50", "metadata SEQ 0.5 KiB 50/50"},
+		{"composite", composite, "composite block-size workload, ECW's: RND, 12 block sizes, 3 LBA zones, 40/60", "composite RND 40/60, zoned"},
+	}
 }
 
 // WSATTest writes from fresh-out-of-box, through the write cliff, into the
@@ -37,8 +44,8 @@ var wsatWorkloads = []struct {
 var WSATTest = &TestDef{
 	ID: WSAT, Name: "Write Saturation", Section: "§10", order: 10, ActiveRange: 100,
 	Params: []Param{
-		{Flag: "wsat-workload", Default: "write", Usage: "WSAT's stimulus: write (RND 4 KiB 0/100), oltp, vod or metadata",
-			Check: func(v string) error { _, err := wsatWorkload(v); return err }},
+		{Flag: "wsat-workload", Default: "write", Usage: "WSAT's stimulus: write (RND 4 KiB 0/100), oltp, vod, metadata or composite (ECW's)",
+			Check: func(v string) error { _, err := wsatWorkload(v, 0); return err }},
 		{Flag: "wsat-fills", Default: "4", Usage: "WSAT stops once this many times the user capacity is written (UNVERIFIED; 4.0)",
 			Check: func(v string) error { _, err := positiveFloat(v); return err }},
 		{Flag: "wsat-time", Default: "24h", Usage: "WSAT stops after this long, if the fills come later (UNVERIFIED; 24h)",
@@ -70,12 +77,12 @@ var WSATTest = &TestDef{
 	},
 	Summarize: wsatSummary,
 	stages: func(c Config, p Profile, _ []int64, _ []int) []Stage {
-		wl, _ := wsatWorkload(c.Param("wsat-workload")) // all checked by Resolve
+		wl, _ := wsatWorkload(c.Param("wsat-workload"), c.MinBlock) // all checked by Resolve
 		fills, _ := positiveFloat(c.Param("wsat-fills"))
 		d, _ := positiveDuration(c.Param("wsat-time"))
 		iv, _ := positiveDuration(c.Param("wsat-interval"))
-		w := engine.Workload{Access: wl.access, BlockSize: wl.bs, ReadPct: wl.read, TC: c.TC, QD: c.QD,
-			ActiveRange: c.ActiveRangeOf(WSAT), Duration: d}
+		w := wl.w
+		w.TC, w.QD, w.ActiveRange, w.Duration = c.TC, c.QD, c.ActiveRangeOf(WSAT), d
 		if c.Param("wsat-ss") == "true" {
 			// Rounds of the stimulus and its check minute, one sample a
 			// minute, the last of each round tracked.
@@ -101,29 +108,19 @@ const (
 	wsatSSCheck = time.Minute
 )
 
-// wsatWorkload finds a WSAT stimulus by name.
-func wsatWorkload(v string) (struct {
-	name   string
-	access engine.Access
-	bs     int64
-	read   int
-	about  string
-	short  string
-}, error) {
+// wsatWorkload finds a WSAT stimulus by name, for targets of logical
+// block minBlock.
+func wsatWorkload(v string, minBlock int64) (wsatStimulus, error) {
 	v = strings.ToLower(strings.TrimSpace(v))
-	for _, w := range wsatWorkloads {
+	all := wsatStimuli(minBlock)
+	var names []string
+	for _, w := range all {
 		if w.name == v {
 			return w, nil
 		}
-	}
-	var names []string
-	for _, w := range wsatWorkloads {
 		names = append(names, w.name)
 	}
-	if v == "composite" {
-		return wsatWorkloads[0], fmt.Errorf("the composite block-size workload arrives with the ECW test, not yet: use %s", strings.Join(names, ", "))
-	}
-	return wsatWorkloads[0], fmt.Errorf("want one of %s", strings.Join(names, ", "))
+	return all[0], fmt.Errorf("want one of %s", strings.Join(names, ", "))
 }
 
 // positiveFloat reads a number above zero.

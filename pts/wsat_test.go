@@ -10,7 +10,7 @@ import (
 
 func TestWSATParams(t *testing.T) {
 	for _, tc := range []struct{ flag, v, err string }{
-		{"wsat-workload", "oltp", ""}, {"wsat-workload", "composite", "arrives with the ECW test"}, {"wsat-workload", "x", "want one of"},
+		{"wsat-workload", "oltp", ""}, {"wsat-workload", "composite", ""}, {"wsat-workload", "x", "want one of"},
 		{"wsat-fills", "0", "not a number above zero"}, {"wsat-fills", "-1", "above zero"}, {"wsat-time", "0s", "above zero"},
 		{"wsat-time", "2m", ""}, {"wsat-interval", "-1m", "above zero"},
 	} {

@@ -1,0 +1,443 @@
+package pts
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ptsrun/ptsrun/engine"
+)
+
+// The demand-intensity procedure DIRTH and ECW share (pts-spec.md §4.7–4.8):
+//
+//  1. purge, then precondition with the stimulus's writes at the highest
+//     TC/QD until steady state (rounds of --X-pc-round, the last
+//     --X-pc-track of each tracked, as HIR's preconditioning);
+//  2. demand-variation rounds: a between-round pre-write, then the test
+//     stimulus at every TC (outer) × QD (inner), high to low, the highest
+//     TC/QD's IOPS tracked, until steady state;
+//  3. from the window, the MaxIOPS, MidIOPS and MinIOPS operating points
+//     (PickPoints); each gets a pre-write and a histogram run at its TC/QD,
+//     a timeline stage whose TC/QD the runner fills in when it gets there.
+//
+// Its constants are UNVERIFIED against PTS 2.0.2 (the ceiling, the
+// durations, the loops), hence each is a flag of each test.
+
+// The operating points, as Stage.Point names them.
+const (
+	PointMax = "max"
+	PointMid = "mid"
+	PointMin = "min"
+)
+
+// DemandPoints are the operating points in the order they run.
+var DemandPoints = []string{PointMax, PointMid, PointMin}
+
+// PointLabel names an operating point the PTS way: "MaxIOPS".
+func PointLabel(p string) string {
+	switch p {
+	case PointMax:
+		return "MaxIOPS"
+	case PointMid:
+		return "MidIOPS"
+	case PointMin:
+		return "MinIOPS"
+	}
+	return p
+}
+
+// The ways an operating point is read from the demand-variation window
+// (--X-pick).
+const (
+	// PickWindow: each cell's average over the measurement window, the
+	// values the tables show.
+	PickWindow = "window"
+	// PickLast: each cell's values in the window's last round (the open
+	// harnesses' reading of "from the final round").
+	PickLast = "last"
+)
+
+// PointRef makes a timeline stage one at an operating point: its segments
+// run at the TC/QD PickPoints chooses from stage From's window. Until the
+// runner resolves it, the segments carry the highest TC/QD the point can
+// take (the strictest for Workload.Fits).
+type PointRef struct {
+	From      string  `json:"from"`  // the demand-variation stage
+	Point     string  `json:"point"` // PointMax, PointMid or PointMin
+	CeilingMs float64 `json:"art_ceiling_ms"`
+	Pick      string  `json:"pick"` // PickWindow or PickLast
+}
+
+// OperatingPoint is one point PickPoints chose: its TC/QD and the figures
+// it was chosen by.
+type OperatingPoint struct {
+	Point string  `json:"point"` // max, mid, min
+	TC    int     `json:"tc"`
+	QD    int     `json:"qd"`
+	IOPS  float64 `json:"iops"`
+	ARTMs float64 `json:"art_ms"`
+	// Rule is how the point was chosen, in words, with what the choice met
+	// ("no cell under the ceiling: …").
+	Rule string `json:"rule"`
+	// Rounds are the demand-variation rounds the figures are of.
+	Rounds [2]int `json:"rounds"`
+}
+
+// demand is what DIRTH and ECW differ in.
+type demand struct {
+	test   TestID
+	prefix string // flag and stage prefix: "dirth"
+	name   string // "DIRTH"
+	// stimulus is the test stimulus and the pre-write (its writes) for a
+	// config, without TC, QD and duration; short names them in a header.
+	stimulus func(c Config) (test, prewrite engine.Workload, short, preShort string)
+	// stem names the cells' keys: "rnd-8k-65/35".
+	stem func(c Config) string
+}
+
+// The TC and QD loops of the PTS, high to low.
+const demandLoopDefault = "32,16,8,6,4,2,1"
+
+func demandParams(d *demand) []Param {
+	p := d.prefix
+	return []Param{
+		{Flag: p + "-tc", Default: demandLoopDefault, Usage: d.name + "'s thread counts, the outer loop, run in the order given (PTS: 32,16,8,6,4,2,1)",
+			Check: func(v string) error { _, err := demandLoop(v); return err }},
+		{Flag: p + "-qd", Default: demandLoopDefault, Usage: d.name + "'s queue depths, the inner loop, run in the order given (PTS: 32,16,8,6,4,2,1)",
+			Check: func(v string) error { _, err := demandLoop(v); return err }},
+		{Flag: p + "-art-ceiling", Default: "5ms", Usage: d.name + "'s response-time ceiling: MaxIOPS is the highest IOPS whose ART is below it (UNVERIFIED; 5ms)",
+			Check: func(v string) error { _, err := positiveDuration(v); return err }},
+		{Flag: p + "-prewrite", Default: "60m", Usage: d.name + "'s pre-write at each operating point's TC/QD (UNVERIFIED; 60m)",
+			Check: func(v string) error { _, err := positiveDuration(v); return err }},
+		{Flag: p + "-histogram", Default: "10m", Usage: d.name + "'s histogram run at each operating point (UNVERIFIED; 10m)",
+			Check: func(v string) error { _, err := positiveDuration(v); return err }},
+		{Flag: p + "-round-prewrite", Default: "5m", Usage: d.name + "'s pre-write before each demand-variation round, at the highest TC/QD (5m)",
+			Check: func(v string) error { _, err := positiveDuration(v); return err }},
+		{Flag: p + "-pc-round", Default: "30m", Usage: d.name + "'s preconditioning round: writes at the highest TC/QD, the last --" + p + "-pc-track of which is tracked (UNVERIFIED; 30m)",
+			Check: func(v string) error { _, err := positiveDuration(v); return err }},
+		{Flag: p + "-pc-track", Default: "1m", Usage: "the end of each " + d.name + " preconditioning round whose IOPS is tracked (UNVERIFIED; 1m)",
+			Check: func(v string) error { _, err := positiveDuration(v); return err }},
+		{Flag: p + "-pick", Default: PickWindow, Usage: "where " + d.name + "'s operating points are read: window (each cell's measurement-window average, as the tables) or last (the window's last round)",
+			Check: func(v string) error {
+				if v != PickWindow && v != PickLast {
+					return fmt.Errorf("want %s or %s", PickWindow, PickLast)
+				}
+				return nil
+			}},
+	}
+}
+
+// demandCheck checks a demand test's parameters together.
+func demandCheck(d *demand) func(c Config) error {
+	return func(c Config) error {
+		round, _ := positiveDuration(c.Param(d.prefix + "-pc-round"))
+		track, _ := positiveDuration(c.Param(d.prefix + "-pc-track"))
+		if track >= round {
+			return fmt.Errorf("--%s-pc-round %v: a round must be longer than its tracked end (--%s-pc-track %v)", d.prefix, round, d.prefix, track)
+		}
+		return nil
+	}
+}
+
+// demandLoop reads a TC or QD loop: distinct whole numbers above zero.
+func demandLoop(v string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(v, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("%q is not a whole number above zero", strings.TrimSpace(f))
+		}
+		if n > engine.MaxQD {
+			return nil, fmt.Errorf("%d is above %d", n, engine.MaxQD)
+		}
+		if slices.Contains(out, n) {
+			return nil, fmt.Errorf("%d is there twice", n)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// DemandKey is the key of a demand-variation cell: "rnd-8k-65/35-tc32-qd8".
+func DemandKey(stem string, tc, qd int) CellKey {
+	return Named(fmt.Sprintf("%s-tc%d-qd%d", stem, tc, qd))
+}
+
+// demandStages builds the stages of a demand-intensity test.
+func demandStages(d *demand, c Config) []Stage {
+	p := d.prefix
+	tcs, _ := demandLoop(c.Param(p + "-tc")) // all checked by Resolve
+	qds, _ := demandLoop(c.Param(p + "-qd"))
+	ceiling, _ := positiveDuration(c.Param(p + "-art-ceiling"))
+	prewrite, _ := positiveDuration(c.Param(p + "-prewrite"))
+	hist, _ := positiveDuration(c.Param(p + "-histogram"))
+	roundPre, _ := positiveDuration(c.Param(p + "-round-prewrite"))
+	round, _ := positiveDuration(c.Param(p + "-pc-round"))
+	track, _ := positiveDuration(c.Param(p + "-pc-track"))
+	topTC, topQD := slices.Max(tcs), slices.Max(qds)
+	test, pre, short, preShort := d.stimulus(c)
+	ar := c.ActiveRangeOf(d.test)
+	test.ActiveRange, pre.ActiveRange = ar, ar
+	pre.TC, pre.QD = topTC, topQD
+	stem := d.stem(c)
+
+	// Preconditioning: rounds of the pre-write stimulus, the last minute
+	// tracked, until steady.
+	pc := Stage{ID: p + "-pc", Test: d.test, Title: d.name + " preconditioning", Purge: true, MaxRounds: c.MaxRounds}
+	long, last := withDuration(pre, round-track), withDuration(pre, track)
+	pc.Cells = []Cell{
+		{Index: 0, Key: Named(fmt.Sprintf("%s-pc-tc%d-qd%d-untracked", stem, topTC, topQD)), Workload: long},
+		{Index: 1, Key: Named(fmt.Sprintf("%s-pc-tc%d-qd%d", stem, topTC, topQD)), Workload: last},
+	}
+	pc.Tracking = []Tracking{{Name: fmt.Sprintf("IOPS %s TC%d/QD%d, last %s of the round", preShort, topTC, topQD, trackLabel(track)), Cell: 1, Metric: MetricIOPS}}
+
+	// Demand variation: the between-round pre-write, then TC × QD.
+	dv := Stage{ID: p, Test: d.test, Title: d.name + " demand variation", MaxRounds: c.MaxRounds,
+		Stimulus: fmt.Sprintf("%s, TC %s (outer) × QD %s (inner), %s each, after a %s pre-write of %s TC%d/QD%d",
+			short, joinInts(tcs), joinInts(qds), ShortDuration(time.Duration(c.CellTime)), ShortDuration(roundPre), preShort, topTC, topQD)}
+	dv.Cells = append(dv.Cells, Cell{Index: 0, Key: Named(fmt.Sprintf("%s-prewrite-tc%d-qd%d", stem, topTC, topQD)),
+		Workload: withDuration(pre, roundPre), PreWrite: true})
+	tracked := 0
+	for _, tc := range tcs {
+		for _, qd := range qds {
+			w := test
+			w.TC, w.QD, w.Duration = tc, qd, time.Duration(c.CellTime)
+			if tc == topTC && qd == topQD {
+				tracked = len(dv.Cells)
+			}
+			dv.Cells = append(dv.Cells, Cell{Index: len(dv.Cells), Key: DemandKey(stem, tc, qd), Workload: w})
+		}
+	}
+	dv.Tracking = []Tracking{{Name: fmt.Sprintf("IOPS %s TC%d/QD%d", short, topTC, topQD), Cell: tracked, Metric: MetricIOPS}}
+
+	out := []Stage{pc, dv}
+	for _, pt := range DemandPoints {
+		at := test
+		at.TC, at.QD = topTC, topQD
+		s := Stage{ID: p + "-" + pt, Test: d.test, Title: fmt.Sprintf("%s %s", d.name, PointLabel(pt)),
+			Point: &PointRef{From: dv.ID, Point: pt, CeilingMs: float64(ceiling) / 1e6, Pick: c.Param(p + "-pick")},
+			Stimulus: fmt.Sprintf("at the %s point's TC/QD: %s of %s, then %s of %s for the response-time histogram",
+				PointLabel(pt), ShortDuration(prewrite), preShort, ShortDuration(hist), short),
+			Timeline: []Segment{
+				{Name: fmt.Sprintf("pre-write: %s at the %s point's TC/QD", preShort, PointLabel(pt)), Group: 1,
+					Workload: withDuration(pre, prewrite), Interval: Duration(time.Minute)},
+				{Name: fmt.Sprintf("histogram: %s at the %s point's TC/QD", short, PointLabel(pt)), Group: 2,
+					Workload: withDuration(at, hist), Interval: Duration(time.Minute), Histogram: true},
+			}}
+		out = append(out, s)
+	}
+	return out
+}
+
+func joinInts(v []int) string {
+	s := make([]string, len(v))
+	for i, n := range v {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, ",")
+}
+
+// AtPoint is a stage at an operating point: its segments at tc/qd.
+func (s Stage) AtPoint(tc, qd int) Stage {
+	s.Timeline = slices.Clone(s.Timeline)
+	for i := range s.Timeline {
+		s.Timeline[i].Workload.TC, s.Timeline[i].Workload.QD = tc, qd
+	}
+	return s
+}
+
+// cellFigures are a demand-variation cell's IOPS and ART over some rounds.
+type cellFigures struct {
+	tc, qd     int
+	iops, art  float64 // art in ms
+	index, ord int
+}
+
+// PickPoints chooses the operating points from a demand-variation stage's
+// rounds (ss: its complete rounds and, once ended, its window): MaxIOPS is
+// the cell of highest IOPS among those whose ART is below the ceiling;
+// MinIOPS the lowest TC and QD (TC1/QD1); MidIOPS the cell under the
+// ceiling whose IOPS is closest to their mean. Each cell's IOPS is the mean
+// of the rounds' and its ART the mean response time of all their I/Os, as
+// the tables compute them. Ties go to the smaller total outstanding I/O.
+func PickPoints(dv Stage, ss *StageState, window int, ref PointRef) ([]OperatingPoint, error) {
+	if ss == nil || ss.Rounds() == 0 {
+		return nil, fmt.Errorf("%s has no complete round to choose the operating points from", dv.Title)
+	}
+	first, last := max(1, ss.Rounds()-window+1), ss.Rounds()
+	if ss.Ended && len(ss.Window) == 2 && ss.Window[1] >= 1 && ss.Window[1] <= ss.Rounds() {
+		first, last = max(1, ss.Window[0]), ss.Window[1]
+	}
+	if ref.Pick == PickLast {
+		first = last
+	}
+	var cells []cellFigures
+	for _, c := range dv.Cells {
+		if c.PreWrite {
+			continue
+		}
+		var iops, lat float64
+		var ios int64
+		var k int
+		for r := first; r <= last; r++ {
+			m := ss.Cells[r-1][c.Index]
+			if m == nil {
+				continue
+			}
+			t := m.Counts()
+			iops += m.IOPS()
+			lat += t.LatSumNs
+			ios += t.IOs
+			k++
+		}
+		if k == 0 || ios == 0 {
+			continue
+		}
+		cells = append(cells, cellFigures{tc: c.Workload.TC, qd: c.Workload.QD, iops: iops / float64(k),
+			art: lat / float64(ios) / 1e6, index: c.Index, ord: len(cells)})
+	}
+	if len(cells) == 0 {
+		return nil, fmt.Errorf("%s rounds %d–%d measured none of its cells", dv.Title, first, last)
+	}
+	rounds := fmt.Sprintf("rounds %d–%d (the measurement window), each cell's average", first, last)
+	if first == last {
+		rounds = fmt.Sprintf("round %d, the last of the measurement window", last)
+	}
+	ceiling := fmt.Sprintf("%s ms", strconv.FormatFloat(ref.CeilingMs, 'g', -1, 64))
+	toio := func(c cellFigures) int { return c.tc * c.qd }
+	point := func(p string, c cellFigures, rule string) OperatingPoint {
+		return OperatingPoint{Point: p, TC: c.tc, QD: c.qd, IOPS: c.iops, ARTMs: c.art, Rule: rule + "; from " + rounds, Rounds: [2]int{first, last}}
+	}
+	// MinIOPS: the lowest TC and QD of the loops.
+	low := cells[0]
+	for _, c := range cells {
+		if c.tc < low.tc || c.tc == low.tc && c.qd < low.qd {
+			low = c
+		}
+	}
+	minPt := point(PointMin, low, fmt.Sprintf("the lowest TC and QD, TC%d/QD%d", low.tc, low.qd))
+	var under []cellFigures
+	for _, c := range cells {
+		if c.art < ref.CeilingMs {
+			under = append(under, c)
+		}
+	}
+	var maxPt OperatingPoint
+	if len(under) == 0 {
+		maxPt = point(PointMax, low, fmt.Sprintf("no cell's ART is below the %s ceiling: MinIOPS stands in", ceiling))
+		under = []cellFigures{low}
+	} else {
+		best := under[0]
+		for _, c := range under[1:] {
+			if c.iops > best.iops || c.iops == best.iops && toio(c) < toio(best) {
+				best = c
+			}
+		}
+		maxPt = point(PointMax, best, fmt.Sprintf("the highest IOPS of the %d cells whose ART is below the %s ceiling", len(under), ceiling))
+	}
+	target := (maxPt.IOPS + minPt.IOPS) / 2
+	mid := under[0]
+	for _, c := range under[1:] {
+		d, e := math.Abs(c.iops-target), math.Abs(mid.iops-target)
+		if d < e || d == e && toio(c) < toio(mid) {
+			mid = c
+		}
+	}
+	midPt := point(PointMid, mid, fmt.Sprintf("the cell below the %s ceiling whose IOPS is closest to the mean of MaxIOPS and MinIOPS (%.0f IOPS)", ceiling, target))
+	return []OperatingPoint{maxPt, midPt, minPt}, nil
+}
+
+// ResolvePoint is stage s at its operating point, chosen from the stage it
+// names in stages and that stage's state.
+func ResolvePoint(s Stage, stages []Stage, states map[string]*StageState, window int) (Stage, OperatingPoint, error) {
+	if s.Point == nil {
+		return s, OperatingPoint{}, nil
+	}
+	i := slices.IndexFunc(stages, func(x Stage) bool { return x.ID == s.Point.From })
+	if i < 0 {
+		return s, OperatingPoint{}, fmt.Errorf("%s: the stage %s it is chosen from is not in the run", s.Title, s.Point.From)
+	}
+	pts, err := PickPoints(stages[i], states[s.Point.From], window, *s.Point)
+	if err != nil {
+		return s, OperatingPoint{}, fmt.Errorf("%s: %w", s.Title, err)
+	}
+	for _, p := range pts {
+		if p.Point == s.Point.Point {
+			return s.AtPoint(p.TC, p.QD), p, nil
+		}
+	}
+	return s, OperatingPoint{}, fmt.Errorf("%s: no operating point %q", s.Title, s.Point.Point)
+}
+
+// The figures of an operating point's histogram run, by name.
+const (
+	FigHistIOPS = "histogram run"
+	FigHistART  = "histogram run ART"
+	FigHistMRT  = "histogram run MRT"
+)
+
+// demandSummary is an operating point's pre-write and histogram run in
+// figures.
+func demandSummary(s Stage, samples []Sample, _ []Earlier) *Summary {
+	if s.Point == nil {
+		return nil
+	}
+	sum := &Summary{Title: "Pre-write and histogram run",
+		Head:  []string{"group", "minutes", "mean IOPS", "mean ART ms", "MRT ms"},
+		Units: []string{"", "min", "IOPS", "ms", "ms"}}
+	var figs []Figure
+	for _, g := range []int{1, 2} {
+		var secs, ios, latw float64
+		mrt := math.NaN()
+		var lastIOPS float64
+		for _, x := range samples {
+			if x.Group != g || x.Idle || math.IsNaN(x.IOPS) {
+				continue
+			}
+			secs += x.Seconds
+			ios += x.IOPS * x.Seconds
+			latw += x.LatMeanMs * x.IOPS * x.Seconds
+			mrt = nanMax(mrt, x.LatMaxMs)
+			lastIOPS = x.IOPS
+		}
+		if secs == 0 {
+			continue
+		}
+		sum.Rows = append(sum.Rows, []float64{float64(g), secs / 60, ios / secs, latw / ios, mrt})
+		if g == 1 {
+			figs = append(figs, Figure{Name: "pre-write, last interval", Value: lastIOPS, Unit: "IOPS",
+				Definition: "the IOPS of the pre-write's last interval: the state the histogram run starts from"})
+		} else {
+			figs = append(figs,
+				Figure{Name: FigHistIOPS, Value: ios / secs, Unit: "IOPS", Definition: "the IOPS of the histogram run"},
+				Figure{Name: FigHistART, Value: latw / ios, Unit: "ms", Definition: "the mean response time of every I/O of the histogram run"},
+				Figure{Name: FigHistMRT, Value: mrt, Unit: "ms", Definition: "the maximum response time of the histogram run"})
+		}
+	}
+	sum.Figures = figs
+	return sum
+}
+
+// demandDef builds a demand-intensity test's definition.
+func demandDef(d *demand, section string, order int, extra []Param) *TestDef {
+	p := d.prefix
+	return &TestDef{
+		ID: d.test, Name: d.name, Section: section, order: order, ActiveRange: 100,
+		Params:      append(extra, demandParams(d)...),
+		CheckParams: demandCheck(d),
+		Tables: []TableDef{
+			{Name: p + "_iops", Title: d.name + ": IOPS, TC (rows) × QD (columns)", Metric: MetricIOPS, Grid: true,
+				Aggregate: "the average over the measurement window"},
+			{Name: p + "_art_ms", Title: d.name + ": average response time, TC × QD", Metric: MetricLatMean, Grid: true,
+				Aggregate: "the mean over every I/O of the measurement window"},
+			{Name: p + "_p99_999_ms", Title: d.name + ": 99.999 % response time, TC × QD", Metric: MetricLatP99999, Grid: true,
+				Aggregate: "of the measurement window's merged histogram"},
+			{Name: p + "_points", Title: d.name + ": the operating points, as chosen and in their histogram runs", Points: true},
+		},
+		Summarize: demandSummary,
+		stages:    func(c Config, _ Profile, _ []int64, _ []int) []Stage { return demandStages(d, c) },
+	}
+}
