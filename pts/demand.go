@@ -71,6 +71,22 @@ type PointRef struct {
 	Pick      string  `json:"pick"` // PickWindow or PickLast
 }
 
+// Describe says how the point will be chosen, before it is.
+func (r PointRef) Describe() string {
+	where := "each cell's average over the measurement window"
+	if r.Pick == PickLast {
+		where = "the measurement window's last round"
+	}
+	ceiling := strconv.FormatFloat(r.CeilingMs, 'g', -1, 64) + " ms"
+	switch r.Point {
+	case PointMax:
+		return fmt.Sprintf("the highest IOPS whose ART is below %s, from %s", ceiling, where)
+	case PointMid:
+		return fmt.Sprintf("the IOPS below the %s ceiling closest to the mean of MaxIOPS and MinIOPS, from %s", ceiling, where)
+	}
+	return "the lowest TC and QD (TC1/QD1)"
+}
+
 // OperatingPoint is one point PickPoints chose: its TC/QD and the figures
 // it was chosen by.
 type OperatingPoint struct {
@@ -94,8 +110,15 @@ type demand struct {
 	// stimulus is the test stimulus and the pre-write (its writes) for a
 	// config, without TC, QD and duration; short names them in a header.
 	stimulus func(c Config) (test, prewrite engine.Workload, short, preShort string)
-	// stem names the cells' keys: "rnd-8k-65/35".
-	stem func(c Config) string
+}
+
+// stemOf names a demand-intensity workload in cell keys: "rnd-8k-65/35",
+// "composite-40/60".
+func stemOf(w engine.Workload) string {
+	if len(w.BlockSplit) > 0 {
+		return "composite-" + MixLabel(w.ReadPct)
+	}
+	return KeyOf(w).String()
 }
 
 // The TC and QD loops of the PTS, high to low.
@@ -182,15 +205,15 @@ func demandStages(d *demand, c Config) []Stage {
 	ar := c.ActiveRangeOf(d.test)
 	test.ActiveRange, pre.ActiveRange = ar, ar
 	pre.TC, pre.QD = topTC, topQD
-	stem := d.stem(c)
+	stem, preStem := stemOf(test), stemOf(pre)
 
 	// Preconditioning: rounds of the pre-write stimulus, the last minute
 	// tracked, until steady.
 	pc := Stage{ID: p + "-pc", Test: d.test, Title: d.name + " preconditioning", Purge: true, MaxRounds: c.MaxRounds}
 	long, last := withDuration(pre, round-track), withDuration(pre, track)
 	pc.Cells = []Cell{
-		{Index: 0, Key: Named(fmt.Sprintf("%s-pc-tc%d-qd%d-untracked", stem, topTC, topQD)), Workload: long},
-		{Index: 1, Key: Named(fmt.Sprintf("%s-pc-tc%d-qd%d", stem, topTC, topQD)), Workload: last},
+		{Index: 0, Key: Named(fmt.Sprintf("%s-tc%d-qd%d-untracked", preStem, topTC, topQD)), Workload: long},
+		{Index: 1, Key: DemandKey(preStem, topTC, topQD), Workload: last},
 	}
 	pc.Tracking = []Tracking{{Name: fmt.Sprintf("IOPS %s TC%d/QD%d, last %s of the round", preShort, topTC, topQD, trackLabel(track)), Cell: 1, Metric: MetricIOPS}}
 
@@ -198,7 +221,7 @@ func demandStages(d *demand, c Config) []Stage {
 	dv := Stage{ID: p, Test: d.test, Title: d.name + " demand variation", MaxRounds: c.MaxRounds,
 		Stimulus: fmt.Sprintf("%s, TC %s (outer) × QD %s (inner), %s each, after a %s pre-write of %s TC%d/QD%d",
 			short, joinInts(tcs), joinInts(qds), ShortDuration(time.Duration(c.CellTime)), ShortDuration(roundPre), preShort, topTC, topQD)}
-	dv.Cells = append(dv.Cells, Cell{Index: 0, Key: Named(fmt.Sprintf("%s-prewrite-tc%d-qd%d", stem, topTC, topQD)),
+	dv.Cells = append(dv.Cells, Cell{Index: 0, Key: Named(fmt.Sprintf("%s-prewrite-tc%d-qd%d", preStem, topTC, topQD)),
 		Workload: withDuration(pre, roundPre), PreWrite: true})
 	tracked := 0
 	for _, tc := range tcs {

@@ -17,11 +17,6 @@ var dirth = &demand{
 		pre.ReadPct = 0
 		return test, pre, KeyOf(test).Label(), KeyOf(pre).Label()
 	},
-	stem: func(c Config) string {
-		bs, _ := engine.ParseSize(c.Param("dirth-bs"))
-		read, _ := ParseMix(c.Param("dirth-mix"))
-		return Key(engine.Random, bs, read).String()
-	},
 }
 
 // DIRTHTest sweeps demand, thread count × queue depth, to steady state and

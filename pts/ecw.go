@@ -87,7 +87,6 @@ var ecw = &demand{
 		pre.ReadPct = 0
 		return test, pre, "RND composite 40/60, zoned", "RND composite W, zoned"
 	},
-	stem: func(Config) string { return "composite-40/60" },
 }
 
 // ECWTest is DIRTH's procedure with the enterprise composite workload
@@ -96,11 +95,10 @@ var ECWTest = demandDef(ecw, "§13", 13, nil)
 
 func init() {
 	ECWTest.Departures = func(c Config) []string {
-		_, dropped := CompositeWorkload(c.MinBlock)
+		w, dropped := CompositeWorkload(c.MinBlock)
 		if len(dropped) == 0 {
 			return nil
 		}
-		w, _ := CompositeWorkload(c.MinBlock)
 		var sizes []string
 		for _, b := range dropped {
 			sizes = append(sizes, engine.FormatSize(b))

@@ -192,6 +192,10 @@ func printPlan(ctx context.Context, w io.Writer, run checkedRun, asJSON bool) er
 			fmt.Fprintln(w)
 		}
 		if s.IsTimeline() {
+			if s.Point != nil {
+				fmt.Fprintf(w, "   TC/QD: the %s point, chosen when %s ends: %s\n", pts.PointLabel(s.Point.Point),
+					stageTitleOf(stages, s.Point.From), s.Point.Describe())
+			}
 			for _, g := range s.Timeline {
 				fmt.Fprintf(w, "   %s for %s, a sample every %v", g.Name, short(g.Workload.Duration), time.Duration(g.Interval))
 				switch {
@@ -304,4 +308,14 @@ func printPlan(ctx context.Context, w io.Writer, run checkedRun, asJSON bool) er
 		}
 	}
 	return nil
+}
+
+// stageTitleOf is the title of a planned stage by its ID.
+func stageTitleOf(stages []planStage, id string) string {
+	for _, s := range stages {
+		if s.ID == id {
+			return s.Title
+		}
+	}
+	return id
 }
