@@ -165,6 +165,11 @@ func TestBadInput(t *testing.T) {
 			"--mixes 65/35: not an R/W mix of the Throughput test; valid are 100/0,0/100"},
 		{"subset bad size", []string{"run", "--target", "sim", "--block-sizes", "4x"}, `--block-sizes: block size "4x" is not a number`},
 		{"subset bad mix", []string{"run", "--target", "sim", "--mixes", "half"}, `--mixes: mix "half"`},
+		{"dirth tc with 0", []string{"run", "--target", "sim", "--tests", "dirth", "--dirth-tc", "32,0,1"}, `--dirth-tc 32,0,1: "0" is not a whole number above zero`},
+		{"ecw qd with 0", []string{"run", "--target", "sim", "--tests", "ecw", "--ecw-qd", "0"}, `--ecw-qd 0: "0" is not a whole number above zero`},
+		{"dirth ceiling 0", []string{"run", "--target", "sim", "--tests", "dirth", "--dirth-art-ceiling", "0ms"}, `--dirth-art-ceiling 0ms: "0ms" is not a duration above zero`},
+		{"ecw ceiling negative", []string{"run", "--target", "sim", "--tests", "ecw", "--ecw-art-ceiling", "-2ms"}, `--ecw-art-ceiling -2ms: "-2ms" is not a duration above zero`},
+		{"dirth flag without dirth", []string{"run", "--target", "sim", "--tests", "ecw", "--dirth-tc", "4"}, "--dirth-tc: not a parameter of ecw"},
 		{"subset on plan", []string{"plan", "--target", "sim", "--tests", "tp,lat", "--block-sizes", "4k"},
 			"leave out the tracking variables throughput's MB/s SEQ 1024 KiB 0/100 (no throughput block size: 1024k,128k): " +
 				"steady state is judged on them; add 1024k to --block-sizes"},
