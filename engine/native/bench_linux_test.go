@@ -68,7 +68,8 @@ type benchCase struct {
 // and mean latency in ns.
 func fioRun(b *testing.B, dev string, c benchCase, d time.Duration) (float64, float64, float64) {
 	args := []string{"--name=bench", "--filename=" + dev, "--rw=" + c.rw, "--bs=" + strconv.FormatInt(c.w.BlockSize, 10),
-		"--iodepth=" + strconv.Itoa(c.w.QD), "--numjobs=1", "--ioengine=io_uring", "--direct=1", "--time_based",
+		"--iodepth=" + strconv.Itoa(c.w.QD), "--numjobs=" + strconv.Itoa(max(1, c.w.TC)), "--group_reporting",
+		"--ioengine=io_uring", "--direct=1", "--time_based",
 		"--runtime=" + strconv.Itoa(int(d.Seconds())), "--norandommap", "--randrepeat=0", "--random_generator=tausworthe64",
 		"--output-format=json"}
 	args = append(args, c.extra...)
@@ -91,10 +92,15 @@ func fioRun(b *testing.B, dev string, c benchCase, d time.Duration) (float64, fl
 	if err := json.Unmarshal(out, &doc); err != nil {
 		b.Fatalf("fio output: %v", err)
 	}
-	j := doc.Jobs[0]
+	j := doc.Jobs[0] // group_reporting: every job in one
 	dir := j.Read
 	if c.w.ReadPct == 0 {
 		dir = j.Write
+	}
+	if c.w.ReadPct > 0 && c.w.ReadPct < 100 {
+		// A mix: both directions, latency weighted by I/Os.
+		n := j.Read.IOPS + j.Write.IOPS
+		return n, (j.Read.BW + j.Write.BW) / 1e6, (j.Read.LatNs.Mean*j.Read.IOPS + j.Write.LatNs.Mean*j.Write.IOPS) / n
 	}
 	return dir.IOPS, dir.BW / 1e6, dir.LatNs.Mean
 }
@@ -102,7 +108,8 @@ func fioRun(b *testing.B, dev string, c benchCase, d time.Duration) (float64, fl
 // BenchmarkVsFio runs the native engine and fio alternately (A B A B A B) on
 // the same /dev/shm-backed loop device and reports native ÷ fio (fio ÷ native
 // for latency). PTSRUN_BENCH_SECONDS sets each run's length (default 10),
-// PTSRUN_BENCH_PAIRS the number of pairs (default 3).
+// PTSRUN_BENCH_PAIRS the number of pairs (default 3), PTSRUN_BENCH_CASES
+// the cases by name (comma-separated; default all).
 //
 //	go test ./engine/native -run '^$' -bench VsFio -benchtime 1x
 func BenchmarkVsFio(b *testing.B) {
@@ -128,10 +135,23 @@ func BenchmarkVsFio(b *testing.B) {
 		{"4k-randwrite-qd32", engine.Workload{Access: engine.Random, ReadPct: 0, BlockSize: 4096, TC: 1, QD: 32}, "randwrite", "iops", nil, 0},
 		{"4k-randwrite-qd32-refill", engine.Workload{Access: engine.Random, ReadPct: 0, BlockSize: 4096, TC: 1, QD: 32}, "randwrite", "iops", []string{"--refill_buffers=1"}, 0},
 		{"1m-seqread-qd8", engine.Workload{Access: engine.Sequential, ReadPct: 100, BlockSize: 1 << 20, TC: 1, QD: 8}, "read", "mbps", nil, 0},
+		// A DIRTH sweep's deepest cell: 32 threads of 32 I/Os on 2 cores,
+		// where the per-I/O cost decides. fio: numjobs=32 iodepth=32.
+		{"8k-65/35-tc32-qd32", engine.Workload{Access: engine.Random, ReadPct: 65, BlockSize: 8192, TC: 32, QD: 32}, "randrw", "iops", []string{"--rwmixread=65"}, 0},
+		{"8k-65/35-tc32-qd32-refill", engine.Workload{Access: engine.Random, ReadPct: 65, BlockSize: 8192, TC: 32, QD: 32}, "randrw", "iops", []string{"--rwmixread=65", "--refill_buffers=1"}, 0},
 		{"4k-randread-qd1", engine.Workload{Access: engine.Random, ReadPct: 100, BlockSize: 4096, TC: 1, QD: 1}, "randread", "lat", nil, 0},
 		// fio sleeps until each completion; the native engine polls for
 		// DefaultPoll first. Without polling the two wait alike.
 		{"4k-randread-qd1-nopoll", engine.Workload{Access: engine.Random, ReadPct: 100, BlockSize: 4096, TC: 1, QD: 1}, "randread", "lat", nil, -1},
+	}
+	if only := os.Getenv("PTSRUN_BENCH_CASES"); only != "" {
+		var keep []benchCase
+		for _, c := range cases {
+			if strings.Contains(only, c.name) {
+				keep = append(keep, c)
+			}
+		}
+		cases = keep
 	}
 	engines := map[time.Duration]*Engine{}
 	open := func(poll time.Duration) *Engine {
