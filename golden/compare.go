@@ -338,7 +338,11 @@ func (c *Comparison) PDF(paper string) pdfreport.Comparison {
 
 // PrintSummary writes the headline cells of every run, with ratios.
 func (c *Comparison) PrintSummary(w io.Writer) {
-	fmt.Fprintf(w, "%-28s", "headline")
+	width := 28
+	for _, h := range c.Headlines {
+		width = max(width, len([]rune(h.Label)))
+	}
+	fmt.Fprintf(w, "%-*s", width, "headline")
 	for i, r := range c.Runs {
 		fmt.Fprintf(w, " %16s", clip(fmt.Sprintf("%c %s", 'A'+i, r.Name), 16))
 	}
@@ -347,7 +351,7 @@ func (c *Comparison) PrintSummary(w io.Writer) {
 	}
 	fmt.Fprintln(w)
 	for _, h := range c.Headlines {
-		fmt.Fprintf(w, "%-28s", h.Label)
+		fmt.Fprintf(w, "%-*s", width, h.Label)
 		for _, v := range h.Values {
 			fmt.Fprintf(w, " %16s", FormatValue(h.Metric, v))
 		}

@@ -444,10 +444,15 @@ func demandSummary(s Stage, samples []Sample, _ []Earlier) *Summary {
 	return sum
 }
 
-// demandDef builds a demand-intensity test's definition.
-func demandDef(d *demand, section string, order int, extra []Param) *TestDef {
+// demandDef builds a demand-intensity test's definition; stem names its
+// default stimulus's cells, whose deepest and shallowest are its headlines.
+func demandDef(d *demand, section string, order int, extra []Param, stem string) *TestDef {
 	p := d.prefix
 	return &TestDef{
+		Headlines: []Headline{
+			{Key: DemandKey(stem, 32, 32), Metrics: []Metric{MetricIOPS, MetricLatMean}, Brief: true},
+			{Key: DemandKey(stem, 1, 1), Metrics: []Metric{MetricIOPS, MetricLatMean}},
+		},
 		ID: d.test, Name: d.name, Section: section, order: order, ActiveRange: 100,
 		Params:      append(extra, demandParams(d)...),
 		CheckParams: demandCheck(d),

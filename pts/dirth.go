@@ -23,11 +23,13 @@ var dirth = &demand{
 // measures the response-time histograms of three operating points
 // (pts-spec.md §4.8). Its stimulus defaults to OLTP, RND 8 KiB 65/35
 // (UNVERIFIED as PTS 2.0.2's default), hence flags.
-var DIRTHTest = demandDef(dirth, "§14", 14, []Param{
+var DIRTHTest = demandDef(dirth, "§14", 14, dirthParams, "rnd-8k-65/35")
+
+var dirthParams = []Param{
 	{Flag: "dirth-bs", Default: "8k", Usage: "DIRTH's block size (RND; UNVERIFIED; 8k)",
 		Check: func(v string) error { _, err := engine.ParseSize(v); return err }},
 	{Flag: "dirth-mix", Default: "65/35", Usage: "DIRTH's R/W mix (UNVERIFIED; 65/35, OLTP)",
 		Check: func(v string) error { _, err := ParseMix(v); return err }},
-})
+}
 
 func init() { register(DIRTHTest) }

@@ -91,7 +91,7 @@ var ecw = &demand{
 
 // ECWTest is DIRTH's procedure with the enterprise composite workload
 // (pts-spec.md §4.7).
-var ECWTest = demandDef(ecw, "§13", 13, nil)
+var ECWTest = demandDef(ecw, "§13", 13, nil, "composite-40/60")
 
 func init() {
 	ECWTest.Departures = func(c Config) []string {
