@@ -194,6 +194,10 @@ func headline(res *matrix.Results) []headlineValue {
 		}
 		c := h.Cell
 		name := h.Key.Words()
+		if h.Key.Name != "" && c.TC > 0 {
+			// A cell named for its place in a TC × QD sweep.
+			name = fmt.Sprintf("%s TC%d/QD%d", pts.Def(h.Test).Name, c.TC, c.QD)
+		}
 		val := func(m pts.Metric, format string) string {
 			v, ok := c.Value(m)
 			if !ok {
@@ -221,6 +225,11 @@ func headline(res *matrix.Results) []headlineValue {
 		case len(h.Metrics) == 1 && h.Metrics[0] == pts.MetricIOPS:
 			out = append(out, headlineValue{"IOPS " + name, parts[0]})
 		default:
+			for i, m := range h.Metrics {
+				if m.Unit() == "ms" {
+					parts[i] = names[i] + " " + parts[i] + " ms"
+				}
+			}
 			out = append(out, headlineValue{name, strings.Join(parts, ", ")})
 		}
 	}
