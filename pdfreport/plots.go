@@ -546,3 +546,110 @@ func linePlot(title, xlabel, ylabel string, ss []series, logY bool) *plot.Plot {
 	}
 	return p
 }
+
+// valueTicks label the values given that fall on the axis, and no others:
+// a loop's queue depths, powers of two of outstanding I/O.
+type valueTicks []float64
+
+func (v valueTicks) Ticks(min, max float64) []plot.Tick {
+	var t []plot.Tick
+	for _, x := range v {
+		if x >= min*0.999 && x <= max*1.001 {
+			t = append(t, plot.Tick{Value: x, Label: fmtNum(x)})
+		}
+	}
+	return t
+}
+
+// spansDecade says the series' positive values span a factor of ten or
+// more: a log axis shows the small ones.
+func spansDecade(ss []series) bool {
+	lo, hi := seriesRange(ss)
+	return lo > 0 && hi >= 10*lo
+}
+
+// logXPlot is y against x with x on a log scale, ticked at the values
+// given (every x must be above zero); y from 0, or on a log scale.
+func logXPlot(title, xlabel, ylabel string, ss []series, ticks []float64, logY bool) *plot.Plot {
+	p := newPlot(title, xlabel, ylabel)
+	lo, hi := seriesRange(ss)
+	if lo <= 0 {
+		logY = false
+	}
+	addLines(p, ss, logY)
+	p.X.Scale = plot.LogScale{}
+	p.X.Tick.Marker = valueTicks(ticks)
+	xlo, xhi := math.Inf(1), math.Inf(-1)
+	for _, s := range ss {
+		for _, x := range s.xs {
+			if x > 0 {
+				xlo, xhi = math.Min(xlo, x), math.Max(xhi, x)
+			}
+		}
+	}
+	if xlo <= xhi {
+		p.X.Min, p.X.Max = xlo/1.25, xhi*1.25
+	}
+	if logY {
+		p.Y.Scale = plot.LogScale{}
+		p.Y.Tick.Marker = decadeTicks{}
+		p.Y.Min, p.Y.Max = lo/1.3, hi*1.3
+	} else {
+		p.Y.Min = 0
+		headroom(p, ss)
+	}
+	return p
+}
+
+// headroom lifts a linear y axis a little above the highest value, so
+// that no mark sits on the plot's edge.
+func headroom(p *plot.Plot, ss []series) {
+	if _, hi := seriesRange(ss); hi > 0 {
+		p.Y.Max = math.Max(p.Y.Max, hi*1.08)
+	}
+}
+
+// hLine draws a level across [x0, x1] with a legend entry: a limit, a
+// ceiling.
+func hLine(p *plot.Plot, label string, y, x0, x1 float64, c color.Color) {
+	l, err := plotter.NewLine(plotter.XYs{{X: x0, Y: y}, {X: x1, Y: y}})
+	if err != nil {
+		return
+	}
+	l.Color, l.Width, l.Dashes = c, vg.Points(1.2), []vg.Length{vg.Points(5), vg.Points(3)}
+	p.Add(l)
+	p.Legend.Add(label, l)
+}
+
+// mark is one point a plot singles out, with a label beside it.
+type mark struct {
+	label, legend string
+	x, y          float64
+}
+
+// addMarks draws marks as large glyphs, each shape its own, with their
+// labels beside them and their legends.
+func addMarks(p *plot.Plot, marks []mark) {
+	shapes := []draw.GlyphDrawer{draw.BoxGlyph{}, draw.PyramidGlyph{}, draw.CircleGlyph{}}
+	colors := []color.Color{color.RGBA{170, 20, 20, 255}, color.RGBA{200, 110, 0, 255}, color.RGBA{20, 110, 40, 255}}
+	for i, m := range marks {
+		if math.IsNaN(m.x) || math.IsNaN(m.y) {
+			continue
+		}
+		sc, err := plotter.NewScatter(plotter.XYs{{X: m.x, Y: m.y}})
+		if err != nil {
+			continue
+		}
+		sc.Shape, sc.Radius, sc.Color = shapes[i%len(shapes)], vg.Points(4), colors[i%len(colors)]
+		p.Add(sc)
+		p.Legend.Add(m.legend, sc)
+		l, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{{X: m.x, Y: m.y}}, Labels: []string{m.label}})
+		if err != nil {
+			continue
+		}
+		l.TextStyle[0].Font = font.From(plot.DefaultFont, vg.Points(7.5))
+		l.TextStyle[0].Color = colors[i%len(colors)]
+		l.Offset = vg.Point{X: vg.Points(6), Y: vg.Points(-2.5)}
+		p.Add(l)
+	}
+}

@@ -222,9 +222,15 @@ func (r *renderer) header(p *Page) {
 	}
 	pdf.SetXY(x+side, y+2)
 	pdf.CellFormat(width-2*side, 5, title, "", 0, "C", false, 0, "")
-	r.font("", 8.5)
+	// A long subtitle is set smaller, then cut, so that it never runs
+	// into the dates and the page number.
+	room := width - 2*side - 2
+	size := 8.5
+	for r.font("", size); size > 6.5 && pdf.GetStringWidth(p.Title) > room; r.font("", size) {
+		size -= 0.5
+	}
 	pdf.SetXY(x+side, y+8)
-	pdf.CellFormat(width-2*side, 4, p.Title, "", 0, "C", false, 0, "")
+	pdf.CellFormat(width-2*side, 4, r.fit(p.Title, room), "", 0, "C", false, 0, "")
 	// Right: specification, revision, page.
 	r.font("", headerFont)
 	pdf.SetXY(x+width-side, y+1.5)

@@ -3,6 +3,7 @@ package pdfreport
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
@@ -240,10 +241,12 @@ func (r *renderer) chart(b Chart, x, y, w, h float64) {
 	leg := p.Legend
 	legW := leg.Rectangle(dc).Size().X + vg.Points(4)
 	if legW <= vg.Points(4) || b.LegendInside {
+		defer fitTitle(p, dc.Max.X-dc.Min.X)()
 		p.Draw(dc)
 		return
 	}
 	gap := vg.Points(6)
+	defer fitTitle(p, dc.Max.X-dc.Min.X-legW-gap)()
 	p.Legend = plot.NewLegend()
 	defer func() { p.Legend = leg }()
 	p.Draw(draw.Crop(dc, 0, -(legW + gap), 0, 0))
@@ -252,4 +255,39 @@ func (r *renderer) chart(b Chart, x, y, w, h float64) {
 	leg.Top, leg.Left = true, true
 	leg.Padding = vg.Points(2.5)
 	leg.Draw(draw.Crop(dc, dc.Max.X-legW, 0, 0, -titleH-vg.Points(4)))
+}
+
+// fitTitle sets a plot's title smaller when it is wider than the plot,
+// and on two lines when that is not enough, so that it is never cut; the
+// returned function puts the title back.
+func fitTitle(p *plot.Plot, width vg.Length) func() {
+	t := &p.Title
+	size, text := t.TextStyle.Font.Size, t.Text
+	shrink := func(min vg.Length) {
+		for t.TextStyle.Font.Size > min && t.TextStyle.Width(t.Text) > width {
+			t.TextStyle.Font.Size -= vg.Points(0.5)
+		}
+	}
+	shrink(vg.Points(8))
+	if t.TextStyle.Width(t.Text) > width && !strings.Contains(t.Text, "\n") {
+		// Break at the space nearest the middle.
+		mid, at := len(t.Text)/2, -1
+		for i, r := range t.Text {
+			if r == ' ' && (at < 0 || abs(i-mid) < abs(at-mid)) {
+				at = i
+			}
+		}
+		if at > 0 {
+			t.Text = t.Text[:at] + "\n" + t.Text[at+1:]
+		}
+	}
+	shrink(vg.Points(7))
+	return func() { t.TextStyle.Font.Size, t.Text = size, text }
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
 }
