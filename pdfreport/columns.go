@@ -239,10 +239,15 @@ func (b *builder) activeRanges() string {
 }
 
 // stageDef is the definition of a stage as the run planned it (run.json),
-// or an empty one for a stage it does not have.
+// or an empty one for a stage it does not have. A stage at an operating
+// point is planned at the highest TC/QD; once its point is chosen, it is
+// at the point's.
 func (b *builder) stageDef(s matrix.StageResult) pts.Stage {
 	for _, st := range b.ri.Stages {
 		if st.ID == s.ID {
+			if s.Point != nil {
+				return st.AtPoint(s.Point.TC, s.Point.QD)
+			}
 			return st
 		}
 	}
@@ -304,4 +309,17 @@ func (b *builder) timelineParams(s matrix.StageResult) []KV {
 		kv = append(kv, KV{"Ended", s.EndedBy})
 	}
 	return kv
+}
+
+// stimulusLabel names a workload without its load: "RND 8 KiB 65/35",
+// "RND composite 40/60, 3 LBA zones".
+func stimulusLabel(w engine.Workload) string {
+	if len(w.BlockSplit) == 0 {
+		return pts.KeyOf(w).Label()
+	}
+	s := fmt.Sprintf("%s composite %s", pts.AccessLabel(w.Access), pts.MixLabel(w.ReadPct))
+	if len(w.Zones) > 0 {
+		s += fmt.Sprintf(", %d LBA zones", len(w.Zones))
+	}
+	return s
 }

@@ -102,7 +102,7 @@ func (b *builder) summary() {
 				for _, tr := range s.Tracking {
 					if tr.Cell < len(s.Cells) && len(tr.Verdict.Values) >= b.ri.Config.SS.Window {
 						c := s.Cells[tr.Cell]
-						rows = append(rows, []string{s.Title, fmt.Sprintf("%s TC%d/QD%d", c.Key.Label(), c.TC, c.QD),
+						rows = append(rows, []string{s.Title, fmt.Sprintf("%s TC%d/QD%d", b.cellLabel(s, c), c.TC, c.QD),
 							"window average: " + fmtValue(tr.Unit, tr.Verdict.Average), state})
 					}
 				}
@@ -204,9 +204,13 @@ func (b *builder) timelineWorkloads(s matrix.StageResult) string {
 	st := b.stageDef(s)
 	for _, g := range st.Timeline {
 		w := g.Workload
-		n := pts.KeyOf(w).Label()
+		n := stimulusLabel(w)
 		if len(st.Timeline) > 1 && w.ReadPct == 0 {
-			n = fmt.Sprintf("%s %s W", pts.AccessLabel(w.Access), engine.FormatSize(w.BlockSize))
+			size := engine.FormatSize(w.BlockSize)
+			if len(w.BlockSplit) > 0 {
+				size = "composite"
+			}
+			n = fmt.Sprintf("%s %s W", pts.AccessLabel(w.Access), size)
 		}
 		if !slices.Contains(names, n) {
 			names = append(names, n)
@@ -220,6 +224,20 @@ func (b *builder) timelineWorkloads(s matrix.StageResult) string {
 		return "–"
 	}
 	return strings.Join(names, " / ")
+}
+
+// cellLabel names a cell by its workload: a named key ("rnd-8k-65/35-
+// tc32-qd32") is the run's, not a reader's.
+func (b *builder) cellLabel(s matrix.StageResult, c matrix.CellResult) string {
+	if c.Key.Name == "" {
+		return c.Key.Label()
+	}
+	for _, x := range b.stageDef(s).Cells {
+		if x.Index == c.Index {
+			return stimulusLabel(x.Workload)
+		}
+	}
+	return c.Key.Label()
 }
 
 // figure writes a timeline's derived value, or says it was not reached.
