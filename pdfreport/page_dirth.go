@@ -1,0 +1,752 @@
+package pdfreport
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"gonum.org/v1/plot"
+
+	"github.com/ptsrun/ptsrun/device"
+	"github.com/ptsrun/ptsrun/engine"
+	"github.com/ptsrun/ptsrun/matrix"
+	"github.com/ptsrun/ptsrun/pts"
+)
+
+// The pages of the demand-intensity tests, DIRTH and ECW (pts-spec.md
+// §4.7–4.8, §5.3), one procedure with their own stimulus: the
+// preconditioning's convergence and window; the between-round
+// pre-writes; the demand variation's convergence at the highest TC and
+// its window; IOPS against QD; ART against IOPS with the operating points
+// and the ceiling; IOPS and ART against the outstanding I/O; host CPU;
+// the TC × QD tables; the operating points and how they were chosen; and
+// for each point its pre-write and its response-time histogram.
+func init() {
+	registerPages(pts.DIRTHTest, testPages{report: (*builder).demand})
+	registerPages(pts.ECWTest, testPages{report: (*builder).demand})
+}
+
+// demandTest is what a demand-intensity test's pages share: its loops,
+// stimulus, ceiling and points, from the stages as the run planned them
+// and the results.
+type demandTest struct {
+	td       *pts.TestDef
+	stages   []matrix.StageResult
+	stimulus engine.Workload // the test stimulus, without TC/QD
+	prewrite engine.Workload // the between-round pre-write, at the highest TC/QD
+	tcs, qds []int           // the loops, in the order they ran
+	topTC    int
+	topQD    int
+	// ceilingMs is the ART ceiling (NaN when the run has no point stage);
+	// pick says where the points are read (pts.PickWindow or PickLast).
+	ceilingMs float64
+	pick      string
+	// pointPre and pointHist are the pre-write and histogram run at each
+	// point; interval their sampling.
+	pointPre, pointHist, interval time.Duration
+	points                        []pts.OperatingPoint
+}
+
+// demand draws a demand-intensity test's stages in order. A point stage
+// without results has no pages of its own: the operating points page
+// says what became of it.
+func (b *builder) demand(td *pts.TestDef, stages []matrix.StageResult) {
+	d := b.demandTestOf(td, stages)
+	for _, s := range stages {
+		def := b.stageDef(s)
+		switch {
+		case def.Point != nil:
+			if !empty(s) {
+				b.demandPoint(d, s)
+			}
+		case slices.ContainsFunc(def.Cells, func(c pts.Cell) bool { return c.PreWrite }):
+			if empty(s) {
+				b.noResults(td.Name, s)
+			} else {
+				b.demandVariation(d, s)
+			}
+			b.demandPoints(d, s)
+		case empty(s):
+			b.noResults(td.Name, s)
+		default:
+			b.demandPC(d, s)
+		}
+	}
+}
+
+func (b *builder) demandTestOf(td *pts.TestDef, stages []matrix.StageResult) *demandTest {
+	d := &demandTest{td: td, stages: stages, ceilingMs: math.NaN(), pick: pts.PickWindow}
+	if t := b.res.Find(td.ID); t != nil {
+		d.points = t.OperatingPoints
+	}
+	for _, st := range b.ri.Stages {
+		if st.Test != td.ID {
+			continue
+		}
+		if st.Point != nil {
+			d.ceilingMs, d.pick = st.Point.CeilingMs, st.Point.Pick
+			for _, g := range st.Timeline {
+				if g.Histogram {
+					d.pointHist = g.Workload.Duration
+				} else {
+					d.pointPre = g.Workload.Duration
+				}
+				d.interval = time.Duration(g.Interval)
+			}
+		}
+		for _, c := range st.Cells {
+			w := c.Workload
+			switch {
+			case c.PreWrite:
+				d.prewrite = w
+			case st.Point == nil && slices.ContainsFunc(st.Cells, func(c pts.Cell) bool { return c.PreWrite }):
+				d.stimulus = w
+				if !slices.Contains(d.tcs, w.TC) {
+					d.tcs = append(d.tcs, w.TC)
+				}
+				if !slices.Contains(d.qds, w.QD) {
+					d.qds = append(d.qds, w.QD)
+				}
+			}
+		}
+	}
+	if len(d.tcs) > 0 {
+		d.topTC, d.topQD = slices.Max(d.tcs), slices.Max(d.qds)
+	}
+	return d
+}
+
+// tcqd writes a load: "TC4/QD32".
+func tcqd(tc, qd int) string { return fmt.Sprintf("TC%d/QD%d", tc, qd) }
+
+// point is the operating point of that name, if chosen.
+func (d *demandTest) point(name string) (pts.OperatingPoint, bool) {
+	for _, p := range d.points {
+		if p.Point == name {
+			return p, true
+		}
+	}
+	return pts.OperatingPoint{}, false
+}
+
+// pointsLabel lists the operating points with their loads, or says they
+// are not chosen.
+func (d *demandTest) pointsLabel() string {
+	if len(d.points) == 0 {
+		return "not chosen (the demand variation did not end)"
+	}
+	var parts []string
+	for _, p := range d.points {
+		parts = append(parts, tcqd(p.TC, p.QD))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (d *demandTest) ceiling() string {
+	if math.IsNaN(d.ceilingMs) {
+		return "–"
+	}
+	return strconv.FormatFloat(d.ceilingMs, 'g', -1, 64) + " ms"
+}
+
+// landmark names a page of the test: "dirth-di".
+func (d *demandTest) landmark(page string) string { return string(d.td.ID) + "-" + page }
+
+// demandParams is the Test Parameters column of the test's pages: the
+// stimulus, the loops, the ceiling and the points (pts-spec.md §5.2),
+// then what is the stage's own.
+func (b *builder) demandParams(d *demandTest, own ...KV) []KV {
+	ar := d.stimulus.ActiveRange
+	var capacity int64
+	for _, t := range b.ri.Targets {
+		capacity += t.CapacityBytes
+	}
+	kv := []KV{
+		{"Data pattern", "RND"},
+		{"AR & amount", fmt.Sprintf("%g %% (%s)", ar, device.FormatCapacity(int64(float64(capacity)*ar/100)))},
+		{"Test stimulus", stimulusLabel(d.stimulus)},
+		{"TC (outer)", joinInts(d.tcs)},
+		{"QD (inner)", joinInts(d.qds)},
+		{"ART ceiling", d.ceiling()},
+		{"Max / Mid / Min", d.pointsLabel()},
+	}
+	return append(kv, own...)
+}
+
+func joinInts(v []int) string {
+	var s []string
+	for _, n := range v {
+		s = append(s, strconv.Itoa(n))
+	}
+	return strings.Join(s, ",")
+}
+
+// demandSetup is the Set-Up Parameters column, saying what the stage's
+// preconditioning is: its own rounds, or the stage before it.
+func (b *builder) demandSetup(s matrix.StageResult, pc string) []KV {
+	kv := b.setup(s)
+	for i := range kv {
+		if kv[i].K == "Pre-condition 2" {
+			kv[i].V = pc
+		}
+	}
+	return kv
+}
+
+// demandPC draws the preconditioning: IOPS of each round's tracked end,
+// and its measurement window.
+func (b *builder) demandPC(d *demandTest, s matrix.StageResult) {
+	b.stage(s)
+	st := b.stageDef(s)
+	w := d.prewrite
+	if len(st.Cells) > 0 {
+		w = st.Cells[len(st.Cells)-1].Workload
+	}
+	load := stimulusLabel(w) + " " + tcqd(w.TC, w.QD)
+	setup := b.demandSetup(s, load+" rounds to steady state (WDPC)")
+	params := b.demandParams(d,
+		KV{"TOIO – TC/QD", fmt.Sprintf("%d – TC %d/QD %d", w.TC*w.QD, w.TC, w.QD)},
+		KV{"Round", roundWords(st.Cells)},
+		KV{"SS rounds", ssRounds(s)})
+	// The tracking variable's name says all of the round and its stimulus,
+	// too long for a page title: the columns and captions say those.
+	shown := s
+	shown.Tracking = slices.Clone(s.Tracking)
+	for i := range shown.Tracking {
+		shown.Tracking[i].Name = "Preconditioning IOPS " + tcqd(w.TC, w.QD)
+	}
+	b.iopsTracking(d.td, shown, setup, params, convergence{title: "Preconditioning: Steady State Convergence", landmark: d.landmark("pc"),
+		caption: "IOPS of each preconditioning round's tracked end (" + roundWords(st.Cells) + "), " + load, plot: "Preconditioning IOPS per round"})
+}
+
+// roundWords says how long a preconditioning round is and how much of it
+// is tracked: "30m, the last 1m tracked".
+func roundWords(cells []pts.Cell) string {
+	if len(cells) == 0 {
+		return "–"
+	}
+	var round time.Duration
+	for _, c := range cells {
+		round += c.Workload.Duration
+	}
+	return fmt.Sprintf("%s, the last %s tracked", pts.ShortDuration(round), pts.ShortDuration(cells[len(cells)-1].Workload.Duration))
+}
+
+// dvCells are the demand-variation stage's TC × QD cells by load, and
+// its between-round pre-write.
+type dvCells struct {
+	at  map[[2]int]*matrix.CellResult
+	pre *matrix.CellResult
+}
+
+func dvCellsOf(s matrix.StageResult) dvCells {
+	c := dvCells{at: map[[2]int]*matrix.CellResult{}}
+	for i := range s.Cells {
+		x := &s.Cells[i]
+		if x.PreWrite {
+			c.pre = x
+		} else {
+			c.at[[2]int{x.TC, x.QD}] = x
+		}
+	}
+	return c
+}
+
+// get is the cell at a load with values, or nil.
+func (c dvCells) get(tc, qd int) *matrix.CellResult {
+	if x := c.at[[2]int{tc, qd}]; x != nil && x.Present() {
+		return x
+	}
+	return nil
+}
+
+// perTC is one series per TC of a figure of every QD's cell, against x,
+// each sorted by x.
+func (d *demandTest) perTC(c dvCells, x, y func(*matrix.CellResult) float64) []series {
+	var out []series
+	for _, tc := range d.tcs {
+		s := series{name: fmt.Sprintf("TC %d", tc)}
+		var cells []*matrix.CellResult
+		for _, qd := range d.qds {
+			if x := c.get(tc, qd); x != nil {
+				cells = append(cells, x)
+			}
+		}
+		slices.SortStableFunc(cells, func(a, b *matrix.CellResult) int { return cmpFloat(x(a), x(b)) })
+		for _, cell := range cells {
+			s.xs, s.ys = append(s.xs, x(cell)), append(s.ys, y(cell))
+		}
+		if len(s.xs) > 0 {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// demandVariation draws the demand-variation stage's pages.
+func (b *builder) demandVariation(d *demandTest, s matrix.StageResult) {
+	b.stage(s)
+	name := d.td.Name
+	c := dvCellsOf(s)
+	cellTime := "–"
+	if x := c.get(d.topTC, d.topQD); x != nil || len(c.at) > 0 {
+		cellTime = pts.ShortDuration(d.stimulus.Duration) + " per cell"
+	}
+	pre := stimulusLabel(d.prewrite) + " " + tcqd(d.prewrite.TC, d.prewrite.QD)
+	setup := b.demandSetup(s, "the drive as "+name+" preconditioning left it, and a "+pts.ShortDuration(d.prewrite.Duration)+
+		" pre-write ("+pre+") before each round")
+	params := b.demandParams(d,
+		KV{"TOIO – TC/QD", fmt.Sprintf("%d – %d: every TC × QD", d.topTC*d.topQD, slices.Min(d.tcs)*slices.Min(d.qds))},
+		KV{"Cell time", cellTime + "; a " + pts.ShortDuration(d.prewrite.Duration) + " pre-write first"},
+		KV{"SS rounds", ssRounds(s)})
+
+	// The between-round pre-writes, round by round.
+	if c.pre != nil && s.Rounds > 0 {
+		ps := []series{roundSeries("pre-write "+pre, c.pre)}
+		b.add(&Page{Test: name, Title: "Between-Round Pre-Writes: IOPS per round", Setup: setup, Params: params, Landmark: d.landmark("prewrites"),
+			Blocks: []Block{
+				Paragraph{Lines: []string{fmt.Sprintf("Before each round of the TC × QD loops, a pre-write of %s at the highest load, %s, "+
+					"so that every round starts from the same written state. Each point is the IOPS of one round's pre-write, over all of it.",
+					pts.ShortDuration(d.prewrite.Duration), pre)}},
+				Chart{Caption: "IOPS of each round's between-round pre-write, " + pre,
+					Plot: convergencePlot("Between-round pre-write IOPS per round", "IOPS", ps, s.Window, false), Summary: summarize(ps, fmtIOPS)},
+			}})
+	}
+
+	// Convergence: every QD at the highest TC, round by round.
+	var top []series
+	for _, qd := range d.qds {
+		if x := c.at[[2]int{d.topTC, qd}]; x != nil {
+			top = append(top, roundSeries(tcqd(d.topTC, qd), x))
+		}
+	}
+	if s.Rounds > 0 && len(top) > 0 {
+		b.add(&Page{Test: name, Title: fmt.Sprintf("Demand Variation: Steady State Convergence, TC %d, every QD", d.topTC), Setup: setup, Params: params,
+			Landmark: d.landmark("convergence"),
+			Blocks: []Block{Chart{Caption: fmt.Sprintf("IOPS per round at TC %d, one line per QD, %s; the tracking variable is %s",
+				d.topTC, stimulusLabel(d.stimulus), tcqd(d.topTC, d.topQD)),
+				Plot:    convergencePlot(fmt.Sprintf("IOPS per round, TC %d", d.topTC), "IOPS", top, s.Window, spansDecade(top)),
+				Summary: summarize(top, fmtIOPS)}}})
+	}
+	for _, t := range s.Tracking {
+		b.add(b.windowPage(name, s, t, setup, params))
+	}
+	if len(c.at) == 0 || s.Rounds == 0 {
+		return
+	}
+	window := fmt.Sprintf("the measurement window, rounds %d–%d", s.Window[0], s.Window[1])
+	if s.Window[0] == s.Window[1] {
+		window = fmt.Sprintf("round %d", s.Window[1])
+	}
+
+	// IOPS against QD, one line per TC.
+	byQD := d.perTC(c, func(x *matrix.CellResult) float64 { return float64(x.QD) }, func(x *matrix.CellResult) float64 { return x.IOPS })
+	qdTicks := make([]float64, len(d.qds))
+	for i, q := range d.qds {
+		qdTicks[i] = float64(q)
+	}
+	blocks := []Block{}
+	if len(d.stimulus.BlockSplit) > 0 {
+		blocks = append(blocks, Paragraph{Lines: []string{compositeWords(d.stimulus)}})
+	}
+	blocks = append(blocks, Chart{Caption: "IOPS against queue depth, one line per thread count, averages of " + window + scales(byQD),
+		Plot:    logXPlot("Demand variation: IOPS by QD and TC, "+stimulusLabel(d.stimulus), "Queue depth per thread (QD)", "IOPS", byQD, qdTicks, spansDecade(byQD)),
+		Summary: summarize(byQD, fmtIOPS)})
+	b.add(&Page{Test: name, Title: "Demand Variation: IOPS vs QD, every TC", Setup: setup, Params: params, Landmark: d.landmark("dv"), Blocks: blocks})
+
+	// ART against IOPS, one line per TC, the points and the ceiling.
+	b.add(b.demandIntensityPage(d, c, setup, params, window))
+
+	// IOPS and ART against the total outstanding I/O.
+	toio := func(x *matrix.CellResult) float64 { return float64(x.TC * x.QD) }
+	iops := d.perTC(c, toio, func(x *matrix.CellResult) float64 { return x.IOPS })
+	art := d.perTC(c, toio, func(x *matrix.CellResult) float64 { return x.LatMeanMs })
+	var pow2 []float64
+	for v := 1.0; v <= float64(d.topTC*d.topQD)*2; v *= 2 {
+		pow2 = append(pow2, v)
+	}
+	b.add(&Page{Test: name, Title: "IOPS and ART vs Total Outstanding I/O", Setup: setup, Params: params, Landmark: d.landmark("toio"),
+		Blocks: []Block{
+			Paragraph{Lines: []string{"Total outstanding I/O (TOIO) is TC × QD. Each line is one thread count, its queue depths in order " +
+				"of TOIO; where lines meet the same TOIO, the gap between them is what the split into threads and queue depth changes."}},
+			Chart{Caption: "IOPS against TOIO, one line per TC, averages of " + window + scales(iops),
+				Plot: logXPlot("IOPS by total outstanding I/O", "TOIO (TC × QD)", "IOPS", iops, pow2, spansDecade(iops)), Summary: summarize(iops, fmtIOPS)},
+			Chart{Caption: "Average response time (ART) against TOIO, one line per TC, " + window + scales(art),
+				Plot: logXPlot("ART by total outstanding I/O", "TOIO (TC × QD)", "ART (ms)", art, pow2, spansDecade(art)), Summary: summarize(art, fmtMs)},
+		}})
+
+	// Host CPU has a page when it was measured; otherwise the tables'
+	// page says so.
+	cpu := b.demandCPU(d, c, window)
+	if _, ok := cpu[len(cpu)-1].(Matrix); ok {
+		b.add(&Page{Test: name, Title: "Host CPU Utilisation: TC × QD", Setup: setup, Params: params, Landmark: d.landmark("cpu"), Blocks: cpu})
+		cpu = nil
+	}
+	tables := b.demandTablePage(d, s, setup, params)
+	tables.Blocks = append(tables.Blocks, cpu...)
+	b.add(tables)
+}
+
+// scales names the log scales of a plot whose x is on one: y too when
+// its values span a decade (logXPlot's rule).
+func scales(ss []series) string {
+	if spansDecade(ss) {
+		return " (log scales)"
+	}
+	return " (x on a log scale)"
+}
+
+// compositeWords writes the composite workload out: its block sizes and
+// zones.
+func compositeWords(w engine.Workload) string {
+	s := fmt.Sprintf("The stimulus is the enterprise composite workload: %s, %s, block sizes by share of I/Os %s.",
+		pts.AccessLabel(w.Access), pts.MixLabel(w.ReadPct), pts.SplitWords(w.BlockSplit))
+	if len(w.Zones) > 0 {
+		var z []string
+		start := 0.0
+		for _, x := range w.Zones {
+			z = append(z, fmt.Sprintf("%g %% of I/Os in %g–%g %%", x.IOPercent, start, start+x.RangePercent))
+			start += x.RangePercent
+		}
+		s += " LBA zones (of the active range): " + strings.Join(z, ", ") + "."
+	}
+	return s
+}
+
+// demandIntensityPage is ART against IOPS, one line per TC, with the
+// operating points marked and the ceiling drawn.
+func (b *builder) demandIntensityPage(d *demandTest, c dvCells, setup, params []KV, window string) *Page {
+	lines := d.perTC(c, func(x *matrix.CellResult) float64 { return x.IOPS }, func(x *matrix.CellResult) float64 { return x.LatMeanMs })
+	with := slices.Clone(lines)
+	var marks []mark
+	for _, name := range pts.DemandPoints {
+		if p, ok := d.point(name); ok {
+			label := pts.PointLabel(name)
+			marks = append(marks, mark{label: label, x: p.IOPS, y: p.ARTMs,
+				legend: fmt.Sprintf("%s %s: %s IOPS, %s ms", label, tcqd(p.TC, p.QD), fmtIOPS(p.IOPS), fmtMs(p.ARTMs))})
+			with = append(with, series{name: label, xs: []float64{p.IOPS}, ys: []float64{p.ARTMs}})
+		}
+	}
+	if !math.IsNaN(d.ceilingMs) {
+		with = append(with, series{name: "ceiling", ys: []float64{d.ceilingMs}})
+	}
+	logY := spansDecade(with)
+	p := linePlot("Demand intensity: ART by IOPS and TC, "+stimulusLabel(d.stimulus), "IOPS", "Average response time (ms)", lines, logY)
+	p.X.Min = 0
+	_, hi := seriesRangeX(lines)
+	for _, m := range marks {
+		hi = math.Max(hi, m.x)
+	}
+	if !math.IsNaN(d.ceilingMs) && hi > 0 {
+		hLine(p, "ART ceiling "+d.ceiling(), d.ceilingMs, 0, hi*1.05, seriesColors[2])
+	}
+	addMarks(p, marks)
+	if lo, top := seriesRange(with); logY {
+		p.Y.Min, p.Y.Max = lo/1.4, top*1.4
+	} else {
+		p.Y.Max = top * 1.08
+	}
+	var text []string
+	switch {
+	case len(d.points) > 0:
+		text = append(text, fmt.Sprintf("MaxIOPS is the load of highest IOPS whose ART is below the %s ceiling, MinIOPS the lowest TC and QD, "+
+			"MidIOPS the load under the ceiling whose IOPS is closest to their mean; each point at the figures it was chosen by.", d.ceiling()))
+	case !math.IsNaN(d.ceilingMs):
+		text = append(text, "The operating points were not chosen: the demand variation did not end. The ceiling they are chosen under is drawn.")
+	}
+	summary := summarize(lines, func(v float64) string { return fmtMs(v) })
+	for _, m := range marks {
+		summary += "\n" + m.legend
+	}
+	if !math.IsNaN(d.ceilingMs) {
+		summary += "\nART ceiling " + d.ceiling()
+	}
+	blocks := []Block{}
+	if len(text) > 0 {
+		blocks = append(blocks, Paragraph{Lines: text})
+	}
+	blocks = append(blocks, Chart{Caption: "ART against IOPS, one line per TC, averages of " + window + "; ceiling dashed",
+		Plot: p, Summary: summary})
+	return &Page{Test: d.td.Name, Title: "Demand Intensity: ART vs IOPS, every TC", Setup: setup, Params: params, Landmark: d.landmark("di"), Blocks: blocks}
+}
+
+// seriesRangeX is the smallest and largest x plotted.
+func seriesRangeX(ss []series) (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, s := range ss {
+		for _, x := range s.xs {
+			if !math.IsNaN(x) && !math.IsInf(x, 0) {
+				lo, hi = math.Min(lo, x), math.Max(hi, x)
+			}
+		}
+	}
+	if lo > hi {
+		return 0, 0
+	}
+	return lo, hi
+}
+
+// demandCPU is the host CPU over TC × QD, a shaded matrix last, or says
+// it was not measured.
+func (b *builder) demandCPU(d *demandTest, c dvCells, window string) []Block {
+	var rows, cols []string
+	var vals [][]float64
+	unit, measured := "", false
+	for _, qd := range d.qds {
+		cols = append(cols, strconv.Itoa(qd))
+	}
+	for _, tc := range d.tcs {
+		rows = append(rows, strconv.Itoa(tc))
+		row := make([]float64, len(d.qds))
+		for j, qd := range d.qds {
+			row[j] = math.NaN()
+			if x := c.get(tc, qd); x != nil && x.CPU != nil {
+				row[j], unit, measured = x.CPU.Pct(), x.CPU.Unit(), true
+			}
+		}
+		vals = append(vals, row)
+	}
+	if !measured {
+		why := "The " + orDash(b.ri.Engine) + " engine measured no host CPU time for these cells."
+		if b.ri.Config.Engine == pts.EngineSim {
+			why = "The simulated drive runs on a virtual clock: there is no host CPU time of its I/O to measure. The native and fio engines measure it."
+		}
+		return []Block{Paragraph{Lines: []string{"Host CPU utilisation over TC × QD (the PTS's 3D plot): not measured. " + why}}}
+	}
+	return []Block{
+		Paragraph{Lines: []string{fmt.Sprintf("Host CPU time the cells took, user + system, %s, the mean of %s. "+
+			"The PTS shows it as a 3D plot over TC × QD; this shaded matrix prints the same in black and white.", unit, window)}},
+		Matrix{Caption: "Host CPU utilisation by TC (rows) × QD (columns), user + system, " + unit, RowHead: "TC", Corner: "TC \\ QD",
+			Rows: rows, Cols: cols, Values: vals, Unit: unit, Format: fmtPct, LowIsGood: true},
+	}
+}
+
+// demandTablePage is the whole TC × QD matrix: IOPS, ART and 99.999 %.
+func (b *builder) demandTablePage(d *demandTest, s matrix.StageResult, setup, params []KV) *Page {
+	var blocks []Block
+	var cells []matrix.CellResult
+	for _, c := range s.Cells {
+		if !c.PreWrite {
+			cells = append(cells, c)
+		}
+	}
+	if note := pctNote(cells); note != "" {
+		blocks = append(blocks, Paragraph{Lines: []string{note}})
+	}
+	for _, m := range []pts.Metric{pts.MetricIOPS, pts.MetricLatMean, pts.MetricLatP99999} {
+		t := b.tableOf(d.td, m)
+		if len(t.Rows) == 0 {
+			continue
+		}
+		rows := [][]string{}
+		for i, r := range t.Rows {
+			row := []string{r}
+			for _, v := range t.Values[i] {
+				row = append(row, m.Format(v))
+			}
+			rows = append(rows, row)
+		}
+		how := t.Aggregate
+		if m == pts.MetricLatP99999 { // a percentile of the window's I/Os: say of which latency, from what
+			how = pctLabel(cells)
+		}
+		blocks = append(blocks, Table{Caption: fmt.Sprintf("%s (%s), rounds %d–%d: %s", t.Title, t.Unit, s.Window[0], s.Window[1], how),
+			Head: append([]string{t.RowHead}, t.Cols...), Rows: rows})
+	}
+	return &Page{Test: d.td.Name, Title: "Tabular Data: IOPS, ART and 99.999 % RT by TC × QD", Setup: setup, Params: params,
+		Landmark: d.landmark("table"), Blocks: blocks}
+}
+
+// demandPoints is the operating points page: how they were chosen, their
+// figures as chosen and in their histogram runs, and what became of a
+// point whose stage has no results.
+func (b *builder) demandPoints(d *demandTest, dv matrix.StageResult) {
+	b.stage(dv)
+	setup := b.demandSetup(dv, "the drive as "+d.td.Name+" preconditioning left it")
+	params := b.demandParams(d, KV{"Points read from", pickWords(d.pick)})
+	lines := []string{fmt.Sprintf("The operating points are chosen from the demand variation's %s: MaxIOPS is the TC/QD of highest IOPS among "+
+		"those whose ART is below the %s ceiling; MinIOPS is the lowest TC and QD; MidIOPS is the TC/QD under the ceiling whose IOPS is "+
+		"closest to the mean of MaxIOPS and MinIOPS. Ties go to the smaller TC × QD. Each point then has a pre-write of %s and a "+
+		"histogram run of %s of the test stimulus at its TC/QD.", pickWords(d.pick), d.ceiling(), durOrDash(d.pointPre), durOrDash(d.pointHist))}
+	if len(d.points) == 0 {
+		why := "the demand variation did not end"
+		if dv.Error != "" {
+			why += " (stopped by an error: " + strings.TrimSuffix(dv.Error, ".") + ")"
+		} else if !dv.Started {
+			why += " (it was not run)"
+		}
+		lines = append(lines, "Not chosen: "+why+", so there are no operating points and no histograms.")
+	}
+	for _, p := range d.points {
+		lines = append(lines, fmt.Sprintf("%s, %s: %s.", pts.PointLabel(p.Point), tcqd(p.TC, p.QD), p.Rule))
+	}
+	var rows [][]string
+	var tb matrix.Table
+	for _, def := range d.td.Tables {
+		if def.Points {
+			tb = b.namedTable(def.Name)
+		}
+	}
+	for i, r := range tb.Rows {
+		v := tb.Values[i]
+		rows = append(rows, []string{r, tcqd(int(v[0]), int(v[1])), fmt.Sprint(int(v[0]) * int(v[1])), fmtIOPS(v[2]), fmtMs(v[3]),
+			fmtIOPS(v[4]), fmtMs(v[5]), fmtMs(v[6]), fmtMs(v[7])})
+	}
+	// The point stages without results, and why.
+	for _, s := range d.stages {
+		def := b.stageDef(s)
+		if def.Point == nil || !empty(s) {
+			continue
+		}
+		why := "not run, the run stopped before it"
+		switch {
+		case s.Error != "":
+			why = "stopped by an error before its first sample: " + strings.TrimSuffix(s.Error, ".")
+		case s.Started:
+			why = "interrupted before its first sample; `ptsrun resume` continues it"
+		}
+		lines = append(lines, fmt.Sprintf("%s pre-write and histogram run: %s.", pts.PointLabel(def.Point.Point), why))
+	}
+	blocks := []Block{Paragraph{Lines: lines}}
+	if len(rows) > 0 {
+		blocks = append(blocks, Table{Caption: tb.Title + " (times in ms)",
+			Head:   []string{"Point", "TC/QD", "TOIO", "Chosen IOPS", "Chosen ART", "Run IOPS", "Run ART", "Run 99.999 %", "Run MRT"},
+			Widths: []float64{1, 1, 0.7, 1.1, 1, 1.1, 1, 1.2, 1}, Rows: rows},
+			Paragraph{Lines: []string{"Chosen: the demand variation's figures the point was chosen by. Run: the point's histogram run " +
+				"after its pre-write; its 99.999 % is of the run's merged histogram, its MRT the run's maximum response time."}})
+	}
+	b.add(&Page{Test: d.td.Name, Title: "Operating Points: MaxIOPS, MidIOPS and MinIOPS", Setup: setup, Params: params,
+		Landmark: d.landmark("points"), Blocks: blocks})
+}
+
+func pickWords(pick string) string {
+	if pick == pts.PickLast {
+		return "measurement window's last round"
+	}
+	return "measurement window, each load's average over its rounds"
+}
+
+func durOrDash(d time.Duration) string {
+	if d <= 0 {
+		return "–"
+	}
+	return pts.ShortDuration(d)
+}
+
+// namedTable is the results' table of that name, empty when they have
+// none.
+func (b *builder) namedTable(name string) matrix.Table {
+	if b.tables == nil {
+		b.tables = b.res.Tables()
+	}
+	for _, t := range b.tables {
+		if t.Name == name {
+			return t
+		}
+	}
+	return matrix.Table{}
+}
+
+// demandPoint draws an operating point's pre-write and its response-time
+// histogram.
+func (b *builder) demandPoint(d *demandTest, s matrix.StageResult) {
+	b.stage(s)
+	def := b.stageDef(s)
+	label := pts.PointLabel(def.Point.Point)
+	at := "TC/QD not known"
+	var tc, qd int
+	if p := s.Point; p != nil {
+		tc, qd = p.TC, p.QD
+		at = tcqd(tc, qd)
+	}
+	pre, test := d.prewrite, d.stimulus
+	pre.TC, pre.QD, test.TC, test.QD = tc, qd, tc, qd
+	ran := 0.0
+	for _, x := range s.Samples {
+		ran += x.Seconds
+	}
+	duration := durationLabel(ran)
+	if nominal := def.TimelineTime(); time.Duration(ran*float64(time.Second)) < nominal-time.Second {
+		duration += fmt.Sprintf(" (of %s)", durationLabel(nominal.Seconds()))
+	}
+	setup := b.setup(s)
+	params := b.demandParams(d,
+		KV{"This point", fmt.Sprintf("%s: %s (TOIO %d)", label, at, tc*qd)},
+		KV{"Segments", fmt.Sprintf("%s pre-write (%s), then %s histogram run, a sample every %s", durOrDash(d.pointPre), stimulusLabel(pre),
+			durOrDash(d.pointHist), durOrDash(d.interval))},
+		KV{"Duration", duration})
+	var figs []string
+	mrt := math.NaN()
+	if s.Summary != nil {
+		for _, f := range s.Summary.Figures {
+			figs = append(figs, f.Name+": "+figure(f))
+			if f.Name == pts.FigHistMRT {
+				mrt = f.Value
+			}
+		}
+	}
+	rule := label + " " + at + ": not chosen."
+	if s.Point != nil {
+		rule = fmt.Sprintf("%s %s: %s.", label, at, s.Point.Rule)
+	}
+	names := map[int]string{1: "pre-write: " + stimulusLabel(pre), 2: "histogram run: " + stimulusLabel(test)}
+	iops := groupSeries(s, names, func(x pts.Sample) float64 { return x.IOPS })
+	art := groupSeries(s, names, func(x pts.Sample) float64 { return x.LatMeanMs })
+	lines := []string{rule}
+	if len(figs) > 0 {
+		f := strings.Join(figs, "; ") + "."
+		lines = append(lines, strings.ToUpper(f[:1])+f[1:])
+	}
+	b.add(&Page{Test: d.td.Name, Title: fmt.Sprintf("%s (%s) Pre-Writes", label, at), Setup: setup, Params: params,
+		Landmark: d.landmark("point-prewrite"), Blocks: []Block{
+			Paragraph{Lines: lines},
+			Chart{Caption: fmt.Sprintf("IOPS per %s at %s: the pre-write, then the histogram run", durOrDash(d.interval), at),
+				Plot: withHeadroom(timePlot(label+" "+at+": IOPS vs time", "IOPS", iops, false), iops, false), Summary: summarize(iops, fmtIOPS)},
+			Chart{Caption: fmt.Sprintf("Average response time per %s at %s", durOrDash(d.interval), at),
+				Plot: withHeadroom(timePlot(label+" "+at+": ART vs time", "ART (ms)", art, spansDecade(art)), art, spansDecade(art)), Summary: summarize(art, fmtMs)},
+		}})
+	title := fmt.Sprintf("%s (%s) Response Time Histogram, MRT = %s ms", label, at, fmtMs(mrt))
+	if math.IsNaN(mrt) {
+		title = fmt.Sprintf("%s (%s) Response Time Histogram", label, at)
+	}
+	h := s.TailHist
+	if h == nil || h.Count() == 0 {
+		b.add(&Page{Test: d.td.Name, Title: title, Setup: setup, Params: params, Landmark: d.landmark("point-histogram"),
+			Blocks: []Block{Paragraph{Lines: []string{rule, "No histogram: the histogram run has no sample (the stage ended before it)."}}}})
+		return
+	}
+	what := fmt.Sprintf("%s %s, %s", label, at, stimulusLabel(test))
+	hist, clp, sum := histogramPlots(what, h)
+	b.add(&Page{Test: d.td.Name, Title: title, Setup: setup, Params: params, Landmark: d.landmark("point-histogram"),
+		Blocks: []Block{
+			Paragraph{Lines: []string{fmt.Sprintf("The response time of every I/O of the %s histogram run of %s at %s, from minute %.0f: %s I/Os.",
+				durOrDash(d.pointHist), stimulusLabel(test), at, s.TailFrom, fmtIOPS(float64(h.Count()))), rule}},
+			Chart{Caption: "Response-time histogram (I/Os per latency bin, log scales)", Plot: hist, Summary: sum},
+			Chart{Caption: "Confidence level: share of I/Os at or under each response time", Plot: clp, Summary: sum},
+		}})
+}
+
+// withHeadroom gives a time plot room above its highest value, when
+// linear, and starts it at minute 0, so that no sample sits on an edge.
+func withHeadroom(p *plot.Plot, ss []series, logY bool) *plot.Plot {
+	if !logY {
+		headroom(p, ss)
+	}
+	if _, hi := seriesRangeX(ss); hi > 0 {
+		p.X.Min, p.X.Max = 0, hi*1.05
+	}
+	return p
+}
