@@ -301,16 +301,15 @@ func (b *builder) demandVariation(d *demandTest, s matrix.StageResult) {
 	b.stage(s)
 	name := d.td.Name
 	c := dvCellsOf(s)
-	cellTime := "–"
-	if x := c.get(d.topTC, d.topQD); x != nil || len(c.at) > 0 {
-		cellTime = pts.ShortDuration(d.stimulus.Duration) + " per cell"
+	if len(d.tcs) == 0 {
+		return // a run.json without the stage's cells: nothing to lay out
 	}
 	pre := stimulusLabel(d.prewrite) + " " + tcqd(d.prewrite.TC, d.prewrite.QD)
 	setup := b.demandSetup(s, "the drive as "+name+" preconditioning left it, and a "+pts.ShortDuration(d.prewrite.Duration)+
 		" pre-write ("+pre+") before each round")
 	params := b.demandParams(d,
 		KV{"TOIO – TC/QD", fmt.Sprintf("%d – %d: every TC × QD", d.topTC*d.topQD, slices.Min(d.tcs)*slices.Min(d.qds))},
-		KV{"Cell time", cellTime + "; a " + pts.ShortDuration(d.prewrite.Duration) + " pre-write first"},
+		KV{"Cell time", pts.ShortDuration(d.stimulus.Duration) + " per cell; a " + pts.ShortDuration(d.prewrite.Duration) + " pre-write first"},
 		KV{"SS rounds", ssRounds(s)})
 
 	// The between-round pre-writes, round by round.
