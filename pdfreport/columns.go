@@ -314,12 +314,18 @@ func (b *builder) timelineParams(s matrix.StageResult) []KV {
 // stimulusLabel names a workload without its load: "RND 8 KiB 65/35",
 // "RND composite 40/60, 3 LBA zones".
 func stimulusLabel(w engine.Workload) string {
-	if len(w.BlockSplit) == 0 {
-		return pts.KeyOf(w).Label()
-	}
-	s := fmt.Sprintf("%s composite %s", pts.AccessLabel(w.Access), pts.MixLabel(w.ReadPct))
-	if len(w.Zones) > 0 {
+	s := shortStimulus(w)
+	if len(w.BlockSplit) > 0 && len(w.Zones) > 0 {
 		s += fmt.Sprintf(", %d LBA zones", len(w.Zones))
 	}
 	return s
+}
+
+// shortStimulus is stimulusLabel for narrow columns: "RND composite
+// 40/60", its zones left to the pages.
+func shortStimulus(w engine.Workload) string {
+	if len(w.BlockSplit) == 0 {
+		return pts.KeyOf(w).Label()
+	}
+	return fmt.Sprintf("%s composite %s", pts.AccessLabel(w.Access), pts.MixLabel(w.ReadPct))
 }

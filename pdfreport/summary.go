@@ -94,6 +94,9 @@ func (b *builder) summary() {
 			heads := matrix.StageHeadlines(pts.Def(t.Test), &s)
 			for _, h := range heads {
 				label, value := headline(h)
+				if h.Key.Name != "" && t.Test != pts.Custom { // a sweep's cell: its workload and load
+					label = fmt.Sprintf("%s TC%d/QD%d", b.cellLabel(s, *h.Cell), h.Cell.TC, h.Cell.QD)
+				}
 				rows = append(rows, []string{s.Title, label, value, state})
 			}
 			// Rounds with no headline cell of their own (HIR's
@@ -204,7 +207,7 @@ func (b *builder) timelineWorkloads(s matrix.StageResult) string {
 	st := b.stageDef(s)
 	for _, g := range st.Timeline {
 		w := g.Workload
-		n := stimulusLabel(w)
+		n := shortStimulus(w)
 		if len(st.Timeline) > 1 && w.ReadPct == 0 {
 			size := engine.FormatSize(w.BlockSize)
 			if len(w.BlockSplit) > 0 {
@@ -234,7 +237,7 @@ func (b *builder) cellLabel(s matrix.StageResult, c matrix.CellResult) string {
 	}
 	for _, x := range b.stageDef(s).Cells {
 		if x.Index == c.Index {
-			return stimulusLabel(x.Workload)
+			return shortStimulus(x.Workload)
 		}
 	}
 	return c.Key.Label()
