@@ -78,10 +78,13 @@ func Compare(runs []*Run) (*Comparison, error) {
 	// outside the PTS (imported, or recorded by `ptsrun workload`) are what
 	// such runs are about: theirs are headline cells too, matched by
 	// workload.
+	// A headline the test chose as it ran (DIRTH's MaxIOPS) is matched by
+	// its label: each run's own point, wherever its TC/QD.
 	type quoted struct {
 		test   pts.TestID
 		key    pts.CellKey
 		metric pts.Metric
+		label  string
 	}
 	var heads []quoted
 	for _, r := range runs {
@@ -90,7 +93,11 @@ func Compare(runs []*Run) (*Comparison, error) {
 				continue
 			}
 			for _, m := range h.Metrics {
-				if q := (quoted{h.Test, h.Key, m}); !slices.Contains(heads, q) {
+				q := quoted{h.Test, h.Key, m, h.Label}
+				if h.Label != "" {
+					q.key = pts.CellKey{}
+				}
+				if !slices.Contains(heads, q) {
 					heads = append(heads, q)
 				}
 			}
@@ -98,14 +105,26 @@ func Compare(runs []*Run) (*Comparison, error) {
 	}
 	for _, h := range heads {
 		label := h.key.Words()
-		if h.test == pts.Custom {
+		switch {
+		case h.label != "":
+			label = h.label
+		case h.test == pts.Custom:
 			label = h.key.String()
 		}
 		hl := pdfreport.ComparedHeadline{Label: label + " " + quoteSuffix(h.metric), Metric: h.metric}
 		any := false
 		for _, r := range runs {
 			v := math.NaN()
-			if cell := r.Results.Cell(h.test, h.key); cell != nil {
+			cell := r.Results.Cell(h.test, h.key)
+			if h.label != "" {
+				cell = nil
+				for _, rh := range r.Results.Headlines() {
+					if rh.Test == h.test && rh.Label == h.label {
+						cell = rh.Cell
+					}
+				}
+			}
+			if cell != nil {
 				if x, ok := cell.Value(h.metric); ok {
 					v, any = x, true
 				}

@@ -1,6 +1,10 @@
 package matrix
 
-import "github.com/ptsrun/ptsrun/pts"
+import (
+	"slices"
+
+	"github.com/ptsrun/ptsrun/pts"
+)
 
 // Cell is the result of a test's cell with that key, or nil when the run
 // has none with results.
@@ -25,6 +29,10 @@ type HeadlineCell struct {
 	Test  pts.TestID
 	Stage *StageResult
 	Cell  *CellResult
+	// Label names a headline the test chose as it ran (a
+	// demand-intensity operating point: "DIRTH MaxIOPS", at the Cell's
+	// TC/QD); "" for one of the definition's.
+	Label string
 }
 
 // Headlines are the cells people quote, with results: test by test and
@@ -40,6 +48,31 @@ func (r *Results) Headlines() []HeadlineCell {
 		}
 		for si := range t.Stages {
 			out = append(out, StageHeadlines(td, &t.Stages[si])...)
+		}
+		out = append(out, pointHeadlines(t)...)
+	}
+	return out
+}
+
+// pointHeadlines are a demand-intensity test's MaxIOPS and MinIOPS: their
+// cells of the demand-variation window, IOPS and mean response time.
+func pointHeadlines(t *TestResult) []HeadlineCell {
+	var out []HeadlineCell
+	for _, p := range t.OperatingPoints {
+		if p.Point == pts.PointMid {
+			continue
+		}
+		for si := range t.Stages {
+			s := &t.Stages[si]
+			for ci := range s.Cells {
+				c := &s.Cells[ci]
+				if c.PreWrite || !c.Present() || c.TC != p.TC || c.QD != p.QD || !slices.ContainsFunc(s.Cells, func(c CellResult) bool { return c.PreWrite }) {
+					continue
+				}
+				out = append(out, HeadlineCell{Headline: pts.Headline{Key: c.Key, Metrics: []pts.Metric{pts.MetricIOPS, pts.MetricLatMean},
+					Brief: p.Point == pts.PointMax}, Test: t.Test, Stage: s, Cell: c,
+					Label: t.Name + " " + pts.PointLabel(p.Point)})
+			}
 		}
 	}
 	return out

@@ -120,15 +120,19 @@ type CellResult struct {
 	QD        int         `json:"qd"`
 	// PreWrite marks a demand-intensity round's between-round pre-write,
 	// not a cell of its TC × QD matrix.
-	PreWrite  bool    `json:"prewrite,omitempty"`
-	IOPS      float64 `json:"iops"`
-	ReadIOPS  float64 `json:"read_iops"`
-	WriteIOPS float64 `json:"write_iops"`
-	MBps      float64 `json:"mbps"`
-	ReadMBps  float64 `json:"read_mbps"`
-	WriteMBps float64 `json:"write_mbps"`
-	LatMeanMs float64 `json:"lat_mean_ms"`
-	LatMaxMs  float64 `json:"lat_max_ms"`
+	PreWrite bool `json:"prewrite,omitempty"`
+	// BlockSplit and Zones are a composite workload's (ECW's): BlockSize
+	// is then 0, the split's sizes being many.
+	BlockSplit []engine.BlockShare `json:"bs_split,omitempty"`
+	Zones      []engine.Zone       `json:"zones,omitempty"`
+	IOPS       float64             `json:"iops"`
+	ReadIOPS   float64             `json:"read_iops"`
+	WriteIOPS  float64             `json:"write_iops"`
+	MBps       float64             `json:"mbps"`
+	ReadMBps   float64             `json:"read_mbps"`
+	WriteMBps  float64             `json:"write_mbps"`
+	LatMeanMs  float64             `json:"lat_mean_ms"`
+	LatMaxMs   float64             `json:"lat_max_ms"`
 	// LatMaxMeanMs is the mean of the per-round maxima, which other tools
 	// report; LatMaxMs is the true maximum over the window.
 	LatMaxMeanMs  float64 `json:"lat_max_mean_ms"`
@@ -363,13 +367,20 @@ func buildStage(ri pts.RunInfo, s *pts.Stage, st *pts.State, crit steadystate.Cr
 	}
 	if s.IsTimeline() {
 		if s.Point != nil {
-			// The same choice the runner made, from the same journal.
-			if from := st.Stages[s.Point.From]; from != nil && from.Ended {
-				if at, p, err := pts.ResolvePoint(*s, ri.Stages, st.Stages, crit.Window); err == nil {
-					out.Point = &p
-					out.Title = fmt.Sprintf("%s (TC%d/QD%d)", s.Title, p.TC, p.QD)
-					s = &at
+			// The point the stage ran at, as its start journaled it; a
+			// journal from before that was journaled: the same choice the
+			// runner made, from the same rounds.
+			p := ss.Point
+			if from := st.Stages[s.Point.From]; p == nil && from != nil && from.Ended {
+				if _, q, err := pts.ResolvePoint(*s, ri.Stages, st.Stages, crit.Window); err == nil {
+					p = &q
 				}
+			}
+			if p != nil {
+				out.Point = p
+				out.Title = fmt.Sprintf("%s (TC%d/QD%d)", s.Title, p.TC, p.QD)
+				at := s.AtPoint(p.TC, p.QD)
+				s = &at
 			}
 		}
 		buildTimeline(ri, s, ss, before, &out)
@@ -418,7 +429,7 @@ func ms(ns float64) float64 { return ns / 1e6 }
 func buildCell(c pts.Cell, ss *pts.StageState, first, last int) CellResult {
 	w := c.Workload
 	cr := CellResult{Index: c.Index, Key: c.Key, Access: w.Access.String(), BlockSize: w.BlockSize,
-		ReadPct: w.ReadPct, TC: w.TC, QD: w.QD, PreWrite: c.PreWrite}
+		ReadPct: w.ReadPct, TC: w.TC, QD: w.QD, PreWrite: c.PreWrite, BlockSplit: w.BlockSplit, Zones: w.Zones}
 	var read, write, total engine.DirStats
 	var k int
 	var withHist, withPrinted int // rounds whose percentiles are in bins, or printed
@@ -823,7 +834,11 @@ func deviations(ri pts.RunInfo, st *pts.State, res *Results) []Deviation {
 		if r.Round > 0 {
 			add("resumed", "The run was interrupted and resumed: %s round %d was re-run from its first cell.", stageTitle(ri, r.Stage), r.Round)
 		} else {
-			add("resumed", "The run was interrupted and resumed: %s was restarted from its purge.", stageTitle(ri, r.Stage))
+			from := "its purge"
+			if rs := res.stage(r.Stage); rs != nil && rs.Point != nil {
+				from = "its pre-write (the samples before the interruption are discarded)"
+			}
+			add("resumed", "The run was interrupted and resumed: %s was restarted from %s.", stageTitle(ri, r.Stage), from)
 		}
 	}
 	if len(st.Resumes) == 0 && len(st.Interrupts) > 0 {

@@ -29,7 +29,12 @@ func Key(acc engine.Access, bs int64, read int) CellKey {
 }
 
 // KeyOf is the key of the cell that runs w.
-func KeyOf(w engine.Workload) CellKey { return Key(w.Access, w.BlockSize, w.ReadPct) }
+func KeyOf(w engine.Workload) CellKey {
+	if len(w.BlockSplit) > 0 {
+		return Named(stemOf(w)) // no one block size: "composite-40/60"
+	}
+	return Key(w.Access, w.BlockSize, w.ReadPct)
+}
 
 // IsZero reports a key that names no cell.
 func (k CellKey) IsZero() bool { return k == CellKey{} }

@@ -84,7 +84,7 @@ func (r PointRef) Describe() string {
 	case PointMid:
 		return fmt.Sprintf("the IOPS below the %s ceiling closest to the mean of MaxIOPS and MinIOPS, from %s", ceiling, where)
 	}
-	return "the lowest TC and QD (TC1/QD1)"
+	return "the lowest TC and the lowest QD of the loops (TC1/QD1 in the PTS's)"
 }
 
 // OperatingPoint is one point PickPoints chose: its TC/QD and the figures
@@ -143,7 +143,7 @@ func demandParams(d *demand) []Param {
 			Check: func(v string) error { _, err := positiveDuration(v); return err }},
 		{Flag: p + "-pc-track", Default: "1m", Usage: "the end of each " + d.name + " preconditioning round whose IOPS is tracked (UNVERIFIED; 1m)",
 			Check: func(v string) error { _, err := positiveDuration(v); return err }},
-		{Flag: p + "-pick", Default: PickWindow, Usage: "where " + d.name + "'s operating points are read: window (each cell's measurement-window average, as the tables) or last (the window's last round)",
+		{Flag: p + "-pick", Default: PickLast, Usage: "where " + d.name + "'s operating points are read: last (the measurement window's last round, as pts-spec.md §4.8 reads the PTS) or window (each cell's window average, the tables' values)",
 			Check: func(v string) error {
 				if v != PickWindow && v != PickLast {
 					return fmt.Errorf("want %s or %s", PickWindow, PickLast)
@@ -316,14 +316,19 @@ func PickPoints(dv Stage, ss *StageState, window int, ref PointRef) ([]Operating
 			ios += t.IOs
 			k++
 		}
-		if k == 0 || ios == 0 {
-			continue
+		f := cellFigures{tc: c.Workload.TC, qd: c.Workload.QD, art: math.Inf(1), index: c.Index, ord: len(cells)}
+		if k > 0 {
+			f.iops = iops / float64(k)
 		}
-		cells = append(cells, cellFigures{tc: c.Workload.TC, qd: c.Workload.QD, iops: iops / float64(k),
-			art: lat / float64(ios) / 1e6, index: c.Index, ord: len(cells)})
+		if ios > 0 {
+			f.art = lat / float64(ios) / 1e6
+		}
+		// A cell without I/O (the drive stalled) stays: its IOPS are 0 and
+		// its ART infinite, above any ceiling.
+		cells = append(cells, f)
 	}
 	if len(cells) == 0 {
-		return nil, fmt.Errorf("%s rounds %d–%d measured none of its cells", dv.Title, first, last)
+		return nil, fmt.Errorf("%s has no TC × QD cell", dv.Title)
 	}
 	rounds := fmt.Sprintf("rounds %d–%d (the measurement window), each cell's average", first, last)
 	if first == last {
@@ -444,15 +449,12 @@ func demandSummary(s Stage, samples []Sample, _ []Earlier) *Summary {
 	return sum
 }
 
-// demandDef builds a demand-intensity test's definition; stem names its
-// default stimulus's cells, whose deepest and shallowest are its headlines.
-func demandDef(d *demand, section string, order int, extra []Param, stem string) *TestDef {
+// demandDef builds a demand-intensity test's definition. Its headlines
+// are its operating points' cells, known only once chosen
+// (matrix.Results.Headlines).
+func demandDef(d *demand, section string, order int, extra []Param) *TestDef {
 	p := d.prefix
 	return &TestDef{
-		Headlines: []Headline{
-			{Key: DemandKey(stem, 32, 32), Metrics: []Metric{MetricIOPS, MetricLatMean}, Brief: true},
-			{Key: DemandKey(stem, 1, 1), Metrics: []Metric{MetricIOPS, MetricLatMean}},
-		},
 		ID: d.test, Name: d.name, Section: section, order: order, ActiveRange: 100,
 		Params:      append(extra, demandParams(d)...),
 		CheckParams: demandCheck(d),

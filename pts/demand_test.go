@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -36,7 +37,7 @@ func TestDemandParams(t *testing.T) {
 		{test: DIRTH, flag: "dirth-mix", v: "70/20", err: "70/20"},
 		{test: DIRTH, flag: "dirth-prewrite", v: "0s", err: "above zero"},
 		{test: DIRTH, flag: "dirth-histogram", v: "x", err: "above zero"},
-		{test: DIRTH, flag: "dirth-pick", v: "last"},
+		{test: DIRTH, flag: "dirth-pick", v: "window"},
 		{test: DIRTH, flag: "dirth-pick", v: "best", err: "want window or last"},
 		{test: DIRTH, flag: "dirth-pc-round", v: "1m", err: "longer than its tracked end"},
 		{test: ECW, flag: "ecw-tc", v: "0", err: "above zero"},
@@ -98,7 +99,7 @@ func TestDIRTHStages(t *testing.T) {
 	for i, pt := range DemandPoints {
 		s := st[2+i]
 		require.NotNil(t, s.Point)
-		assert.Equal(t, PointRef{From: "dirth", Point: pt, CeilingMs: 5, Pick: PickWindow}, *s.Point)
+		assert.Equal(t, PointRef{From: "dirth", Point: pt, CeilingMs: 5, Pick: PickLast}, *s.Point, "the window's last round, as pts-spec.md §4.8 reads it")
 		require.Len(t, s.Timeline, 2)
 		assert.Equal(t, time.Hour, s.Timeline[0].Workload.Duration)
 		assert.Equal(t, 0, s.Timeline[0].Workload.ReadPct)
@@ -215,6 +216,14 @@ func TestPickPoints(t *testing.T) {
 			pick: PickWindow, ceiling: 5, max: pt{1, 1}, mid: pt{1, 1}, min: pt{1, 1}, maxRule: "MinIOPS stands in", maxIOPS: 25, maxMs: 40},
 		{name: "window average over changing rounds", rounds: []map[[2]int][2]float64{slow, slow, slow, fast, fast, fast, fast, fast},
 			pick: PickWindow, ceiling: 5, max: pt{4, 4}, mid: pt{1, 4}, min: pt{1, 1}, maxIOPS: 1000, maxMs: 4},
+		{name: "a cell without I/O stays, above every ceiling", rounds: func() []map[[2]int][2]float64 {
+			stalled := map[[2]int][2]float64{}
+			for k, v := range fast {
+				stalled[k] = v
+			}
+			stalled[[2]int{1, 1}] = [2]float64{0, 0}
+			return []map[[2]int][2]float64{stalled, stalled, stalled, stalled, stalled}
+		}(), pick: PickWindow, ceiling: 5, max: pt{4, 4}, mid: pt{2, 1}, min: pt{1, 1}, maxIOPS: 1000, maxMs: 4},
 		{name: "the last round alone", rounds: []map[[2]int][2]float64{fast, fast, fast, fast, steady},
 			pick: PickLast, ceiling: 5, max: pt{2, 1}, mid: pt{1, 1}, min: pt{1, 1}, maxIOPS: 500, maxMs: 4},
 	} {
@@ -342,6 +351,20 @@ func TestDIRTHRunsAndResumes(t *testing.T) {
 			}
 			if at >= pcCells+dvCells {
 				assert.Equal(t, want, pts, "cut after the rounds: the same window, the same points")
+			}
+			for i, p := range pts {
+				ss := got.Stages["dirth-"+DemandPoints[i]]
+				require.NotNil(t, ss.Point, "the point is journaled with its stage's start")
+				assert.Equal(t, p, *ss.Point)
+				assert.Len(t, ss.Samples, 70, "%s: every step once", p.Point)
+			}
+			if at > pcCells+dvCells+70 {
+				var restarted bool
+				for _, rec := range recs {
+					restarted = restarted || rec.Type == RecResume && rec.Stage == "dirth-mid" && rec.Cell == nil &&
+						strings.Contains(rec.Message, "restarts from its pre-write")
+				}
+				assert.True(t, restarted, "cut in the middle of an operating point: it starts again from its pre-write")
 			}
 		})
 	}

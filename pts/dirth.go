@@ -23,7 +23,7 @@ var dirth = &demand{
 // measures the response-time histograms of three operating points
 // (pts-spec.md §4.8). Its stimulus defaults to OLTP, RND 8 KiB 65/35
 // (UNVERIFIED as PTS 2.0.2's default), hence flags.
-var DIRTHTest = demandDef(dirth, "§14", 14, dirthParams, "rnd-8k-65/35")
+var DIRTHTest = demandDef(dirth, "§14", 14, dirthParams)
 
 var dirthParams = []Param{
 	{Flag: "dirth-bs", Default: "8k", Usage: "DIRTH's block size (RND; UNVERIFIED; 8k)",

@@ -91,22 +91,26 @@ var ecw = &demand{
 
 // ECWTest is DIRTH's procedure with the enterprise composite workload
 // (pts-spec.md §4.7).
-var ECWTest = demandDef(ecw, "§13", 13, nil, "composite-40/60")
+var ECWTest = demandDef(ecw, "§13", 13, nil)
 
 func init() {
-	ECWTest.Departures = func(c Config) []string {
-		w, dropped := CompositeWorkload(c.MinBlock)
-		if len(dropped) == 0 {
-			return nil
-		}
-		var sizes []string
-		for _, b := range dropped {
-			sizes = append(sizes, engine.FormatSize(b))
-		}
-		return []string{fmt.Sprintf("ECW: the composite workload's %s I/Os were left out (the targets' logical block is %d bytes) and the other sizes' shares scaled back to 100 %%: %s.",
-			strings.Join(sizes, ", "), c.MinBlock, SplitWords(w.BlockSplit))}
-	}
+	ECWTest.Departures = func(c Config) []string { return compositeDepartures("ECW", c.MinBlock) }
 	register(ECWTest)
+}
+
+// compositeDepartures says how the composite workload departs from the
+// PTS's on targets of logical block minBlock, for test.
+func compositeDepartures(test string, minBlock int64) []string {
+	w, dropped := CompositeWorkload(minBlock)
+	if len(dropped) == 0 {
+		return nil
+	}
+	var sizes []string
+	for _, b := range dropped {
+		sizes = append(sizes, engine.FormatSize(b))
+	}
+	return []string{fmt.Sprintf("%s: the composite workload's %s I/Os were left out (the targets' logical block is %d bytes) and the other sizes' shares scaled back to 100 %%: %s.",
+		test, strings.Join(sizes, ", "), minBlock, SplitWords(w.BlockSplit))}
 }
 
 // SplitWords writes a block-size split: "4 KiB 75 %, 8 KiB 11 %, …".

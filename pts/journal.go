@@ -67,7 +67,10 @@ type Record struct {
 	Window      []int                `json:"window,omitempty"`
 	Message     string               `json:"message,omitempty"`
 	Error       string               `json:"error,omitempty"`
-	WallNs      int64                `json:"wall_ns,omitempty"` // wall time the step took
+	// Point is the operating point a stage_start's stage runs at (a
+	// demand-intensity point, chosen as the stage began).
+	Point  *OperatingPoint `json:"operating_point,omitempty"`
+	WallNs int64           `json:"wall_ns,omitempty"` // wall time the step took
 }
 
 // WriteCacheResult records the volatile write cache setting (PTS: E WCD, C WCE).

@@ -51,6 +51,10 @@ type Runner struct {
 	stageIdx int
 	cellWall time.Duration // running mean
 	cellsRun int
+	// Wall time against nominal time of the cells run so far, for
+	// estimates of cells of different lengths.
+	wallSum, nominalSum time.Duration
+	point               *OperatingPoint // of the stage being started, if it has one
 }
 
 func (r *Runner) now() time.Time {
@@ -118,7 +122,15 @@ func (r *Runner) runStages(ctx context.Context, prior *State) error {
 				return err
 			}
 			at.Title = fmt.Sprintf("%s (TC%d/QD%d)", s.Title, pt.TC, pt.QD)
+			if ss != nil && ss.Point != nil && (ss.Point.TC != pt.TC || ss.Point.QD != pt.QD) {
+				// The journal says the stage began at another point: the
+				// choice cannot have changed for the same rounds.
+				err := fmt.Errorf("%s began at TC%d/QD%d, and the rounds before it now give TC%d/QD%d", s.Title, ss.Point.TC, ss.Point.QD, pt.TC, pt.QD)
+				_ = r.emit(Record{Type: RecError, Stage: s.ID, Error: err.Error()}, Position{Stage: s})
+				return err
+			}
 			run = &at
+			r.point = &pt
 		}
 		if err := r.runStage(ctx, run, ss, prior); err != nil {
 			if errors.Is(err, ErrInterrupted) || ctx.Err() != nil {
@@ -311,6 +323,7 @@ func (r *Runner) wipcPosition(s *Stage, done, n int, start time.Time) Position {
 }
 
 func (r *Runner) runStage(ctx context.Context, s *Stage, ss *StageState, prior *State) error {
+	defer func() { r.point = nil }()
 	if ctx.Err() != nil {
 		return ErrInterrupted
 	}
@@ -320,9 +333,19 @@ func (r *Runner) runStage(ctx context.Context, s *Stage, ss *StageState, prior *
 	ready := ss != nil && (ss.Preconditioned || s.Precondition == nil && (ss.Purged || !s.Purge))
 	switch {
 	case ss == nil || !ss.Started:
-		ss = &StageState{}
+		ss = &StageState{Started: true, Point: r.point}
 		prior.Stages[s.ID] = ss
-		if err := r.emit(Record{Type: RecStageStart, Stage: s.ID, Message: s.Title}, pos); err != nil {
+		if err := r.emit(Record{Type: RecStageStart, Stage: s.ID, Message: s.Title, Point: r.point}, pos); err != nil {
+			return err
+		}
+	case s.Point != nil && len(ss.Samples) > 0:
+		// An operating point's histogram run measures the drive its
+		// pre-write leaves: after the rest a kill gave it, the pre-write
+		// runs again and the samples before the kill are discarded.
+		ss = &StageState{Started: true, Point: ss.Point}
+		prior.Stages[s.ID] = ss
+		if err := r.emit(Record{Type: RecResume, Stage: s.ID,
+			Message: "restarts from its pre-write: the histogram run measures the drive the pre-write leaves, not one that rested"}, pos); err != nil {
 			return err
 		}
 	case !ss.Preconditioned && ss.Purged && ss.WIPCChunks > 0:
@@ -440,6 +463,8 @@ func (r *Runner) runRound(ctx context.Context, s *Stage, round int) ([]engine.Me
 		}
 		r.cellsRun++
 		r.cellWall += (wall - r.cellWall) / time.Duration(r.cellsRun)
+		r.wallSum += wall
+		r.nominalSum += cells[i].Workload.Duration
 		row[i] = m
 		c := &s.Cells[i]
 		idx := c.Index
@@ -481,17 +506,25 @@ func (r *Runner) interrupted(s *Stage, round, cell int) error {
 
 func (r *Runner) position(s *Stage, round, next int) Position {
 	p := Position{Stage: s, Round: round, Cell: next}
-	per := r.cellWall
-	if per == 0 && len(s.Cells) > 0 {
-		per = s.Cells[0].Workload.Duration
+	// Each cell's nominal time, scaled by how long cells have taken
+	// against theirs so far: rounds of cells of different lengths (a
+	// demand-intensity round's 5 min pre-write and 1 min cells) are
+	// estimated cell by cell.
+	scale := func(d time.Duration) time.Duration {
+		if r.nominalSum <= 0 {
+			return d
+		}
+		return time.Duration(float64(d) * float64(r.wallSum) / float64(r.nominalSum))
 	}
-	n := len(s.Cells)
-	p.RoundLeft = time.Duration(n-next) * per
+	for _, c := range s.Cells[min(next, len(s.Cells)):] {
+		p.RoundLeft += scale(c.Workload.Duration)
+	}
+	per := scale(s.RoundTime())
 	window := r.Info.Config.SS.Window
 	minRounds := max(window, round) - round
 	maxRounds := s.MaxRounds - round
-	p.StageLeftMin = p.RoundLeft + time.Duration(minRounds*n)*per
-	p.StageLeftMax = p.RoundLeft + time.Duration(maxRounds*n)*per
+	p.StageLeftMin = p.RoundLeft + time.Duration(minRounds)*per
+	p.StageLeftMax = p.RoundLeft + time.Duration(maxRounds)*per
 	return p
 }
 

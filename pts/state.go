@@ -18,9 +18,12 @@ type StageState struct {
 	WIPCElapsed time.Duration
 	Ended       bool
 	EndMessage  string // what the stage end record says (why a timeline stopped)
-	Steady      bool
-	SSRound     int
-	Window      []int
+	// Point is the operating point the stage ran at, as its stage_start
+	// journaled it (Stage.Point).
+	Point   *OperatingPoint
+	Steady  bool
+	SSRound int
+	Window  []int
 	// Tracking holds the tracking values of every complete round:
 	// Tracking[v][r] is variable v in round r+1.
 	Tracking [][]float64
@@ -84,6 +87,7 @@ func Replay(stages []Stage, recs []Record) *State {
 		switch r.Type {
 		case RecStageStart:
 			ss.Started = true
+			ss.Point = r.Point
 		case RecPurge:
 			st.Purges[r.Stage] = r
 			ss.Purged = true
@@ -136,8 +140,8 @@ func Replay(stages []Stage, recs []Record) *State {
 				break
 			}
 			ss.partial = nil
-			if r.Round == 0 && r.Cell == nil { // the stage restarts from its purge
-				*ss = StageState{Started: true}
+			if r.Round == 0 && r.Cell == nil { // the stage restarts from its purge (or pre-write)
+				*ss = StageState{Started: true, Point: ss.Point}
 			}
 		case RecInterrupted:
 			st.Interrupts = append(st.Interrupts, *r)

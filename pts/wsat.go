@@ -99,7 +99,15 @@ var WSATTest = &TestDef{
 	},
 }
 
-func init() { register(WSATTest) }
+func init() {
+	WSATTest.Departures = func(c Config) []string {
+		if w, _ := wsatWorkload(c.Param("wsat-workload"), c.MinBlock); w.name == "composite" {
+			return compositeDepartures("WSAT", c.MinBlock)
+		}
+		return nil
+	}
+	register(WSATTest)
+}
 
 // WSAT's optional steady-state method (pts-spec.md §4.4): rounds of 30 min
 // of the stimulus followed by a 1 min check.

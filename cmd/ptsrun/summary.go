@@ -194,7 +194,9 @@ func headline(res *matrix.Results) []headlineValue {
 		}
 		c := h.Cell
 		name := h.Key.Words()
-		if h.Key.Name != "" && c.TC > 0 {
+		if h.Label != "" {
+			name = fmt.Sprintf("%s TC%d/QD%d", h.Label, c.TC, c.QD)
+		} else if h.Key.Name != "" && c.TC > 0 {
 			// A cell named for its place in a TC × QD sweep.
 			name = fmt.Sprintf("%s TC%d/QD%d", pts.Def(h.Test).Name, c.TC, c.QD)
 		}
