@@ -507,9 +507,23 @@ func (d *Drive) sample(ds *engine.DirStats, sec *engine.Second, rng *rand.Rand, 
 			return
 		}
 		ns := max(int64(s*1e9), 1)
-		bs := pickSize(rng, cs)
-		ds.Record(ns, k, bs)
-		bytes += k * bs
+		// The k I/Os of a sample draw their sizes each: a multinomial
+		// over the split, so that bytes per I/O scatter as the host's do.
+		left, mass := k, 1.0
+		for i, c := range cs {
+			n := left
+			if i < len(cs)-1 {
+				n = binomial(rng, left, c.weight/mass)
+				mass -= c.weight
+			}
+			if n > 0 {
+				ds.Record(ns, n, c.bytes)
+				bytes += n * c.bytes
+			}
+			if left -= n; left == 0 {
+				break
+			}
+		}
 		sec.LatMeanNs += float64(ns) * float64(k)
 	}
 	const sigma = 0.08
@@ -575,6 +589,32 @@ func pickSize(rng *rand.Rand, cs []ioCost) int64 {
 // gamma2 is a Gamma(2, 1/2) variate: mean 1, a queueing-delay shape.
 func gamma2(rng *rand.Rand) float64 {
 	return (rng.ExpFloat64() + rng.ExpFloat64()) / 2
+}
+
+// binomial draws the number of successes of n trials of chance p: exact
+// for few trials, else the normal or Poisson approximation.
+func binomial(rng *rand.Rand, n int64, p float64) int64 {
+	switch {
+	case n <= 0 || p <= 0:
+		return 0
+	case p >= 1:
+		return n
+	case p > 0.5:
+		return n - binomial(rng, n, 1-p)
+	case n <= 64:
+		var k int64
+		for i := int64(0); i < n; i++ {
+			if rng.Float64() < p {
+				k++
+			}
+		}
+		return k
+	}
+	mean := float64(n) * p
+	if v := mean * (1 - p); v > 30 {
+		return min(n, max(0, int64(math.Round(mean+math.Sqrt(v)*rng.NormFloat64()))))
+	}
+	return min(n, poisson(rng, mean))
 }
 
 func poisson(rng *rand.Rand, mean float64) int64 {

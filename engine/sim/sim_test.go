@@ -3,6 +3,8 @@ package sim
 import (
 	"context"
 	"encoding/json"
+	"math"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -302,5 +304,29 @@ func BenchmarkIOPSCell(b *testing.B) {
 	_, _ = e.run(ctx, wipc(m))
 	for i := 0; b.Loop(); i++ {
 		_, _ = e.run(ctx, rnd(65, 4096, 4, 32, time.Minute, uint64(i)))
+	}
+}
+
+func TestBinomial(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, c := range []struct {
+		n int64
+		p float64
+	}{{10, 0.3}, {64, 0.01}, {1000, 0.04}, {100000, 0.67}, {1 << 20, 0.001}, {5, 1}, {5, 0}} {
+		const runs = 4000
+		var s, s2 float64
+		for i := 0; i < runs; i++ {
+			k := binomial(rng, c.n, c.p)
+			require.GreaterOrEqual(t, k, int64(0))
+			require.LessOrEqual(t, k, c.n)
+			s += float64(k)
+			s2 += float64(k) * float64(k)
+		}
+		mean, v := float64(c.n)*c.p, float64(c.n)*c.p*(1-c.p)
+		m := s / runs
+		assert.InDelta(t, mean, m, 5*math.Sqrt(v/runs)+1e-9, "%+v", c)
+		if v > 0 {
+			assert.InEpsilon(t, v, s2/runs-m*m, 0.15, "%+v", c)
+		}
 	}
 }
