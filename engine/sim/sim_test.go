@@ -330,3 +330,19 @@ func TestBinomial(t *testing.T) {
 		}
 	}
 }
+
+func TestGamma2Quantile(t *testing.T) {
+	for _, u := range []float64{1e-9, 0.001, 0.1, 0.5, 0.9, 0.999, 1 - 1e-12} {
+		x := gamma2Quantile(u)
+		y := 2 * x
+		assert.InDelta(t, u, 1-math.Exp(-y)*(1+y), 1e-9, "F(Q(%g))", u)
+	}
+	assert.Zero(t, gamma2Quantile(0))
+	// The mean of the quantiles over fine strata is the distribution's, 1.
+	var s float64
+	const n = 100000
+	for i := 0; i < n; i++ {
+		s += gamma2Quantile((float64(i) + 0.5) / n)
+	}
+	assert.InDelta(t, 1, s/n, 1e-3)
+}
