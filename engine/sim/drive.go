@@ -37,7 +37,7 @@ type Drive struct {
 func newDrive(m Model) *Drive {
 	unit := (m.UserBytes + userUnitsTarget - 1) / userUnitsTarget
 	units := int32((m.UserBytes + unit - 1) / unit)
-	return &Drive{m: m, f: newFTL(units, m.OP, m.GCWindow), unitBytes: unit, wce: true}
+	return &Drive{m: m, f: newFTL(units, m.OP), unitBytes: unit, wce: true}
 }
 
 // purge puts the drive back in the fresh-out-of-box state.
@@ -499,11 +499,12 @@ const (
 // that IOPS × mean latency is the I/Os in flight (Little's law).
 //
 // A second's few dozen records stand for thousands of I/Os, whose mean
-// would not scatter by more than a fraction of a per cent. So the records
-// are stratified (one from each equal slice of the distributions, at a
-// random place in it) and matched to their means, and the queueing delay
-// gives back what the tail events drawn this second took beyond their
-// expected share: the mean is exact, the shape is the distributions'.
+// would not scatter by more than a fraction of a per cent. So the body's
+// records are stratified (one from each equal slice of the distributions,
+// at a random place in it) and matched to their means, and the queueing
+// delay gives back what the tail events drawn this second took beyond
+// their expected share: the mean is exact, the shape is the distributions',
+// and a rare event keeps its own wait.
 func (d *Drive) sample(ds *engine.DirStats, sec *engine.Second, rng *rand.Rand, cs []ioCost,
 	n int64, base, q, tailMean, waitP float64, read bool) {
 	if n <= 0 {
@@ -516,31 +517,26 @@ func (d *Drive) sample(ds *engine.DirStats, sec *engine.Second, rng *rand.Rand, 
 	if read {
 		slowP = slowReadP
 	}
+	// Their waits' means are the ones rates counts in lrTail and lwTail.
 	type event struct {
 		n    int64
 		wait func(u float64) float64 // u-quantile of the wait
-		mean float64
 	}
 	events := []event{
-		{poisson(rng, float64(n)*waitP), func(u float64) float64 { return u * te }, te / 2},
-		{poisson(rng, float64(n)*slowP), func(u float64) float64 { return (1 + 5*u) * tr }, 3.5 * tr},
-		{poisson(rng, float64(n)*m.HiccupProb), func(u float64) float64 { return hiccupMin + (hiccupMax-hiccupMin)*u }, hiccupMean},
+		{poisson(rng, float64(n)*waitP), func(u float64) float64 { return u * te }},
+		{poisson(rng, float64(n)*slowP), func(u float64) float64 { return (1 + 5*u) * tr }},
+		{poisson(rng, float64(n)*m.HiccupProb), func(u float64) float64 { return hiccupMin + (hiccupMax-hiccupMin)*u }},
 	}
 	if !read {
 		events[0].wait = func(u float64) float64 { return u*te + tp }
-		events[0].mean = te/2 + tp
 		events[1].wait = func(u float64) float64 { return (0.2 + 0.8*u) * tp }
-		events[1].mean = 0.6 * tp
 	}
 	left := n
-	var tailWait float64
 	for i := range events {
 		events[i].n = min(events[i].n, left)
 		left -= events[i].n
-		tailWait += float64(events[i].n) * events[i].mean
 	}
 	body := left
-	q = max(0, q+tailMean-tailWait/float64(n))
 
 	// The records: k I/Os at fixed + q·g, g a queueing-delay quantile.
 	type record struct {
@@ -582,22 +578,18 @@ func (d *Drive) sample(ds *engine.DirStats, sec *engine.Second, rng *rand.Rand, 
 	for i := range recs {
 		recs[i].fixed *= base * float64(body) / lnSum
 	}
+	// The tail: its waits as drawn (a rare event's wait is its own), and
+	// the queueing delay gives back what they took beyond their share.
 	const tailRecords = 64
+	var tailWait float64
 	for _, ev := range events {
-		if ev.n == 0 {
-			continue
-		}
-		first := len(recs)
-		var wSum float64
 		strata(ev.n, max(1, tailRecords*ev.n/max(n-body, 1)), func(k int64, u, v float64) {
 			w := ev.wait(u)
-			wSum += float64(k) * w
-			add(record{k: k, fixed: w, g: gamma2Quantile(v)})
+			tailWait += float64(k) * w
+			add(record{k: k, fixed: base + w, g: gamma2Quantile(v)})
 		})
-		for i := first; i < len(recs); i++ {
-			recs[i].fixed = base + recs[i].fixed*ev.mean*float64(ev.n)/wSum
-		}
 	}
+	q = max(0, q+tailMean-tailWait/float64(n))
 	gScale := 0.0
 	if gSum > 0 {
 		gScale = float64(n) / gSum
