@@ -242,3 +242,107 @@ func TestDirStatsPrintedMerge(t *testing.T) {
 	assert.Empty(t, none.Printed, "a part without printed percentiles leaves none")
 	assert.False(t, none.PrintedBound)
 }
+
+// ecw is the PTS-E composite workload (§4.7): its block sizes and zones.
+func ecw() Workload {
+	return Workload{Access: Random, ReadPct: 40, TC: 1, QD: 32, ActiveRange: 100, Duration: time.Minute,
+		BlockSplit: []BlockShare{{512, 4}, {1024, 1}, {1536, 1}, {2048, 1}, {2560, 1}, {3072, 1}, {3584, 1},
+			{4096, 67}, {8192, 10}, {16384, 7}, {32768, 3}, {65536, 3}},
+		Zones: []Zone{{50, 5}, {30, 15}, {20, 80}}}
+}
+
+func TestSplitAndZonesLabels(t *testing.T) {
+	w := ecw()
+	assert.Equal(t, "RND composite 40/60 TC1/QD32 zoned", w.String())
+	assert.Equal(t, "0.5 KiB 4 %, 1 KiB 1 %, 1.5 KiB 1 %, 2 KiB 1 %, 2.5 KiB 1 %, 3 KiB 1 %, 3.5 KiB 1 %, "+
+		"4 KiB 67 %, 8 KiB 10 %, 16 KiB 7 %, 32 KiB 3 %, 64 KiB 3 %", w.SplitLabel())
+	assert.Equal(t, "50 % of I/O → first 5 %, 30 % → next 15 %, 20 % → last 80 %", w.ZonesLabel())
+	assert.Equal(t, "RND composite 40/60 TC1/QD32 — block sizes "+w.SplitLabel()+"; zones: "+w.ZonesLabel(), w.Description())
+	assert.Equal(t, "0.5k:4,1k:1,1.5k:1,2k:1,2.5k:1,3k:1,3.5k:1,4k:67,8k:10,16k:7,32k:3,64k:3", w.SplitKey())
+	assert.Equal(t, "50/5:30/15:20/80", w.ZonesKey())
+	assert.NoError(t, w.WholePercentages())
+
+	for _, tc := range []struct {
+		name                string
+		w                   Workload
+		str, desc, split, z string
+	}{
+		{"plain", Workload{Access: Random, ReadPct: 65, BlockSize: 8192, TC: 2, QD: 4, ActiveRange: 100},
+			"RND 8 KiB 65/35 TC2/QD4", "RND 8 KiB 65/35 TC2/QD4", "", ""},
+		{"split only", Workload{Access: Random, BlockSplit: []BlockShare{{4096, 50.5}, {8192, 49.5}}, TC: 1, QD: 1, ActiveRange: 50},
+			"RND composite 0/100 TC1/QD1 AR 50%", "RND composite 0/100 TC1/QD1 AR 50% — block sizes 4 KiB 50.5 %, 8 KiB 49.5 %", "4k:50.5,8k:49.5", ""},
+		{"zones only", Workload{Access: Random, ReadPct: 100, BlockSize: 4096, TC: 1, QD: 1, ActiveRange: 100, Zones: []Zone{{90, 10}, {10, 90}}},
+			"RND 4 KiB 100/0 TC1/QD1 zoned", "RND 4 KiB 100/0 TC1/QD1 — zones: 90 % of I/O → first 10 %, 10 % → last 90 %", "", "90/10:10/90"},
+		{"one zone", Workload{Access: Random, ReadPct: 100, BlockSize: 4096, TC: 1, QD: 1, ActiveRange: 100, Zones: []Zone{{100, 100}}},
+			"RND 4 KiB 100/0 TC1/QD1 zoned", "RND 4 KiB 100/0 TC1/QD1 — zones: 100 % of I/O → all 100 %", "", "100/100"},
+	} {
+		assert.Equal(t, tc.str, tc.w.String(), tc.name)
+		assert.Equal(t, tc.desc, tc.w.Description(), tc.name)
+		assert.Equal(t, tc.split, tc.w.SplitKey(), tc.name)
+		assert.Equal(t, tc.z, tc.w.ZonesKey(), tc.name)
+	}
+	half := Workload{BlockSplit: []BlockShare{{4096, 50.5}, {8192, 49.5}}}
+	assert.ErrorContains(t, half.WholePercentages(), "the share 50.5 % of 4 KiB is not a whole percentage")
+	z := Workload{Zones: []Zone{{50, 2.5}, {50, 97.5}}}
+	assert.ErrorContains(t, z.WholePercentages(), "the zone 50/2.5 is not in whole percentages")
+}
+
+func TestParseBlockSplit(t *testing.T) {
+	w := ecw()
+	got, err := ParseBlockSplit(w.SplitKey())
+	require.NoError(t, err)
+	assert.Equal(t, w.BlockSplit, got, "SplitKey and ParseBlockSplit agree")
+	for _, tc := range []struct {
+		in   string
+		want []BlockShare
+	}{
+		{"4k:100", []BlockShare{{4096, 100}}},
+		{"4k:67, 8k:33", []BlockShare{{4096, 67}, {8192, 33}}},
+		{"512:50%,64KiB:50%", []BlockShare{{512, 50}, {65536, 50}}},
+		{"4k:50.5,8k:49.5", []BlockShare{{4096, 50.5}, {8192, 49.5}}},
+	} {
+		got, err := ParseBlockSplit(tc.in)
+		require.NoError(t, err, tc.in)
+		assert.Equal(t, tc.want, got, tc.in)
+	}
+	for _, tc := range []struct{ in, msg string }{
+		{"4k:60,8k:30", `the shares add up to 90 %, not 100 %`},
+		{"4k:60,8k:50", `the shares add up to 110 %, not 100 %`},
+		{"4k:100,8k:0", `the share of 8 KiB: 0 % is not positive`},
+		{"4k:110,8k:-10", `the share of 4 KiB: 110 % is more than 100 %`},
+		{"4k:50,8k", `entry "8k" is not SIZE:PERCENT`},
+		{"4k:50,,8k:50", `entry "" is not SIZE:PERCENT`},
+		{"4x:50,8k:50", `size "4x" is not a number`},
+		{"4k:half,8k:50", `the share of 4 KiB: "half" is not a percentage`},
+		{"4k:NaN,8k:50", `"NaN" is not a percentage`},
+		{"4k:50,4096:50", "4 KiB appears twice"},
+		{"", `entry "" is not SIZE:PERCENT`},
+	} {
+		_, err := ParseBlockSplit(tc.in)
+		assert.ErrorContains(t, err, tc.msg, tc.in)
+	}
+}
+
+func TestParseZones(t *testing.T) {
+	w := ecw()
+	got, err := ParseZones(w.ZonesKey())
+	require.NoError(t, err)
+	assert.Equal(t, w.Zones, got, "ZonesKey and ParseZones agree")
+	got, err = ParseZones(" 90/10 : 10%/90% ")
+	require.NoError(t, err)
+	assert.Equal(t, []Zone{{90, 10}, {10, 90}}, got)
+	for _, tc := range []struct{ in, msg string }{
+		{"50/5:30/15:20/70", "the zones cover 90 % of the range, not 100 %"},
+		{"50/5:30/15:10/80", "the zones take 90 % of the I/O, not 100 %"},
+		{"50/5:50/0:0/95", `the range share of "50/0": 0 % is not positive`},
+		{"100/5:0/95", `the I/O share of "0/95": 0 % is not positive`},
+		{"50/5:-30/15", `-30 % is not positive`},
+		{"50/5,50/95", `separate the zones with ':', as fio does`},
+		{"50/5:50", `entry "50" is not IO%/RANGE%`},
+		{"50/x:50/95", `"x" is not a percentage`},
+		{"", `entry "" is not IO%/RANGE%`},
+	} {
+		_, err := ParseZones(tc.in)
+		assert.ErrorContains(t, err, tc.msg, tc.in)
+	}
+}

@@ -137,7 +137,7 @@ func (w Workload) Validate(lbs int64) error {
 			}
 			sum += s.Percent
 		}
-		if sum < 99.99 || sum > 100.01 {
+		if !hundred(sum) {
 			return bad("block-size shares add up to %v%%, not 100%%", sum)
 		}
 	}
@@ -158,7 +158,7 @@ func (w Workload) Validate(lbs int64) error {
 			io += z.IOPercent
 			rng += z.RangePercent
 		}
-		if io < 99.99 || io > 100.01 || rng < 99.99 || rng > 100.01 {
+		if !hundred(io) || !hundred(rng) {
 			return bad("zones cover %v%% of the I/O and %v%% of the range, both must be 100%%", io, rng)
 		}
 	}
@@ -221,8 +221,36 @@ func (w Workload) MeanBlockSize() float64 {
 // OIO is the total number of outstanding I/Os the workload asks for.
 func (w Workload) OIO() int { return w.TC * w.QD }
 
-// String is a compact human description: "RND 4 KiB 65/35 TC4/QD32".
+// String is a compact human description: "RND 4 KiB 65/35 TC4/QD32"; a
+// block-size split is "composite" and zones add "zoned" (Description names
+// them in full).
 func (w Workload) String() string {
+	s := w.brief()
+	if len(w.Zones) > 0 && !w.Idle {
+		s += " zoned"
+	}
+	return s
+}
+
+// Description is String with the block-size split and the zones written
+// out: "RND composite 40/60 TC1/QD32 — block sizes 0.5 KiB 4 %, …, 64 KiB
+// 3 %; zones: 50 % of I/O → first 5 %, 30 % → next 15 %, 20 % → last 80 %".
+// Without either it is String.
+func (w Workload) Description() string {
+	if w.Idle || (len(w.BlockSplit) == 0 && len(w.Zones) == 0) {
+		return w.String()
+	}
+	var parts []string
+	if len(w.BlockSplit) > 0 {
+		parts = append(parts, "block sizes "+w.SplitLabel())
+	}
+	if len(w.Zones) > 0 {
+		parts = append(parts, "zones: "+w.ZonesLabel())
+	}
+	return w.brief() + " — " + strings.Join(parts, "; ")
+}
+
+func (w Workload) brief() string {
 	if w.Idle {
 		return "idle " + w.Duration.String()
 	}
@@ -243,6 +271,169 @@ func (w Workload) String() string {
 	}
 	return s
 }
+
+// SplitLabel names the block-size split for people, in its order: "0.5 KiB
+// 4 %, 1 KiB 1 %, …, 64 KiB 3 %"; "" without a split.
+func (w Workload) SplitLabel() string {
+	var parts []string
+	for _, s := range w.BlockSplit {
+		parts = append(parts, fmt.Sprintf("%s %s %%", FormatSize(s.Bytes), pct(s.Percent)))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// ZonesLabel names the zones for people: "50 % of I/O → first 5 %, 30 % →
+// next 15 %, 20 % → last 80 %" (of the active range); "" without zones.
+func (w Workload) ZonesLabel() string {
+	var parts []string
+	for i, z := range w.Zones {
+		where := "next"
+		switch {
+		case len(w.Zones) == 1:
+			where = "all"
+		case i == 0:
+			where = "first"
+		case i == len(w.Zones)-1:
+			where = "last"
+		}
+		io := pct(z.IOPercent) + " %"
+		if i == 0 {
+			io += " of I/O"
+		}
+		parts = append(parts, fmt.Sprintf("%s → %s %s %%", io, where, pct(z.RangePercent)))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// SplitKey writes the block-size split as --bs takes it: "0.5k:4,1k:1,…,64k:3";
+// "" without a split.
+func (w Workload) SplitKey() string {
+	var parts []string
+	for _, s := range w.BlockSplit {
+		parts = append(parts, SizeKey(s.Bytes)+":"+pct(s.Percent))
+	}
+	return strings.Join(parts, ",")
+}
+
+// ZonesKey writes the zones as --zones takes them and fio writes them
+// (random_distribution=zoned:…): "50/5:30/15:20/80"; "" without zones.
+func (w Workload) ZonesKey() string {
+	var parts []string
+	for _, z := range w.Zones {
+		parts = append(parts, pct(z.IOPercent)+"/"+pct(z.RangePercent))
+	}
+	return strings.Join(parts, ":")
+}
+
+func pct(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+// WholePercentages says whether every share of the block-size split and of
+// the zones is a whole percentage, as the PTS writes them and as fio reads
+// them (fio takes the integer part of "1.5" without a word).
+func (w Workload) WholePercentages() error {
+	for _, s := range w.BlockSplit {
+		if s.Percent != math.Trunc(s.Percent) {
+			return fmt.Errorf("%w: the share %s %% of %s is not a whole percentage", ErrBadWorkload, pct(s.Percent), FormatSize(s.Bytes))
+		}
+	}
+	for _, z := range w.Zones {
+		if z.IOPercent != math.Trunc(z.IOPercent) || z.RangePercent != math.Trunc(z.RangePercent) {
+			return fmt.Errorf("%w: the zone %s/%s is not in whole percentages", ErrBadWorkload, pct(z.IOPercent), pct(z.RangePercent))
+		}
+	}
+	return nil
+}
+
+// ParseBlockSplit reads a block-size split as --bs takes it: SIZE:PERCENT
+// entries, comma-separated ("0.5k:4,4k:67,8k:10,…"), PERCENT the share of
+// the I/Os. Every size is a size ParseSize reads and appears once; every
+// share is positive; the shares add up to 100.
+func ParseBlockSplit(s string) ([]BlockShare, error) {
+	var out []BlockShare
+	var sum float64
+	for _, e := range strings.Split(s, ",") {
+		size, share, ok := strings.Cut(strings.TrimSpace(e), ":")
+		if !ok {
+			return nil, fmt.Errorf("block-size split %q: entry %q is not SIZE:PERCENT (4k:67)", s, strings.TrimSpace(e))
+		}
+		b, err := ParseSize(size)
+		if err != nil {
+			return nil, fmt.Errorf("block-size split %q: %w", s, err)
+		}
+		p, err := parsePercent(share)
+		if err != nil {
+			return nil, fmt.Errorf("block-size split %q: the share of %s: %w", s, FormatSize(b), err)
+		}
+		for _, o := range out {
+			if o.Bytes == b {
+				return nil, fmt.Errorf("block-size split %q: %s appears twice", s, FormatSize(b))
+			}
+		}
+		out = append(out, BlockShare{Bytes: b, Percent: p})
+		sum += p
+	}
+	if !hundred(sum) {
+		return nil, fmt.Errorf("block-size split %q: the shares add up to %s %%, not 100 %%", s, pct(round6(sum)))
+	}
+	return out, nil
+}
+
+// ParseZones reads zones as --zones takes them and fio writes them
+// (random_distribution=zoned:…): IO%/RANGE% pairs, colon-separated,
+// "50/5:30/15:20/80": 50 % of the I/Os go to the first 5 % of the active
+// range, 30 % to the next 15 %, 20 % to the last 80 %. Every share is
+// positive, and the zones cover 100 % of the I/O and of the range.
+func ParseZones(s string) ([]Zone, error) {
+	if strings.Contains(s, ",") {
+		return nil, fmt.Errorf("zones %q: separate the zones with ':', as fio does (50/5:30/15:20/80)", s)
+	}
+	var out []Zone
+	var io, rng float64
+	for _, e := range strings.Split(s, ":") {
+		a, b, ok := strings.Cut(strings.TrimSpace(e), "/")
+		if !ok {
+			return nil, fmt.Errorf("zones %q: entry %q is not IO%%/RANGE%% (50/5)", s, strings.TrimSpace(e))
+		}
+		ip, err := parsePercent(a)
+		if err != nil {
+			return nil, fmt.Errorf("zones %q: the I/O share of %q: %w", s, strings.TrimSpace(e), err)
+		}
+		rp, err := parsePercent(b)
+		if err != nil {
+			return nil, fmt.Errorf("zones %q: the range share of %q: %w", s, strings.TrimSpace(e), err)
+		}
+		out = append(out, Zone{IOPercent: ip, RangePercent: rp})
+		io += ip
+		rng += rp
+	}
+	if !hundred(io) {
+		return nil, fmt.Errorf("zones %q: the zones take %s %% of the I/O, not 100 %%", s, pct(round6(io)))
+	}
+	if !hundred(rng) {
+		return nil, fmt.Errorf("zones %q: the zones cover %s %% of the range, not 100 %%", s, pct(round6(rng)))
+	}
+	return out, nil
+}
+
+// parsePercent reads a share: a positive number, "%" allowed after it.
+func parsePercent(s string) (float64, error) {
+	t := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), "%"))
+	v, err := strconv.ParseFloat(t, 64)
+	switch {
+	case err != nil || math.IsNaN(v) || math.IsInf(v, 0):
+		return 0, fmt.Errorf("%q is not a percentage", strings.TrimSpace(s))
+	case v <= 0:
+		return 0, fmt.Errorf("%s %% is not positive", pct(v))
+	case v > 100:
+		return 0, fmt.Errorf("%s %% is more than 100 %%", pct(v))
+	}
+	return v, nil
+}
+
+// hundred is the tolerance shares are summed with (Validate's).
+func hundred(sum float64) bool { return sum >= 99.99 && sum <= 100.01 }
+
+func round6(v float64) float64 { return math.Round(v*1e6) / 1e6 }
 
 // FormatSize writes a block size the PTS way: binary units, 0.5 KiB for 512 B.
 func FormatSize(b int64) string {

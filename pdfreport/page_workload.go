@@ -3,7 +3,9 @@ package pdfreport
 import (
 	"fmt"
 	"math"
+	"strconv"
 
+	"github.com/ptsrun/ptsrun/engine"
 	"github.com/ptsrun/ptsrun/matrix"
 )
 
@@ -22,8 +24,9 @@ func (b *builder) workload(s matrix.StageResult) {
 	w := b.ri.Stages[0].Cells[0].Workload
 	blocks := []Block{
 		Paragraph{Lines: []string{fmt.Sprintf("ptsrun workload ran %s for %v, once, outside the PTS methodology: "+
-			"no purge, no preconditioning, no rounds to steady state. The numbers are that one measurement.", w, w.Duration)}},
+			"no purge, no preconditioning, no rounds to steady state. The numbers are that one measurement.", w.Description(), w.Duration)}},
 	}
+	blocks = append(blocks, splitAndZones(w)...)
 	rows := [][]string{}
 	if c.ReadIOPS > 0 {
 		rows = append(rows, []string{"read", fmtIOPS(c.ReadIOPS), fmtMBps(c.ReadMBps), fmtMs(c.ReadLatMeanMs)})
@@ -47,6 +50,43 @@ func (b *builder) workload(s matrix.StageResult) {
 			Chart{Caption: "Confidence level: share of I/Os at or under each response time", Plot: clp, Summary: sum})
 	}
 	b.add(&Page{Test: "Workload", Title: w.String(), Landmark: "workload", Flow: true, Blocks: blocks})
+}
+
+// splitAndZones are the tables of a workload's block-size split and zones,
+// none without them.
+func splitAndZones(w engine.Workload) []Block {
+	var out []Block
+	pct := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) + " %" }
+	if len(w.BlockSplit) > 0 {
+		head, row := []string{"Block size"}, []string{"Share of I/Os"}
+		for _, s := range w.BlockSplit {
+			head = append(head, engine.FormatSize(s.Bytes))
+			row = append(row, pct(s.Percent))
+		}
+		out = append(out, Table{Caption: fmt.Sprintf("The block-size split: each size's share of the I/Os (on average %.2f KiB per I/O)",
+			w.MeanBlockSize()/1024),
+			Head: head, Rows: [][]string{row}, Widths: append([]float64{2.2}, ones(len(w.BlockSplit))...), Small: true})
+	}
+	if len(w.Zones) > 0 {
+		var rows [][]string
+		var at float64
+		for i, z := range w.Zones {
+			rows = append(rows, []string{fmt.Sprint(i + 1), pct(z.IOPercent), pct(z.RangePercent),
+				fmt.Sprintf("%s – %s", pct(at), pct(at+z.RangePercent))})
+			at += z.RangePercent
+		}
+		out = append(out, Table{Caption: "The zones: where the random I/Os go, in per cent of the active range",
+			Head: []string{"Zone", "Share of I/Os", "Share of the active range", "From – to"}, Rows: rows, Align: "CRRR"})
+	}
+	return out
+}
+
+func ones(n int) []float64 {
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = 1
+	}
+	return out
 }
 
 // perSecond is a recorded workload's read and write IOPS in every second

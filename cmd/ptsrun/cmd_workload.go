@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -25,15 +26,21 @@ func workloadCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "workload",
 		Usage: "run one workload on a target for a time, outside the PTS methodology",
-		UsageText: "ptsrun workload --target T --engine native|fio|sim --access random|seq --read PCT --bs SIZE\n" +
-			"   --tc N --qd N --time DURATION [--active-range PCT] [--json] [--out DIR [--tested-by NAME] [--lab NAME] [--dut-note K=V ...]]",
+		UsageText: "ptsrun workload --target T --engine native|fio|sim --access random|seq --read PCT --bs SIZE[:PCT,...]\n" +
+			"   --tc N --qd N --time DURATION [--active-range PCT] [--zones IO%/RANGE%:...] [--json]\n" +
+			"   [--out DIR [--tested-by NAME] [--lab NAME] [--dut-note K=V ...]]\n\n" +
+			"The PTS-E composite workload (ECW, 40/60 at TC1/QD32):\n" +
+			"   --read 40 --bs 0.5k:4,1k:1,1.5k:1,2k:1,2.5k:1,3k:1,3.5k:1,4k:67,8k:10,16k:7,32k:3,64k:3 --zones 50/5:30/15:20/80",
 		Flags: append([]cli.Flag{
 			&cli.StringSliceFlag{Name: "target", Usage: "a block device, file:PATH[:SIZE] or sim:MODEL (repeatable: loaded at once)"},
 			&cli.StringFlag{Name: "engine", Usage: "native (default for devices and files), fio, or sim"},
 			&cli.StringSliceFlag{Name: "fio-server", Usage: "HOST:PORT[=TARGET] of a fio server (repeatable; engine fio)"},
 			&cli.StringFlag{Name: "access", Value: "random", Usage: "random or seq"},
 			&cli.IntFlag{Name: "read", Value: 100, Usage: "read percentage, 0…100"},
-			&cli.StringFlag{Name: "bs", Value: "4k", Usage: "block size (512, 4k, 128k, 1m)"},
+			&cli.StringFlag{Name: "bs", Value: "4k", Usage: "block size (512, 4k, 128k, 1m), or a block-size split SIZE:PCT,... " +
+				"(4k:67,8k:33: each size's share of the I/Os, adding up to 100)"},
+			&cli.StringFlag{Name: "zones", Usage: "random I/O in zones of the active range, IO%/RANGE% pairs as fio's zoned distribution writes them " +
+				"(50/5:30/15:20/80: 50 % of the I/Os to the first 5 %, 30 % to the next 15 %, 20 % to the last 80 %)"},
 			&cli.IntFlag{Name: "tc", Value: 1, Usage: "threads per target"},
 			&cli.IntFlag{Name: "qd", Value: 32, Usage: "queue depth per thread"},
 			&cli.DurationFlag{Name: "time", Value: time.Minute, Usage: "duration"},
@@ -75,12 +82,24 @@ func workloadOptionsFrom(c *cli.Context) (workloadOptions, error) {
 	if err != nil {
 		return workloadOptions{}, err
 	}
-	bs, err := engine.ParseSize(c.String("bs"))
-	if err != nil {
+	w := engine.Workload{Access: acc, ReadPct: c.Int("read"), TC: c.Int("tc"), QD: c.Int("qd"),
+		ActiveRange: c.Float64("active-range"), Duration: c.Duration("time"), Seed: c.Uint64("seed")}
+	if w.BlockSize, w.BlockSplit, err = parseBS(c.String("bs")); err != nil {
 		return workloadOptions{}, fmt.Errorf("--bs: %w", err)
 	}
-	w := engine.Workload{Access: acc, ReadPct: c.Int("read"), BlockSize: bs, TC: c.Int("tc"), QD: c.Int("qd"),
-		ActiveRange: c.Float64("active-range"), Duration: c.Duration("time"), Seed: c.Uint64("seed")}
+	for _, bs := range blockSizes(w) {
+		if bs%512 != 0 {
+			return workloadOptions{}, fmt.Errorf("--bs: block size %s is not a multiple of 512 bytes, the smallest logical block size", engine.FormatSize(bs))
+		}
+	}
+	if z := c.String("zones"); c.IsSet("zones") {
+		if acc == engine.Sequential {
+			return workloadOptions{}, errors.New("--zones: zones spread random I/O over the active range; --access seq writes streams")
+		}
+		if w.Zones, err = engine.ParseZones(z); err != nil {
+			return workloadOptions{}, fmt.Errorf("--zones: %w", err)
+		}
+	}
 	if err := w.Validate(512); err != nil {
 		return workloadOptions{}, err
 	}
@@ -93,6 +112,55 @@ func workloadOptionsFrom(c *cli.Context) (workloadOptions, error) {
 			FioServers: c.StringSlice("fio-server"), DestroyData: c.StringSlice("destroy-data")},
 		Workload: w, Poll: c.String("poll"), Operator: op, Dir: c.String("out"), JSON: c.Bool("json"),
 	}, nil
+}
+
+// parseBS reads --bs: a block size ("4k"), or a block-size split
+// ("4k:67,8k:33"); a split of one size is that size.
+func parseBS(s string) (int64, []engine.BlockShare, error) {
+	if !strings.Contains(s, ":") {
+		bs, err := engine.ParseSize(s)
+		return bs, nil, err
+	}
+	split, err := engine.ParseBlockSplit(s)
+	if err != nil {
+		return 0, nil, err
+	}
+	if len(split) == 1 {
+		return split[0].Bytes, nil, nil
+	}
+	return 0, split, nil
+}
+
+// blockSizes are the sizes of w's I/Os.
+func blockSizes(w engine.Workload) []int64 {
+	if len(w.BlockSplit) == 0 {
+		return []int64{w.BlockSize}
+	}
+	var out []int64
+	for _, s := range w.BlockSplit {
+		out = append(out, s.Bytes)
+	}
+	return out
+}
+
+// workloadKey names the cell of a recorded workload: its matrix key
+// ("rnd-4k-70/30"), or, with a block-size split or zones, a name that holds
+// them as the flags write them, so that results.json and the tables carry
+// them: "rnd-4k:67,8k:33-40/60-zoned:50/5:30/15:20/80".
+func workloadKey(w engine.Workload) pts.CellKey {
+	if len(w.BlockSplit) == 0 && len(w.Zones) == 0 {
+		return pts.KeyOf(w)
+	}
+	acc, _, _ := strings.Cut(pts.KeyOf(w).String(), "-") // rnd, seq
+	bs := engine.SizeKey(w.BlockSize)
+	if len(w.BlockSplit) > 0 {
+		bs = w.SplitKey()
+	}
+	name := acc + "-" + bs + "-" + pts.MixLabel(w.ReadPct)
+	if len(w.Zones) > 0 {
+		name += "-zoned:" + w.ZonesKey()
+	}
+	return pts.Named(name)
 }
 
 // workloadResult is the JSON of `ptsrun workload --json` and DIR/workload.json.
@@ -162,8 +230,15 @@ func runWorkload(ctx context.Context, opts workloadOptions, stdout, stderr io.Wr
 		return err
 	}
 	for _, t := range tp.Local {
-		if w.BlockSize%t.LogicalBlock != 0 {
-			return fmt.Errorf("block size %s is not a multiple of %s's logical block size %d", engine.FormatSize(w.BlockSize), t.Raw, t.LogicalBlock)
+		for _, bs := range blockSizes(w) {
+			if bs%t.LogicalBlock != 0 {
+				return fmt.Errorf("--bs: block size %s is not a multiple of %s's logical block size %d", engine.FormatSize(bs), t.Raw, t.LogicalBlock)
+			}
+		}
+	}
+	if tp.Engine == targets.Fio {
+		if err := w.WholePercentages(); err != nil {
+			return fmt.Errorf("--bs/--zones: %w: fio reads shares as whole percentages (it would run 1.5 %% as 1 %%); use the native engine or whole percentages", err)
 		}
 	}
 	for _, id := range tp.Identities {
@@ -201,7 +276,7 @@ func runWorkload(ctx context.Context, opts workloadOptions, stdout, stderr io.Wr
 	names := tp.Names()
 	desc := set.Engine.Describe()
 	if !opts.JSON {
-		fmt.Fprintf(stderr, "ptsrun workload: %s on %v with %s for %v\n", w.String(), names, desc, w.Duration)
+		fmt.Fprintf(stderr, "ptsrun workload: %s on %v with %s for %v\n", w.Description(), names, desc, w.Duration)
 	}
 	m, err := engine.RunCell(ctx, set.Engine, engine.Cell{Workload: w})
 	if err != nil {
@@ -273,7 +348,7 @@ func recordWorkload(r workloadRecord) error {
 		cfg.Poll = r.Poll.String()
 	}
 	stage := pts.Stage{ID: "custom", Test: "custom", Title: "Workload", MaxRounds: 1,
-		Cells: []pts.Cell{{Index: 0, Key: pts.KeyOf(w), Workload: w}}}
+		Cells: []pts.Cell{{Index: 0, Key: workloadKey(w), Workload: w}}}
 	ri := pts.RunInfo{Schema: pts.Schema, Tool: "ptsrun", Version: version, Spec: "PTS " + pts.SpecRevision,
 		Created: r.Started, Config: cfg, Stages: []pts.Stage{stage}, Targets: r.Targets.Identities,
 		Host: targets.ProbeHost(version), Engine: r.Engine, Source: "ptsrun workload", Operator: r.Operator}
@@ -292,7 +367,7 @@ func recordWorkload(r workloadRecord) error {
 }
 
 func printWorkload(w io.Writer, r workloadResult) {
-	fmt.Fprintf(w, "%s, %s, %.1f s\n", r.Workload.String(), r.Engine, r.Elapsed)
+	fmt.Fprintf(w, "%s, %s, %.1f s\n", r.Workload.Description(), r.Engine, r.Elapsed)
 	fmt.Fprintf(w, "%-7s %12s %10s %10s %9s %9s %9s %9s %9s %9s\n", "", "IOPS", "MB/s", "mean ms", "p50", "p99", "p99.9", "p99.99", "p99.999", "max ms")
 	row := func(name string, d dirJSON) {
 		if d.IOs == 0 {

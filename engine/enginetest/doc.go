@@ -2,7 +2,9 @@
 // assertions for the simulated drive, the native engine and fio (the RunCells
 // contract: cells in order, each reported before the next one does I/O;
 // block size and alignment, offsets inside the active range, the read/write
-// mix, sequential streams, the I/Os in flight, the duration, incompressible
+// mix, the PTS ECW block-size split and LBA zones (counts within binomial
+// bounds of their shares, bytes per I/O within the split's own scatter),
+// sequential streams, the I/Os in flight, the duration, incompressible
 // written data, ordered percentiles, exact histogram merges). It also makes
 // loop devices for the tests that need real block devices.
 package enginetest

@@ -278,6 +278,31 @@ func Run(t *testing.T, open Opener, caps Caps) {
 		assert.Equal(t, w.RangeBytes(ts[0].Capacity), m.Write.Bytes, "one pass writes the active range exactly once")
 	})
 
+	t.Run("BlockSplit", func(t *testing.T) {
+		e, ts := open(t, 1)
+		w := engine.Workload{Access: engine.Random, ReadPct: 40, BlockSplit: SplitFor(ECWSplit, ts[0].LogicalBlock),
+			TC: 4, QD: 8, ActiveRange: 50, Duration: 2 * time.Second}
+		m := run(t, e, w)
+		checkSplit(t, w, ts[0], m)
+	})
+
+	t.Run("Zones", func(t *testing.T) {
+		e, ts := open(t, 1)
+		w := rnd(40, 4096, 4, 8, 100, 2*time.Second)
+		w.Zones = ECWZones
+		m := run(t, e, w)
+		checkZones(t, w, ts[0], m, true)
+	})
+
+	t.Run("BlockSplitAndZones", func(t *testing.T) {
+		e, ts := open(t, 1)
+		w := engine.Workload{Access: engine.Random, ReadPct: 40, BlockSplit: SplitFor(ECWSplit, ts[0].LogicalBlock),
+			Zones: ECWZones, TC: 2, QD: 16, ActiveRange: 100, Duration: 2 * time.Second}
+		m := run(t, e, w)
+		checkSplit(t, w, ts[0], m)
+		checkZones(t, w, ts[0], m, false)
+	})
+
 	if caps.ReadBack {
 		t.Run("WrittenDataIncompressible", func(t *testing.T) {
 			e, ts := open(t, 1)

@@ -246,7 +246,7 @@ func JobFilesFor(w engine.Workload, targets []Target) map[string]string {
 		if h == "" {
 			key = "local"
 		}
-		out[key] = JobFile(w, ts, jobSpec{IOEngine: "io_uring", Comment: "ptsrun: " + w.String()})
+		out[key] = JobFile(w, ts, jobSpec{IOEngine: "io_uring", Comment: "ptsrun: " + w.Description()})
 	}
 	return out
 }
@@ -355,6 +355,9 @@ func (e *Engine) cellName(c engine.Cell) string {
 
 // validate checks a workload against every target.
 func (e *Engine) validate(w engine.Workload) error {
+	if err := checkWorkload(w); err != nil {
+		return err
+	}
 	for _, t := range e.targets {
 		if err := w.Validate(t.LogicalBlock); err != nil {
 			return fmt.Errorf("%s: %w", t.Name, err)
@@ -426,7 +429,7 @@ func (e *Engine) launch(w engine.Workload, name string, hold bool) (*proc, error
 		// after its host, so two servers on one host would collide.
 		return JobFile(w, ts, jobSpec{IOEngine: e.ioeng, LogPrefix: filepath.Join(p.logDir, fmt.Sprintf("h%dt", hi)), IOLog: iolog,
 			Prerun:  prerun,
-			Comment: fmt.Sprintf("ptsrun cell %s: %s\nrun by hand: fio --output-format=json+ %s", name, w.String(), filepath.Base(jobPath))})
+			Comment: fmt.Sprintf("ptsrun cell %s: %s\nrun by hand: fio --output-format=json+ %s", name, w.Description(), filepath.Base(jobPath))})
 	})
 	if err != nil {
 		p.release()

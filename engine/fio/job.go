@@ -159,6 +159,92 @@ func globalOptions(p func(string, ...any), spec jobSpec) {
 	}
 }
 
+// How fio 3.33 reads a block-size split and zones (options.c
+// split_parse_ddir, bssplit_ddir, zone_split_ddir; io_u.c get_next_buflen,
+// __get_next_rand_offset_zoned; zone-dist.c), and what the job file does
+// about it:
+//
+//   - A share is read with atoi (bssplit) or strtoll (a zone's I/O share):
+//     "1.5" runs as 1 %, without a word. Shares are whole percentages, and
+//     the engine refuses others (checkWorkload) rather than run something
+//     else.
+//   - A bssplit share of 0 means "not given": that size gets an equal part of
+//     what the others leave, not nothing. Sizes with no share are left out.
+//   - Each drawn size is rounded down to a multiple of the smallest size of
+//     the split: with 8k/50:12k/50 every I/O is 8 KiB. bs_unaligned=1 stops
+//     that where a size is not such a multiple (fio then warns that
+//     bs_unaligned "may not work with raw io": it does, since every size is
+//     a multiple of the logical block size).
+//   - Random offsets are aligned to blockalign, which defaults to the
+//     smallest size of the split (init.c fixup_options), not to each I/O's
+//     own size: a 64 KiB I/O of the PTS ECW split starts on any 512-byte
+//     boundary, and only one 4 KiB I/O in eight starts on a 4 KiB one. The
+//     native engine and the simulated drive align each I/O to its own size.
+//   - Zones take whole percentages of the I/O (1…100 drawn per I/O) and of
+//     the range, measured in blockalign units of the job's size=; a zone's
+//     last I/O may reach a few blocks into the next zone.
+
+// bssplitValue writes a split for bssplit=: bytes/percent pairs of the sizes
+// with a share, and whether a size is not a multiple of the smallest one
+// (bs_unaligned=1 is then needed to run it as it is).
+func bssplitValue(split []engine.BlockShare) (string, bool) {
+	var parts []string
+	var smallest int64
+	for _, s := range split {
+		if s.Percent > 0 && (smallest == 0 || s.Bytes < smallest) {
+			smallest = s.Bytes
+		}
+	}
+	unaligned := false
+	for _, s := range split {
+		if s.Percent <= 0 {
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%d/%s", s.Bytes, strconv.FormatFloat(s.Percent, 'f', -1, 64)))
+		if s.Bytes%smallest != 0 {
+			unaligned = true
+		}
+	}
+	return strings.Join(parts, ":"), unaligned
+}
+
+// zonedValue writes zones for random_distribution=zoned:.
+func zonedValue(zones []engine.Zone) string {
+	var parts []string
+	for _, z := range zones {
+		parts = append(parts, strconv.FormatFloat(z.IOPercent, 'f', -1, 64)+"/"+strconv.FormatFloat(z.RangePercent, 'f', -1, 64))
+	}
+	return strings.Join(parts, ":")
+}
+
+// checkWorkload refuses what fio would run otherwise than asked.
+func checkWorkload(w engine.Workload) error {
+	if err := w.WholePercentages(); err != nil {
+		return fmt.Errorf("%w: fio reads shares as whole percentages (it would run 1.5 %% as 1 %%)", err)
+	}
+	n := 0
+	for _, s := range w.BlockSplit {
+		if s.Percent > 0 {
+			n++
+		}
+	}
+	if n > bssplitMax {
+		return fmt.Errorf("%w: a block-size split of %d sizes; fio takes at most %d", engine.ErrBadWorkload, n, bssplitMax)
+	}
+	if len(w.Zones) > zonesMax {
+		return fmt.Errorf("%w: %d zones; fio takes at most %d", engine.ErrBadWorkload, len(w.Zones), zonesMax)
+	}
+	// A zone's range share of 0 would also mean "not given" to fio; Validate
+	// refuses it already. A zone's I/O share of 0 is read as 0: no I/O there.
+	return nil
+}
+
+// fio's limits (thread_options.h BSSPLIT_MAX, ZONESPLIT_MAX).
+const (
+	bssplitMax = 64
+	zonesMax   = 256
+)
+
 // workloadOptions are the options that make the workload.
 func workloadOptions(p func(string, ...any), w engine.Workload, spec jobSpec) {
 	p("rw=%s", rwOption(w))
@@ -166,11 +252,11 @@ func workloadOptions(p func(string, ...any), w engine.Workload, spec jobSpec) {
 		p("rwmixread=%d", w.ReadPct)
 	}
 	if len(w.BlockSplit) > 0 {
-		var parts []string
-		for _, s := range w.BlockSplit {
-			parts = append(parts, fmt.Sprintf("%d/%s", s.Bytes, strconv.FormatFloat(s.Percent, 'g', -1, 64)))
+		split, unaligned := bssplitValue(w.BlockSplit)
+		p("bssplit=%s", split)
+		if unaligned {
+			p("bs_unaligned=1")
 		}
-		p("bssplit=%s", strings.Join(parts, ":"))
 	} else {
 		p("bs=%d", w.BlockSize)
 	}
@@ -180,11 +266,7 @@ func workloadOptions(p func(string, ...any), w engine.Workload, spec jobSpec) {
 	p("randseed=%d", w.Seed&(1<<62-1)) // fio reads a signed 64-bit number
 	p("random_generator=tausworthe64")
 	if len(w.Zones) > 0 {
-		var parts []string
-		for _, z := range w.Zones {
-			parts = append(parts, fmt.Sprintf("%g/%g", z.IOPercent, z.RangePercent))
-		}
-		p("random_distribution=zoned:%s", strings.Join(parts, ":"))
+		p("random_distribution=zoned:%s", zonedValue(w.Zones))
 	}
 	if w.ReadPct < 100 {
 		// PTS: random, incompressible data. fio's default is one buffer per

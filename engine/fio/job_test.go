@@ -2,6 +2,7 @@ package fio
 
 import (
 	"context"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ptsrun/ptsrun/engine"
+	"github.com/ptsrun/ptsrun/engine/enginetest"
 )
 
 func lines(s string) []string { return strings.Split(s, "\n") }
@@ -140,4 +142,97 @@ func entries(t *testing.T, dir string) []string {
 		names = append(names, e.Name())
 	}
 	return names
+}
+
+func ecwSplit() []engine.BlockShare {
+	return []engine.BlockShare{{Bytes: 512, Percent: 4}, {Bytes: 1024, Percent: 1}, {Bytes: 1536, Percent: 1}, {Bytes: 2048, Percent: 1},
+		{Bytes: 2560, Percent: 1}, {Bytes: 3072, Percent: 1}, {Bytes: 3584, Percent: 1}, {Bytes: 4096, Percent: 67},
+		{Bytes: 8192, Percent: 10}, {Bytes: 16384, Percent: 7}, {Bytes: 32768, Percent: 3}, {Bytes: 65536, Percent: 3}}
+}
+
+// A split and zones reach fio as fio reads them (see bssplitValue): whole
+// percentages, no size without a share, bs_unaligned where fio would round
+// a size down to a multiple of the smallest one.
+func TestJobFileSplitAndZones(t *testing.T) {
+	base := engine.Workload{Access: engine.Random, ReadPct: 40, TC: 1, QD: 32, ActiveRange: 100, Duration: time.Second}
+	for _, tc := range []struct {
+		name   string
+		split  []engine.BlockShare
+		zones  []engine.Zone
+		want   []string // option lines, in order, among bs*, bssplit, random_distribution
+		refuse string
+	}{
+		{"PTS ECW (§4.7)", ecwSplit(), []engine.Zone{{IOPercent: 50, RangePercent: 5}, {IOPercent: 30, RangePercent: 15}, {IOPercent: 20, RangePercent: 80}},
+			[]string{"bssplit=512/4:1024/1:1536/1:2048/1:2560/1:3072/1:3584/1:4096/67:8192/10:16384/7:32768/3:65536/3",
+				"random_distribution=zoned:50/5:30/15:20/80"}, ""},
+		{"no split, no zones", nil, nil, []string{"bs=4096"}, ""},
+		{"a size with no share is left out (fio: 0 = a part of the rest)",
+			[]engine.BlockShare{{Bytes: 4096, Percent: 100}, {Bytes: 8192, Percent: 0}}, nil, []string{"bssplit=4096/100"}, ""},
+		{"a size not a multiple of the smallest", []engine.BlockShare{{Bytes: 8192, Percent: 50}, {Bytes: 12288, Percent: 50}}, nil,
+			[]string{"bssplit=8192/50:12288/50", "bs_unaligned=1"}, ""},
+		{"the smallest with a share counts", []engine.BlockShare{{Bytes: 4096, Percent: 0}, {Bytes: 8192, Percent: 50}, {Bytes: 16384, Percent: 50}}, nil,
+			[]string{"bssplit=8192/50:16384/50"}, ""},
+		{"fractional share", []engine.BlockShare{{Bytes: 4096, Percent: 98.5}, {Bytes: 8192, Percent: 1.5}}, nil, nil,
+			"the share 98.5 % of 4 KiB is not a whole percentage: fio reads shares as whole percentages (it would run 1.5 % as 1 %)"},
+		{"fractional zone", nil, []engine.Zone{{IOPercent: 50, RangePercent: 2.5}, {IOPercent: 50, RangePercent: 97.5}}, nil,
+			"the zone 50/2.5 is not in whole percentages"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := base
+			w.BlockSize = 4096
+			if tc.split != nil {
+				w.BlockSize = 0
+			}
+			w.BlockSplit, w.Zones = tc.split, tc.zones
+			require.NoError(t, w.Validate(512))
+			err := checkWorkload(w)
+			if tc.refuse != "" {
+				assert.ErrorIs(t, err, engine.ErrBadWorkload)
+				assert.ErrorContains(t, err, tc.refuse)
+				e := &Engine{targets: []Target{{Name: "t", Path: "/dev/null", Size: 1 << 30, LogicalBlock: 512}}}
+				assert.ErrorContains(t, e.validate(w), tc.refuse, "the engine refuses it before fio runs")
+				return
+			}
+			require.NoError(t, err)
+			job := JobFile(w, []Target{{Name: "t", Path: "/dev/x", Size: 1 << 30, LogicalBlock: 512}}, jobSpec{IOEngine: "libaio"})
+			var got []string
+			for _, l := range lines(job) {
+				for _, o := range []string{"bs=", "bssplit=", "bs_unaligned=", "random_distribution="} {
+					if strings.HasPrefix(l, o) {
+						got = append(got, l)
+					}
+				}
+			}
+			assert.Equal(t, tc.want, got, job)
+		})
+	}
+	many := base
+	for i := 1; i <= 65; i++ {
+		many.BlockSplit = append(many.BlockSplit, engine.BlockShare{Bytes: int64(i) * 512, Percent: 1})
+	}
+	assert.ErrorContains(t, checkWorkload(many), "a block-size split of 65 sizes; fio takes at most 64")
+}
+
+// With the real fio: 12 KiB I/Os of an 8 KiB/12 KiB split stay 12 KiB
+// (without bs_unaligned fio would round them down to 8 KiB), in the shares
+// asked for.
+func TestFioRunsASplitAsWritten(t *testing.T) {
+	needFio(t)
+	path := enginetest.TempFile(t, 16<<20)
+	e, err := Open([]Target{{Name: path, Path: path, Size: 16 << 20, LogicalBlock: 512}}, Options{WorkDir: t.TempDir(), Trace: 4000})
+	require.NoError(t, err)
+	defer e.Close()
+	w := engine.Workload{Access: engine.Random, ReadPct: 0, TC: 1, QD: 4, ActiveRange: 100, Duration: time.Second, Seed: 3,
+		BlockSplit: []engine.BlockShare{{Bytes: 8192, Percent: 50}, {Bytes: 12288, Percent: 50}}}
+	m, err := engine.RunCell(context.Background(), e, engine.Cell{Workload: w})
+	require.NoError(t, err)
+	n := map[int64]int{}
+	for _, io := range m.Trace {
+		n[io.Size]++
+		require.Zero(t, io.Offset%8192, "fio aligns offsets to the smallest size of the split (blockalign's default)")
+	}
+	require.Len(t, n, 2, "both sizes: %v", n)
+	total := float64(len(m.Trace))
+	sigma := math.Sqrt(total * 0.25)
+	assert.InDelta(t, total/2, float64(n[12288]), 5*sigma+1, "12 KiB I/Os: %v", n)
 }

@@ -6,10 +6,13 @@
 // The model has two layers:
 //
 //   - A page-mapped flash translation layer (ftl.go) with over-provisioning
-//     and greedy garbage collection. It is scaled: the user capacity is split
-//     into about 2^18 mapping units, and host writes are applied to it unit by
-//     unit, so the write amplification it shows after a purge, through the
-//     fresh-out-of-box period and into steady state is the one a greedy FTL
+//     and cost-benefit garbage collection (the victim weighs its free space
+//     against its age, so that hot data collects cheaply and cold data is
+//     left alone). It is scaled: the user capacity is split into about 2^18
+//     mapping units, and host writes (at the addresses the real engines'
+//     generator gives, zones included) are applied to it unit by unit, so the
+//     write amplification it shows after a purge, through the
+//     fresh-out-of-box period and into steady state is the one such an FTL
 //     with that over-provisioning really has.
 //   - A timing model (drive.go) on a virtual clock, stepped once per virtual
 //     second. Per-die NAND timing (read, program and erase times, die count)
@@ -17,7 +20,10 @@
 //     limits, and the outstanding I/Os give each second's IOPS; latency
 //     samples come from the same terms: a base service time, queueing by
 //     Little's law, waits behind programs and erases on a busy die, and rare
-//     firmware pauses, which give the distribution its tail.
+//     firmware pauses, which give the distribution its tail. Each second's
+//     samples average to the latency its IOPS came from, so that IOPS × mean
+//     latency is the I/Os in flight; with a block-size split each I/O draws
+//     its size.
 //
 // The drive is deterministic for a seed. Its state (mapping, block valid
 // counts, virtual clock) persists in a state directory as a snapshot plus an

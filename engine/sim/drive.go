@@ -37,7 +37,7 @@ type Drive struct {
 func newDrive(m Model) *Drive {
 	unit := (m.UserBytes + userUnitsTarget - 1) / userUnitsTarget
 	units := int32((m.UserBytes + unit - 1) / unit)
-	return &Drive{m: m, f: newFTL(units, m.OP, m.GCWindow), unitBytes: unit, wce: true}
+	return &Drive{m: m, f: newFTL(units, m.OP), unitBytes: unit, wce: true}
 }
 
 // purge puts the drive back in the fresh-out-of-box state.
@@ -143,6 +143,9 @@ type rates struct {
 	busyErase  float64
 	readWaitP  float64 // chance a read waits behind an erase
 	writeWaitP float64
+	// The part of lr and lw the tail events carry: their chances times
+	// their mean waits.
+	lrTail, lwTail float64
 }
 
 // pmin is a soft minimum: near the smallest bound, lower where two bounds are
@@ -249,24 +252,31 @@ func (d *Drive) rates(w engine.Workload, cs []ioCost, l *layout, noise float64) 
 	var out rates
 	// Two passes: the waits depend on how busy the dies are, which depends on IOPS.
 	for pass := 0; pass < 2; pass++ {
-		// A read waits for a program on its die (suspend shortens it) or, rarely
-		// and handled as a tail event, for an erase.
-		readWait := out.busyProg*tp*0.25 + out.busyErase*te*0.3*0.5 +
-			slowReadP*3.5*tr + m.HiccupProb*hiccupMean
-		writeWait := out.busyErase*0.02*(tp+te*0.5) + slowWriteP*0.6*tp + m.HiccupProb*hiccupMean
-		out.lr = lr0 + readWait
-		out.lw = lw0 + writeWait
+		// A read waits for a program on its die (suspend shortens it): every
+		// read, a little. Rarely it waits for an erase, takes a slow path or
+		// meets a firmware pause: tail events, each drawn by sample with the
+		// chance and the mean wait counted here, so that the latency the
+		// I/Os get averages to what the IOPS were computed from.
+		out.readWaitP = out.busyErase * 0.3
+		out.writeWaitP = out.busyErase * 0.02
+		out.lrTail = out.readWaitP*te*0.5 + slowReadP*3.5*tr + m.HiccupProb*hiccupMean
+		out.lwTail = out.writeWaitP*(tp+te*0.5) + slowWriteP*0.6*tp + m.HiccupProb*hiccupMean
+		// A run's scatter (noise) speeds or slows the drive as a whole: its
+		// service rates and its base latency alike, so that the IOPS never
+		// outrun the latency bound and the queueing delay below is never
+		// negative.
+		out.lr = (lr0+out.busyProg*tp*0.25)/noise + out.lrTail
+		out.lw = lw0/noise + out.lwTail
 		l0 := r*out.lr + wf*out.lw
-		iopsDies := dies / (r*readDie + wf*writeDie)
+		iopsDies := dies / (r*readDie + wf*writeDie) * noise
 		iopsLat := oio / l0
-		iopsBW := 1 / (r*bytesR/m.MaxReadBW + wf*bytesW/m.MaxWriteBW)
-		out.iops = pmin(iopsDies, iopsLat, iopsBW, m.MaxIOPS) * noise
+		iopsBW := 1 / (r*bytesR/m.MaxReadBW + wf*bytesW/m.MaxWriteBW) * noise
+		out.iops = pmin(iopsDies, iopsLat, iopsBW, m.MaxIOPS*noise)
+		// Little's law: the OIO I/Os in flight take oio/iops each.
 		out.q = max(0, oio/out.iops-l0)
 		out.busyProg = min(1, out.iops*wf*progDie/dies)
 		out.busyErase = min(1, out.iops*wf*eraseDie/dies)
 	}
-	out.readWaitP = out.busyErase * 0.3
-	out.writeWaitP = out.busyErase * 0.02
 	return out
 }
 
@@ -394,8 +404,8 @@ func (d *Drive) run(w engine.Workload, salt uint64) engine.Measurement {
 
 		d.applyWrites(w, cs, st, lay, rng, nr, nw)
 		sec := engine.Second{}
-		d.sample(&meas.Read, &sec, rng, cs, nr, rt.lr, rt.q, rt.readWaitP, true)
-		d.sample(&meas.Write, &sec, rng, cs, nw, rt.lw, rt.q, rt.writeWaitP, false)
+		d.sample(&meas.Read, &sec, rng, cs, nr, rt.lr-rt.lrTail, rt.q, rt.lrTail, rt.readWaitP, true)
+		d.sample(&meas.Write, &sec, rng, cs, nw, rt.lw-rt.lwTail, rt.q, rt.lwTail, rt.writeWaitP, false)
 		if k := sec.ReadIOs + sec.WriteIOs; k > 0 {
 			sec.LatMeanNs /= float64(k)
 		}
@@ -481,73 +491,131 @@ const (
 	hiccupMean = (hiccupMin + hiccupMax) / 2
 )
 
-// sample records n I/Os' latencies for one second: a body of weighted samples
-// around base+queueing, plus individually drawn tail events.
+// sample records n I/Os' latencies for one second: a body of weighted
+// samples around base + queueing (q), and tail events (waits behind an
+// erase, slow paths, firmware pauses) that add their waits to that. base
+// excludes the tail's expected waits, tailMean (per I/O): the I/Os average
+// base + tailMean + q, the latency the step's IOPS were computed from, so
+// that IOPS × mean latency is the I/Os in flight (Little's law).
+//
+// A second's few dozen records stand for thousands of I/Os, whose mean
+// would not scatter by more than a fraction of a per cent. So the body's
+// records are stratified (one from each equal slice of the distributions,
+// at a random place in it) and matched to their means, and the queueing
+// delay gives back what the tail events drawn this second took beyond
+// their expected share: the mean is exact, the shape is the distributions',
+// and a rare event keeps its own wait.
 func (d *Drive) sample(ds *engine.DirStats, sec *engine.Second, rng *rand.Rand, cs []ioCost,
-	n int64, base, q, waitP float64, read bool) {
+	n int64, base, q, tailMean, waitP float64, read bool) {
 	if n <= 0 {
 		return
 	}
 	m := d.m
-	// Tail events: waits behind an erase, slow paths (a read retried with
-	// soft-decision decoding; a write waiting for buffer space), firmware
-	// pauses. Each is drawn individually.
-	eraseN := poisson(rng, float64(n)*waitP)
+	te, tp, tr := m.TErase.Seconds(), m.TProg.Seconds(), m.TRead.Seconds()
+	// Tail events, counted per second.
 	slowP := slowWriteP
 	if read {
 		slowP = slowReadP
 	}
-	slowN := poisson(rng, float64(n)*slowP)
-	hiccupN := poisson(rng, float64(n)*m.HiccupProb)
-	tail := min(eraseN+slowN+hiccupN, n)
-	body := n - tail
-	var bytes int64
-	rec := func(s float64, k int64) {
-		if k <= 0 {
+	// Their waits' means are the ones rates counts in lrTail and lwTail.
+	type event struct {
+		n    int64
+		wait func(u float64) float64 // u-quantile of the wait
+	}
+	events := []event{
+		{poisson(rng, float64(n)*waitP), func(u float64) float64 { return u * te }},
+		{poisson(rng, float64(n)*slowP), func(u float64) float64 { return (1 + 5*u) * tr }},
+		{poisson(rng, float64(n)*m.HiccupProb), func(u float64) float64 { return hiccupMin + (hiccupMax-hiccupMin)*u }},
+	}
+	if !read {
+		events[0].wait = func(u float64) float64 { return u*te + tp }
+		events[1].wait = func(u float64) float64 { return (0.2 + 0.8*u) * tp }
+	}
+	left := n
+	for i := range events {
+		events[i].n = min(events[i].n, left)
+		left -= events[i].n
+	}
+	body := left
+
+	// The records: k I/Os at fixed + q·g, g a queueing-delay quantile.
+	type record struct {
+		k        int64
+		fixed, g float64
+	}
+	var recs []record
+	var gSum float64
+	add := func(r record) {
+		recs = append(recs, r)
+		gSum += float64(r.k) * r.g
+	}
+	// strata spreads count I/Os over up to most records, and calls f with
+	// each record's I/Os and the places (0…1) of its strata.
+	strata := func(count, most int64, f func(k int64, u, v float64)) {
+		r := min(count, most)
+		if r == 0 {
 			return
 		}
-		ns := max(int64(s*1e9), 1)
-		bs := pickSize(rng, cs)
-		ds.Record(ns, k, bs)
-		bytes += k * bs
-		sec.LatMeanNs += float64(ns) * float64(k)
-	}
-	const sigma = 0.08
-	for i := int64(0); i < bodySamples && body > 0; i++ {
-		k := body / bodySamples
-		if i < body%bodySamples {
-			k++
-		}
-		if k == 0 {
-			continue
-		}
-		lat := base * math.Exp(sigma*rng.NormFloat64()-sigma*sigma/2)
-		lat += q * gamma2(rng)
-		rec(lat, k)
-	}
-	const tailRecords = 64
-	for i := int64(0); i < tail; {
-		k := int64(1)
-		if tail > tailRecords {
-			k = max(1, tail/tailRecords)
-		}
-		k = min(k, tail-i)
-		lat := base + q*gamma2(rng)
-		switch {
-		case i < eraseN:
-			lat += rng.Float64() * m.TErase.Seconds()
-			if !read {
-				lat += m.TProg.Seconds()
+		u0, v0 := rng.Float64(), rng.Float64()
+		shift := rng.Int64N(r)
+		perm := rng.Perm(int(r)) // the queueing delay's strata go with the others' at random
+		for j := int64(0); j < r; j++ {
+			k := count / r
+			if (j+shift)%r < count%r {
+				k++
 			}
-		case i < eraseN+slowN && read:
-			lat += (1 + 5*rng.Float64()) * m.TRead.Seconds()
-		case i < eraseN+slowN:
-			lat += (0.2 + 0.8*rng.Float64()) * m.TProg.Seconds()
-		default:
-			lat += hiccupMin + (hiccupMax-hiccupMin)*rng.Float64()
+			f(k, (float64(j)+u0)/float64(r), (float64(perm[j])+v0)/float64(r))
 		}
-		rec(lat, k)
-		i += k
+	}
+	// The body: base scattered by a log-normal of mean 1.
+	const sigma = 0.08
+	var lnSum float64
+	strata(body, bodySamples, func(k int64, u, v float64) {
+		ln := math.Exp(sigma*math.Sqrt2*math.Erfinv(2*max(u, 1e-12)-1) - sigma*sigma/2)
+		lnSum += float64(k) * ln
+		add(record{k: k, fixed: ln, g: gamma2Quantile(v)})
+	})
+	for i := range recs {
+		recs[i].fixed *= base * float64(body) / lnSum
+	}
+	// The tail: its waits as drawn (a rare event's wait is its own), and
+	// the queueing delay gives back what they took beyond their share.
+	const tailRecords = 64
+	var tailWait float64
+	for _, ev := range events {
+		strata(ev.n, max(1, tailRecords*ev.n/max(n-body, 1)), func(k int64, u, v float64) {
+			w := ev.wait(u)
+			tailWait += float64(k) * w
+			add(record{k: k, fixed: base + w, g: gamma2Quantile(v)})
+		})
+	}
+	q = max(0, q+tailMean-tailWait/float64(n))
+	gScale := 0.0
+	if gSum > 0 {
+		gScale = float64(n) / gSum
+	}
+
+	var bytes int64
+	for _, r := range recs {
+		ns := max(int64(math.Round((r.fixed+q*r.g*gScale)*1e9)), 1)
+		// The k I/Os of a record draw their sizes each: a multinomial over
+		// the split, so that bytes per I/O scatter as the host's do.
+		left, mass := r.k, 1.0
+		for i, c := range cs {
+			k := left
+			if i < len(cs)-1 {
+				k = binomial(rng, left, c.weight/mass)
+				mass -= c.weight
+			}
+			if k > 0 {
+				ds.Record(ns, k, c.bytes)
+				bytes += k * c.bytes
+			}
+			if left -= k; left == 0 {
+				break
+			}
+		}
+		sec.LatMeanNs += float64(ns) * float64(r.k)
 	}
 	if read {
 		sec.ReadIOs += n
@@ -572,9 +640,63 @@ func pickSize(rng *rand.Rand, cs []ioCost) int64 {
 	return cs[len(cs)-1].bytes
 }
 
-// gamma2 is a Gamma(2, 1/2) variate: mean 1, a queueing-delay shape.
-func gamma2(rng *rand.Rand) float64 {
-	return (rng.ExpFloat64() + rng.ExpFloat64()) / 2
+// gamma2Quantile is the u-quantile of Gamma(2, 1/2), mean 1, the shape of
+// a queueing delay: y/2 where
+// 1 − e^(−y)(1 + y) = u, by Newton's method kept inside a bracket.
+func gamma2Quantile(u float64) float64 {
+	if u <= 0 {
+		return 0
+	}
+	lo, hi := 0.0, 80.0
+	y := math.Sqrt(2 * u) // F(y) ≈ y²/2 near 0
+	if u > 0.5 {
+		l := -math.Log1p(-u)
+		y = l + math.Log1p(l)
+	}
+	for range 100 {
+		f := -math.Expm1(-y) - y*math.Exp(-y) - u // F(y) − u
+		if f > 0 {
+			hi = y
+		} else {
+			lo = y
+		}
+		next := y - f/(y*math.Exp(-y))
+		if !(next > lo && next < hi) {
+			next = (lo + hi) / 2
+		}
+		if math.Abs(next-y) <= 1e-12*max(y, 1e-12) {
+			y = next
+			break
+		}
+		y = next
+	}
+	return y / 2
+}
+
+// binomial draws the number of successes of n trials of chance p: exact
+// for few trials, else the normal or Poisson approximation.
+func binomial(rng *rand.Rand, n int64, p float64) int64 {
+	switch {
+	case n <= 0 || p <= 0:
+		return 0
+	case p >= 1:
+		return n
+	case p > 0.5:
+		return n - binomial(rng, n, 1-p)
+	case n <= 64:
+		var k int64
+		for i := int64(0); i < n; i++ {
+			if rng.Float64() < p {
+				k++
+			}
+		}
+		return k
+	}
+	mean := float64(n) * p
+	if v := mean * (1 - p); v > 30 {
+		return min(n, max(0, int64(math.Round(mean+math.Sqrt(v)*rng.NormFloat64()))))
+	}
+	return min(n, poisson(rng, mean))
 }
 
 func poisson(rng *rand.Rand, mean float64) int64 {

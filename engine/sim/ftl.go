@@ -1,8 +1,21 @@
 package sim
 
 // ftl is a page-mapped flash translation layer on scaled mapping units with
-// greedy garbage collection. Host writes go to one open block, relocated
-// units to another (hot/cold separation, as real FTLs do).
+// cost-benefit garbage collection. Host writes go to one open block,
+// relocated units to another (hot/cold separation, as real FTLs do).
+//
+// The victim is the full block with the most (1−u)·age/(1+u): u its share
+// of valid units, age the host units written since it was closed (Rosenblum
+// and Ousterhout's cost-benefit cleaning, LFS 1992, as flash controllers
+// adopted it). Free space is 1−u; collecting costs reading the block and
+// writing its u back (1+u); age is how long the valid data has stayed so.
+// Under uniform random writes it picks what greedy picks, the emptiest
+// block, give or take; where some data is rewritten far more often than the
+// rest it lets blocks of cold data sit nearly full and collects the hot
+// ones, which have emptied: hot zones make collection cheaper, as they do
+// on real drives. Plain greedy, or greedy among the oldest blocks, collects
+// cold blocks that are still nearly full and so does worse on a skewed
+// workload than on a uniform one.
 type ftl struct {
 	userUnits     int32
 	unitsPerBlock int32
@@ -23,10 +36,10 @@ type ftl struct {
 	freeN int     // ring length
 
 	host, gc frontier
-	// closed lists full blocks oldest first; collection picks the emptiest
-	// of the oldest window of them (windowed greedy).
-	closed []int32
-	window int
+	// closed lists full blocks, oldest first; closedAt is the host units
+	// written when each block was closed.
+	closed   []int32
+	closedAt []int64
 
 	hostUnits int64 // units written by the host since purge
 	relocated int64 // units moved by garbage collection since purge
@@ -51,7 +64,7 @@ const (
 	gContig uint8 = 255
 )
 
-func newFTL(userUnits int32, op, window float64) *ftl {
+func newFTL(userUnits int32, op float64) *ftl {
 	phys := int64(float64(userUnits) * (1 + op))
 	nBlocks := int32((phys + unitsPerBlock - 1) / unitsPerBlock)
 	reserve := max(4, int(nBlocks)/256)
@@ -71,8 +84,8 @@ func newFTL(userUnits int32, op, window float64) *ftl {
 		state:         make([]uint8, nBlocks),
 		free:          make([]int32, nBlocks),
 		closed:        make([]int32, 0, nBlocks),
+		closedAt:      make([]int64, nBlocks),
 	}
-	f.window = max(1, int(float64(nBlocks)*window))
 	f.purge()
 	return f
 }
@@ -91,6 +104,7 @@ func (f *ftl) purge() {
 		f.valid[b] = 0
 		f.state[b] = blockFree
 		f.free[b] = int32(b)
+		f.closedAt[b] = 0
 	}
 	f.freeH, f.freeN = 0, int(f.nBlocks)
 	f.closed = f.closed[:0]
@@ -136,6 +150,7 @@ func (f *ftl) place(fr *frontier, lu int32) {
 		if fr.block >= 0 {
 			f.state[fr.block] = blockFull
 			f.closed = append(f.closed, fr.block)
+			f.closedAt[fr.block] = f.hostUnits
 		}
 		fr.block = f.popFree()
 		f.state[fr.block] = blockOpen
@@ -166,15 +181,11 @@ func (f *ftl) write(lu int32, gran uint8) (relocated, erased int64) {
 	return relocated, erased
 }
 
-// collect erases the block with the fewest valid units among the oldest
-// window of full blocks (greedy over the whole drive when the window is all
-// of it), moving its valid units to the GC frontier first.
+// collect erases the full block of the best cost-benefit (see ftl), moving
+// its valid units to the GC frontier first. It reports false when every
+// full block is full of valid data.
 func (f *ftl) collect() (int64, bool) {
-	at := f.emptiest(min(f.window, len(f.closed)))
-	if at < 0 {
-		// The oldest blocks are all full of valid data: look at every block.
-		at = f.emptiest(len(f.closed))
-	}
+	at := f.victim()
 	if at < 0 {
 		return 0, false
 	}
@@ -197,16 +208,24 @@ func (f *ftl) collect() (int64, bool) {
 	return moved, true
 }
 
-// emptiest returns the index in closed[:n] of the block with the fewest valid
-// units, or −1 when all of them are full of valid data.
-func (f *ftl) emptiest(n int) int {
-	at, least := -1, f.unitsPerBlock
-	for i, b := range f.closed[:n] {
-		if v := f.valid[b]; v < least {
-			at, least = i, v
-			if v == 0 {
-				break
-			}
+// victim returns the index in closed of the block with the most
+// (1−u)·age/(1+u), the oldest of equals; −1 when every block is full of
+// valid data. An empty block is taken at once.
+func (f *ftl) victim() int {
+	at, best := -1, -1.0
+	per := float64(f.unitsPerBlock)
+	for i, b := range f.closed {
+		v := f.valid[b]
+		if v == 0 {
+			return i
+		}
+		if v == f.unitsPerBlock {
+			continue
+		}
+		u := float64(v) / per
+		age := float64(f.hostUnits-f.closedAt[b]) + 1
+		if score := (1 - u) * age / (1 + u); score > best {
+			at, best = i, score
 		}
 	}
 	return at

@@ -16,10 +16,6 @@ type Model struct {
 
 	UserBytes int64   // user capacity (decimal, as drives are sold)
 	OP        float64 // spare flash as a fraction of user capacity
-	// GCWindow is the share of the oldest full blocks garbage collection picks
-	// its victim from (windowed greedy, as controllers do for wear levelling);
-	// 1 is plain greedy.
-	GCWindow float64
 
 	Dies            int
 	PageBytes       int64 // NAND page; one program writes a page
@@ -54,7 +50,7 @@ type Model struct {
 var catalogue = []Model{
 	{
 		Name: "client", Vendor: "ptsrun", Product: "SIM-C512 (model)", Firmware: "SIM1",
-		UserBytes: 1_024_209_543_168, OP: 0.0737, GCWindow: 0.125,
+		UserBytes: 1_024_209_543_168, OP: 0.0737,
 		Dies: 48, PageBytes: 16 << 10, EraseBlockBytes: 6 << 20,
 		TRead: 60 * time.Microsecond, TProg: 800 * time.Microsecond, TErase: 4 * time.Millisecond,
 		MaxIOPS: 600_000, MaxReadBW: 3.5e9, MaxWriteBW: 3.0e9, LinkBW: 3.9e9,
@@ -64,7 +60,7 @@ var catalogue = []Model{
 	},
 	{
 		Name: "enterprise", Vendor: "ptsrun", Product: "SIM-E1600 (model)", Firmware: "SIM1",
-		UserBytes: 3_200_631_791_616, OP: 0.20, GCWindow: 0.125,
+		UserBytes: 3_200_631_791_616, OP: 0.20,
 		Dies: 64, PageBytes: 16 << 10, EraseBlockBytes: 6 << 20,
 		TRead: 70 * time.Microsecond, TProg: 500 * time.Microsecond, TErase: 3500 * time.Microsecond,
 		MaxIOPS: 1_000_000, MaxReadBW: 6.8e9, MaxWriteBW: 4.0e9, LinkBW: 7.8e9,

@@ -3,6 +3,8 @@ package sim
 import (
 	"context"
 	"encoding/json"
+	"math"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -303,4 +305,44 @@ func BenchmarkIOPSCell(b *testing.B) {
 	for i := 0; b.Loop(); i++ {
 		_, _ = e.run(ctx, rnd(65, 4096, 4, 32, time.Minute, uint64(i)))
 	}
+}
+
+func TestBinomial(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, c := range []struct {
+		n int64
+		p float64
+	}{{10, 0.3}, {64, 0.01}, {1000, 0.04}, {100000, 0.67}, {1 << 20, 0.001}, {5, 1}, {5, 0}} {
+		const runs = 4000
+		var s, s2 float64
+		for i := 0; i < runs; i++ {
+			k := binomial(rng, c.n, c.p)
+			require.GreaterOrEqual(t, k, int64(0))
+			require.LessOrEqual(t, k, c.n)
+			s += float64(k)
+			s2 += float64(k) * float64(k)
+		}
+		mean, v := float64(c.n)*c.p, float64(c.n)*c.p*(1-c.p)
+		m := s / runs
+		assert.InDelta(t, mean, m, 5*math.Sqrt(v/runs)+1e-9, "%+v", c)
+		if v > 0 {
+			assert.InEpsilon(t, v, s2/runs-m*m, 0.15, "%+v", c)
+		}
+	}
+}
+
+func TestGamma2Quantile(t *testing.T) {
+	for _, u := range []float64{1e-9, 0.001, 0.1, 0.5, 0.9, 0.999, 1 - 1e-12} {
+		x := gamma2Quantile(u)
+		y := 2 * x
+		assert.InDelta(t, u, 1-math.Exp(-y)*(1+y), 1e-9, "F(Q(%g))", u)
+	}
+	assert.Zero(t, gamma2Quantile(0))
+	// The mean of the quantiles over fine strata is the distribution's, 1.
+	var s float64
+	const n = 100000
+	for i := 0; i < n; i++ {
+		s += gamma2Quantile((float64(i) + 0.5) / n)
+	}
+	assert.InDelta(t, 1, s/n, 1e-3)
 }

@@ -21,7 +21,7 @@ import (
 const (
 	snapFile      = "drive.snap"
 	logFile       = "drive.oplog"
-	snapMagic     = "PTSRUN-SIM-DRIVE-2\n" // 2: the header keeps the recent host units per step
+	snapMagic     = "PTSRUN-SIM-DRIVE-3\n" // 3: blocks keep when they were closed (cost-benefit collection)
 	snapshotEvery = 64
 )
 
@@ -72,7 +72,7 @@ func (d *Drive) writeSnapshot(w io.Writer, seq uint64, serial string) error {
 		Reserve: int64(f.reserve), FreeH: int64(f.freeH), FreeN: int64(f.freeN),
 		HostBlock: f.host.block, HostNext: f.host.next, GCBlock: f.gc.block, GCNext: f.gc.next,
 		HostUnits: f.hostUnits, Relocated: f.relocated, Erased: f.erased}
-	for _, v := range []any{h, f.l2p, f.gran, f.p2l, f.valid, f.state, f.free, int64(len(f.closed)), f.closed} {
+	for _, v := range []any{h, f.l2p, f.gran, f.p2l, f.valid, f.state, f.free, f.closedAt, int64(len(f.closed)), f.closed} {
 		if err := binary.Write(bw, binary.LittleEndian, v); err != nil {
 			return err
 		}
@@ -108,7 +108,7 @@ func readSnapshot(r io.Reader, m Model) (*Drive, uint64, string, error) {
 		return nil, 0, "", errors.New("snapshot geometry does not match the model (made by another ptsrun version?)")
 	}
 	var nClosed int64
-	for _, v := range []any{f.l2p, f.gran, f.p2l, f.valid, f.state, f.free, &nClosed} {
+	for _, v := range []any{f.l2p, f.gran, f.p2l, f.valid, f.state, f.free, f.closedAt, &nClosed} {
 		if err := binary.Read(br, binary.LittleEndian, v); err != nil {
 			return nil, 0, "", fmt.Errorf("snapshot body: %w", err)
 		}
