@@ -151,7 +151,7 @@ func workloadKey(w engine.Workload) pts.CellKey {
 	if len(w.BlockSplit) == 0 && len(w.Zones) == 0 {
 		return pts.KeyOf(w)
 	}
-	acc, _, _ := strings.Cut(pts.KeyOf(w).String(), "-") // rnd, seq
+	acc := strings.ToLower(pts.AccessLabel(w.Access)) // rnd, seq
 	bs := engine.SizeKey(w.BlockSize)
 	if len(w.BlockSplit) > 0 {
 		bs = w.SplitKey()

@@ -25,6 +25,9 @@ import (
 // demand-variation window, and the TC × QD tables are written. ECW is
 // killed with SIGKILL between its operating points and resumed.
 func TestDemandIntensityOnLoopDevice(t *testing.T) {
+	// Mostly waiting on cells of real I/O: beside the other long device tests,
+	// each on a loop device of its own.
+	t.Parallel()
 	dev := enginetest.LoopDevice(t, 64<<20, "")
 	for _, tc := range []struct {
 		test, engine string

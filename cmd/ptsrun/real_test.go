@@ -60,6 +60,9 @@ func TestWorkloadOnLoopDevice(t *testing.T) {
 }
 
 func TestRunOnLoopDeviceWithEachEngine(t *testing.T) {
+	// Mostly waiting on cells of real I/O: beside the other long device tests,
+	// each on a loop device of its own.
+	t.Parallel()
 	dev := enginetest.LoopDevice(t, 128<<20, "")
 	for _, eng := range []string{"native", "fio"} {
 		t.Run(eng, func(t *testing.T) {
@@ -480,6 +483,9 @@ func fillRandom(t *testing.T, dev string) {
 // run, an fio trim or zero-fill job, labelled as not a PTS purge; the PTS
 // purges are refused for them.
 func TestRunPurgesFioServerTargets(t *testing.T) {
+	// Mostly waiting on cells of real I/O: beside the other long device tests,
+	// each on a loop device of its own.
+	t.Parallel()
 	enginetest.NeedRoot(t, "losetup", "fio", "dd")
 	a := enginetest.LoopDevice(t, 64<<20, "")
 	b := enginetest.LoopDevice(t, 64<<20, "")

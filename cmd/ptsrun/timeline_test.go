@@ -24,6 +24,9 @@ import (
 // and finished without repeating a sample; the report names the gap. HIR
 // also goes through its preconditioning rounds and its idle time first.
 func TestTimelinesOnLoopDeviceKilledAndResumed(t *testing.T) {
+	// Mostly waiting on cells of real I/O: beside the other long device tests,
+	// each on a loop device of its own.
+	t.Parallel()
 	dev := enginetest.LoopDevice(t, 64<<20, "")
 	for _, tc := range []struct {
 		test, engine string
