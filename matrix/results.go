@@ -648,6 +648,10 @@ func deviations(ri pts.RunInfo, st *pts.State, res *Results) []Deviation {
 	}
 	if ri.Workload {
 		// Nothing of the PTS was asked for: the rest does not apply.
+		if n := len(ri.Stages[0].Cells); len(ri.Stages) == 1 && n > 1 {
+			add("workload", "%d workloads run one after the other with `ptsrun workload`, outside the PTS: no purge, no preconditioning, no steady state.", n)
+			return out
+		}
 		add("workload", "One workload run with `ptsrun workload`, outside the PTS: no purge, no preconditioning, "+
 			"one measurement of %v, no steady state.", time.Duration(cfg.CellTime))
 		return out

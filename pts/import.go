@@ -30,16 +30,17 @@ func WriteImported(dir string, ri RunInfo, rounds map[string][][]ImportedCell) e
 	return writeRounds(dir, ri, rounds, "imported: "+ri.Source)
 }
 
-// WriteWorkload makes dir a run directory for one workload that `ptsrun
-// workload` ran: run.json (ri, marked as a workload) and a journal with its
-// one cell as the one round of ri's one stage. report, compare and check
-// then take it like any run.
-func WriteWorkload(dir string, ri RunInfo, cell ImportedCell) error {
-	if len(ri.Stages) != 1 || len(ri.Stages[0].Cells) != 1 {
-		return fmt.Errorf("workload run %s: one stage of one cell expected", dir)
+// WriteWorkload makes dir a run directory for the workloads that `ptsrun
+// workload` ran one after the other (one, or a sequence of presets or
+// vdbench runs): run.json (ri, marked as a workload) and a journal with
+// them as the one round of ri's one stage, cells[i] its cell i. report,
+// compare and check then take it like any run.
+func WriteWorkload(dir string, ri RunInfo, cells ...ImportedCell) error {
+	if len(ri.Stages) != 1 || len(cells) == 0 || len(ri.Stages[0].Cells) != len(cells) {
+		return fmt.Errorf("workload run %s: one stage with a cell per workload expected", dir)
 	}
 	ri.Workload = true
-	return writeRounds(dir, ri, map[string][][]ImportedCell{ri.Stages[0].ID: {{cell}}}, "recorded by ptsrun workload")
+	return writeRounds(dir, ri, map[string][][]ImportedCell{ri.Stages[0].ID: {cells}}, "recorded by ptsrun workload")
 }
 
 func writeRounds(dir string, ri RunInfo, rounds map[string][][]ImportedCell, origin string) error {

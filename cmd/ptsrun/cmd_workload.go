@@ -296,8 +296,8 @@ func runWorkload(ctx context.Context, opts workloadOptions, stdout, stderr io.Wr
 		if err := saveWorkload(dir, res); err != nil {
 			return err
 		}
-		rec := workloadRecord{Dir: dir, Targets: tp, Engine: desc, Poll: poll, Workload: w, Measurement: m,
-			Started: started, Operator: opts.Operator}
+		rec := workloadRecord{Dir: dir, Targets: tp, Engine: desc, Poll: poll, Started: started, Operator: opts.Operator,
+			Cells: []recordedCell{{Key: workloadKey(w), Workload: w, Measurement: m, Started: started}}}
 		if err := recordWorkload(rec); err != nil {
 			return err
 		}
@@ -319,22 +319,31 @@ func runWorkload(ctx context.Context, opts workloadOptions, stdout, stderr io.Wr
 	return nil
 }
 
-// workloadRecord is a measured workload to record in a run directory.
+// workloadRecord is measured workloads to record in a run directory, in
+// the order they ran.
 type workloadRecord struct {
-	Dir         string
-	Targets     *targets.Plan // as opened
-	Engine      string        // the opened engine's description
-	Poll        pts.Poll
+	Dir      string
+	Targets  *targets.Plan // as opened
+	Engine   string        // the opened engine's description
+	Poll     pts.Poll
+	Started  time.Time
+	Operator pts.Operator
+	Cells    []recordedCell
+}
+
+// recordedCell is one measured workload of a record: its cell's key (a
+// preset's or vdbench run's name, else workloadKey) and what it measured.
+type recordedCell struct {
+	Key         pts.CellKey
 	Workload    engine.Workload
 	Measurement engine.Measurement
 	Started     time.Time
-	Operator    pts.Operator
 }
 
-// recordWorkload makes r.Dir a run directory of one custom cell, so that
-// report, compare and check take a workload like any run.
+// recordWorkload makes r.Dir a run directory of custom cells, one per
+// workload, so that report, compare and check take workloads like any run.
 func recordWorkload(r workloadRecord) error {
-	w := r.Workload
+	w := r.Cells[0].Workload
 	cfg := pts.DefaultConfig()
 	// No tests and no profile: nothing of the PTS applies.
 	cfg.Tests, cfg.Profile = nil, ""
@@ -347,12 +356,16 @@ func recordWorkload(r workloadRecord) error {
 	if r.Poll != pts.PollAuto {
 		cfg.Poll = r.Poll.String()
 	}
-	stage := pts.Stage{ID: "custom", Test: "custom", Title: "Workload", MaxRounds: 1,
-		Cells: []pts.Cell{{Index: 0, Key: workloadKey(w), Workload: w}}}
+	stage := pts.Stage{ID: "custom", Test: "custom", Title: "Workload", MaxRounds: 1}
+	var cells []pts.ImportedCell
+	for i, c := range r.Cells {
+		stage.Cells = append(stage.Cells, pts.Cell{Index: i, Key: c.Key, Workload: c.Workload})
+		cells = append(cells, pts.ImportedCell{Workload: c.Workload, Measurement: c.Measurement, Time: c.Started})
+	}
 	ri := pts.RunInfo{Schema: pts.Schema, Tool: "ptsrun", Version: version, Spec: "PTS " + pts.SpecRevision,
 		Created: r.Started, Config: cfg, Stages: []pts.Stage{stage}, Targets: r.Targets.Identities,
 		Host: targets.ProbeHost(version), Engine: r.Engine, Source: "ptsrun workload", Operator: r.Operator}
-	if err := pts.WriteWorkload(r.Dir, ri, pts.ImportedCell{Workload: w, Measurement: r.Measurement, Time: r.Started}); err != nil {
+	if err := pts.WriteWorkload(r.Dir, ri, cells...); err != nil {
 		return err
 	}
 	res, ri, err := matrix.Load(r.Dir)
