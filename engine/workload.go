@@ -85,6 +85,23 @@ type Workload struct {
 	// states). A real drive rests in wall time; the simulated one lets its
 	// background garbage collection run on its virtual clock.
 	Idle bool `json:"idle,omitempty"`
+
+	// Options of the workloads people run outside the PTS (`ptsrun
+	// workload`, presets, vdbench and fio job files); zero is "not asked".
+	//
+	// Ramp is a warm-up at the start of Duration: the engine runs it, its
+	// seconds stay in the series (marked), and the measurement's totals
+	// leave it out (fio ramp_time, vdbench warmup).
+	Ramp time.Duration `json:"ramp_ns,omitempty"`
+	// RandomPct is the share of a random workload's I/Os at random offsets,
+	// the rest continuing sequentially from the one before (fio
+	// percentage_random, vdbench seekpct); 0 is all random.
+	RandomPct float64 `json:"random_pct,omitempty"`
+	// RateIOPS and RateMBps cap each target's I/O rate, spread over its
+	// threads (fio rate_iops and rate, vdbench iorate); 0 is as fast as
+	// it goes.
+	RateIOPS float64 `json:"rate_iops,omitempty"`
+	RateMBps float64 `json:"rate_mbps,omitempty"`
 }
 
 // Limits of what a workload may ask for.
@@ -125,6 +142,14 @@ func (w Workload) Validate(lbs int64) error {
 		return bad("neither a duration nor a number of passes")
 	case w.Duration < 0 || w.Passes < 0 || math.IsNaN(w.Passes) || math.IsInf(w.Passes, 0):
 		return bad("negative or infinite duration or passes")
+	case w.Ramp < 0 || w.Ramp > 0 && w.Ramp >= w.Duration:
+		return bad("a ramp of %v in a run of %v: the ramp must be shorter than the run", w.Ramp, w.Duration)
+	case !(w.RandomPct >= 0 && w.RandomPct <= 100):
+		return bad("random share %v%% outside 0…100", w.RandomPct)
+	case w.RandomPct > 0 && w.Access == Sequential:
+		return bad("a random share of %v%% for a sequential workload", w.RandomPct)
+	case !(w.RateIOPS >= 0) || !(w.RateMBps >= 0) || math.IsInf(w.RateIOPS, 0) || math.IsInf(w.RateMBps, 0):
+		return bad("a rate of %v IOPS or %v MB/s: a rate is above zero", w.RateIOPS, w.RateMBps)
 	}
 	sizes := []int64{w.BlockSize}
 	if len(w.BlockSplit) > 0 {
