@@ -738,7 +738,7 @@ func (t *translator) rdParam(r *rdDef, prm Param) error {
 		if name == "elapsed" {
 			lo = 1
 		}
-		v, err := wholeIn(prm, lo, 10*365*24*3600, "seconds (or m, h)")
+		v, err := wholeIn(prm, lo, math.MaxInt32, "seconds (or m, h)")
 		if err != nil {
 			return err
 		}

@@ -59,7 +59,9 @@ var allowedImports = []struct {
 		"test wiring: a simulated run from target to results, as cmd wires a real one"},
 	{"targets", []string{"device", "engine", "engine/native", "engine/fio", "engine/sim", "precondition"},
 		"the target set: from the targets a user names to a checked plan, an opened engine and the purge and write cache of the devices behind it; beside precondition, before pts in the data flow (pts runs what it opens, never opens it)"},
-	{"cmd/ptsrun", []string{"device", "engine", "targets", "precondition", "pts", "steadystate", "matrix", "pdfreport", "golden"},
+	{"vdbench", []string{"engine"},
+		"reads vdbench parameter files into the engine's workloads: parsing and translation, pure, no I/O beyond reading the file it is given"},
+	{"cmd/ptsrun", []string{"device", "engine", "targets", "precondition", "pts", "steadystate", "matrix", "pdfreport", "golden", "vdbench"},
 		"the CLI wires every package together, and opens engines only through targets; nothing imports it"},
 }
 
@@ -161,7 +163,7 @@ func TestDependencyCheckFails(t *testing.T) {
 		{"a fixture outside tests", "pts", "pts/runner.go", false, "engine/sim", nil,
 			"pts/runner.go imports engine/sim"},
 		{"the CLI opens an engine itself", "cmd/ptsrun", "cmd/ptsrun/cmd_run.go", false, "engine/native", nil,
-			"cmd/ptsrun/cmd_run.go imports engine/native: cmd/ptsrun may import only device, engine, golden, matrix, pdfreport, precondition, pts, steadystate, targets"},
+			"cmd/ptsrun/cmd_run.go imports engine/native: cmd/ptsrun may import only device, engine, golden, matrix, pdfreport, precondition, pts, steadystate, targets, vdbench"},
 		{"the runner opens targets", "pts", "pts/runner.go", false, "targets", nil,
 			"pts/runner.go imports targets: pts may import only device, engine, precondition, steadystate"},
 	} {
