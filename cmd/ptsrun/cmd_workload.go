@@ -50,8 +50,11 @@ func workloadCommand() *cli.Command {
 			pollFlag(),
 			&cli.BoolFlag{Name: "json", Usage: "print the measurement as JSON"},
 			&cli.StringFlag{Name: "out", Usage: "record the workload and its per-second series in this directory"},
-		}, operatorFlags()...),
+		}, append(operatorFlags(), vdbenchFlags()...)...),
 		Action: func(c *cli.Context) error {
+			if c.IsSet("vdbench") || c.IsSet("dry-run") {
+				return vdbenchCommand(c)
+			}
 			opts, err := workloadOptionsFrom(c)
 			if err != nil {
 				return err
