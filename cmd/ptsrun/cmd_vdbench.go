@@ -225,7 +225,7 @@ func runVdbench(ctx context.Context, opts vdbenchOptions, stdout, stderr io.Writ
 		}
 		w := r.Workload
 		if !opts.JSON {
-			fmt.Fprintf(stderr, "run %d/%d %s (%s): %s on %v for %v (%v warm-up)%s\n", i+1, len(runs), r.Name, r.Pos, w.Description(),
+			fmt.Fprintf(stderr, "run %d/%d %s (%s): %s on %v for %v (%v warm-up)%s\n", i+1, len(runs), r.Name, r.Pos, vdbenchWhat(w),
 				r.specs, w.Duration, w.Ramp, vdbenchRate(r.Run))
 		}
 		at := time.Now().UTC()
@@ -302,6 +302,15 @@ func checkVdbenchRun(r vdbench.Run, tp, union *targets.Plan) error {
 	return nil
 }
 
+// vdbenchWhat describes a run's workload for people, its random share
+// with it.
+func vdbenchWhat(w engine.Workload) string {
+	if w.RandomPct > 0 {
+		return fmt.Sprintf("%s, %g %% of the I/Os random", w.Description(), w.RandomPct)
+	}
+	return w.Description()
+}
+
 // vdbenchRate says a run's rate for people: "" at max.
 func vdbenchRate(r vdbench.Run) string {
 	if r.IORate == 0 {
@@ -353,10 +362,7 @@ func printVdbenchPlan(w io.Writer, p *vdbench.Plan) {
 	for _, r := range p.Runs {
 		wl := r.Workload
 		fmt.Fprintf(w, "%s (rd=%s, %s) on sd %s:\n", r.Name, r.RD, r.Pos, strings.Join(r.SDs, ", "))
-		what := wl.Description()
-		if wl.RandomPct > 0 {
-			what += fmt.Sprintf(", %g %% of the I/Os random", wl.RandomPct)
-		}
+		what := vdbenchWhat(wl)
 		warm := fmt.Sprintf("warmup=%v", r.Warmup)
 		if r.Warmup == 0 {
 			warm = "vdbench's first interval"
