@@ -3,6 +3,7 @@ package vdbench
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -957,6 +958,10 @@ func (t *translator) sdsOf(w *wdDef, v variant, r *rdDef) ([]*sdDef, error) {
 	return out, nil
 }
 
+// cellName is what a run's name may hold: a cell key, and with the fio
+// engine the name of its job file.
+var cellName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.=+-]*$`)
+
 // run makes one run: the workloads of rd r at one combination of its
 // for-loop values.
 func (t *translator) run(r *rdDef, v variant, wds []*wdDef, loops []loop, vals []float64) error {
@@ -973,6 +978,9 @@ func (t *translator) run(r *rdDef, v variant, wds []*wdDef, loops []loop, vals [
 		if len(l.vals) > 1 {
 			name += "-" + l.kind + "=" + text
 		}
+	}
+	if !cellName.MatchString(name) {
+		return errAt(r.pos, "rd="+r.name, "not supported: the run's name %q: ptsrun names a cell, and the fio engine its files, after the run: letters, digits and _ - . = + only", name)
 	}
 	if at, ok := t.names[name]; ok {
 		return errAt(r.pos, "rd="+r.name, "a second run named %s (the first from %s): rd names are one each", name, at)

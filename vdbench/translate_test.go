@@ -225,6 +225,8 @@ func TestTranslateRefuses(t *testing.T) {
 		{sd + wd + rd + "rd=rd1,wd=wd1,iorate=max\n", "parm:4: rd=rd1: rd=rd1 is defined twice (first at parm:3)"},
 		{sd + wd + "rd=a,wd=wd1,iorate=max,sd=single\nrd=a_sd1,wd=wd1,iorate=max\n", "parm:4: rd=a_sd1: a second run named a_sd1 (the first from parm:3): rd names are one each"},
 		{sd + wd, "parm:1: no run definition (rd=): nothing to run"},
+		{sd + wd + "rd=../x,wd=wd1,iorate=max\n", "parm:3: rd=../x: not supported: the run's name \"../x\": ptsrun names a cell, and the fio engine its files, after the run: letters, digits and _ - . = + only"},
+		{sd + wd + `rd="a b",wd=wd1,iorate=max` + "\n", "parm:3: rd=a b: not supported: the run's name \"a b\": ptsrun names a cell, and the fio engine its files, after the run: letters, digits and _ - . = + only"},
 		{sd + wd + "rd=rd1,wd=wd1,iorate=max,forthreads=1000\n", "parm:3: rd=rd1: invalid workload: thread count 1000 outside 1…256"},
 	} {
 		t.Run(c.want, func(t *testing.T) {
