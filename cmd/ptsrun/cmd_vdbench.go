@@ -69,12 +69,6 @@ func vdbenchCommand(c *cli.Context) error {
 	return runVdbench(c.Context, opts, c.App.Writer, c.App.ErrWriter)
 }
 
-// vdbenchRun is a run of the file with its checked targets.
-type vdbenchRun struct {
-	vdbench.Run
-	specs []string
-}
-
 // vdbenchResult is one run's measurement in --json and DIR/vdbench.json.
 type vdbenchResult struct {
 	Name string `json:"name"`
@@ -132,19 +126,18 @@ func runVdbench(ctx context.Context, opts vdbenchOptions, stdout, stderr io.Writ
 	if err != nil {
 		return fmt.Errorf("%s: %w", opts.File, err)
 	}
-	runs := make([]vdbenchRun, len(plan.Runs))
-	for i, r := range plan.Runs {
+	runs := plan.Runs
+	for _, r := range runs {
 		if union.Kind == targets.Simulated && !slices.Equal(r.Targets, plan.Runs[0].Targets) {
 			return fmt.Errorf("%s: run %s: the simulated drives keep their state per target set: every run of a file loads the same ones (here %v, the first run %v)",
 				r.Pos, r.Name, r.Targets, plan.Runs[0].Targets)
 		}
-		runs[i] = vdbenchRun{Run: r, specs: r.Targets}
 		w := r.Workload
 		tp, err := targets.Check(targets.Options{Specs: r.Targets, Engine: opts.Engine, DestroyData: opts.DestroyData, Gate: w.ReadPct < 100})
 		if err != nil {
 			return fmt.Errorf("%s: run %s: %w", r.Pos, r.Name, err)
 		}
-		if err := checkVdbenchRun(r, tp, union); err != nil {
+		if err := checkVdbenchRun(r, tp); err != nil {
 			return fmt.Errorf("%s: run %s: %w", r.Pos, r.Name, err)
 		}
 	}
@@ -206,19 +199,19 @@ func runVdbench(ctx context.Context, opts vdbenchOptions, stdout, stderr io.Writ
 		// One engine for consecutive runs on the same targets; another
 		// target set, another engine. The gate ran above: files an earlier
 		// run made are the run's own, and a new inspection opens them.
-		if set == nil || !slices.Equal(setSpecs, r.specs) {
+		if set == nil || !slices.Equal(setSpecs, r.Targets) {
 			if set != nil {
 				set.Engine.Close()
 				set = nil
 			}
-			tp, err := targets.Check(targets.Options{Specs: r.specs, Engine: opts.Engine})
+			tp, err := targets.Check(targets.Options{Specs: r.Targets, Engine: opts.Engine})
 			if err != nil {
 				return fmt.Errorf("run %s: %w", r.Name, err)
 			}
 			if set, err = tp.Open(dir, targets.OpenOptions{Poll: poll.Duration()}); err != nil {
 				return fmt.Errorf("run %s: %w", r.Name, err)
 			}
-			setSpecs = r.specs
+			setSpecs = r.Targets
 			if desc == "" {
 				desc = set.Engine.Describe()
 			}
@@ -226,7 +219,7 @@ func runVdbench(ctx context.Context, opts vdbenchOptions, stdout, stderr io.Writ
 		w := r.Workload
 		if !opts.JSON {
 			fmt.Fprintf(stderr, "run %d/%d %s (%s): %s on %v for %v (%v warm-up)%s\n", i+1, len(runs), r.Name, r.Pos, vdbenchWhat(w),
-				r.specs, w.Duration, w.Ramp, vdbenchRate(r.Run))
+				r.Targets, w.Duration, w.Ramp, vdbenchRate(r))
 		}
 		at := time.Now().UTC()
 		m, err := engine.RunCell(ctx, set.Engine, engine.Cell{Name: r.Name, Workload: w})
@@ -236,7 +229,7 @@ func runVdbench(ctx context.Context, opts vdbenchOptions, stdout, stderr io.Writ
 			}
 			return fmt.Errorf("run %s: %w", r.Name, err)
 		}
-		res := workloadResult{Tool: "ptsrun", Version: version, Engine: set.Engine.Describe(), Workload: w, Targets: r.specs,
+		res := workloadResult{Tool: "ptsrun", Version: version, Engine: set.Engine.Describe(), Workload: w, Targets: r.Targets,
 			Elapsed: m.Elapsed.Seconds(), Read: dirOf(m.Read, m.Elapsed), Write: dirOf(m.Write, m.Elapsed),
 			Total: dirOf(m.Total(), m.Elapsed), CPU: m.CPU}
 		for _, t := range m.Targets {
@@ -257,9 +250,10 @@ func runVdbench(ctx context.Context, opts vdbenchOptions, stdout, stderr io.Writ
 	}
 	if opts.JSON {
 		b, err := json.MarshalIndent(struct {
-			File string          `json:"file"`
-			Runs []vdbenchResult `json:"runs"`
-		}{opts.File, results}, "", "  ")
+			File  string          `json:"file"`
+			Runs  []vdbenchResult `json:"runs"`
+			Notes []vdbench.Note  `json:"notes,omitempty"`
+		}{opts.File, results, plan.Notes}, "", "  ")
 		if err != nil {
 			return err
 		}
@@ -275,7 +269,7 @@ func runVdbench(ctx context.Context, opts vdbenchOptions, stdout, stderr io.Writ
 // checkVdbenchRun checks a run against its targets as runWorkload checks a
 // workload: sizes the targets' logical blocks take, shares fio reads, an
 // active range each target holds.
-func checkVdbenchRun(r vdbench.Run, tp, union *targets.Plan) error {
+func checkVdbenchRun(r vdbench.Run, tp *targets.Plan) error {
 	w := r.Workload
 	for _, t := range tp.Local {
 		for _, bs := range blockSizes(w) {
