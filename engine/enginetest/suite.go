@@ -40,6 +40,12 @@ type Caps struct {
 	// Virtual: the engine's time is a model's (the simulated drive), so a
 	// cell takes next to no wall time.
 	Virtual bool
+	// ForeignPacing: another program keeps the rate cap (fio), whose CPU
+	// time is its own affair: fio 3.33 paces by sleeping, yet now and then
+	// takes a whole CPU for a 3000 IOPS job (measured: 0.2 to 1.5 CPU
+	// seconds in 3 s, for one and the same job file), so the suite does
+	// not bound it.
+	ForeignPacing bool
 }
 
 func run(t *testing.T, e engine.Engine, w engine.Workload) engine.Measurement {
@@ -409,9 +415,9 @@ func withRandom(w engine.Workload, pct float64) engine.Workload {
 }
 
 // checkRate asserts that a capped workload ran at its cap: the IOPS over
-// the measurement within 5 % of it (0.5 % on a model's clock), and, on
-// real targets, with the I/O threads asleep between I/Os rather than
-// spinning.
+// the measurement within 5 % of it (0.5 % on a model's clock), and, where
+// the engine paces the I/O itself on real targets, with the I/O threads
+// asleep between I/Os rather than spinning: less than half a CPU busy.
 //
 // Why 5 %: the engines keep each thread to a schedule (the k-th I/O is
 // due k ÷ rate after the start), so over a run of a few thousand I/Os the
@@ -427,7 +433,7 @@ func checkRate(t *testing.T, w engine.Workload, m engine.Measurement, caps Caps)
 		tol = 0.005
 	}
 	assert.InEpsilon(t, want, m.IOPS(), tol, "%s: IOPS under a cap of %.0f", w, want)
-	if caps.Virtual {
+	if caps.Virtual || caps.ForeignPacing {
 		return
 	}
 	busy := m.CPU.User + m.CPU.Sys
