@@ -580,3 +580,9 @@ func (o *Output) runTime() time.Duration {
 	}
 	return ramp + rest
 }
+
+// CheckWorkload says whether fio runs w as asked: whole percentages for
+// shares, fio's limits on splits and zones, a rate cap every thread's share
+// of which is at least one I/O (or byte) a second, since fio reads 0 as no
+// cap.
+func CheckWorkload(w engine.Workload) error { return checkWorkload(w) }
