@@ -269,3 +269,38 @@ func TestWorkloadOptionsOnLoopDevices(t *testing.T) {
 		})
 	}
 }
+
+// Two preset runs (two drives here; two transports or firmware versions
+// in a lab) compare into a ratio heat-map, a PDF page and a CSV.
+func TestWorkloadPresetsCompareHeatMap(t *testing.T) {
+	base := t.TempDir()
+	a, b := filepath.Join(base, "a"), filepath.Join(base, "b")
+	for dir, model := range map[string]string{a: "sim:enterprise", b: "sim:client"} {
+		code, _, stderr := ptsrun("workload", "--target", model, "--preset", "hci-4k-read,hci-64k-75/25-rnd80", "--time", "6s", "--ramp", "1s", "--out", dir)
+		require.Equal(t, 0, code, stderr)
+	}
+	pdf := filepath.Join(base, "cmp.pdf")
+	code, stdout, stderr := ptsrun("compare", a, b, "-o", pdf, "--json")
+	require.Equal(t, 0, code, stderr)
+	var out struct {
+		Files struct {
+			CSV []string `json:"csv"`
+		} `json:"files"`
+		HeatMap struct {
+			Workloads []string       `json:"workloads"`
+			Ratios    [][][]*float64 `json:"ratios"`
+		} `json:"heatmap"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &out))
+	assert.Equal(t, []string{"hci-4k-read", "hci-64k-75/25-rnd80"}, out.HeatMap.Workloads)
+	require.NotNil(t, out.HeatMap.Ratios[0][0][0])
+	assert.Less(t, *out.HeatMap.Ratios[0][0][0], 1.0, "the client drive reads fewer IOPS")
+	assert.Contains(t, out.Files.CSV, filepath.Join(base, "cmp-tables", "compare_heatmap.csv"))
+	rows := readCSV(t, filepath.Join(base, "cmp-tables", "compare_heatmap.csv"))
+	assert.Equal(t, []string{"hci-4k-read", "hci-64k-75/25-rnd80", "geometric mean"}, []string{rows[1][0], rows[2][0], rows[3][0]})
+	if _, err := exec.LookPath("pdftotext"); err == nil {
+		txt, err := exec.Command("pdftotext", pdf, "-").Output()
+		require.NoError(t, err)
+		assert.Contains(t, string(txt), "ratio heat-map of the workloads")
+	}
+}
