@@ -63,11 +63,13 @@ func (b *builder) workloadTable(cells []*matrix.CellResult) {
 func (b *builder) workloadPage(c *matrix.CellResult, several bool) {
 	w := b.workloadOf(c)
 	title, what := w.String(), w.Description()
-	if several || c.Key.Name != "" && c.Key.Name != workloadName(w) {
+	preset, err := pts.LookupPreset(c.Key.Name, 0)
+	isPreset := c.Key.Name != "" && err == nil
+	if several || isPreset {
 		title = c.Key.String() + ": " + w.String()
 		what = c.Key.String() + ", " + what
-		if p, err := pts.LookupPreset(c.Key.Name, 0); err == nil {
-			what = "the preset " + p.Name + " (" + p.About + "): " + w.Description()
+		if isPreset {
+			what = "the preset " + preset.Name + " (" + preset.About + "): " + w.Description()
 		}
 	}
 	lines := []string{fmt.Sprintf("ptsrun workload ran %s for %v, once, outside the PTS methodology: "+
@@ -107,16 +109,6 @@ func (b *builder) workloadPage(c *matrix.CellResult, several bool) {
 			Chart{Caption: "Confidence level: share of I/Os at or under each response time", Plot: clp, Summary: sum})
 	}
 	b.add(&Page{Test: "Workload", Title: title, Landmark: "workload-" + c.Key.String(), Flow: true, Blocks: blocks})
-}
-
-// workloadName is the name a workload of the flags records under when it
-// has a split or zones: the cell's name holds them (cmd/ptsrun's
-// workloadKey); such a name is not a preset's.
-func workloadName(w engine.Workload) string {
-	if len(w.BlockSplit) == 0 && len(w.Zones) == 0 {
-		return ""
-	}
-	return pts.KeyOf(w).String()
 }
 
 func rampNote(seconds int) string {
