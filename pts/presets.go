@@ -60,13 +60,18 @@ func Presets(minBlock int64) []Preset {
 	}
 	const hciAbout = "HCI-style suite (vdbench threads=4 per device, fio ramp_time=360 runtime=600), "
 	return []Preset{
-		// The PTS WSAT stimuli (pts/wsat.go, pts-spec.md §4.4): the
-		// PTS's default and the PTS 2.0.x optional workloads, the composite
-		// one ECW's (pts/ecw.go).
+		// The PTS WSAT stimuli (pts/wsat.go, pts-spec.md §4.4), taken from
+		// WSAT's own list rather than copied:
+		// write-intensive: the PTS's default stimulus, RND 4 KiB writes.
 		wsat("write", "write-intensive"),
+		// oltp: the PTS 2.0.x optional OLTP stimulus, RND 8 KiB 65/35.
 		wsat("oltp", "oltp"),
+		// vod: the optional video-on-demand stimulus, SEQ 128 KiB 90/10.
 		wsat("vod", "vod"),
+		// metadata: the optional metadata stimulus, SEQ 0.5 KiB 50/50.
 		wsat("metadata", "metadata"),
+		// composite: the optional composite block-size stimulus, the
+		// PTS-E composite workload's split and zones (pts/ecw.go), 40/60.
 		wsat("composite", "composite"),
 
 		// Array acceptance runs (issue 14): an OLTP database's 4 KiB 70/30
@@ -83,14 +88,20 @@ func Presets(minBlock int64) []Preset {
 		{Name: "streaming", Group: PresetsArray, Workload: load(engine.Sequential, 4*MiB, 100, 1, 64, 5*time.Minute, 30*time.Minute),
 			About: "array acceptance: streaming, SEQ 4 MiB reads, one stream 64 deep, 30 minutes after a 5-minute warm-up"},
 
-		// An HCI-style suite: the five workloads hyper-converged
-		// infrastructure benchmarks (HCIBench's vdbench and fio profiles)
-		// run on every device of a cluster, then compare between
-		// transports as a ratio heat-map.
+		// An HCI-style suite (issue 14): the five workloads
+		// hyper-converged infrastructure benchmarks (HCIBench's vdbench and
+		// fio profiles) run on every device of a cluster, then compare
+		// between transports as a ratio heat-map.
+		// hci-4k-read: small random reads, the IOPS ceiling.
 		{Name: "hci-4k-read", Group: PresetsHCI, Workload: hci(4*KiB, 100, 0), About: hciAbout + "4 KiB 100 % read"},
+		// hci-4k-70/30: the classic OLTP-like mix.
 		{Name: "hci-4k-70/30", Group: PresetsHCI, Workload: hci(4*KiB, 70, 0), About: hciAbout + "4 KiB 70/30"},
+		// hci-4k-50/50-rnd80: a write-heavy mix, a fifth of it sequential
+		// (vdbench seekpct=80).
 		{Name: "hci-4k-50/50-rnd80", Group: PresetsHCI, Workload: hci(4*KiB, 50, 80), About: hciAbout + "4 KiB 50/50, 80 % random (vdbench seekpct=80)"},
+		// hci-64k-75/25-rnd80: large I/O, bandwidth-bound.
 		{Name: "hci-64k-75/25-rnd80", Group: PresetsHCI, Workload: hci(64*KiB, 75, 80), About: hciAbout + "64 KiB 75 % read, 80 % random"},
+		// hci-8k-75/25-rnd80: database-page-sized I/O.
 		{Name: "hci-8k-75/25-rnd80", Group: PresetsHCI, Workload: hci(8*KiB, 75, 80), About: hciAbout + "8 KiB 75 % read, 80 % random"},
 	}
 }
