@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"math"
 	"math/rand/v2"
 )
 
@@ -8,7 +9,9 @@ import (
 // direction, size and offset. Random offsets come from a seeded 64-bit PCG
 // generator (PTS §6 asks for at least 48 bits), uniform over the active range
 // (or its zones) and aligned to the block size. Sequential threads each own a
-// contiguous part of the active range, so that streams never overlap.
+// contiguous part of the active range, so that streams never overlap. A
+// random workload with a RandomPct continues the rest of its I/Os where
+// the thread's last I/O of the same direction ended.
 type AddrGen struct {
 	rng       *rand.Rand
 	read      uint64 // read percentage
@@ -22,6 +25,10 @@ type AddrGen struct {
 	hi        int64
 	quota     int64 // bytes this thread still has to move; -1 unlimited
 	exhausted bool
+	// randomPPM is the share of random offsets in millionths, for a
+	// random workload with a RandomPct; 0 draws every offset at random.
+	randomPPM uint64
+	lastEnd   [2]int64 // where the last write [0] and read [1] ended; -1 before the first
 }
 
 type splitEntry struct {
@@ -53,6 +60,10 @@ func NewAddrGen(w Workload, capacity int64, thread, threads int, target int) *Ad
 		base:     w.RangeStartBytes(capacity),
 		rangeEnd: w.RangeBytes(capacity),
 		quota:    -1,
+		lastEnd:  [2]int64{-1, -1},
+	}
+	if w.Access == Random && w.RandomPct > 0 && w.RandomPct < 100 {
+		g.randomPPM = uint64(math.Round(w.RandomPct * 1e4))
 	}
 	var cum float64
 	for _, s := range w.BlockSplit {
@@ -122,6 +133,13 @@ func (g *AddrGen) next() IO {
 		}
 		io.Offset = g.pos
 		g.pos += size
+	} else if d := dirIndex(io.Read); g.randomPPM > 0 && g.lastEnd[d] >= 0 && g.rng.Uint64N(1e6) >= g.randomPPM {
+		// The sequential share: on from the last I/O of this direction.
+		io.Offset = g.lastEnd[d]
+		if io.Offset+size > g.rangeEnd {
+			io.Offset = 0
+		}
+		g.lastEnd[d] = io.Offset + size
 	} else {
 		lo, hi := int64(0), g.rangeEnd
 		if len(g.zones) > 0 {
@@ -141,6 +159,7 @@ func (g *AddrGen) next() IO {
 			slots = 1
 		}
 		io.Offset = (first + int64(g.rng.Uint64N(uint64(slots)))) * size
+		g.lastEnd[d] = io.Offset + size
 	}
 	if g.quota >= 0 {
 		g.quota -= size
@@ -149,4 +168,11 @@ func (g *AddrGen) next() IO {
 		}
 	}
 	return io
+}
+
+func dirIndex(read bool) int {
+	if read {
+		return 1
+	}
+	return 0
 }

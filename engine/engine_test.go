@@ -346,3 +346,96 @@ func TestParseZones(t *testing.T) {
 		assert.ErrorContains(t, err, tc.msg, tc.in)
 	}
 }
+
+// The options of workloads outside the PTS are named in full, and the
+// figures engines derive from them add up.
+func TestRampRateRandomLabels(t *testing.T) {
+	w := Workload{Access: Random, ReadPct: 50, BlockSize: 4096, TC: 1, QD: 4, ActiveRange: 100, Duration: 16 * time.Minute,
+		Ramp: 6 * time.Minute, RandomPct: 80, RateIOPS: 5000}
+	assert.Equal(t, "RND80% 4 KiB 50/50 TC1/QD4", w.String())
+	assert.Equal(t, "RND80% 4 KiB 50/50 TC1/QD4, at most 5000 IOPS per target, the first 6m0s a ramp", w.Description())
+	assert.Equal(t, 360, w.RampSeconds())
+	assert.Equal(t, 10*time.Minute, w.Measured())
+	assert.Equal(t, 5000.0, w.RateIOPSCap())
+	w.RateMBps = 10 // 10 MB/s of 4 KiB is 2441 IOPS: that cap binds
+	assert.InDelta(t, 1e7/4096, w.RateIOPSCap(), 1e-9)
+	assert.Contains(t, w.Description(), "at most 5000 IOPS and 10 MB/s per target")
+	w.RateIOPS = 0
+	assert.InDelta(t, 1e7/4096, w.RateIOPSCap(), 1e-9)
+	w.Ramp = 1500 * time.Millisecond
+	assert.Equal(t, 2, w.RampSeconds(), "the second the ramp ends in is the ramp's")
+	w.Ramp = 0
+	assert.Zero(t, w.RampSeconds())
+	assert.Zero(t, Workload{BlockSize: 4096}.RateIOPSCap())
+}
+
+// A random share: the rest of the I/Os continue where the thread's last
+// I/O of the same direction ended, as fio does, in the same stream for the
+// same seed; 0 and 100 draw every offset at random, as before.
+func TestAddrGenRandomShare(t *testing.T) {
+	const capacity = 1 << 30
+	base := Workload{Access: Random, ReadPct: 70, BlockSize: 4096, TC: 1, QD: 1, ActiveRange: 50, RangeStart: 10, Duration: time.Second, Seed: 7}
+	seqShare := func(w Workload) (same, any float64) {
+		g := NewAddrGen(w, capacity, 0, 1, 0)
+		last := map[bool]int64{}
+		var prev int64 = -1
+		var s, a int
+		const n = 200000
+		start, end := w.RangeStartBytes(capacity), w.RangeStartBytes(capacity)+w.RangeBytes(capacity)
+		for range n {
+			io := g.Next()
+			require.GreaterOrEqual(t, io.Offset, start)
+			require.LessOrEqual(t, io.Offset+io.Size, end)
+			if e, ok := last[io.Read]; ok && io.Offset == e {
+				s++
+			}
+			if io.Offset == prev {
+				a++
+			}
+			last[io.Read] = io.Offset + io.Size
+			prev = io.Offset + io.Size
+		}
+		return float64(s) / n, float64(a) / n
+	}
+	for _, pct := range []float64{80, 20, 50.5} {
+		w := base
+		w.RandomPct = pct
+		same, _ := seqShare(w)
+		assert.InDelta(t, 1-pct/100, same, 0.005, "%v %% random: the rest continue their direction's last I/O", pct)
+	}
+	for _, pct := range []float64{0, 100} {
+		w := base
+		w.RandomPct = pct
+		same, _ := seqShare(w)
+		assert.Less(t, same, 0.001, "%v %%: every offset at random", pct)
+	}
+	// One direction: the previous I/O and the direction's last are one.
+	w := base
+	w.ReadPct, w.RandomPct = 100, 25
+	same, prev := seqShare(w)
+	assert.InDelta(t, 0.75, same, 0.005)
+	assert.Equal(t, same, prev)
+
+	// The same seed gives the same stream; 100 % random is the stream of
+	// a workload without a share.
+	a, b := base, base
+	a.RandomPct, b.RandomPct = 60, 60
+	ga, gb := NewAddrGen(a, capacity, 0, 1, 0), NewAddrGen(b, capacity, 0, 1, 0)
+	hundred, plain := base, base
+	hundred.RandomPct = 100
+	gh, gp := NewAddrGen(hundred, capacity, 0, 1, 0), NewAddrGen(plain, capacity, 0, 1, 0)
+	for range 1000 {
+		require.Equal(t, ga.Next(), gb.Next())
+		require.Equal(t, gp.Next(), gh.Next())
+	}
+	// At the end of the range the continuation starts over at its start.
+	tiny := Workload{Access: Random, ReadPct: 0, BlockSize: 4096, TC: 1, QD: 1, ActiveRange: 100, Duration: time.Second, RandomPct: 1, Seed: 3}
+	g := NewAddrGen(tiny, 64<<10, 0, 1, 0)
+	seen := map[int64]bool{}
+	for range 64 {
+		io := g.Next()
+		require.LessOrEqual(t, io.Offset+io.Size, int64(64<<10))
+		seen[io.Offset] = true
+	}
+	assert.Len(t, seen, 16, "a 1 %% random stream walks the whole 64 KiB range")
+}

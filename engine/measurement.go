@@ -162,6 +162,10 @@ type Second struct {
 	WriteBytes int64 `json:"w_bytes"`
 	// LatMeanNs is the mean latency of the I/Os completed in this second.
 	LatMeanNs float64 `json:"lat_mean_ns"`
+	// Ramp marks a second of the workload's warm-up (Workload.Ramp): its
+	// I/Os are in the series but not in the measurement's totals. The
+	// series' first Workload.RampSeconds() seconds are the ramp's.
+	Ramp bool `json:"ramp,omitempty"`
 }
 
 // CPU is the CPU time a measurement took, per second of it, in user and

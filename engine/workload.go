@@ -90,18 +90,49 @@ type Workload struct {
 	// workload`, presets, vdbench and fio job files); zero is "not asked".
 	//
 	// Ramp is a warm-up at the start of Duration: the engine runs it, its
-	// seconds stay in the series (marked), and the measurement's totals
-	// leave it out (fio ramp_time, vdbench warmup).
+	// seconds stay in the series (Second.Ramp), and the measurement's
+	// totals leave it out: Elapsed is Duration − Ramp (fio ramp_time,
+	// vdbench warmup).
 	Ramp time.Duration `json:"ramp_ns,omitempty"`
 	// RandomPct is the share of a random workload's I/Os at random offsets,
-	// the rest continuing sequentially from the one before (fio
-	// percentage_random, vdbench seekpct); 0 is all random.
+	// the rest continuing sequentially where the thread's previous I/O of
+	// the same direction ended (fio percentage_random: fio keeps the last
+	// position per direction, io_u.c get_next_seq_offset; vdbench seekpct,
+	// which continues from the previous I/O of either direction: the two
+	// agree on workloads of one direction); 0 is all random. A
+	// continuation that would pass the end of the active range starts
+	// again at its beginning.
 	RandomPct float64 `json:"random_pct,omitempty"`
 	// RateIOPS and RateMBps cap each target's I/O rate, spread over its
 	// threads (fio rate_iops and rate, vdbench iorate); 0 is as fast as
 	// it goes.
 	RateIOPS float64 `json:"rate_iops,omitempty"`
 	RateMBps float64 `json:"rate_mbps,omitempty"`
+}
+
+// RampSeconds is how many of the per-second series' first seconds are the
+// ramp's: every second that began before the ramp ended.
+func (w Workload) RampSeconds() int {
+	if w.Ramp <= 0 {
+		return 0
+	}
+	return int((w.Ramp + time.Second - 1) / time.Second)
+}
+
+// Measured is how long the measurement's totals cover: Duration without
+// the ramp.
+func (w Workload) Measured() time.Duration { return w.Duration - w.Ramp }
+
+// RateIOPSCap is the I/O rate each target is capped at, from RateIOPS and
+// RateMBps (whichever binds, at the mean block size); 0 without a cap.
+func (w Workload) RateIOPSCap() float64 {
+	c := w.RateIOPS
+	if w.RateMBps > 0 {
+		if b := w.RateMBps * 1e6 / w.MeanBlockSize(); c == 0 || b < c {
+			c = b
+		}
+	}
+	return c
 }
 
 // Limits of what a workload may ask for.
@@ -248,7 +279,8 @@ func (w Workload) OIO() int { return w.TC * w.QD }
 
 // String is a compact human description: "RND 4 KiB 65/35 TC4/QD32"; a
 // block-size split is "composite" and zones add "zoned" (Description names
-// them in full).
+// them in full); a random share is "RND80%" (80 % of the I/Os at random
+// offsets, the rest sequential).
 func (w Workload) String() string {
 	s := w.brief()
 	if len(w.Zones) > 0 && !w.Idle {
@@ -261,10 +293,14 @@ func (w Workload) String() string {
 // out: "RND composite 40/60 TC1/QD32 — block sizes 0.5 KiB 4 %, …, 64 KiB
 // 3 %; zones: 50 % of I/O → first 5 %, 30 % → next 15 %, 20 % → last 80 %".
 // Without either it is String.
+//
+// A rate cap and a ramp follow, written out: "…, at most 5000 IOPS per
+// target, the first 15m0s a ramp".
 func (w Workload) Description() string {
-	if w.Idle || (len(w.BlockSplit) == 0 && len(w.Zones) == 0) {
+	if w.Idle {
 		return w.String()
 	}
+	s := w.String()
 	var parts []string
 	if len(w.BlockSplit) > 0 {
 		parts = append(parts, "block sizes "+w.SplitLabel())
@@ -272,7 +308,32 @@ func (w Workload) Description() string {
 	if len(w.Zones) > 0 {
 		parts = append(parts, "zones: "+w.ZonesLabel())
 	}
-	return w.brief() + " — " + strings.Join(parts, "; ")
+	if len(parts) > 0 {
+		s = w.brief() + " — " + strings.Join(parts, "; ")
+	}
+	if r := w.RateLabel(); r != "" {
+		s += ", " + r
+	}
+	if w.Ramp > 0 {
+		s += fmt.Sprintf(", the first %v a ramp", w.Ramp)
+	}
+	return s
+}
+
+// RateLabel names the rate cap: "at most 5000 IOPS per target", "at most
+// 200 MB/s per target", or both; "" without one.
+func (w Workload) RateLabel() string {
+	var caps []string
+	if w.RateIOPS > 0 {
+		caps = append(caps, pct(w.RateIOPS)+" IOPS")
+	}
+	if w.RateMBps > 0 {
+		caps = append(caps, pct(w.RateMBps)+" MB/s")
+	}
+	if len(caps) == 0 {
+		return ""
+	}
+	return "at most " + strings.Join(caps, " and ") + " per target"
 }
 
 func (w Workload) brief() string {
@@ -286,6 +347,9 @@ func (w Workload) brief() string {
 	bs := FormatSize(w.BlockSize)
 	if len(w.BlockSplit) > 0 {
 		bs = "composite"
+	}
+	if w.Access == Random && w.RandomPct > 0 && w.RandomPct < 100 {
+		acc += pct(w.RandomPct) + "%"
 	}
 	s := fmt.Sprintf("%s %s %d/%d TC%d/QD%d", acc, bs, w.ReadPct, 100-w.ReadPct, w.TC, w.QD)
 	switch {

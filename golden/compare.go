@@ -22,6 +22,9 @@ type Comparison struct {
 	Runs      []*Run
 	Tables    []pdfreport.ComparedTable
 	Headlines []pdfreport.ComparedHeadline
+	// HeatMap is the runs' workloads outside the PTS (presets, vdbench
+	// runs, fio job groups) as ratios to the reference; nil without any.
+	HeatMap *pdfreport.ComparedHeatMap
 }
 
 // quoteSuffix names a metric after the cell in a comparison's headline:
@@ -74,6 +77,7 @@ func Compare(runs []*Run) (*Comparison, error) {
 	for _, name := range names {
 		c.Tables = append(c.Tables, unionTable(name, perRun))
 	}
+	c.HeatMap = heatMap(c.Tables)
 	// The brief headlines of any run: the numbers reviews quote. Workloads
 	// outside the PTS (imported, or recorded by `ptsrun workload`) are what
 	// such runs are about: theirs are headline cells too, matched by
@@ -222,8 +226,55 @@ func unionTable(name string, perRun []map[string]matrix.Table) pdfreport.Compare
 	return out
 }
 
+// heatMap is the ratio heat-map of the custom workloads' table (a row per
+// workload, a column per metric): run ÷ reference for every run after the
+// reference, and each metric's geometric mean over the workloads both runs
+// have. nil without custom workloads.
+func heatMap(tables []pdfreport.ComparedTable) *pdfreport.ComparedHeatMap {
+	var t *pdfreport.ComparedTable
+	for i := range tables {
+		if tables[i].Name == "custom" {
+			t = &tables[i]
+		}
+	}
+	if t == nil || len(t.Rows) == 0 || len(t.Values) < 2 {
+		return nil
+	}
+	hm := &pdfreport.ComparedHeatMap{Workloads: t.Rows, Metrics: t.ColMetric}
+	for i := 1; i < len(t.Values); i++ {
+		ratios := make([][]float64, len(t.Rows))
+		logSum := make([]float64, len(t.Cols))
+		n := make([]int, len(t.Cols))
+		for r := range t.Rows {
+			ratios[r] = make([]float64, len(t.Cols))
+			for c := range t.Cols {
+				v := t.Values[i][r][c] / t.Values[0][r][c]
+				if v > 0 && !math.IsInf(v, 0) {
+					logSum[c] += math.Log(v)
+					n[c]++
+				} else {
+					v = math.NaN()
+				}
+				ratios[r][c] = v
+			}
+		}
+		mean := make([]float64, len(t.Cols))
+		for c := range mean {
+			mean[c] = math.NaN()
+			if n[c] > 0 {
+				mean[c] = math.Exp(logSum[c] / float64(n[c]))
+			}
+		}
+		hm.Ratios = append(hm.Ratios, ratios)
+		hm.Mean = append(hm.Mean, mean)
+	}
+	return hm
+}
+
 // WriteCSV writes one CSV per table: a row per cell with every run's value
-// and every run's ratio to the reference (empty where absent).
+// and every run's ratio to the reference (empty where absent); and the
+// heat-map as the page shows it, a row per workload and a column per run
+// and metric, the geometric means last.
 func (c *Comparison) WriteCSV(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("comparison tables %s: %w", dir, err)
@@ -265,6 +316,33 @@ func (c *Comparison) WriteCSV(dir string) error {
 			return err
 		}
 	}
+	if hm := c.HeatMap; hm != nil {
+		head := []string{"workload"}
+		for _, n := range names[1:] {
+			for _, m := range hm.Metrics {
+				head = append(head, n+" / "+names[0]+" "+string(m))
+			}
+		}
+		var rows [][]string
+		for r, w := range hm.Workloads {
+			row := []string{w}
+			for i := range hm.Ratios {
+				for _, v := range hm.Ratios[i][r] {
+					row = append(row, matrix.FormatValue(v))
+				}
+			}
+			rows = append(rows, row)
+		}
+		mean := []string{"geometric mean"}
+		for i := range hm.Mean {
+			for _, v := range hm.Mean[i] {
+				mean = append(mean, matrix.FormatValue(v))
+			}
+		}
+		if err := write(compareCSV("heatmap"), head, append(rows, mean)); err != nil {
+			return err
+		}
+	}
 	head := append([]string{"headline"}, names...)
 	for _, n := range names[1:] {
 		head = append(head, n+" / "+names[0])
@@ -291,6 +369,9 @@ func (c *Comparison) CSVFiles() []string {
 	for _, t := range c.Tables {
 		out = append(out, compareCSV(t.Name))
 	}
+	if c.HeatMap != nil {
+		out = append(out, compareCSV("heatmap"))
+	}
 	return append(out, compareCSV("headlines"))
 }
 
@@ -300,6 +381,17 @@ func (c *Comparison) CSVFiles() []string {
 type ComparisonSummary struct {
 	Runs      []ComparedRunSummary `json:"runs"`
 	Headlines []HeadlineSummary    `json:"headlines"`
+	HeatMap   *HeatMapSummary      `json:"heatmap,omitempty"`
+}
+
+// HeatMapSummary is the ratio heat-map of the runs' workloads outside the
+// PTS: run ÷ reference per workload and metric, for each run after the
+// reference; null where either has no value.
+type HeatMapSummary struct {
+	Workloads     []string       `json:"workloads"`
+	Metrics       []pts.Metric   `json:"metrics"`
+	Ratios        [][][]*float64 `json:"ratios"`         // [run after the reference][workload][metric]
+	GeometricMean [][]*float64   `json:"geometric_mean"` // [run after the reference][metric]
 }
 
 // ComparedRunSummary is one run of a comparison.
@@ -343,12 +435,31 @@ func (c *Comparison) Summary() ComparisonSummary {
 		}
 		out.Headlines = append(out.Headlines, hs)
 	}
+	if hm := c.HeatMap; hm != nil {
+		h := &HeatMapSummary{Workloads: hm.Workloads, Metrics: hm.Metrics}
+		nums := func(vs []float64) []*float64 {
+			out := []*float64{}
+			for _, v := range vs {
+				out = append(out, num(v))
+			}
+			return out
+		}
+		for i := range hm.Ratios {
+			var rows [][]*float64
+			for _, r := range hm.Ratios[i] {
+				rows = append(rows, nums(r))
+			}
+			h.Ratios = append(h.Ratios, rows)
+			h.GeometricMean = append(h.GeometricMean, nums(hm.Mean[i]))
+		}
+		out.HeatMap = h
+	}
 	return out
 }
 
 // PDF is the comparison for pdfreport.
 func (c *Comparison) PDF(paper string) pdfreport.Comparison {
-	out := pdfreport.Comparison{Paper: paper, Tables: c.Tables, Headlines: c.Headlines}
+	out := pdfreport.Comparison{Paper: paper, Tables: c.Tables, Headlines: c.Headlines, HeatMap: c.HeatMap}
 	for _, r := range c.Runs {
 		out.Runs = append(out.Runs, pdfreport.ComparedRun{Name: r.Name, Info: r.Info, Results: r.Results})
 	}

@@ -184,7 +184,22 @@ func (b *builder) runParams() []KV {
 	cfg := b.ri.Config
 	if b.ri.Workload && len(b.ri.Stages) == 1 && len(b.ri.Stages[0].Cells) == 1 {
 		w := b.ri.Stages[0].Cells[0].Workload
-		return []KV{{"Workload", w.String()}, {"Duration", w.Duration.String()}, {"Targets", fmt.Sprint(len(b.ri.Targets))}}
+		d := w.Duration.String()
+		if w.Ramp > 0 {
+			d += " (ramp " + w.Ramp.String() + ")"
+		}
+		return []KV{{"Workload", w.String()}, {"Duration", d}, {"Targets", fmt.Sprint(len(b.ri.Targets))}}
+	}
+	if b.ri.Workload && len(b.ri.Stages) == 1 {
+		// Several workloads (presets) one after the other.
+		var names []string
+		var total time.Duration
+		for _, c := range b.ri.Stages[0].Cells {
+			names = append(names, c.Key.String())
+			total += c.Workload.Duration
+		}
+		return []KV{{"Workloads", strings.Join(names, ", ")}, {"Duration", total.String() + " in all"},
+			{"Targets", fmt.Sprint(len(b.ri.Targets))}, {"Complete", yesNo(b.res.Complete)}}
 	}
 	if b.ri.Imported && b.ri.Profile.Short == "" {
 		var tests []string

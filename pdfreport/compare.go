@@ -39,6 +39,20 @@ type ComparedHeadline struct {
 	Values []float64
 }
 
+// ComparedHeatMap is the ratio heat-map of workloads outside the PTS
+// (presets, a vdbench or fio suite) across runs: for each run after the
+// reference, each workload × metric as run ÷ reference, NaN where either
+// has no value.
+type ComparedHeatMap struct {
+	Workloads []string
+	Metrics   []pts.Metric
+	Ratios    [][][]float64 // [run-1][workload][metric]
+	// Mean is each metric's geometric mean ratio over the workloads both
+	// runs have, per run after the reference: the one figure per metric
+	// a suite's comparison comes down to.
+	Mean [][]float64 // [run-1][metric]
+}
+
 // Comparison is what `ptsrun compare` lays out: the first run is the
 // reference.
 type Comparison struct {
@@ -46,6 +60,7 @@ type Comparison struct {
 	Runs      []ComparedRun
 	Tables    []ComparedTable
 	Headlines []ComparedHeadline
+	HeatMap   *ComparedHeatMap // nil unless the runs share workloads outside the PTS
 }
 
 func fmtRatio(v float64) string {
@@ -164,11 +179,63 @@ func (c Comparison) Doc() *Doc {
 		}
 	}
 	add(sum)
+	if hm := c.HeatMap; hm != nil && len(hm.Workloads) > 0 && len(c.Runs) > 1 {
+		add(c.heatMapPage(*hm))
+	}
 
 	for _, t := range c.Tables {
 		c.tablePages(t, add)
 	}
 	return d
+}
+
+// heatMapPage is the ratio heat-map: per run after the reference, a
+// workload × metric matrix of run ÷ reference, each cell shaded the way
+// its metric improves, the geometric mean of each metric last.
+func (c Comparison) heatMapPage(hm ComparedHeatMap) *Page {
+	p := &Page{Test: "Custom", Title: "Comparison: ratio heat-map of the workloads", Landmark: "compare-heatmap", Flow: true}
+	p.Blocks = append(p.Blocks, Paragraph{Lines: []string{fmt.Sprintf("Each cell is one workload's figure in a run divided by the same "+
+		"workload's in the reference %s: the same suite on two transports, firmware versions or drives, side by side. Green is better "+
+		"and brown worse, whichever way the metric improves (more IOPS and MB/s, less response time); white is equal, a dash where "+
+		"either run lacks the workload. The last row is the geometric mean of the column over the workloads both runs have.", c.Runs[0].Name)}})
+	cols := make([]string, len(hm.Metrics))
+	low := make([]bool, len(hm.Metrics))
+	for j, m := range hm.Metrics {
+		cols[j] = metricHead(m)
+		low[j] = m.LowerIsBetter()
+	}
+	labelW := 30.0
+	for _, w := range hm.Workloads {
+		labelW = math.Max(labelW, 1.9*float64(len([]rune(w)))+4)
+	}
+	labelW = math.Min(labelW, 70)
+	for i := range hm.Ratios {
+		rows := append([]string(nil), hm.Workloads...)
+		vals := append([][]float64(nil), hm.Ratios[i]...)
+		if len(hm.Workloads) > 1 {
+			rows = append(rows, "geometric mean")
+			vals = append(vals, hm.Mean[i])
+		}
+		p.Blocks = append(p.Blocks, Matrix{Caption: fmt.Sprintf("%s: %s ÷ %s, per workload and metric", runLetter(i+1)+" ÷ A", c.Runs[i+1].Name, c.Runs[0].Name),
+			Corner: "Workload", RowHead: "Workload", Rows: rows, Cols: cols, Values: vals, Ratio: true, Format: fmtRatio, Unit: "ratio",
+			LowIsGoodCol: low, LabelWidth: labelW})
+	}
+	return p
+}
+
+// metricHead names a metric in a table's head: "IOPS", "Average ms".
+func metricHead(m pts.Metric) string {
+	switch m {
+	case pts.MetricLatMean:
+		return "Average ms"
+	case pts.MetricLatP99999:
+		return "99.999 % ms"
+	case pts.MetricLatMax:
+		return "Maximum ms"
+	case pts.MetricLatP99:
+		return "99 % ms"
+	}
+	return m.Label()
 }
 
 // rowShadedRatios shades each headline row the way its metric improves
@@ -180,6 +247,16 @@ func rowShadedRatios(caption string, headlines, runs []string, vals [][]float64,
 
 func (c Comparison) tablePages(t ComparedTable, add func(*Page)) {
 	p := &Page{Test: t.testName(), Title: "Comparison: " + t.Title, Landmark: "compare-" + t.Name, Flow: true}
+	heads := t.Cols
+	heatMap := t.Name == "custom" && c.HeatMap != nil
+	if heatMap {
+		// A column per metric: named as people read them; the ratios are
+		// the heat-map's page.
+		heads = nil
+		for ci := range t.Cols {
+			heads = append(heads, metricHead(t.metric(ci)))
+		}
+	}
 	// Side by side: each run's table, then the ratio tables.
 	for i, r := range c.Runs {
 		rows := [][]string{}
@@ -195,8 +272,12 @@ func (c Comparison) tablePages(t ComparedTable, add func(*Page)) {
 			caption += " (" + t.Unit + ")"
 		}
 		p.Blocks = append(p.Blocks, Table{Caption: caption,
-			Head: append([]string{t.RowHead}, t.Cols...), Rows: rows, Small: true,
+			Head: append([]string{t.RowHead}, heads...), Rows: rows, Small: true,
 			Widths: append([]float64{1.6}, repeat(1, len(t.Cols))...)})
+	}
+	if heatMap {
+		add(p)
+		return
 	}
 	low := make([]bool, len(t.Cols))
 	for ci := range t.Cols {

@@ -7,25 +7,78 @@ import (
 
 	"github.com/ptsrun/ptsrun/engine"
 	"github.com/ptsrun/ptsrun/matrix"
+	"github.com/ptsrun/ptsrun/pts"
 )
 
-// workload is the page of a run of `ptsrun workload`: one measurement,
-// per direction, with its response-time histogram.
+// workload is the pages of a run of `ptsrun workload`: a page per
+// workload it ran (one, or a preset each), each with its measurement, its
+// per-second series (the ramp shaded) and its response-time histogram;
+// with several workloads a table of them all comes first.
 func (b *builder) workload(s matrix.StageResult) {
-	var c *matrix.CellResult
+	var present []*matrix.CellResult
 	for i := range s.Cells {
 		if s.Cells[i].Present() {
-			c = &s.Cells[i]
+			present = append(present, &s.Cells[i])
 		}
 	}
-	if c == nil {
-		return
+	if len(present) > 1 {
+		b.workloadTable(present)
 	}
-	w := b.ri.Stages[0].Cells[0].Workload
-	blocks := []Block{
-		Paragraph{Lines: []string{fmt.Sprintf("ptsrun workload ran %s for %v, once, outside the PTS methodology: "+
-			"no purge, no preconditioning, no rounds to steady state. The numbers are that one measurement.", w.Description(), w.Duration)}},
+	for _, c := range present {
+		b.workloadPage(c, len(present) > 1)
 	}
+}
+
+// workloadOf is the workload a recorded cell ran, as run.json has it.
+func (b *builder) workloadOf(c *matrix.CellResult) engine.Workload {
+	cells := b.ri.Stages[0].Cells
+	if c.Index >= 0 && c.Index < len(cells) {
+		return cells[c.Index].Workload
+	}
+	return engine.Workload{}
+}
+
+// workloadTable lists the workloads of a run of several, one row each,
+// in the order they ran.
+func (b *builder) workloadTable(cells []*matrix.CellResult) {
+	var rows [][]string
+	var cs []matrix.CellResult
+	for _, c := range cells {
+		w := b.workloadOf(c)
+		rows = append(rows, []string{c.Key.String(), w.String(), durationLabel(w.Measured().Seconds()), fmtIOPS(c.IOPS), fmtMBps(c.MBps),
+			fmtMs(c.LatMeanMs), fmtMs(c.LatP99999Ms), fmtMs(c.LatMaxMs)})
+		cs = append(cs, *c)
+	}
+	b.add(&Page{Test: "Workload", Title: fmt.Sprintf("%d workloads, one after the other", len(cells)), Landmark: "workloads", Flow: true, Blocks: []Block{
+		Paragraph{Lines: []string{fmt.Sprintf("ptsrun workload ran these %d workloads one after the other on the same targets, each once, outside "+
+			"the PTS methodology: no purge, no preconditioning, no rounds to steady state. Each has a page of its own after this one. "+
+			"Results leave out each workload's ramp.", len(cells))}},
+		Table{Caption: "The workloads and their results (99.999 %: " + pctLabel(cs) + ")",
+			Head:   []string{"Workload", "Runs", "Measured", "IOPS", "MB/s", "Average ms", "99.999 % ms", "Maximum ms"},
+			Widths: []float64{2.2, 2.9, 1.1, 1.1, 1, 1, 1, 1}, Align: "LLRRRRRR", Rows: rows, Small: true},
+	}})
+}
+
+// workloadPage is one recorded workload's page.
+func (b *builder) workloadPage(c *matrix.CellResult, several bool) {
+	w := b.workloadOf(c)
+	title, what := w.String(), w.Description()
+	preset, err := pts.LookupPreset(c.Key.Name, 0)
+	isPreset := c.Key.Name != "" && err == nil
+	if several || isPreset {
+		title = c.Key.String() + ": " + w.String()
+		what = c.Key.String() + ", " + what
+		if isPreset {
+			what = "the preset " + preset.Name + " (" + preset.About + "): " + w.Description()
+		}
+	}
+	lines := []string{fmt.Sprintf("ptsrun workload ran %s for %v, once, outside the PTS methodology: "+
+		"no purge, no preconditioning, no rounds to steady state. The numbers are that one measurement.", what, w.Duration)}
+	if w.Ramp > 0 {
+		lines = append(lines, fmt.Sprintf("The first %v were a ramp: run, and shown shaded in the per-second plots, but left out of "+
+			"every result on this page, which cover the %v after it.", w.Ramp, w.Measured()))
+	}
+	blocks := []Block{Paragraph{Lines: lines}}
 	blocks = append(blocks, splitAndZones(w)...)
 	rows := [][]string{}
 	if c.ReadIOPS > 0 {
@@ -39,9 +92,15 @@ func (b *builder) workload(s matrix.StageResult) {
 		Table{Caption: "The workload's measurement, per direction", Head: []string{"Direction", "IOPS", "MB/s", "Average ms"}, Rows: rows},
 		Table{Caption: "Response times of every I/O (ms; percentiles: " + pctLabel([]matrix.CellResult{*c}) + ")", Head: []string{"99 %", "99.99 %", "99.999 %", "Maximum"},
 			Rows: [][]string{{fmtMs(c.LatP99Ms), fmtMs(c.LatP9999Ms), fmtMs(c.LatP99999Ms), fmtMs(c.LatMaxMs)}}})
-	if ss := perSecond(c, math.Ceil(w.Duration.Seconds())); len(ss) > 0 {
-		blocks = append(blocks, Chart{Caption: "IOPS in every second of the workload (from seconds.csv)",
-			Plot: secondsPlot(w.String()+": IOPS per second", "IOPS", ss), Summary: summarize(ss, fmtIOPS)})
+	last := math.Ceil(w.Duration.Seconds())
+	ramp := rampSeconds(c)
+	if ss := perSecond(c, last); len(ss) > 0 {
+		blocks = append(blocks, Chart{Caption: "IOPS in every second of the workload (from seconds.csv)" + rampNote(ramp),
+			Plot: secondsPlot(w.String()+": IOPS per second", "IOPS", ss, ramp), Summary: summarize(ss, fmtIOPS)})
+	}
+	if lat := latencyPerSecond(c, last); len(lat) > 0 {
+		blocks = append(blocks, Chart{Caption: "Average response time in every second of the workload" + rampNote(ramp),
+			Plot: secondsPlot(w.String()+": average response time per second", "Response time (ms)", lat, ramp), Summary: summarize(lat, fmtMs)})
 	}
 	if c.Hist != nil && c.Hist.Count() > 0 {
 		hist, clp, sum := histogramPlots(w.String(), c.Hist)
@@ -49,7 +108,58 @@ func (b *builder) workload(s matrix.StageResult) {
 			Chart{Caption: "Response-time histogram (I/Os per latency bin, log scales)", Plot: hist, Summary: sum},
 			Chart{Caption: "Confidence level: share of I/Os at or under each response time", Plot: clp, Summary: sum})
 	}
-	b.add(&Page{Test: "Workload", Title: w.String(), Landmark: "workload", Flow: true, Blocks: blocks})
+	b.add(&Page{Test: "Workload", Title: title, Landmark: "workload-" + c.Key.String(), Flow: true, Blocks: blocks})
+}
+
+func rampNote(seconds int) string {
+	switch {
+	case seconds == 1:
+		return "; the ramp's second shaded"
+	case seconds > 1:
+		return fmt.Sprintf("; the ramp's %d seconds shaded", seconds)
+	}
+	return ""
+}
+
+// rampSeconds is how many of a recorded workload's first seconds are its
+// ramp's.
+func rampSeconds(c *matrix.CellResult) int {
+	if len(c.PerRound) == 0 {
+		return 0
+	}
+	n := 0
+	for _, s := range c.PerRound[len(c.PerRound)-1].Seconds {
+		if s.Ramp {
+			n++
+		}
+	}
+	return n
+}
+
+// latencyPerSecond is a recorded workload's average response time in
+// every second up to last, in ms; none when the engine keeps no latency
+// per second (fio's logs here are of IOPS and bandwidth).
+func latencyPerSecond(c *matrix.CellResult, last float64) []series {
+	if len(c.PerRound) == 0 {
+		return nil
+	}
+	s := series{name: "average, reads and writes"}
+	any := false
+	for i, sec := range c.PerRound[len(c.PerRound)-1].Seconds {
+		x := float64(i + 1)
+		if x > last {
+			break
+		}
+		if sec.ReadIOs+sec.WriteIOs == 0 {
+			continue
+		}
+		s.xs, s.ys = append(s.xs, x), append(s.ys, sec.LatMeanNs/1e6)
+		any = any || sec.LatMeanNs > 0
+	}
+	if !any {
+		return nil
+	}
+	return []series{s}
 }
 
 // splitAndZones are the tables of a workload's block-size split and zones,

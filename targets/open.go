@@ -115,6 +115,16 @@ func (p *Plan) CheckRunDir(dir string) error {
 	return nil
 }
 
+// CheckWorkload refuses, before anything is opened, a workload the engine
+// would run otherwise than asked (fio: shares that are not whole
+// percentages, a rate cap whose per-thread share rounds to nothing).
+func (p *Plan) CheckWorkload(w engine.Workload) error {
+	if p.Engine == Fio {
+		return fio.CheckWorkload(w)
+	}
+	return nil
+}
+
 func fioDir(dir string) string {
 	if dir == "" {
 		return ""

@@ -51,10 +51,10 @@ rd=rd4,wd=oltp,iorate=1000
 	dir := filepath.Join(t.TempDir(), "out")
 	code, stdout, stderr := ptsrun("workload", "--vdbench", parm, "--destroy-data", a, "--destroy-data", b, "--out", dir)
 	require.Equal(t, 0, code, stderr)
-	assert.Contains(t, stderr, "run 1/4 rd1 ("+parm+":10): RND 4 KiB 70/30 TC2/QD1 on ["+a+" "+b+"] for 2s (1s warm-up)")
+	assert.Contains(t, stderr, "run 1/4 rd1 ("+parm+":10): RND 4 KiB 70/30 TC2/QD1, the first 1s a ramp on ["+a+" "+b+"] for 2s (1s warm-up)")
 	assert.Contains(t, stderr, "run 2/4 rd2 ("+parm+":11): SEQ 128 KiB 0/100 TC1/QD2")
-	assert.Contains(t, stderr, "run 3/4 rd3 ("+parm+":12): RND composite 50/50 TC1/QD4 AR 50% — block sizes 4 KiB 50 %, 64 KiB 50 %, 50 % of the I/Os random on ["+a+"]")
-	assert.Contains(t, stderr, "run 4/4 rd4 ("+parm+":13): RND 4 KiB 70/30 TC2/QD1 on ["+a+" "+b+"] for 2s (1s warm-up), iorate=1000: at most 500 IOPS per target")
+	assert.Contains(t, stderr, "run 3/4 rd3 ("+parm+":12): RND50% composite 50/50 TC1/QD4 AR 50% — block sizes 4 KiB 50 %, 64 KiB 50 %, the first 1s a ramp, 50 % of the I/Os random on ["+a+"]")
+	assert.Contains(t, stderr, "run 4/4 rd4 ("+parm+":13): RND 4 KiB 70/30 TC2/QD1, at most 500 IOPS per target, the first 1s a ramp on ["+a+" "+b+"] for 2s (1s warm-up), iorate=1000: at most 500 IOPS per target")
 	assert.Contains(t, stderr, parm+":2: messagescan=no: accepted:")
 	for _, name := range []string{"rd1", "rd2", "rd3", "rd4"} {
 		assert.Contains(t, stdout, name+":\n")
@@ -160,7 +160,7 @@ func TestVdbenchDryRun(t *testing.T) {
 		"vdbench " + parm + ": 2 run(s) on 1 target(s)",
 		"  sd=sd1 lun=/dev/nonexistent → /dev/nonexistent (" + parm + ":1)",
 		"run1-iorate=1000 (rd=run1, " + parm + ":3) on sd sd1:",
-		"  RND 64 KiB 75/25 TC1/QD4, 80 % of the I/Os random; vdbench threads=4 per sd",
+		"  RND80% 64 KiB 75/25 TC1/QD4, at most 1000 IOPS per target, the first 1m0s a ramp, 80 % of the I/Os random; vdbench threads=4 per sd",
 		"  6m0s: elapsed=5m0s after a 1m0s warm-up (warmup=1m0s), left out of the results",
 		"  iorate=2000 over 1 sd(s): at most 2000 IOPS per target",
 		"  = ptsrun workload --target /dev/nonexistent --access random --read 75 --bs 64k --tc 1 --qd 4 --time 6m0s --ramp 1m0s --random-pct 80 --rate-iops 1000",

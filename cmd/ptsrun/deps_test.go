@@ -80,8 +80,8 @@ var testFixtures = map[string]string{
 // also build a run's report to read its text.
 var restrictedUses = map[[2]string]struct{ files, tests []string }{
 	{"golden", "pdfreport"}: {
-		files: []string{"Comparison", "ComparedRun", "ComparedTable", "ComparedHeadline"},
-		tests: []string{"Comparison", "ComparedRun", "ComparedTable", "ComparedHeadline", "Build", "Options"},
+		files: []string{"Comparison", "ComparedRun", "ComparedTable", "ComparedHeadline", "ComparedHeatMap"},
+		tests: []string{"Comparison", "ComparedRun", "ComparedTable", "ComparedHeadline", "ComparedHeatMap", "Build", "Options"},
 	},
 }
 

@@ -5,6 +5,9 @@
 // mix, the PTS ECW block-size split and LBA zones (counts within binomial
 // bounds of their shares, bytes per I/O within the split's own scatter),
 // sequential streams, the I/Os in flight, the duration, incompressible
-// written data, ordered percentiles, exact histogram merges). It also makes
+// written data, ordered percentiles, exact histogram merges; the options
+// of workloads outside the PTS: a rate cap held within 5 % without
+// spinning, a ramp in the series but not in the totals, a random share
+// from the trace). It also makes
 // loop devices for the tests that need real block devices.
 package enginetest

@@ -55,12 +55,12 @@ func opener(files bool, servers []string) enginetest.Opener {
 
 func TestConformanceLoopDevice(t *testing.T) {
 	needFio(t)
-	enginetest.Run(t, opener(false, nil), enginetest.Caps{})
+	enginetest.Run(t, opener(false, nil), enginetest.Caps{ForeignPacing: true})
 }
 
 func TestConformanceFiles(t *testing.T) {
 	needFio(t)
-	enginetest.Run(t, opener(true, nil), enginetest.Caps{ReadBack: true})
+	enginetest.Run(t, opener(true, nil), enginetest.Caps{ReadBack: true, ForeignPacing: true})
 }
 
 // Two fio servers on this host, each with its own loop device: one cell
@@ -68,7 +68,7 @@ func TestConformanceFiles(t *testing.T) {
 func TestConformanceClientServer(t *testing.T) {
 	enginetest.NeedRoot(t, "losetup", "fio")
 	servers := enginetest.FioServers(t, 2)
-	enginetest.Run(t, opener(false, servers), enginetest.Caps{})
+	enginetest.Run(t, opener(false, servers), enginetest.Caps{ForeignPacing: true})
 }
 
 // A relative work directory (ptsrun run --out DIR) still works: fio runs in

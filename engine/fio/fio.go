@@ -508,7 +508,7 @@ func (e *Engine) finish(ctx context.Context, p *proc) (engine.Measurement, error
 	if e.hosts[0] == "" {
 		m.CPU = cpu
 	}
-	m.Seconds = readLogs(p.logDir, "")
+	m.Seconds = cellSeries(p.logDir, "", out.Jobs, p.w)
 	if e.opts.Trace > 0 {
 		m.Trace = e.readIOLogs(p.logDir)
 	}
@@ -552,7 +552,7 @@ func (e *Engine) wait(ctx context.Context, p *proc) (out *Output, cpu engine.CPU
 		runErr = fmt.Errorf("fio failed (%v): %s", waitErr, tail(p.stderr.String()))
 	}
 	if e.hosts[0] == "" {
-		if el := out.elapsed().Seconds(); el > 0 {
+		if el := out.runTime().Seconds(); el > 0 {
 			cpu.User = tv(ru1.Utime, ru0.Utime) / el / float64(numCPU())
 			cpu.Sys = tv(ru1.Stime, ru0.Stime) / el / float64(numCPU())
 		}
@@ -633,12 +633,12 @@ func (e *Engine) batch(ctx context.Context, name string, cells []engine.Cell) ([
 	}
 	ms := make([]engine.Measurement, len(ws))
 	for k, w := range ws {
-		prefix := fmt.Sprintf("c%dt", k)
+		prefix := fmt.Sprintf("c%d", k)
 		cell := *out
 		cell.Jobs = nil
 		for _, j := range out.Jobs {
-			if rest, ok := strings.CutPrefix(j.Name, prefix); ok {
-				j.Name = "t" + rest
+			if rest, ok := strings.CutPrefix(j.Name, prefix); ok && (strings.HasPrefix(rest, "t") || strings.HasPrefix(rest, "r")) {
+				j.Name = rest // t<n>, or r<n> for its ramp
 				cell.Jobs = append(cell.Jobs, j)
 			}
 		}
@@ -646,7 +646,7 @@ func (e *Engine) batch(ctx context.Context, name string, cells []engine.Cell) ([
 		if err != nil {
 			return nil, e.explain(fmt.Errorf("cell %s: %w", names[k], err), out, p)
 		}
-		m.Seconds = readLogs(p.logDir, fmt.Sprintf("c%dh", k))
+		m.Seconds = cellSeries(p.logDir, prefix, cell.Jobs, w)
 		ms[k] = m
 	}
 	return ms, runErr
@@ -686,6 +686,9 @@ func (e *Engine) measurement(out *Output, w engine.Workload) (engine.Measurement
 		if j.Error != 0 {
 			return m, fmt.Errorf("%w: fio job %s%s ended with error %d (%s)", engine.ErrIO, j.Name, onHost(j),
 				j.Error, syscall.Errno(j.Error).Error())
+		}
+		if isRampJob(j.Name) {
+			continue // its I/Os are in the series only
 		}
 		idx := e.targetIndex(j, "t")
 		if idx < 0 || found[idx] {
@@ -887,13 +890,4 @@ func (e *Engine) readIOLogs(dir string) []engine.TraceIO {
 		}
 	}
 	return out
-}
-
-// elapsed is the longest job's run time.
-func (o *Output) elapsed() time.Duration {
-	var d time.Duration
-	for _, j := range o.Jobs {
-		d = max(d, j.Elapsed())
-	}
-	return d
 }

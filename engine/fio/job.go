@@ -3,8 +3,11 @@ package fio
 import (
 	"errors"
 	"fmt"
+	"math"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ptsrun/ptsrun/engine"
 )
@@ -26,7 +29,7 @@ const percentileList = "50:90:99:99.9:99.99:99.999"
 // jobSpec is what a job file needs besides the workload.
 type jobSpec struct {
 	IOEngine  string
-	LogPrefix string // per-second iops/bw logs; "" for none
+	LogPrefix string // per-second iops/bw logs, a ramp's with "ramp." before the file name; "" for none
 	IOLog     string // write_iolog prefix, one file per target; "" for none
 	Prerun    string // exec_prerun command (holds a cell started ahead of its turn)
 	Comment   string
@@ -100,7 +103,10 @@ func JobFile(w engine.Workload, targets []Target, spec jobSpec) string {
 	p("[global]")
 	globalOptions(p, spec)
 	workloadOptions(p, w, spec)
-	sections(p, w, targets, spec, "t", false)
+	if w.Ramp > 0 {
+		sections(p, w, targets, spec, "r", false, true)
+	}
+	sections(p, w, targets, spec, "t", w.Ramp > 0, false)
 	return b.String()
 }
 
@@ -122,7 +128,10 @@ func RoundJobFile(ws []engine.Workload, targets []Target, specs []jobSpec, comme
 		opts := strings.TrimRight(cell.String(), "\n")
 		var secs strings.Builder
 		sp := func(format string, a ...any) { fmt.Fprintf(&secs, format+"\n", a...) }
-		sections(sp, w, targets, specs[k], fmt.Sprintf("c%dt", k), k > 0)
+		if w.Ramp > 0 {
+			sections(sp, w, targets, specs[k], fmt.Sprintf("c%dr", k), k > 0, true)
+		}
+		sections(sp, w, targets, specs[k], fmt.Sprintf("c%dt", k), k > 0 || w.Ramp > 0, false)
 		// Every section of the cell carries the cell's options.
 		for _, line := range strings.Split(strings.TrimRight(secs.String(), "\n"), "\n") {
 			p("%s", line)
@@ -222,6 +231,13 @@ func checkWorkload(w engine.Workload) error {
 	if err := w.WholePercentages(); err != nil {
 		return fmt.Errorf("%w: fio reads shares as whole percentages (it would run 1.5 %% as 1 %%)", err)
 	}
+	if w.RandomPct != math.Trunc(w.RandomPct) {
+		return fmt.Errorf("%w: a random share of %s %%: fio's percentage_random takes a whole percentage", engine.ErrBadWorkload,
+			strconv.FormatFloat(w.RandomPct, 'f', -1, 64))
+	}
+	if _, _, _, err := rateShares(w); err != nil {
+		return err
+	}
 	n := 0
 	for _, s := range w.BlockSplit {
 		if s.Percent > 0 {
@@ -261,6 +277,10 @@ func workloadOptions(p func(string, ...any), w engine.Workload, spec jobSpec) {
 		p("bs=%d", w.BlockSize)
 	}
 	p("iodepth=%d", w.QD)
+	if w.Access == engine.Random && w.RandomPct > 0 && w.RandomPct < 100 {
+		// fio's 0 is all sequential, ptsrun's all random: 0 is never written.
+		p("percentage_random=%d", int(w.RandomPct))
+	}
 	p("norandommap=1")
 	p("randrepeat=1")
 	p("randseed=%d", w.Seed&(1<<62-1)) // fio reads a signed 64-bit number
@@ -275,7 +295,9 @@ func workloadOptions(p func(string, ...any), w engine.Workload, spec jobSpec) {
 	}
 	if w.Duration > 0 && w.Passes <= 0 {
 		p("time_based=1")
-		p("runtime=%dms", w.Duration.Milliseconds())
+		if w.Ramp <= 0 {
+			p("runtime=%dms", w.Duration.Milliseconds())
+		} // else each section has its own: the ramp's, the rest's
 	}
 	if spec.LogPrefix != "" {
 		p("write_iops_log=%s", spec.LogPrefix)
@@ -286,7 +308,11 @@ func workloadOptions(p func(string, ...any), w engine.Workload, spec jobSpec) {
 
 // sections writes a workload's job sections: TC per target, named
 // <prefix><target>; stonewall makes the first wait for every earlier job.
-func sections(p func(string, ...any), w engine.Workload, targets []Target, spec jobSpec, prefix string, stonewall bool) {
+// ramp writes the sections of the workload's ramp, which run for the ramp
+// and log into spec.RampLogPrefix; with a ramp the others run for the rest
+// of the duration.
+func sections(p func(string, ...any), w engine.Workload, targets []Target, spec jobSpec, prefix string, stonewall, ramp bool) {
+	rates, rateRead, rateWrite, _ := rateShares(w) // checkWorkload refused a cap fio cannot take
 	for i, t := range targets {
 		size, perJob := jobSize(w, t)
 		// One section per thread rather than numjobs clones: each thread
@@ -294,6 +320,13 @@ func sections(p func(string, ...any), w engine.Workload, targets []Target, spec 
 		// I/O log, and the sections of a target form one reporting group.
 		for th := 0; th < w.TC; th++ {
 			p("")
+			if i == 0 && th == 0 && w.Ramp > 0 {
+				if ramp {
+					p("; the ramp: in the per-second series only (fio's ramp_time would log none of it)")
+				} else {
+					p("; after the ramp: the results")
+				}
+			}
 			p("[%s%d]", prefix, i)
 			if th == 0 {
 				if stonewall && i == 0 {
@@ -308,7 +341,21 @@ func sections(p func(string, ...any), w engine.Workload, targets []Target, spec 
 			if off := jobOffset(w, t, th); off != "" {
 				p("offset=%s", off)
 			}
-			if spec.IOLog != "" {
+			switch {
+			case ramp:
+				p("runtime=%dms", w.Ramp.Milliseconds())
+				if spec.LogPrefix != "" {
+					logs := filepath.Join(filepath.Dir(spec.LogPrefix), "ramp."+filepath.Base(spec.LogPrefix))
+					p("write_iops_log=%s", logs)
+					p("write_bw_log=%s", logs)
+				}
+			case w.Ramp > 0:
+				p("runtime=%dms", (w.Duration - w.Ramp).Milliseconds())
+			}
+			if rates != "" {
+				p("%s", rateValue(rates, w, rateRead[th], rateWrite[th]))
+			}
+			if spec.IOLog != "" && !ramp {
 				p("write_iolog=%s.t%d.%d", spec.IOLog, i, th)
 			}
 			if w.Passes > 0 && perJob > 0 {
@@ -371,3 +418,171 @@ func jobOffset(w engine.Workload, t Target, th int) string {
 	}
 	return strconv.FormatInt(off, 10)
 }
+
+// How fio 3.33 caps a job's rate (options.c rate, rate_iops; backend.c
+// __setup_rate; io_u.c rate_ddir), measured on a loop device:
+//
+//   - rate= is bytes a second, rate_iops= I/Os a second, both per job;
+//     one job here is one thread, so each gets its share of the target's
+//     cap: the cap ÷ TC, in whole numbers, the remainder going one each to
+//     the first threads so that the shares add up to the cap.
+//   - One value caps each direction by itself: rate_iops=1000 on a 70/30
+//     mix ran 1000 reads and 1000 writes a second, 50/50. A mix gets two
+//     values, READ,WRITE, the cap split by the mix.
+//   - fio turns rate_iops into bytes at the smallest block size of a
+//     split (rate_iops=1000 of 4k/50:64k/50 ran 130 IOPS), so a split's cap
+//     is written as rate=, the IOPS cap times the split's mean size; so is
+//     a cap in MB/s (decimal, PTS §2.4.1) that binds before the IOPS one.
+//   - 0 is no cap at all: a thread whose share rounds to 0 would run
+//     unbounded, so such a cap is refused.
+
+// rateShares is the workload's rate cap as fio takes it: the option
+// (rate_iops or rate; "" without a cap) and each thread's read and write
+// share of it.
+func rateShares(w engine.Workload) (option string, read, write []int64, err error) {
+	capIOPS := w.RateIOPSCap()
+	if capIOPS <= 0 {
+		return "", nil, nil, nil
+	}
+	option, total := "rate_iops", capIOPS
+	mbpsBinds := w.RateMBps > 0 && (w.RateIOPS == 0 || w.RateMBps*1e6/w.MeanBlockSize() < w.RateIOPS)
+	switch {
+	case mbpsBinds:
+		option, total = "rate", w.RateMBps*1e6
+	case len(w.BlockSplit) > 0:
+		option, total = "rate", capIOPS*w.MeanBlockSize()
+	}
+	r := float64(w.ReadPct) / 100
+	spread := func(v float64) []int64 {
+		n := int64(math.Round(v))
+		out := make([]int64, w.TC)
+		for th := range out {
+			out[th] = n / int64(w.TC)
+			if int64(th) < n%int64(w.TC) {
+				out[th]++
+			}
+		}
+		return out
+	}
+	read, write = spread(total*r), spread(total*(1-r))
+	unit := "I/Os"
+	if option == "rate" {
+		unit = "bytes"
+	}
+	for th := range w.TC {
+		dir := ""
+		switch {
+		case w.ReadPct > 0 && read[th] == 0:
+			dir = "reads"
+		case w.ReadPct < 100 && write[th] == 0:
+			dir = "writes"
+		}
+		if dir != "" {
+			return "", nil, nil, fmt.Errorf("%w: %s spread over %d threads leaves a thread's %s less than one %s a second, and fio reads %s=0 as no cap",
+				engine.ErrBadWorkload, w.RateLabel(), w.TC, dir, strings.TrimSuffix(unit, "s"), option)
+		}
+	}
+	return option, read, write, nil
+}
+
+// rateValue writes one thread's cap: one value for a workload of one
+// direction, READ,WRITE for a mix.
+func rateValue(option string, w engine.Workload, read, write int64) string {
+	switch w.ReadPct {
+	case 100:
+		return fmt.Sprintf("%s=%d", option, read)
+	case 0:
+		return fmt.Sprintf("%s=%d", option, write)
+	}
+	return fmt.Sprintf("%s=%d,%d", option, read, write)
+}
+
+// How fio 3.33 ramps up (ramp_time), measured: its iops and bw logs hold
+// nothing of the ramp, and their clock starts again at its end (time.c
+// reset_all_stats resets the epoch). ptsrun keeps a ramp's seconds in the
+// series, so a ramp is not ramp_time but a group of its own: the same
+// jobs for the ramp (sections r<n>, logging into the ramp's own files),
+// then, after a stonewall, the jobs whose results count for the rest of
+// the duration (t<n>). Between the two fio ends one set of threads and
+// starts the next, a few milliseconds; a sequential stream starts again
+// at the start of its region.
+
+// isRampJob says whether a job of fio's output is a ramp's (r<n>, or
+// c<k>r<n> in a round's job file).
+func isRampJob(name string) bool {
+	if i := strings.IndexByte(name, 'r'); i >= 0 {
+		head, n := name[:i], name[i+1:]
+		if _, err := strconv.Atoi(n); err == nil && (head == "" || head[0] == 'c') {
+			return true
+		}
+	}
+	return false
+}
+
+// rampSeries is a ramp's seconds, marked: the ones fio logged, and the
+// last, which fio does not log when it ends with the ramp's jobs (a
+// 1-second ramp logs nothing), made of the ramp jobs' totals less the
+// logged seconds.
+func rampSeries(logged []engine.Second, jobs []Job, w engine.Workload) []engine.Second {
+	var total engine.Second
+	for _, j := range jobs {
+		total.ReadIOs += j.Read.IOs
+		total.ReadBytes += j.Read.Bytes
+		total.WriteIOs += j.Write.IOs
+		total.WriteBytes += j.Write.Bytes
+	}
+	if len(logged) < w.RampSeconds() {
+		last := total
+		for _, s := range logged {
+			last.ReadIOs -= s.ReadIOs
+			last.ReadBytes -= s.ReadBytes
+			last.WriteIOs -= s.WriteIOs
+			last.WriteBytes -= s.WriteBytes
+		}
+		last.ReadIOs, last.ReadBytes = max(last.ReadIOs, 0), max(last.ReadBytes, 0)
+		last.WriteIOs, last.WriteBytes = max(last.WriteIOs, 0), max(last.WriteBytes, 0)
+		logged = append(logged, last)
+	}
+	for i := range logged {
+		logged[i].Ramp = true
+	}
+	return logged
+}
+
+// cellSeries is a cell's per-second series from the logs in dir whose
+// names start with prefix ("" for a cell's own fio, c<k> in a round's):
+// the ramp's seconds, marked, then the others'. jobs are the cell's jobs
+// of fio's output, ramp's included.
+func cellSeries(dir, prefix string, jobs []Job, w engine.Workload) []engine.Second {
+	measured := readLogs(dir, prefix+"h")
+	if w.Ramp <= 0 {
+		return measured
+	}
+	var ramp []Job
+	for _, j := range jobs {
+		if isRampJob(j.Name) {
+			ramp = append(ramp, j)
+		}
+	}
+	return append(rampSeries(readLogs(dir, "ramp."+prefix+"h"), ramp, w), measured...)
+}
+
+// runTime is how long fio's jobs took: a ramp's and the measured jobs',
+// one group after the other.
+func (o *Output) runTime() time.Duration {
+	var ramp, rest time.Duration
+	for _, j := range o.Jobs {
+		if isRampJob(j.Name) {
+			ramp = max(ramp, j.Elapsed())
+		} else {
+			rest = max(rest, j.Elapsed())
+		}
+	}
+	return ramp + rest
+}
+
+// CheckWorkload says whether fio runs w as asked: whole percentages for
+// shares, fio's limits on splits and zones, a rate cap every thread's share
+// of which is at least one I/O (or byte) a second, since fio reads 0 as no
+// cap.
+func CheckWorkload(w engine.Workload) error { return checkWorkload(w) }

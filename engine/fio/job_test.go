@@ -236,3 +236,109 @@ func TestFioRunsASplitAsWritten(t *testing.T) {
 	sigma := math.Sqrt(total * 0.25)
 	assert.InDelta(t, total/2, float64(n[12288]), 5*sigma+1, "12 KiB I/Os: %v", n)
 }
+
+// A rate cap is each thread's share, per direction by the mix (fio caps
+// each direction by itself), in bytes for a split (fio would turn
+// rate_iops into bytes at the split's smallest size) and when a MB/s cap
+// binds; shares add up to the cap exactly.
+func TestJobFileRates(t *testing.T) {
+	ts := []Target{{Name: "t", Path: "/dev/x", Size: 1 << 30, LogicalBlock: 512}}
+	base := engine.Workload{Access: engine.Random, ReadPct: 70, BlockSize: 4096, TC: 3, QD: 4, ActiveRange: 100, Duration: time.Second}
+	for _, tc := range []struct {
+		name string
+		w    func(*engine.Workload)
+		want []string
+	}{
+		{"IOPS over a mix", func(w *engine.Workload) { w.RateIOPS = 1000 },
+			[]string{"rate_iops=234,100", "rate_iops=233,100", "rate_iops=233,100"}},
+		{"reads only", func(w *engine.Workload) { w.ReadPct, w.RateIOPS = 100, 1000 },
+			[]string{"rate_iops=334", "rate_iops=333", "rate_iops=333"}},
+		{"writes only", func(w *engine.Workload) { w.ReadPct, w.RateIOPS = 0, 900 },
+			[]string{"rate_iops=300", "rate_iops=300", "rate_iops=300"}},
+		{"MB/s", func(w *engine.Workload) { w.ReadPct, w.RateMBps = 100, 3 },
+			[]string{"rate=1000000", "rate=1000000", "rate=1000000"}},
+		{"MB/s binds before IOPS", func(w *engine.Workload) { w.ReadPct, w.RateMBps, w.RateIOPS = 100, 3, 5000 },
+			[]string{"rate=1000000", "rate=1000000", "rate=1000000"}},
+		{"IOPS binds before MB/s", func(w *engine.Workload) { w.ReadPct, w.RateMBps, w.RateIOPS = 100, 300, 3000 },
+			[]string{"rate_iops=1000", "rate_iops=1000", "rate_iops=1000"}},
+		{"IOPS of a split, in bytes", func(w *engine.Workload) {
+			w.ReadPct, w.RateIOPS, w.TC = 100, 100, 1
+			w.BlockSplit = []engine.BlockShare{{Bytes: 4096, Percent: 50}, {Bytes: 65536, Percent: 50}}
+		}, []string{"rate=3481600"}},
+	} {
+		w := base
+		tc.w(&w)
+		require.NoError(t, checkWorkload(w), tc.name)
+		job := JobFile(w, ts, jobSpec{IOEngine: "io_uring"})
+		got := append(optionLines(job, "rate_iops"), optionLines(job, "rate")...)
+		assert.Equal(t, tc.want, got, "%s:\n%s", tc.name, job)
+	}
+	none := JobFile(base, ts, jobSpec{IOEngine: "io_uring"})
+	assert.Empty(t, append(optionLines(none, "rate_iops"), optionLines(none, "rate")...))
+
+	// A share that rounds to 0 would be no cap at all to fio.
+	w := base
+	w.RateIOPS = 5 // 70/30 over three threads: 1.2 writes a second a thread
+	assert.ErrorContains(t, checkWorkload(w), "at most 5 IOPS per target spread over 3 threads leaves a thread's writes less than one I/O a second, and fio reads rate_iops=0 as no cap")
+	w.ReadPct = 100
+	assert.NoError(t, checkWorkload(w))
+}
+
+// A random share is percentage_random; fio's 0 is all sequential, so
+// ptsrun's 0 (all random) writes nothing; fio takes whole percentages.
+func TestJobFileRandomShare(t *testing.T) {
+	ts := []Target{{Name: "t", Path: "/dev/x", Size: 1 << 30, LogicalBlock: 512}}
+	w := engine.Workload{Access: engine.Random, ReadPct: 70, BlockSize: 4096, TC: 1, QD: 4, ActiveRange: 100, Duration: time.Second, RandomPct: 80}
+	assert.Equal(t, []string{"percentage_random=80"}, optionLines(JobFile(w, ts, jobSpec{IOEngine: "io_uring"}), "percentage_random"))
+	for _, pct := range []float64{0, 100} {
+		w.RandomPct = pct
+		assert.Empty(t, optionLines(JobFile(w, ts, jobSpec{IOEngine: "io_uring"}), "percentage_random"), "%v", pct)
+	}
+	w.RandomPct = 80.5
+	assert.ErrorContains(t, checkWorkload(w), "a random share of 80.5 %: fio's percentage_random takes a whole percentage")
+}
+
+// A ramp is a group of its own before the results' jobs, logging into
+// files of its own; the results' jobs run for the rest of the duration.
+func TestJobFileRamp(t *testing.T) {
+	ts := []Target{{Name: "t", Path: "/dev/x", Size: 1 << 30, LogicalBlock: 512}}
+	w := engine.Workload{Access: engine.Random, ReadPct: 100, BlockSize: 4096, TC: 2, QD: 4, ActiveRange: 100, Duration: 10 * time.Second, Ramp: 4 * time.Second}
+	job := JobFile(w, ts, jobSpec{IOEngine: "io_uring", LogPrefix: "/r/c.logs/h0t", IOLog: "/r/c.logs/iolog.h0"})
+	assert.NotContains(t, job, "ramp_time=")
+	assert.Equal(t, []string{"runtime=4000ms", "runtime=4000ms", "runtime=6000ms", "runtime=6000ms"}, optionLines(job, "runtime"), job)
+	assert.Equal(t, []string{"write_iops_log=/r/c.logs/h0t", "write_iops_log=/r/c.logs/ramp.h0t", "write_iops_log=/r/c.logs/ramp.h0t"},
+		optionLines(job, "write_iops_log"))
+	assert.Equal(t, []string{"write_iolog=/r/c.logs/iolog.h0.t0.0", "write_iolog=/r/c.logs/iolog.h0.t0.1"}, optionLines(job, "write_iolog"),
+		"the trace is of the results' I/Os")
+	assert.Contains(t, job, "\n[r0]\nnew_group\n")
+	assert.Contains(t, job, "\n; after the ramp: the results\n[t0]\nstonewall\nnew_group\n")
+	round := RoundJobFile([]engine.Workload{w, w}, ts, []jobSpec{{IOEngine: "io_uring"}, {IOEngine: "io_uring"}}, "")
+	assert.Contains(t, round, "\n[c0r0]\n")
+	assert.Equal(t, 3, strings.Count(round, "\nstonewall\n"), "before c0's results, c1's ramp and c1's results:\n%s", round)
+	assert.Len(t, optionLines(round, "runtime"), 8)
+
+	for name, want := range map[string]bool{"r0": true, "r12": true, "c3r1": true, "t0": false, "c3t1": false, "probe": false, "rr": false} {
+		assert.Equal(t, want, isRampJob(name), name)
+	}
+	out := &Output{Jobs: []Job{{Name: "r0"}, {Name: "t0"}}}
+	out.Jobs[0].Read.Runtime, out.Jobs[1].Read.Runtime = 4*time.Second, 6*time.Second
+	assert.Equal(t, 10*time.Second, out.runTime())
+}
+
+// fio logs no last interval that ends with its jobs: a ramp's last second
+// is its jobs' totals less the seconds logged.
+func TestRampSeries(t *testing.T) {
+	w := engine.Workload{Duration: 5 * time.Second, Ramp: 2 * time.Second}
+	var j Job
+	j.Name = "r0"
+	j.Read.IOs, j.Read.Bytes = 2000, 2000*4096
+	logged := []engine.Second{{ReadIOs: 1100, ReadBytes: 1100 * 4096}}
+	got := rampSeries(logged, []Job{j}, w)
+	require.Len(t, got, 2)
+	assert.Equal(t, engine.Second{ReadIOs: 1100, ReadBytes: 1100 * 4096, Ramp: true}, got[0])
+	assert.Equal(t, engine.Second{ReadIOs: 900, ReadBytes: 900 * 4096, Ramp: true}, got[1])
+	// Logged whole: nothing is added.
+	got = rampSeries([]engine.Second{{ReadIOs: 1000}, {ReadIOs: 1000}}, []Job{j}, w)
+	assert.Len(t, got, 2)
+	assert.True(t, got[1].Ramp)
+}

@@ -72,7 +72,11 @@ type Engine struct {
 	ro      []bool
 	opts    Options
 	mode    string // "io_uring" or "pread"
-	stamp   atomic.Uint64
+	// timedWait: the kernel's io_uring waits take a timeout (Linux 5.11),
+	// which paced io_uring threads sleep with; without it a workload with
+	// a rate cap takes the pread path.
+	timedWait bool
+	stamp     atomic.Uint64
 }
 
 // Write data: a write's buffer is a window of the thread's pool of random
@@ -112,6 +116,7 @@ func Open(targets []Target, opts Options) (*Engine, error) {
 	e.mode = "pread"
 	if !opts.ForcePread {
 		if r, err := newRing(4); err == nil {
+			e.timedWait = r.extArg
 			r.close()
 			e.mode = "io_uring"
 		}
@@ -190,6 +195,13 @@ func (e *Engine) run(ctx context.Context, w engine.Workload) (engine.Measurement
 		return engine.Measurement{}, err
 	}
 
+	// A paced io_uring thread sleeps in io_uring_enter with a timeout; a
+	// kernel without one runs the workload on the pread path.
+	mode := e.mode
+	if mode == "io_uring" && newPacer(w) != nil && !e.timedWait {
+		mode = "pread"
+	}
+
 	var stop atomic.Bool
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -208,7 +220,7 @@ func (e *Engine) run(ctx context.Context, w engine.Workload) (engine.Measurement
 	// Every I/O thread blocks in io_uring_enter without giving up its P, so
 	// each needs a P of its own, and the rest of the process one more.
 	threads := len(e.targets) * w.TC
-	if e.mode == "io_uring" {
+	if mode == "io_uring" {
 		if prev := runtime.GOMAXPROCS(0); prev < threads+2 {
 			runtime.GOMAXPROCS(threads + 2)
 			defer runtime.GOMAXPROCS(prev)
@@ -241,7 +253,7 @@ func (e *Engine) run(ctx context.Context, w engine.Workload) (engine.Measurement
 			wg.Add(1)
 			go func(ti, th int) {
 				defer wg.Done()
-				if e.mode == "io_uring" {
+				if mode == "io_uring" {
 					res.err = e.uringThread(w, ti, th, cpu, pollNs, gen, start, deadline, &stop, maxBS, res)
 				} else {
 					res.err = e.preadThread(w, ti, th, gen, start, deadline, &stop, maxBS, res)
@@ -264,10 +276,11 @@ func (e *Engine) run(ctx context.Context, w engine.Workload) (engine.Measurement
 	_ = unix.Getrusage(unix.RUSAGE_SELF, &ru1)
 
 	// The cell's time runs to its last completion: I/Os in flight at the
-	// deadline are waited for and counted.
-	m := engine.Measurement{Engine: e.Describe(), Elapsed: end.Sub(start)}
+	// deadline are waited for and counted. A ramp is left out of it, as
+	// its I/Os are out of the totals.
+	m := engine.Measurement{Engine: "native " + mode, Elapsed: max(end.Sub(start)-w.Ramp, 0)}
 	cpus := float64(runtime.NumCPU())
-	el := m.Elapsed.Seconds()
+	el := end.Sub(start).Seconds() // CPU time over the whole run, ramp included
 	m.CPU.User = tvSeconds(ru1.Utime, ru0.Utime) / el / cpus
 	m.CPU.Sys = tvSeconds(ru1.Stime, ru0.Stime) / el / cpus
 	per := make([]engine.TargetStats, len(e.targets))
@@ -297,6 +310,7 @@ func (e *Engine) run(ctx context.Context, w engine.Workload) (engine.Measurement
 		if n := m.Seconds[i].ReadIOs + m.Seconds[i].WriteIOs; n > 0 {
 			m.Seconds[i].LatMeanNs /= float64(n)
 		}
+		m.Seconds[i].Ramp = i < w.RampSeconds()
 	}
 	if len(e.targets) > 1 {
 		for i, t := range e.targets {
@@ -446,10 +460,15 @@ func (e *Engine) uringThread(w engine.Workload, ti, th, cpu int, pollNs int64, g
 	if !deadline.IsZero() {
 		deadNs = int64(deadline.Sub(start))
 	}
+	pace := newPacer(w)
+	rampNs := int64(w.Ramp)
 	issue := func(i int, t int64) bool {
 		io := gen.Next()
 		if io.Size == 0 {
 			return false
+		}
+		if pace != nil {
+			pace.issued(io.Size)
 		}
 		s := &slots[i]
 		s.size, s.off, s.read, s.start, s.active = io.Size, io.Offset, io.Read, t, true
@@ -465,17 +484,56 @@ func (e *Engine) uringThread(w engine.Workload, ti, th, cpu int, pollNs int64, g
 		return true
 	}
 	inflight := 0
+	// Paced: the slots without an I/O, each waiting for the next I/O's
+	// turn; without a rate a completed slot is refilled at once.
+	var free []int
+	exhausted := false // the generator has no more I/O (Passes)
 	t0 := now()
 	for i := range slots {
-		if issue(i, t0) {
+		switch {
+		case pace != nil:
+			free = append(free, i)
+		case issue(i, t0):
+			inflight++
+		}
+	}
+	fill := func(t int64) {
+		for len(free) > 0 && !exhausted && pace.due() <= t {
+			if !issue(free[len(free)-1], t) {
+				exhausted = true
+				break
+			}
+			free = free[:len(free)-1]
 			inflight++
 		}
 	}
 	var firstErr error
-	for inflight > 0 {
-		// Wait for one completion, not more: the queue stays as full as
-		// the workload asks.
-		if err := r.wait(pollNs, now); err != nil {
+	halted := false
+	for {
+		if pace != nil && !halted {
+			fill(now())
+		}
+		waiting := pace != nil && !halted && !exhausted && len(free) > 0
+		if inflight == 0 && !waiting {
+			break
+		}
+		var err error
+		switch wake := min(deadNs, 1<<62); {
+		case waiting:
+			if pace.due() < wake {
+				wake = pace.due()
+			}
+			if d := wake - now(); d > 0 {
+				err = r.waitFor(min(d, int64(maxSleep)))
+			} else if inflight > 0 {
+				err = r.enter(0) // submit, and reap what is there
+			}
+		default:
+			// Wait for one completion, not more: the queue stays as full
+			// as the workload asks.
+			err = r.wait(pollNs, now)
+		}
+		if err != nil {
 			return fmt.Errorf("%s: %w", e.targets[ti].Name, err)
 		}
 		t := now()
@@ -485,6 +543,9 @@ func (e *Engine) uringThread(w engine.Workload, ti, th, cpu int, pollNs int64, g
 			s := &slots[ud]
 			s.active = false
 			inflight--
+			if pace != nil {
+				free = append(free, int(ud))
+			}
 			if int64(rv) != s.size {
 				if firstErr == nil {
 					firstErr = ioError(e.targets[ti], s, int64(rv))
@@ -492,28 +553,35 @@ func (e *Engine) uringThread(w engine.Workload, ti, th, cpu int, pollNs int64, g
 				return
 			}
 			lat := t - s.start
+			measured := t >= rampNs // a ramp's I/Os are in the series only
 			if s.read {
-				res.read.Record(lat, 1, s.size)
+				if measured {
+					res.read.Record(lat, 1, s.size)
+				}
 				sec.ReadIOs++
 				sec.ReadBytes += s.size
 			} else {
-				res.write.Record(lat, 1, s.size)
+				if measured {
+					res.write.Record(lat, 1, s.size)
+				}
 				sec.WriteIOs++
 				sec.WriteBytes += s.size
 			}
 			sec.LatMeanNs += float64(lat)
-			if !halt && firstErr == nil && issue(int(ud), t) {
+			if pace == nil && !halt && firstErr == nil && issue(int(ud), t) {
 				inflight++
 			}
 		})
+		halted = halted || halt || firstErr != nil
 	}
 	return firstErr
 }
 
 func (e *Engine) preadThread(w engine.Workload, ti, th int, gen *engine.AddrGen, start, deadline time.Time,
 	stop *atomic.Bool, maxBS int64, res *threadResult) error {
-	var mu sync.Mutex // guards gen, res and firstErr among the QD workers
+	var mu sync.Mutex // guards gen, pace, res and firstErr among the QD workers
 	var firstErr error
+	pace := newPacer(w)
 	var wg sync.WaitGroup
 	fd := int(e.files[ti].Fd())
 	trace := e.opts.Trace
@@ -531,12 +599,20 @@ func (e *Engine) preadThread(w engine.Workload, ti, th int, gen *engine.AddrGen,
 					return
 				}
 				io := gen.Next()
+				var due time.Time
+				if pace != nil && io.Size > 0 {
+					due = start.Add(time.Duration(pace.due()))
+					pace.issued(io.Size)
+				}
 				if trace > 0 && io.Size > 0 {
 					res.trace = append(res.trace, engine.TraceIO{Target: ti, Thread: th, Offset: io.Offset, Size: io.Size, Read: io.Read})
 					trace--
 				}
 				mu.Unlock()
 				if io.Size == 0 {
+					return
+				}
+				if pace != nil && !sleepUntil(due, deadline, stop) {
 					return
 				}
 				buf := bufs.slot(0)
@@ -567,12 +643,17 @@ func (e *Engine) preadThread(w engine.Workload, ti, th int, gen *engine.AddrGen,
 					return
 				}
 				sec := res.second(int(t1.Sub(start) / time.Second))
+				measured := t1.Sub(start) >= w.Ramp // a ramp's I/Os are in the series only
 				if io.Read {
-					res.read.Record(lat, 1, io.Size)
+					if measured {
+						res.read.Record(lat, 1, io.Size)
+					}
 					sec.ReadIOs++
 					sec.ReadBytes += io.Size
 				} else {
-					res.write.Record(lat, 1, io.Size)
+					if measured {
+						res.write.Record(lat, 1, io.Size)
+					}
 					sec.WriteIOs++
 					sec.WriteBytes += io.Size
 				}
@@ -583,6 +664,21 @@ func (e *Engine) preadThread(w engine.Workload, ti, th int, gen *engine.AddrGen,
 	}
 	wg.Wait()
 	return firstErr
+}
+
+// sleepUntil sleeps until at, a paced I/O's turn, and says whether it may
+// be issued: not when the run's deadline comes first or it is stopped.
+func sleepUntil(at, deadline time.Time, stop *atomic.Bool) bool {
+	for {
+		if stop.Load() || (!deadline.IsZero() && !at.Before(deadline)) {
+			return false
+		}
+		d := time.Until(at)
+		if d <= 0 {
+			return true
+		}
+		time.Sleep(min(d, maxSleep))
+	}
 }
 
 // Probe says which I/O path the engine would take here: io_uring or pread.

@@ -17,12 +17,14 @@ const (
 	iouringOffSQEs   = 0x10000000
 
 	featSingleMmap = 1 << 0
+	featExtArg     = 1 << 8 // IORING_FEAT_EXT_ARG, Linux 5.11
 
 	setupCoopTaskrun  = 1 << 8
 	setupSingleIssuer = 1 << 12
 	setupDeferTaskrun = 1 << 13
 
 	enterGetEvents      = 1 << 0
+	enterExtArg         = 1 << 3
 	enterRegisteredRing = 1 << 4
 
 	opReadFixed  = 4
@@ -83,6 +85,17 @@ type cqe struct {
 	flags    uint32
 }
 
+// getEventsArg is struct io_uring_getevents_arg: with IORING_ENTER_EXT_ARG
+// io_uring_enter waits at most ts for its completions.
+type getEventsArg struct {
+	sigmask   uint64
+	sigmaskSz uint32
+	minWait   uint32 // pad before Linux 6.12
+	ts        uint64 // *kernelTimespec
+}
+
+type kernelTimespec struct{ sec, nsec int64 }
+
 // ring is one io_uring instance used by one goroutine.
 type ring struct {
 	fd              int
@@ -99,6 +112,11 @@ type ring struct {
 	registeredBufs  bool
 	enterFd         uintptr // the ring's fd, or its registered index
 	enterFlags      uintptr
+	extArg          bool // the kernel takes a timeout for its waits (waitFor)
+	// waitFor's argument and timeout: in the ring, on the heap, where
+	// nothing moves them while the kernel holds their addresses.
+	waitArg getEventsArg
+	waitTS  kernelTimespec
 }
 
 var errNoUring = errors.New("io_uring is not available")
@@ -128,7 +146,7 @@ func newRing(entries uint32) (*ring, error) {
 		}
 		return nil, fmt.Errorf("io_uring_setup: %w", errno)
 	}
-	r := &ring{fd: int(fd)}
+	r := &ring{fd: int(fd), extArg: p.features&featExtArg != 0}
 	sqSize := uintptr(p.sqOff.array) + uintptr(p.sqEntries)*4
 	cqSize := uintptr(p.cqOff.cqes) + uintptr(p.cqEntries)*unsafe.Sizeof(cqe{})
 	if p.features&featSingleMmap != 0 {
@@ -288,6 +306,37 @@ func (r *ring) wait(pollNs int64, clock func() int64) error {
 		}
 	}
 	return r.enter(1)
+}
+
+// waitFor submits the prepared SQEs and returns once a completion is in
+// the CQ ring or timeoutNs has passed, asleep in the kernel meanwhile (a
+// paced thread waits so for its next I/O's turn). It needs the kernel's
+// IORING_FEAT_EXT_ARG (extArg). Unlike enter it is an ordinary system
+// call: the thread may sleep for milliseconds, and the Go scheduler and
+// garbage collector must not wait for it.
+func (r *ring) waitFor(timeoutNs int64) error {
+	r.waitTS = kernelTimespec{sec: timeoutNs / 1e9, nsec: timeoutNs % 1e9}
+	r.waitArg = getEventsArg{ts: uint64(uintptr(unsafe.Pointer(&r.waitTS)))}
+	tail := r.pendingTail
+	toSubmit := tail - atomic.LoadUint32(r.sqTail)
+	atomic.StoreUint32(r.sqTail, tail)
+	for {
+		n, _, errno := unix.Syscall6(unix.SYS_IO_URING_ENTER, r.enterFd, uintptr(toSubmit), 1,
+			r.enterFlags|enterExtArg, uintptr(unsafe.Pointer(&r.waitArg)), unsafe.Sizeof(r.waitArg))
+		switch errno {
+		case 0:
+			toSubmit -= uint32(n)
+			if toSubmit == 0 {
+				return nil
+			}
+			continue
+		case unix.ETIME:
+			return nil
+		case unix.EINTR, unix.EAGAIN, unix.EBUSY:
+			continue
+		}
+		return fmt.Errorf("io_uring_enter: %w", errno)
+	}
 }
 
 // ready reports whether a completion is waiting in the CQ ring.

@@ -25,6 +25,16 @@
 //     latency is the I/Os in flight; with a block-size split each I/O draws
 //     its size.
 //
+// The options of workloads outside the PTS reach the model too. A rate cap
+// caps each second's IOPS, and the queueing delay falls to what I/Os
+// arriving at that rate meet (an M/D/1 queue with the drive as its
+// server); the dies, less busy, delay reads less. A ramp's seconds run and
+// are in the series, marked, and out of the totals. A random share writes
+// in runs (Workload.RandomPct): runs at least a mapping unit long write
+// whole units one after another, shorter ones land in random units in
+// pieces of their length; the collection then sees what a real FTL would,
+// long runs only paying off once they rewrite whole blocks.
+//
 // The drive is deterministic for a seed. Its state (mapping, block valid
 // counts, virtual clock) persists in a state directory as a snapshot plus an
 // append-only log of the operations it was given, written before each

@@ -215,7 +215,15 @@ func granOf(bs int64) uint8 {
 	return g
 }
 
-func (d *Drive) rates(w engine.Workload, cs []ioCost, l *layout, noise float64) rates {
+// rates answers for one step. capIOPS, when above zero, is the host's rate
+// cap (Workload.RateIOPSCap): the drive is then asked fewer I/Os than it
+// could do, and an I/O waits in the drive's queue only as long as one
+// arriving at that rate would: the queueing delay of an M/D/1 queue whose
+// server is the drive as a whole (service rate its uncapped IOPS, load ρ
+// the cap's share of it): ρ ÷ (2 µ (1 − ρ)), and never more than with
+// every slot the host allows in flight. Fewer I/Os also keep the dies
+// less busy, which the waits behind programs and erases follow.
+func (d *Drive) rates(w engine.Workload, cs []ioCost, l *layout, noise, capIOPS float64) rates {
 	m := d.m
 	r := float64(w.ReadPct) / 100
 	wf := 1 - r
@@ -274,6 +282,11 @@ func (d *Drive) rates(w engine.Workload, cs []ioCost, l *layout, noise float64) 
 		out.iops = pmin(iopsDies, iopsLat, iopsBW, m.MaxIOPS*noise)
 		// Little's law: the OIO I/Os in flight take oio/iops each.
 		out.q = max(0, oio/out.iops-l0)
+		if mu := out.iops; capIOPS > 0 && capIOPS < mu {
+			rho := capIOPS / mu
+			out.iops = capIOPS
+			out.q = min(out.q, rho/(2*mu*(1-rho)))
+		}
 		out.busyProg = min(1, out.iops*wf*progDie/dies)
 		out.busyErase = min(1, out.iops*wf*eraseDie/dies)
 	}
@@ -290,6 +303,14 @@ type streams struct {
 	lo, hi   []int64         // each stream's region
 	next     int             // stream that gets the next I/O
 	unitSize int64
+	// A random workload with a random share writes in runs (see
+	// writeUnit): the chance a write continues its run, and the long run
+	// being written.
+	cont      float64 // 1 − RandomPct/100; 0 without a share
+	runLeft   int64   // units the current long run still writes
+	runNext   int32   // the unit it writes next
+	unitFirst int32   // the active range's units, [unitFirst, unitEnd)
+	unitEnd   int32
 }
 
 func newStreams(w engine.Workload, userBytes, unitBytes int64, userUnits int32) *streams {
@@ -310,8 +331,73 @@ func newStreams(w engine.Workload, userBytes, unitBytes int64, userUnits int32) 
 	writes := w
 	writes.ReadPct = 0
 	writes.Passes = 0
+	writes.RandomPct = 0 // the generator places units; writeUnit lays the runs
 	s.gen = engine.NewAddrGen(writes, userBytes, 0, 1, 0)
+	if w.Access == engine.Random && w.RandomPct > 0 && w.RandomPct < 100 {
+		s.cont = 1 - w.RandomPct/100
+	}
+	s.unitFirst = int32(base / unitBytes)
+	s.unitEnd = max(s.unitFirst+1, int32((base+ar)/unitBytes))
 	return s
+}
+
+// writeUnit is the unit the next unit's worth of random writes lands in,
+// and the granularity it is laid down in, for writes of size bytes (the
+// I/O size drawn for it, mean the split's mean).
+//
+// With a random share (RandomPct), writes come in runs: a write at a
+// random offset starts one, and each next write continues it with chance
+// c = 1 − RandomPct/100, so that a run's length is geometric, 1/(1 − c)
+// writes on average. The drive sees whole units written one after the
+// other where runs are at least a unit long (K = unit ÷ I/O size
+// writes): the share of the written data in such runs is c^(K−1)·(1 +
+// (K−1)(1 − c)) (the length-biased tail of the geometric), and a long
+// run, memoryless past K, writes 1 + c/((1 − c)K) units on average. So
+// between long runs a unit starts one with the chance that gives that
+// share; it then writes its units in order, from a random one, each laid
+// down whole. The other units are written by short runs at random places:
+// a random unit, laid down in pieces of a run's length (a geometric draw
+// below K). At 80 % random and 4 KiB in a unit of megabytes no run is
+// long, and the units are what they are without a share, in larger
+// pieces; a small share (1 %) writes most of the data in long runs.
+func (s *streams) writeUnit(rng *rand.Rand, size int64, mean float64) (int32, uint8) {
+	if s.cont <= 0 {
+		return s.randomUnit(), granOf(size)
+	}
+	if s.runLeft > 0 {
+		lu := s.runNext
+		s.runLeft--
+		if s.runNext++; s.runNext >= s.unitEnd {
+			s.runNext = s.unitFirst
+		}
+		return lu, gContig
+	}
+	c := s.cont
+	k := max(1, float64(s.unitSize)/mean)
+	f := math.Pow(c, k-1) * (1 + (k-1)*(1-c)) // the data's share in long runs
+	u := 1 + c/((1-c)*k)                      // a long run's mean units
+	if f > 0 && rng.Float64() < f/(f+u*(1-f)) {
+		// A long run: K writes, then geometric more.
+		extra := 0.0
+		if c > 0 {
+			extra = math.Floor(math.Log(1-rng.Float64()) / math.Log(c))
+		}
+		units := max(1, int64((k+extra)/k))
+		lu := s.randomUnit()
+		s.runLeft, s.runNext = units-1, lu+1
+		if s.runNext >= s.unitEnd {
+			s.runNext = s.unitFirst
+		}
+		return lu, gContig
+	}
+	// A short run: 1 + geometric writes, fewer than K.
+	top := 1 - math.Pow(c, k-1)
+	n := 1.0
+	if top > 0 {
+		n = 1 + math.Floor(math.Log(1-rng.Float64()*top)/math.Log(c))
+	}
+	piece := min(int64(n)*size, s.unitSize)
+	return s.randomUnit(), granOf(piece)
 }
 
 // randomUnit picks the unit the next random write lands in: the offset the
@@ -379,6 +465,9 @@ func (d *Drive) run(w engine.Workload, salt uint64) engine.Measurement {
 	var doneBytes int64
 	limit := w.Duration.Seconds()
 	wantBytes := w.PassBytes(d.m.UserBytes)
+	capIOPS := w.RateIOPSCap()
+	ramp := w.Ramp.Seconds()
+	var rampRead, rampWrite engine.DirStats // the ramp's I/Os: in the series only
 	for {
 		dt := 1.0
 		if wantBytes <= 0 && limit-elapsed < dt {
@@ -387,7 +476,7 @@ func (d *Drive) run(w engine.Workload, salt uint64) engine.Measurement {
 		if dt <= 1e-9 {
 			break
 		}
-		rt := d.rates(w, cs, lay, noise)
+		rt := d.rates(w, cs, lay, noise, capIOPS)
 		n := rt.iops*dt + ioCarry
 		if wantBytes > 0 {
 			per := w.MeanBlockSize()
@@ -403,9 +492,17 @@ func (d *Drive) run(w engine.Workload, salt uint64) engine.Measurement {
 		nw := total - nr
 
 		d.applyWrites(w, cs, st, lay, rng, nr, nw)
-		sec := engine.Second{}
-		d.sample(&meas.Read, &sec, rng, cs, nr, rt.lr-rt.lrTail, rt.q, rt.lrTail, rt.readWaitP, true)
-		d.sample(&meas.Write, &sec, rng, cs, nw, rt.lw-rt.lwTail, rt.q, rt.lwTail, rt.writeWaitP, false)
+		sec := engine.Second{Ramp: elapsed < ramp}
+		// A step the ramp ends in gives the ramp its share of the I/Os.
+		var rr, rw int64
+		if sec.Ramp {
+			f := min(1, (ramp-elapsed)/dt)
+			rr, rw = int64(math.Round(float64(nr)*f)), int64(math.Round(float64(nw)*f))
+			d.sample(&rampRead, &sec, rng, cs, rr, rt.lr-rt.lrTail, rt.q, rt.lrTail, rt.readWaitP, true)
+			d.sample(&rampWrite, &sec, rng, cs, rw, rt.lw-rt.lwTail, rt.q, rt.lwTail, rt.writeWaitP, false)
+		}
+		d.sample(&meas.Read, &sec, rng, cs, nr-rr, rt.lr-rt.lrTail, rt.q, rt.lrTail, rt.readWaitP, true)
+		d.sample(&meas.Write, &sec, rng, cs, nw-rw, rt.lw-rt.lwTail, rt.q, rt.lwTail, rt.writeWaitP, false)
 		if k := sec.ReadIOs + sec.WriteIOs; k > 0 {
 			sec.LatMeanNs /= float64(k)
 		}
@@ -419,11 +516,12 @@ func (d *Drive) run(w engine.Workload, salt uint64) engine.Measurement {
 			break // cannot progress; never loop forever
 		}
 	}
-	meas.Elapsed = time.Duration(elapsed * float64(time.Second))
-	d.clock += meas.Elapsed
+	ran := time.Duration(elapsed * float64(time.Second))
+	meas.Elapsed = max(ran-w.Ramp, 0)
+	d.clock += ran
 	meas.DeviceTime = d.clock
-	d.hostRead += meas.Read.Bytes
-	d.hostWritten += meas.Write.Bytes
+	d.hostRead += meas.Read.Bytes + rampRead.Bytes
+	d.hostWritten += meas.Write.Bytes + rampWrite.Bytes
 	return meas
 }
 
@@ -434,9 +532,6 @@ func (d *Drive) applyWrites(w engine.Workload, cs []ioCost, st *streams, lay *la
 	var rel, ers, host int64
 	gran := gContig
 	write := func(lu int32) {
-		if w.Access == engine.Random {
-			gran = granOf(pickSize(rng, cs))
-		}
 		lay.moved(lu, d.f.gran[lu], gran)
 		r, e := d.f.write(lu, gran)
 		rel += r
@@ -459,9 +554,12 @@ func (d *Drive) applyWrites(w engine.Workload, cs []ioCost, st *streams, lay *la
 			eff += c.weight * c.effBytes
 		}
 		d.randCarry += float64(nw) * eff / float64(d.unitBytes)
+		mean := w.MeanBlockSize()
 		for d.randCarry >= 1 {
 			d.randCarry--
-			write(st.randomUnit())
+			var lu int32
+			lu, gran = st.writeUnit(rng, pickSize(rng, cs), mean)
+			write(lu)
 		}
 	}
 	d.decayGC(host, rel, ers)

@@ -184,6 +184,7 @@ func merge(drives []*simDrive, ms []engine.Measurement) engine.Measurement {
 			o.WriteIOs += sec.WriteIOs
 			o.ReadBytes += sec.ReadBytes
 			o.WriteBytes += sec.WriteBytes
+			o.Ramp = o.Ramp || sec.Ramp
 		}
 	}
 	return out

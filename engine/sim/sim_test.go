@@ -346,3 +346,59 @@ func TestGamma2Quantile(t *testing.T) {
 	}
 	assert.InDelta(t, 1, s/n, 1e-3)
 }
+
+// A random share reaches the FTL honestly: what a drive's collection sees
+// is whether runs of writes rewrite whole erase blocks (the model's are a
+// gigabyte: 256 mapping units, a block striped over every die), not
+// whether a few I/Os follow each other. At 80 % random, runs of 4 KiB
+// writes are 1.25 writes long, and at 1 % 100 writes (400 KB), far shorter
+// than a block: the drive collects as it does under all-random writes. At
+// 0.01 % random, 128 KiB writes run 10 000 at a time (1.3 GB), longer than
+// a block, and collect cheaply, as sequential writes do.
+func TestRandomShareReachesTheFTL(t *testing.T) {
+	steady := func(bs int64, pct float64) float64 {
+		e := open(t, "client", "")
+		run(t, e, wipc(e.drives[0].t.Model))
+		var last float64
+		var written int64
+		for i := 0; written < 2*e.drives[0].t.Model.UserBytes; i++ {
+			w := rnd(0, bs, 4, 32, 10*time.Minute, uint64(i))
+			w.RandomPct = pct
+			m := run(t, e, w)
+			last, written = m.IOPS(), written+m.Write.Bytes
+		}
+		return last
+	}
+	all, most, one := steady(4096, 0), steady(4096, 80), steady(4096, 1)
+	t.Logf("4 KiB steady IOPS after two drive fills: all random %.0f, 80 %% random %.0f, 1 %% %.0f", all, most, one)
+	assert.InEpsilon(t, all, most, 0.05, "80 %% random collects as all random does")
+	assert.InEpsilon(t, all, one, 0.05, "so does 1 %%: its runs are far shorter than a block")
+	big, bigRuns := steady(128<<10, 0), steady(128<<10, 0.01)
+	t.Logf("128 KiB: all random %.0f IOPS, 0.01 %% random %.0f", big, bigRuns)
+	assert.Greater(t, bigRuns, 1.5*big, "runs longer than a block collect cheaply")
+}
+
+// A rate cap: the drive runs at the cap, exactly, with fewer I/Os in its
+// queue than the host allows, so each waits less than at full load; the
+// ramp's I/Os are in the series, not the totals, and the totals' time is
+// the duration less the ramp, while the drive's clock ran the whole run.
+func TestRateCapAndRamp(t *testing.T) {
+	e := open(t, "enterprise", "")
+	full := run(t, e, rnd(70, 4096, 4, 32, 10*time.Second, 1))
+	w := rnd(70, 4096, 4, 32, 10*time.Second, 2)
+	w.RateIOPS = full.IOPS() / 2
+	w.Ramp = 3 * time.Second
+	before := e.Clock(0)
+	capped := run(t, e, w)
+	assert.InEpsilon(t, w.RateIOPS, capped.IOPS(), 1e-3)
+	assert.Less(t, capped.Total().MeanLatNs(), full.Total().MeanLatNs()/2, "half the load, far less queueing")
+	assert.Equal(t, 7*time.Second, capped.Elapsed)
+	assert.Equal(t, 10*time.Second, e.Clock(0)-before)
+	require.Len(t, capped.Seconds, 10)
+	var all int64
+	for i, s := range capped.Seconds {
+		assert.Equal(t, i < 3, s.Ramp, "second %d", i)
+		all += s.ReadIOs + s.WriteIOs
+	}
+	assert.InEpsilon(t, float64(all)*7/10, float64(capped.Total().IOs), 1e-3, "the totals hold the seven seconds after the ramp")
+}
