@@ -698,7 +698,9 @@ const (
 	Missing FileKind = iota
 	Regular
 	Directory
-	Other // a block or character device, fifo, socket
+	Block
+	Char
+	Other // a fifo, a socket
 )
 
 // Threads lays a job file's jobs out as the threads fio makes of them,
@@ -1023,6 +1025,10 @@ func (l LiveStat) Kind(p string) FileKind {
 		return Regular
 	case fi.IsDir():
 		return Directory
+	case fi.Mode()&os.ModeCharDevice != 0:
+		return Char
+	case fi.Mode()&os.ModeDevice != 0:
+		return Block
 	}
 	return Other
 }
@@ -1084,8 +1090,10 @@ type Access struct {
 	// Refuse are options whose effect no gate can check (commands run,
 	// traces replayed).
 	Refuse []*JobFileError
-	// Writes are files the job writes besides its I/O files (write_iolog).
+	// Also are files the job writes besides its I/O files (write_iolog).
 	Also []FileRef
+	// NoIO says the engine does no I/O on files at all (null, cpuio).
+	NoIO bool
 }
 
 // Engines that do I/O on local paths, and those of them that change
@@ -1125,7 +1133,7 @@ func (j JobDef) Access() Access {
 	eng := a.Engine
 	switch {
 	case noIOEngines[eng]:
-		a.Files = false
+		a.Files, a.NoIO = false, true
 	case !pathEngines[eng]:
 		// A network or storage-cluster engine, a library by path
 		// (external:…), or one ptsrun does not know: its "files" are not

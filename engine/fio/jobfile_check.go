@@ -98,7 +98,7 @@ func fioMessages(stdout string) string {
 }
 
 var (
-	debugLine    = regexp.MustCompile(`^parse\s+\d+ `)
+	debugLine    = regexp.MustCompile(`^parse\s+(\d+) `)
 	quotedOption = regexp.MustCompile(`<([^<>]*)>`)
 )
 
@@ -166,11 +166,15 @@ type fioSection struct {
 func readDebug(stdout string) []fioSection {
 	var out []fioSection
 	for _, l := range strings.Split(stdout, "\n") {
-		loc := debugLine.FindStringIndex(l)
-		if loc == nil {
+		m := debugLine.FindStringSubmatchIndex(l)
+		if m == nil {
 			continue
 		}
-		rest := l[loc[1]:]
+		// dprint writes "%-8s %-5u ": the pid padded to five columns.
+		rest := l[m[1]:]
+		for pad := 5 - (m[3] - m[2]); pad > 0 && strings.HasPrefix(rest, " "); pad-- {
+			rest = rest[1:]
+		}
 		switch {
 		case strings.HasPrefix(rest, "Parsing section ["):
 			name := strings.TrimPrefix(rest, "Parsing section [")

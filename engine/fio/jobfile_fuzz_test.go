@@ -46,7 +46,7 @@ func FuzzParseJobFile(f *testing.F) {
 				}
 			}
 		}
-		st := fakeStat{kinds: map[string]FileKind{"/dev/sdq": Other}, dirs: map[string][]string{"/x": {"/x/y"}}}
+		st := fakeStat{kinds: map[string]FileKind{"/dev/sdq": Block}, dirs: map[string][]string{"/x": {"/x/y"}}}
 		for _, th := range jf.Threads(1, st) {
 			_ = jf.Jobs[th.Job].Access()
 			if len(th.Files) > 100000 {

@@ -227,7 +227,7 @@ filename_format=$clientuid.x
 [/dev/sdr]
 nrfiles=2
 `, nil, nil)
-	st := fakeStat{kinds: map[string]FileKind{"/dev/sdq": Other, "/dev/sdr": Other}}
+	st := fakeStat{kinds: map[string]FileKind{"/dev/sdq": Block, "/dev/sdr": Char}}
 	assert.Equal(t, []string{
 		"j2#0: /d1/j2.0.0 /d1/j2.0.1", "j2#1: /d2/j2.1.0 /d2/j2.1.1",
 		"j3#0: /d1/j3.0.0.x",
