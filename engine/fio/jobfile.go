@@ -1103,13 +1103,21 @@ var (
 		"sync": true, "psync": true, "vsync": true, "pvsync": true, "pvsync2": true, "libaio": true, "io_uring": true,
 		"io_uring_cmd": true, "posixaio": true, "mmap": true, "splice": true, "sg": true, "falloc": true, "ftruncate": true,
 		"e4defrag": true, "filecreate": true, "filestat": true, "filedelete": true, "dircreate": true, "dirstat": true,
-		"dirdelete": true, "xnvme": true, "libpmem": true, "dev-dax": true, "mtd": true, "windowsaio": true, "solarisaio": true,
+		"dirdelete": true, "xnvme": true, "libpmem": true, "mtd": true, "windowsaio": true, "solarisaio": true,
 	}
 	changingEngines = map[string]string{
 		"falloc": "allocates", "ftruncate": "truncates", "e4defrag": "moves blocks of",
 		"filecreate": "creates", "filedelete": "deletes", "dircreate": "creates", "dirdelete": "deletes",
 	}
 	noIOEngines = map[string]bool{"null": true, "cpuio": true}
+	// remoteEngines do I/O on something that is not a path on this host
+	// (a network peer, a storage cluster, a PCIe device behind SPDK), as
+	// rw says.
+	remoteEngines = map[string]bool{
+		"net": true, "netsplice": true, "rbd": true, "rados": true, "http": true, "nfs": true, "libiscsi": true, "nbd": true,
+		"dfs": true, "rdma": true, "libhdfs": true, "spdk": true, "spdk_bdev": true, "gfapi": true, "gfapi_async": true,
+		"libblkio": true, "dev-dax": true,
+	}
 )
 
 // rw values (options.c posval of rw) that only read.
@@ -1134,17 +1142,32 @@ func (j JobDef) Access() Access {
 	switch {
 	case noIOEngines[eng]:
 		a.Files, a.NoIO = false, true
+	case remoteEngines[eng]:
+		a.Files = false
 	case !pathEngines[eng]:
-		// A network or storage-cluster engine, a library by path
-		// (external:…), or one ptsrun does not know: its "files" are not
-		// paths on this host.
+		// A library by path (external:…), or an engine ptsrun does not
+		// know: what it does is not told by rw.
 		a.Files = false
 		if !a.Writes {
 			a.Writes, a.Why = true, fmt.Sprintf("cannot tell: ioengine=%s does I/O ptsrun cannot follow (%s)", eng, engAt)
 		}
 	}
 	rwAt, rwRaw := j.At, "rw=read (fio's default)"
-	for _, o := range j.All("rw") {
+	// The job's own rw replaces an inherited one. Given twice in one
+	// section, fio takes the one its sort leaves last: any that writes
+	// counts here.
+	var rws []Option
+	for _, o := range j.Own {
+		if o.Name == "rw" {
+			rws = append(rws, o)
+		}
+	}
+	if len(rws) == 0 {
+		if o, ok := j.Get("rw"); ok {
+			rws = []Option{o}
+		}
+	}
+	for _, o := range rws {
 		rwAt, rwRaw = o.At, o.Raw
 		v, _, _ := strings.Cut(o.Value, ":")
 		v, _, _ = strings.Cut(v, ",")
