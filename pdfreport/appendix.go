@@ -60,6 +60,7 @@ func (b *builder) appendix() {
 		Table{Caption: "Cells of every round, in loop order, and segments of every test over time", Head: []string{"Stage", "Cell", "Key", "Workload", "Active range", "Time"},
 			Widths: []float64{1.2, 0.45, 1.25, 2.2, 0.8, 0.5}, Align: "LRLLRR", Small: true, Rows: rows}}})
 	b.fioJobs()
+	b.fioAppendix()
 	if b.ri.Workload {
 		return // no purge, no preconditioning, no rounds: B and C would be empty
 	}

@@ -69,8 +69,8 @@ const maxIncludeDepth = 16
 
 // Pos is where something is written: a file and a line.
 type Pos struct {
-	File string
-	Line int
+	File string `json:"file"`
+	Line int    `json:"line,omitempty"`
 }
 
 func (p Pos) String() string {
