@@ -181,10 +181,7 @@ func CheckFioJobs(o FioJobsOptions) (*FioJobsPlan, error) {
 					}
 				}
 			}
-			files := th.Files
-			for _, f := range a.Also {
-				files = append(files, f)
-			}
+			files := append(slices.Clone(th.Files), a.Also...)
 			for k, f := range files {
 				written := a.Writes || k >= len(th.Files) // write_iolog is written
 				why := a.Why
@@ -222,10 +219,23 @@ func CheckFioJobs(o FioJobsOptions) (*FioJobsPlan, error) {
 			p.Threads = append(p.Threads, ft)
 		}
 	}
+	real := func(p string) string {
+		if !o.live() || p == "" {
+			return p
+		}
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return r
+		}
+		if r, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
+			return filepath.Join(r, filepath.Base(p))
+		}
+		return p
+	}
 	jobDirs := []string{}
 	for _, jf := range o.Files {
-		jobDirs = append(jobDirs, filepath.Dir(abs(o.Cwd, jf.Path)))
+		jobDirs = append(jobDirs, real(filepath.Dir(abs(o.Cwd, jf.Path))))
 	}
+	o.RunDir = real(o.RunDir)
 	var sys *device.System
 	for _, t := range p.Targets {
 		if t.Kind == kindBlock && t.Written && t.dev != nil && sys == nil {
@@ -270,6 +280,9 @@ const (
 
 func abs(cwd, p string) string { return fio.Abs(cwd, p) }
 
+// live says the gate looks at this host, not a fixture tree.
+func (o FioJobsOptions) live() bool { return o.FS.Root == device.Live.Root }
+
 // target places a file fio names and says what it is, on this host or on
 // the fio server h.
 func (o FioJobsOptions) target(f fio.FileRef, h string) FioTarget {
@@ -286,10 +299,21 @@ func (o FioJobsOptions) target(f fio.FileRef, h string) FioTarget {
 		if strings.HasPrefix(t.Path, "/dev/") {
 			t.Kind = kindMissing
 		}
+		// Where it will be made: its directory with links followed.
+		if o.live() {
+			if d, err := filepath.EvalSymlinks(filepath.Dir(t.Path)); err == nil {
+				t.Path = filepath.Join(d, filepath.Base(t.Path))
+				t.key = t.Path
+			}
+		}
 	case fio.Regular:
+		// The file itself, links followed: a link in the job's directory
+		// to a file elsewhere is that file.
 		t.Kind = kindFile
-		if real, err := filepath.EvalSymlinks(o.FS.Root + t.Path); err == nil && o.FS.Root == device.Live.Root {
-			t.key = real
+		if o.live() {
+			if real, err := filepath.EvalSymlinks(t.Path); err == nil {
+				t.Path, t.key = real, real
+			}
 		}
 	case fio.Directory:
 		t.Kind = kindDir

@@ -235,7 +235,7 @@ func TestFioBadInput(t *testing.T) {
 		{"no job file", nil, 1, "fio needs at least one job file"},
 		{"a command", []string{write("cmd.fio", "[j]\nfilename="+data+"\nexec_prerun=touch /tmp/x\n")}, 4,
 			"cmd.fio:3: exec_prerun=touch /tmp/x: runs a command, which no gate can check"},
-		{"an existing file elsewhere", []string{write("sub.fio", "[j]\nrw=write\nsize=64k\nfilename=/etc/ptsrun-test-never\n"),
+		{"a write through a fio server", []string{write("sub.fio", "[j]\nrw=write\nsize=64k\nfilename=/etc/ptsrun-test-never\n"),
 			"--fio-server", "h1:8765"}, 4, "--destroy-data h1:8765=/etc/ptsrun-test-never"},
 		{"a server with a target", []string{write("srv.fio", "[j]\n"), "--fio-server", "h1:8765=/dev/sdb"}, 1,
 			`--fio-server "h1:8765=/dev/sdb": want HOST:PORT (the job files name the targets)`},
@@ -291,6 +291,23 @@ func TestFioReadOnlyAndPlan(t *testing.T) {
 	assert.Contains(t, stdout, "note: new file /var/tmp/ptsrun-never/x.dat is outside the job file's directory and the run directory")
 	assert.Contains(t, stdout, "$ fio --output-format=json+ --output=DIR/fio/01-write.fio.json --write_iops_log=DIR/fio/logs/01/ptsrun")
 	assert.NotContains(t, stdout, "the gate would refuse", "the job's own file, beside its job file")
+	// A link beside the job file to a file elsewhere is that file.
+	elsewhere := filepath.Join(t.TempDir(), "precious.db")
+	require.NoError(t, os.WriteFile(elsewhere, []byte("data"), 0o644))
+	require.NoError(t, os.Symlink(elsewhere, filepath.Join(work, "link.db")))
+	ljob := filepath.Join(work, "link.fio")
+	link := filepath.Join(work, "link.db")
+	require.NoError(t, os.WriteFile(ljob, []byte("[w]\nrw=write\nsize=4k\nfilename="+link+"\n"), 0o644))
+	code, stdout, stderr = ptsrun("fio", ljob, "--plan")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "the gate would refuse:\n  "+ljob+":4: "+link+" is a file, written by job w: rw=write ("+ljob+":2): "+
+		"writing overwrites it: confirm with --destroy-data "+elsewhere)
+	code, _, stderr = ptsrun("fio", ljob, "--out", filepath.Join(work, "l"))
+	assert.Equal(t, 4, code, stderr)
+	got, err := os.ReadFile(elsewhere)
+	require.NoError(t, err)
+	assert.Equal(t, "data", string(got))
+
 	code, stdout, stderr = ptsrun("fio", wjob, "--plan", "--json")
 	require.Equal(t, 0, code, stderr)
 	var plan fioPlanJSON
