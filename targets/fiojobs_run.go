@@ -90,7 +90,8 @@ func OpenFioJobs(ctx context.Context, o FioRunOptions) (*FioJobs, error) {
 		f.files = append(f.files, jf)
 	}
 	if perr != nil {
-		return nil, fmt.Errorf("%w (fio's --parse-only accepts it, but ptsrun does not read it as fio does, so it cannot judge it)", perr)
+		return nil, fmt.Errorf("%w: %v (fio's --parse-only accepts it, but ptsrun does not read it as fio does, so it cannot judge it)",
+			device.ErrUnsafe, perr)
 	}
 	runDir := o.Dir
 	if !filepath.IsAbs(runDir) {
