@@ -24,11 +24,13 @@ import (
 type FioJobs struct {
 	Plan    *FioJobsPlan
 	Version string // fio's
-	files   []*fio.UserJobFile
-	runs    []fio.UserRun
-	notes   []string // per job file: why ptsrun adds no log options
-	dir     string
-	cwd     string
+	// ReadOnly says fio runs with --readonly: no job writes, on this host.
+	ReadOnly bool
+	files    []*fio.UserJobFile
+	runs     []fio.UserRun
+	notes    []string // per job file: why ptsrun adds no log options
+	dir      string
+	cwd      string
 }
 
 // FioRunOptions are what `ptsrun fio` was given.
@@ -111,6 +113,7 @@ func OpenFioJobs(ctx context.Context, o FioRunOptions) (*FioJobs, error) {
 			r.Args, note = jf.LogArgs(f.logDir(k))
 			if plan.ReadOnly {
 				r.Args = append(r.Args, "--readonly")
+				f.ReadOnly = true
 			}
 		} else {
 			note = "through fio servers ptsrun's log options do not reach the jobs (fio sends the servers only the job files): no per-second series"
@@ -361,10 +364,15 @@ func (f *FioJobs) groups(jf *fio.UserJobFile, threads []FioThread, out *fio.Outp
 			if jr.Job.Host != "" {
 				host = fmt.Sprintf("%s:%d", jr.Job.Host, jr.Job.Port)
 			}
-			key := host + "=" + TargetLabel(files)
+			// Named as a target of a fio server is named everywhere
+			// (HOST:PORT=PATH): results key targets by name.
+			key := TargetLabel(files)
+			if host != "" {
+				key = host + "=" + key
+			}
 			ts := per[key]
 			if ts == nil {
-				ts = &engine.TargetStats{Target: TargetLabel(files), Host: host}
+				ts = &engine.TargetStats{Target: key, Host: host}
 				per[key] = ts
 				order = append(order, key)
 			}

@@ -171,7 +171,7 @@ func runFioJobs(ctx context.Context, opts fioOptions, stdout, stderr io.Writer) 
 	if err != nil {
 		return err
 	}
-	rec := fioRecord{Schema: 1, Tool: "ptsrun", Version: version, Fio: jobs.Version, Cwd: cwd, Servers: opts.Servers, ReadOnly: plan.ReadOnly,
+	rec := fioRecord{Schema: 1, Tool: "ptsrun", Version: version, Fio: jobs.Version, Cwd: cwd, Servers: opts.Servers, ReadOnly: jobs.ReadOnly,
 		Targets: plan.Targets, Notes: plan.Notes}
 	if err := saveJobFiles(dir, jobs, &rec); err != nil {
 		return err
@@ -358,7 +358,7 @@ func printFioPlan(jobs *targets.FioJobs, asJSON bool, stdout io.Writer) error {
 		return nil
 	}
 	p := jobs.Plan
-	j := fioPlanJSON{ReadOnly: p.ReadOnly, Targets: p.Targets, Refused: p.Refusals, Notes: p.Notes}
+	j := fioPlanJSON{ReadOnly: jobs.ReadOnly, Targets: p.Targets, Refused: p.Refusals, Notes: p.Notes}
 	for k := 0; k < jobs.Len(); k++ {
 		j.JobFiles = append(j.JobFiles, jobs.File(k))
 	}
@@ -390,7 +390,7 @@ func printFioPlanText(w io.Writer, jobs *targets.FioJobs, full bool) {
 	for _, n := range p.Notes {
 		fmt.Fprintf(w, "  note: %s\n", n)
 	}
-	if p.ReadOnly && len(p.Refusals) == 0 {
+	if jobs.ReadOnly {
 		fmt.Fprintln(w, "  no job writes: fio runs with --readonly, and refuses any write itself")
 	}
 	for k := 0; k < jobs.Len(); k++ {

@@ -317,3 +317,43 @@ func TestFioReadOnlyAndPlan(t *testing.T) {
 	assert.Equal(t, "new file", plan.Targets[0].Kind)
 	assert.Equal(t, "the job's own file (beside its job file or in the run directory)", plan.Targets[1].Verdict)
 }
+
+// Through fio servers every server runs the job files; a path a job
+// writes there needs HOST:PORT=PATH for each; fio's entries of every host
+// are matched to the threads, and each host's target is a target of the
+// group.
+func TestFioJobFilesOnFioServers(t *testing.T) {
+	enginetest.NeedRoot(t, "fio")
+	t.Parallel() // mostly waiting on fio
+	servers := enginetest.FioServers(t, 2)
+	work := t.TempDir()
+	data := filepath.Join(work, "remote.dat")
+	job := filepath.Join(work, "remote.fio")
+	require.NoError(t, os.WriteFile(job, []byte("[global]\nbs=4k\nsize=1m\ntime_based=1\nruntime=1\n"+
+		"[w]\nrw=randwrite\nfilename="+data+"\n[r]\nstonewall\nrw=randread\nfilename="+data+"\nnumjobs=2\n"), 0o644))
+	dir := filepath.Join(work, "run")
+	args := []string{"fio", job, "--out", dir, "--fio-server", servers[0], "--fio-server", servers[1]}
+	code, _, stderr := ptsrun(append(args, "--destroy-data", servers[0]+"="+data)...)
+	assert.Equal(t, 4, code, stderr)
+	assert.Contains(t, stderr, "--destroy-data "+servers[1]+"="+data)
+	assert.NoDirExists(t, dir)
+	code, stdout, stderr := ptsrun(append(args, "--destroy-data", servers[0]+"="+data, "--destroy-data", servers[1]+"="+data)...)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stderr, "through fio servers ptsrun's log options do not reach the jobs")
+	assert.Contains(t, stdout, "r on "+servers[1]+" (threads [3])")
+	res, _, err := matrix.Load(dir)
+	require.NoError(t, err)
+	cells := res.Tests[0].Stages[0].Cells
+	require.Len(t, cells, 2)
+	for _, c := range cells {
+		require.Len(t, c.Targets, 2, "a target per server: %s", c.Key)
+		assert.NotEqual(t, c.Targets[0].Host, c.Targets[1].Host)
+		assert.Equal(t, c.Targets[0].Host+"="+data, c.Targets[0].Target)
+		assert.InEpsilon(t, c.IOPS, c.Targets[0].IOPS+c.Targets[1].IOPS, 0.001)
+	}
+	var rec fioRecord
+	b, err := os.ReadFile(filepath.Join(dir, fioRunFile))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &rec))
+	require.Len(t, rec.Groups[1].Jobs, 4, "2 threads × 2 servers")
+}
