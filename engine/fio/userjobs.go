@@ -441,6 +441,12 @@ func MatchJobs(out *Output, jf *UserJobFile, threads []Thread) ([]JobResult, err
 	byHost := map[string][]Job{}
 	var hosts []string
 	for _, j := range out.Jobs {
+		if j.Name == "" && j.Read.IOs+j.Write.IOs+j.Trim.IOs == 0 {
+			// fio 3.33 prints an empty entry, groupid 2^32-1, for each
+			// thread left of its output by stats=0 (stat.c leaves its
+			// thread_stat unfilled): not a job.
+			continue
+		}
 		h := fmt.Sprintf("%s:%d", j.Host, j.Port)
 		if _, ok := byHost[h]; !ok {
 			hosts = append(hosts, h)
