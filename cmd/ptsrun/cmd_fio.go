@@ -162,9 +162,18 @@ func runFioJobs(ctx context.Context, opts fioOptions, stdout, stderr io.Writer) 
 	if err != nil {
 		return err
 	}
+	ran := 0 // job files fio ran: their output is kept when a later one fails
 	defer func() {
-		if err != nil {
+		switch {
+		case err == nil:
+		case ran == 0:
 			undo()
+		default:
+			err = fmt.Errorf("%w; fio's output of the %d job file(s) that ran is kept in %s (not a run directory)", err, ran,
+				filepath.Join(opts.Dir, "fio"))
+			for _, f := range []string{pts.RunFile, pts.JournalFile, "results.json", "report.pdf", fioRunFile, fioJobsCSV, fioSecondsCSV, "tables"} {
+				os.RemoveAll(filepath.Join(dir, f))
+			}
 		}
 	}()
 	cwd, err := os.Getwd()
@@ -189,6 +198,9 @@ func runFioJobs(ctx context.Context, opts fioOptions, stdout, stderr io.Writer) 
 		}
 		at := time.Now().UTC()
 		groups, err := jobs.Run(ctx, k)
+		if err == nil || !targets.IsFioStopped(err) {
+			ran++
+		}
 		if err != nil {
 			if targets.IsFioStopped(err) {
 				return fmt.Errorf("%w: fio was stopped; nothing recorded", pts.ErrInterrupted)

@@ -357,3 +357,21 @@ func TestFioJobFilesOnFioServers(t *testing.T) {
 	require.NoError(t, json.Unmarshal(b, &rec))
 	require.Len(t, rec.Groups[1].Jobs, 4, "2 threads × 2 servers")
 }
+
+// fio failing as it runs ends the run, exit 1, with fio's words; what it
+// wrote is kept in DIR/fio, and DIR is no run directory.
+func TestFioFailsAsItRuns(t *testing.T) {
+	needFioBinary(t)
+	work := t.TempDir()
+	job := filepath.Join(work, "fails.fio")
+	// fio makes a new file's directories too, but not in /proc.
+	missing := "/proc/ptsrun-test-never/x.dat"
+	require.NoError(t, os.WriteFile(job, []byte("[r]\nrw=read\nsize=64k\nfilename="+missing+"\n"), 0o644))
+	dir := filepath.Join(work, "run")
+	code, _, stderr := ptsrun("fio", job, "--out", dir)
+	assert.Equal(t, 1, code, stderr)
+	assert.Contains(t, stderr, "fio failed (exit status 1): fio: failed to create dir (/proc/ptsrun-test-never)")
+	assert.Contains(t, stderr, "fio's output of the 1 job file(s) that ran is kept in "+filepath.Join(dir, "fio")+" (not a run directory)")
+	assert.FileExists(t, filepath.Join(dir, "fio", "01-fails.fio.stderr"))
+	assert.NoFileExists(t, filepath.Join(dir, "run.json"))
+}
