@@ -127,15 +127,15 @@ func CheckFioJobs(o FioJobsOptions) (*FioJobsPlan, error) {
 			p.Refusals = append(p.Refusals, msg)
 		}
 	}
-	first := 1
 	for fi, jf := range o.Files {
 		if remote {
 			for _, src := range jf.Sources[1:] {
 				refuse(fio.Pos{File: src.Path}, "an include file: a fio server reads it on its own host, where ptsrun cannot see it")
 			}
 		}
-		threads := jf.Threads(first, o.Stat)
-		first += len(threads)
+		// Each job file runs in a fio of its own: its threads are numbered
+		// from 1 (fio's thread numbers name their log files).
+		threads := jf.Threads(1, o.Stat)
 		for _, th := range threads {
 			j := jf.Jobs[th.Job]
 			a := j.Access()

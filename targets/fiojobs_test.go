@@ -168,3 +168,19 @@ func TestFioGateRemote(t *testing.T) {
 	_, err = gate(t, "[/dev/nvme9n1]\nrw=write\n", nil, "h1:8765")
 	assert.ErrorContains(t, err, "--destroy-data h1:8765=/dev/nvme9n1", "a job named like a path may name a device there")
 }
+
+// Each job file runs in a fio of its own: its threads are numbered from 1.
+func TestFioGateThreadsPerJobFile(t *testing.T) {
+	files := map[string]string{"/work/jobs/a.fio": "[a]\nnumjobs=2\nfilename=/dev/loop7\n", "/work/jobs/b.fio": "[b]\nfilename=/dev/loop7\n"}
+	opt := fio.ParseOptions{ReadFile: func(n string) ([]byte, error) { return []byte(files[n]), nil }, Host: fio.Host{NCPUs: 1}}
+	jfs, err := fio.ParseJobFiles([]string{"/work/jobs/a.fio", "/work/jobs/b.fio"}, opt)
+	require.NoError(t, err)
+	p, err := CheckFioJobs(FioJobsOptions{Files: jfs, Cwd: "/work/jobs", Gate: true, FS: device.FS{Root: "../device/testdata/sysfs"}, Stat: gateHost})
+	require.NoError(t, err)
+	require.Len(t, p.Threads, 3)
+	assert.Equal(t, []int{1, 2, 1}, []int{p.Threads[0].Number, p.Threads[1].Number, p.Threads[2].Number})
+	assert.Equal(t, []int{0, 0, 1}, []int{p.Threads[0].File, p.Threads[1].File, p.Threads[2].File})
+	assert.True(t, p.ReadOnly)
+	require.Len(t, p.Targets, 1, "one device, named by both")
+	assert.Equal(t, []string{"a", "b"}, p.Targets[0].Jobs)
+}

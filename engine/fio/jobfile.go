@@ -221,27 +221,6 @@ func ParseJobFiles(paths []string, opt ParseOptions) ([]*UserJobFile, error) {
 	return out, nil
 }
 
-// ParseJobFile reads one job file from data; its includes are read with
-// opt. path names it in errors and places its includes.
-func ParseJobFile(path string, data []byte, opt ParseOptions) (*UserJobFile, error) {
-	opt = opt.withDefaults()
-	jf, err := parseJobFile(path, data, opt)
-	if err != nil {
-		return nil, err
-	}
-	group, any := 0, false
-	for k := range jf.Jobs {
-		j := &jf.Jobs[k]
-		if (j.Stonewall || j.flag("new_group")) && any {
-			group++
-			any = false
-		}
-		j.Group = group
-		any = true
-	}
-	return jf, nil
-}
-
 // rawLine is one line read, before options are handled.
 type rawLine struct {
 	text string // after strip_blank_front and strip_blank_end
@@ -582,16 +561,6 @@ func (j JobDef) All(name string) []Option {
 	return out
 }
 
-// Sets says whether the job's own section sets name (not a global).
-func (j JobDef) Sets(name string) bool {
-	for _, o := range j.Own {
-		if o.Name == name {
-			return true
-		}
-	}
-	return false
-}
-
 // flag reads a set-or-bool option (stonewall, new_group, group_reporting):
 // given bare, or with a value other than 0.
 func (j JobDef) flag(name string) bool {
@@ -704,9 +673,9 @@ const (
 )
 
 // Threads lays a job file's jobs out as the threads fio makes of them,
-// numbered from first (the thread count of earlier job files of the same
-// fio run, +1), with the files each does I/O on. cwd places relative
-// paths for st.
+// numbered from first (1 for a job file fio runs alone; after the threads
+// of the job files before it when fio is given several), with the files
+// each does I/O on, as st finds them.
 func (jf *UserJobFile) Threads(first int, st Stat) []Thread {
 	var out []Thread
 	n := first
