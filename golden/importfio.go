@@ -138,6 +138,15 @@ func fioJobWorkload(job fio.Job, global map[string]string) (FioWorkload, error) 
 	return fw, nil
 }
 
+// FioJobWorkload is the workload of a fio job with options (its own and
+// the global ones it inherits), read as ImportFio reads fio's output:
+// rw, rwmixread/rwmixwrite, bs, numjobs, iodepth. label says what it ran in
+// fio's words, custom why it is no PTS cell ("" when it is one).
+func FioJobWorkload(name string, options map[string]string) (w engine.Workload, label, custom string, err error) {
+	fw, err := fioJobWorkload(fio.Job{Name: name, Options: options}, nil)
+	return fw.Workload, fw.Label, fw.Custom, err
+}
+
 // classify files a workload under a PTS test cell: the latency test's
 // TC1/QD1 cells, the IOPS matrix, the throughput test's sequential 128 KiB
 // and 1024 KiB cells; anything else is a custom workload.

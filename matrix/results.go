@@ -648,6 +648,11 @@ func deviations(ri pts.RunInfo, st *pts.State, res *Results) []Deviation {
 	}
 	if ri.Workload {
 		// Nothing of the PTS was asked for: the rest does not apply.
+		if files, ok := strings.CutPrefix(ri.Source, "ptsrun fio: "); ok && len(ri.Stages) == 1 {
+			add("workload", "The fio job files %s ran as written with `ptsrun fio`, outside the PTS: no purge, no preconditioning, "+
+				"no steady state; each of their %d reporting groups is a cell.", files, len(ri.Stages[0].Cells))
+			return out
+		}
 		if n := len(ri.Stages[0].Cells); len(ri.Stages) == 1 && n > 1 {
 			add("workload", "%d workloads run one after the other with `ptsrun workload`, outside the PTS: no purge, no preconditioning, no steady state.", n)
 			return out

@@ -48,6 +48,11 @@ func (b *builder) appendix() {
 	intro := fmt.Sprintf("Every round runs these cells in this order, each for its time, over its active range of every target "+
 		"(percent of capacity). %s Each cell's random address stream is seeded from the run seed (%d), the stage, the round "+
 		"and the cell, so that a rerun repeats it exactly.", data, b.ri.Config.Seed)
+	if b.opt.Fio != nil {
+		intro = "Each reporting group of the fio job files is a cell, in the order the groups ran. The workload is ptsrun's " +
+			"reading of the group's first job (rw, bs, numjobs, iodepth) and its time the group's longest job's; what ran " +
+			"is the job files, as they are shown at the end of this appendix, with their own data patterns and seeds."
+	}
 	for _, st := range b.ri.Stages {
 		if st.IsTimeline() {
 			intro += " A test over time runs its segments once, in order, a sample journaled every interval; " +
@@ -60,6 +65,7 @@ func (b *builder) appendix() {
 		Table{Caption: "Cells of every round, in loop order, and segments of every test over time", Head: []string{"Stage", "Cell", "Key", "Workload", "Active range", "Time"},
 			Widths: []float64{1.2, 0.45, 1.25, 2.2, 0.8, 0.5}, Align: "LRLLRR", Small: true, Rows: rows}}})
 	b.fioJobs()
+	b.fioAppendix()
 	if b.ri.Workload {
 		return // no purge, no preconditioning, no rounds: B and C would be empty
 	}

@@ -14,6 +14,9 @@ type Options struct {
 	// JobFiles are the fio job files the appendix shows, by stage ID: each
 	// stage's first cell of round 1, as the caller read them.
 	JobFiles map[string]JobFile
+	// Fio is a `ptsrun fio` run's job files, gate verdicts and per-job
+	// figures; nil for other runs.
+	Fio *FioRun
 }
 
 // JobFile is a job file fio ran: its name in the run directory's fio

@@ -172,7 +172,11 @@ func (b *builder) runSetup() []KV {
 		return []KV{{"Imported", b.ri.Source}, {"Purge, PC", "not known"}}
 	}
 	if b.ri.Workload {
-		return []KV{{"Recorded by", "ptsrun workload"}, {"Purge, PC", "none (outside the PTS)"}, {"Write cache", cacheLabel(b.res.WriteCache)}}
+		by := "ptsrun workload"
+		if b.opt.Fio != nil {
+			by = "ptsrun fio"
+		}
+		return []KV{{"Recorded by", by}, {"Purge, PC", "none (outside the PTS)"}, {"Write cache", cacheLabel(b.res.WriteCache)}}
 	}
 	return []KV{{"Profile", b.ri.Profile.Short + " (" + b.ri.Profile.Name + ")"}, {"Write cache", cacheLabel(b.res.WriteCache)},
 		{"Purge", b.purgeLabel()}, {"PC AR", fmt.Sprintf("%g %%", cfg.PCActiveRange)}, {"Seed", fmt.Sprint(cfg.Seed)},
@@ -182,6 +186,9 @@ func (b *builder) runSetup() []KV {
 
 func (b *builder) runParams() []KV {
 	cfg := b.ri.Config
+	if b.opt.Fio != nil {
+		return b.fioParams()
+	}
 	if b.ri.Workload && len(b.ri.Stages) == 1 && len(b.ri.Stages[0].Cells) == 1 {
 		w := b.ri.Stages[0].Cells[0].Workload
 		d := w.Duration.String()

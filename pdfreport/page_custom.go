@@ -34,6 +34,10 @@ func (b *builder) custom(td *pts.TestDef, s matrix.StageResult) {
 		}
 		rows = append(rows, row)
 	}
+	if b.opt.Fio != nil {
+		b.fioGroups(s)
+		return
+	}
 	if b.ri.Workload {
 		b.workload(s)
 		return

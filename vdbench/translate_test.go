@@ -24,7 +24,10 @@ func translate(t *testing.T, src string) *Plan {
 // brief is a run in one line: name, targets, workload, time, rate.
 func brief(r Run) string {
 	w := r.Workload
-	s := fmt.Sprintf("%s %v %s", r.Name, r.Targets, w.Description())
+	// The options are written out below, one by one.
+	plain := w
+	plain.Ramp, plain.RateIOPS, plain.RateMBps, plain.RandomPct = 0, 0, 0, 0
+	s := fmt.Sprintf("%s %v %s", r.Name, r.Targets, plain.Description())
 	if w.RandomPct > 0 {
 		s += fmt.Sprintf(" random %g%%", w.RandomPct)
 	}
@@ -194,7 +197,7 @@ func TestTranslateRefuses(t *testing.T) {
 		{sd + "wd=wd1,sd=sd9\n" + rd, "parm:2: sd=sd9: no sd=sd9 is defined"},
 		{sd + "wd=wd1\n" + rd, "parm:2: wd=wd1: no sd=: the workload loads no storage"},
 		{sd + "sd=sd2,lun=/dev/sdb,openflags=o_direct\nwd=wd1,sd=sd1,rdpct=70\nwd=wd2,sd=sd2\nrd=rd1,wd=wd*,iorate=max\n",
-			"parm:5: rd=rd1: not supported: wd=wd1 and wd=wd2 run at once and differ (RND 4 KiB 100/0 TC8/QD1; RND 4 KiB 70/30 TC8/QD1): ptsrun runs one workload at a time on a set of targets"},
+			"parm:5: rd=rd1: not supported: wd=wd1 and wd=wd2 run at once and differ (RND 4 KiB 100/0 TC8/QD1, the first 1s a ramp; RND 4 KiB 70/30 TC8/QD1, the first 1s a ramp): ptsrun runs one workload at a time on a set of targets"},
 		{sd + "sd=sd2,lun=/dev/sdb,openflags=o_direct\nsd=sd3,lun=/dev/sdc,openflags=o_direct\nwd=wd1,sd=sd1\nwd=wd2,sd=(sd2,sd3)\nrd=rd1,wd=wd*,iorate=100\n",
 			"parm:6: iorate=100: not supported: wd=wd1 and wd=wd2 share the rate but load 1 and 2 sds, so their sds run at different rates; ptsrun gives each target the same"},
 		{sd + "wd=wd1,sd=sd1\nwd=wd2,sd=sd1\nrd=rd1,wd=wd*,iorate=max\n", "parm:4: rd=rd1: not supported: sd=sd1 is loaded by two workloads at once; ptsrun runs one workload on a target"},

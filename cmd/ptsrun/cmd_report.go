@@ -63,7 +63,7 @@ func writeReport(dir, pdfPath, paper string, ri pts.RunInfo, res *matrix.Results
 	if pdfPath == "" {
 		pdfPath = filepath.Join(dir, "report.pdf")
 	}
-	doc := pdfreport.Build(ri, res, pdfreport.Options{Paper: paper, JobFiles: jobFiles(dir, ri.Stages)})
+	doc := pdfreport.Build(ri, res, pdfreport.Options{Paper: paper, JobFiles: jobFiles(dir, ri.Stages), Fio: fioReport(dir)})
 	var buf bytes.Buffer
 	created := res.Start
 	if created.IsZero() {

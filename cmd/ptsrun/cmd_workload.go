@@ -669,6 +669,7 @@ type workloadRecord struct {
 	Started  time.Time
 	Operator pts.Operator
 	Cells    []recordedCell
+	Source   string // what recorded it, for run.json; "ptsrun workload" when empty
 }
 
 // recordedCell is one measured workload of a record: its cell's key (a
@@ -705,6 +706,9 @@ func recordWorkload(r workloadRecord) error {
 	ri := pts.RunInfo{Schema: pts.Schema, Tool: "ptsrun", Version: version, Spec: "PTS " + pts.SpecRevision,
 		Created: r.Started, Config: cfg, Stages: []pts.Stage{stage}, Targets: r.Targets.Identities,
 		Host: targets.ProbeHost(version), Engine: r.Engine, Source: "ptsrun workload", Operator: r.Operator}
+	if r.Source != "" {
+		ri.Source = r.Source
+	}
 	if err := pts.WriteWorkload(r.Dir, ri, cells...); err != nil {
 		return err
 	}

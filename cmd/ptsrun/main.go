@@ -111,7 +111,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			return err
 		},
 		Commands: []*cli.Command{
-			runCommand(), resumeCommand(), reportCommand(), planCommand(), workloadCommand(), devicesCommand(), ssCommand(), demoCommand(),
+			runCommand(), resumeCommand(), reportCommand(), planCommand(), workloadCommand(), fioCommand(), devicesCommand(), ssCommand(), demoCommand(),
 			checkCommand(), compareCommand(), importCommand(),
 		},
 	}

@@ -1,0 +1,153 @@
+package fio
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ptsrun/ptsrun/engine"
+)
+
+// fio's entries are matched to the threads the way fio reports them: one
+// per thread, a run of threads of one group with group_reporting as one,
+// jobs with stats=0 not at all, on every host.
+func TestMatchJobs(t *testing.T) {
+	jf := parseOne(t, `[global]
+numjobs=2
+[a]
+[b]
+group_reporting
+[c]
+stonewall
+group_reporting
+[d]
+group_reporting
+name=renamed
+[e]
+stats=0
+`, nil, nil)
+	threads := jf.Threads(1, fakeStat{})
+	require.Len(t, threads, 10)
+	// A thread joins the entry before it when it has group_reporting of
+	// its own and is in the same group (stat.c): b's threads join a's
+	// second thread's entry; c's and d's (renamed) are one entry of group 1;
+	// e's are not reported.
+	out := &Output{Jobs: []Job{{Name: "a"}, {Name: "a"}, {Name: "c", GroupID: 1}, {GroupID: 1<<32 - 1}}}
+	res, err := MatchJobs(out, jf, threads)
+	require.NoError(t, err)
+	var got [][]int
+	for _, r := range res {
+		got = append(got, r.Threads)
+	}
+	assert.Equal(t, [][]int{{0}, {1, 2, 3}, {4, 5, 6, 7}}, got)
+	assert.Equal(t, 1, res[2].Group)
+	out.Jobs = []Job{{Name: "a"}, {Name: "a"}, {Name: "x"}}
+	_, err = MatchJobs(out, jf, threads)
+	assert.ErrorContains(t, err, "job 3 is x in group 0, the job file's c in group 1")
+
+	// Two fio servers: each host's entries are the threads' again.
+	jf = parseOne(t, "[a]\nnumjobs=2\n", nil, nil)
+	threads = jf.Threads(1, fakeStat{})
+	out = &Output{ClientServer: true, Jobs: []Job{{Name: "a", Host: "h1", Port: 1}, {Name: "a", Host: "h1", Port: 1},
+		{Name: "a", Host: "h2", Port: 1}, {Name: "a", Host: "h2", Port: 1}}}
+	res, err = MatchJobs(out, jf, threads)
+	require.NoError(t, err)
+	require.Len(t, res, 4)
+	assert.Equal(t, []int{1}, res[3].Threads)
+	out.Jobs = out.Jobs[:3]
+	_, err = MatchJobs(out, jf, threads)
+	assert.ErrorContains(t, err, "has 1 jobs on h2:1, the job file makes 2")
+}
+
+func writeLog(t *testing.T, dir, name, text string) string {
+	p := filepath.Join(dir, name)
+	require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
+	return p
+}
+
+// A thread's per-second figures from its logs: averaged logs are rates
+// over the interval before each line, per-I/O logs one line per I/O.
+func TestReadSeries(t *testing.T) {
+	dir := t.TempDir()
+	l := ThreadLogs{AvgMs: 1000, Readable: true,
+		IOPS: writeLog(t, dir, "a_iops.1.log", "1000, 100, 0, 0, 0\n1000, 50, 1, 0, 0\n2000, 200, 0, 0, 0\n2000, 50, 1, 0, 0\n"),
+		BW:   writeLog(t, dir, "a_bw.1.log", "1000, 400, 0, 0, 0\n1000, 200, 1, 0, 0\n2000, 800, 0, 0, 0\n2000, 200, 1, 0, 0\n"),
+		Lat: writeLog(t, dir, "a_lat.1.log", "1000, 1000, 0, 0, 0\n1000, 4000, 1, 0, 0\n2000, 2000, 0, 0, 0\n2000, 4000, 1, 0, 0\n"+
+			"2000, 9999999, 0, 0, 0\n")}
+	s, err := ReadSeries(l)
+	require.NoError(t, err)
+	assert.Equal(t, 2*time.Second, s.Covered)
+	require.Len(t, s.Seconds, 2)
+	assert.Equal(t, engine.Second{ReadIOs: 100, WriteIOs: 50, ReadBytes: 400 * 1024, WriteBytes: 200 * 1024, LatMeanNs: 2000}, s.Seconds[0])
+	assert.Equal(t, int64(200), s.Seconds[1].ReadIOs)
+	assert.InDelta(t, (200*2000.0+50*4000)/250, s.Seconds[1].LatMeanNs, 1e-9, "the last, partial interval written again is left out")
+
+	// An interval stamped late (the job's set-up before it) is the second
+	// before its stamp.
+	l.IOPS = writeLog(t, dir, "b_iops.1.log", "1125, 1000, 0, 0, 0\n2125, 1000, 0, 0, 0\n")
+	l.BW, l.Lat = "", ""
+	s, err = ReadSeries(l)
+	require.NoError(t, err)
+	require.Len(t, s.Seconds, 3)
+	assert.Equal(t, []int64{875, 1000, 125}, []int64{s.Seconds[0].ReadIOs, s.Seconds[1].ReadIOs, s.Seconds[2].ReadIOs})
+
+	// Per-I/O logs.
+	l = ThreadLogs{Readable: true, IOPS: writeLog(t, dir, "c_iops.1.log", "10, 1, 0, 4096, 0\n20, 1, 1, 8192, 0\n1500, 1, 0, 4096, 0\n"),
+		Lat: writeLog(t, dir, "c_lat.1.log", "10, 100, 0, 4096, 0\n20, 300, 1, 8192, 0\n1500, 500, 0, 4096, 0\n")}
+	s, err = ReadSeries(l)
+	require.NoError(t, err)
+	require.Len(t, s.Seconds, 2)
+	assert.Equal(t, engine.Second{ReadIOs: 1, WriteIOs: 1, ReadBytes: 4096, WriteBytes: 8192, LatMeanNs: 200}, s.Seconds[0])
+
+	_, err = ReadSeries(ThreadLogs{IOPS: filepath.Join(dir, "none"), Readable: true})
+	assert.Error(t, err)
+	_, err = ReadSeries(ThreadLogs{IOPS: l.IOPS})
+	assert.ErrorContains(t, err, "no readable iops log")
+}
+
+func TestMergeSeries(t *testing.T) {
+	a := Series{Covered: 2500 * time.Millisecond, Seconds: []engine.Second{{ReadIOs: 10, LatMeanNs: 100}, {ReadIOs: 20, LatMeanNs: 100}, {ReadIOs: 5}}}
+	b := Series{Covered: 3 * time.Second, Seconds: []engine.Second{{WriteIOs: 30, LatMeanNs: 500}, {WriteIOs: 20, LatMeanNs: 300}, {WriteIOs: 7}}}
+	got := MergeSeries([]Series{a, b})
+	require.Len(t, got, 2, "up to the last second every thread covers")
+	assert.Equal(t, engine.Second{ReadIOs: 10, WriteIOs: 30, LatMeanNs: (10*100 + 30*500) / 40.0}, got[0])
+	assert.Nil(t, MergeSeries(nil))
+}
+
+// ptsrun's log options, unless a job logs every I/O itself; a thread's
+// logs are where fio names them.
+func TestLogArgsAndPaths(t *testing.T) {
+	jf := parseOne(t, "[a]\n[b]\nwrite_bw_log=own\nlog_avg_msec=500\n[c]\nwrite_iops_log\nper_job_logs=0\nname=cee\nlog_avg_msec=1000\n", nil, nil)
+	args, note := jf.LogArgs("/run/fio/logs/01")
+	assert.Empty(t, note)
+	assert.Equal(t, []string{"--write_iops_log=/run/fio/logs/01/ptsrun", "--write_bw_log=/run/fio/logs/01/ptsrun",
+		"--write_lat_log=/run/fio/logs/01/ptsrun", "--log_avg_msec=1000"}, args)
+	th := jf.Threads(1, fakeStat{})
+	l := jf.Logs(th[1], "/run/fio/logs/01", "/work", true)
+	assert.Equal(t, ThreadLogs{IOPS: "/run/fio/logs/01/ptsrun_iops.2.log", BW: "/work/own_bw.2.log", Lat: "/run/fio/logs/01/ptsrun_lat.2.log",
+		AvgMs: 500, Readable: true}, l)
+	l = jf.Logs(th[2], "/run/fio/logs/01", "/work", true)
+	assert.Equal(t, "/work/cee_iops.log", l.IOPS, "a bare write_iops_log is the job's name; per_job_logs=0 drops the thread")
+
+	jf = parseOne(t, "[a]\n[b]\nwrite_lat_log=mine\n", nil, nil)
+	args, note = jf.LogArgs("/run")
+	assert.Nil(t, args)
+	assert.True(t, strings.HasPrefix(note, "job b logs every I/O itself (job.fio:3: write_lat_log=mine, no log_avg_msec)"), note)
+	th = jf.Threads(1, fakeStat{})
+	assert.Equal(t, ThreadLogs{Lat: "/work/mine_lat.2.log", Readable: true}, jf.Logs(th[1], "/run", "/work", false))
+	assert.Equal(t, ThreadLogs{Readable: true}, jf.Logs(th[0], "/run", "/work", false))
+}
+
+func TestUserRunCommand(t *testing.T) {
+	jf := &UserJobFile{Path: "job.fio"}
+	r := UserRun{JobFile: jf, Output: "/run/fio/01-job.fio.json", Args: []string{"--readonly"}}
+	assert.Equal(t, []string{"fio", "--output-format=json+", "--output=/run/fio/01-job.fio.json", "--readonly", "job.fio"}, r.Command())
+	r = UserRun{Binary: "/opt/fio", JobFile: jf, Output: "o.json", Servers: []string{"h1:8765", "h2:8765"}}
+	assert.Equal(t, []string{"/opt/fio", "--output-format=json+", "--output=o.json", "--client=ip:h1,8765", "job.fio",
+		"--client=ip:h2,8765", "job.fio"}, r.Command())
+}
