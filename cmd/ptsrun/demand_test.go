@@ -28,7 +28,6 @@ func TestDemandIntensityOnLoopDevice(t *testing.T) {
 	// Mostly waiting on cells of real I/O: beside the other long device tests,
 	// each on a loop device of its own.
 	t.Parallel()
-	dev := enginetest.LoopDevice(t, 64<<20, "")
 	for _, tc := range []struct {
 		test, engine string
 		kill         bool
@@ -37,6 +36,8 @@ func TestDemandIntensityOnLoopDevice(t *testing.T) {
 		{"ecw", "fio", true},
 	} {
 		t.Run(tc.test+"-"+tc.engine, func(t *testing.T) {
+			t.Parallel()
+			dev := enginetest.LoopDevice(t, 64<<20, "")
 			if tc.engine == "fio" {
 				if _, err := exec.LookPath("fio"); err != nil {
 					t.Skip("fio is not installed")

@@ -63,9 +63,10 @@ func TestRunOnLoopDeviceWithEachEngine(t *testing.T) {
 	// Mostly waiting on cells of real I/O: beside the other long device tests,
 	// each on a loop device of its own.
 	t.Parallel()
-	dev := enginetest.LoopDevice(t, 128<<20, "")
 	for _, eng := range []string{"native", "fio"} {
 		t.Run(eng, func(t *testing.T) {
+			t.Parallel()
+			dev := enginetest.LoopDevice(t, 128<<20, "")
 			if eng == "fio" {
 				if _, err := exec.LookPath("fio"); err != nil {
 					t.Skip("fio is not installed")

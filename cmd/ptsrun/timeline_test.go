@@ -27,7 +27,6 @@ func TestTimelinesOnLoopDeviceKilledAndResumed(t *testing.T) {
 	// Mostly waiting on cells of real I/O: beside the other long device tests,
 	// each on a loop device of its own.
 	t.Parallel()
-	dev := enginetest.LoopDevice(t, 64<<20, "")
 	for _, tc := range []struct {
 		test, engine string
 		flags        []string
@@ -41,6 +40,8 @@ func TestTimelinesOnLoopDeviceKilledAndResumed(t *testing.T) {
 			"--hir-wait-states", "1", "--hir-cycles", "2", "--hir-baseline", "2s"}, 1},
 	} {
 		t.Run(tc.test+"-"+tc.engine, func(t *testing.T) {
+			t.Parallel()
+			dev := enginetest.LoopDevice(t, 64<<20, "")
 			if tc.engine == "fio" {
 				if _, err := exec.LookPath("fio"); err != nil {
 					t.Skip("fio is not installed")

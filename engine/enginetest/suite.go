@@ -46,6 +46,20 @@ type Caps struct {
 	// seconds in 3 s, for one and the same job file), so the suite does
 	// not bound it.
 	ForeignPacing bool
+	// GenerationCovered: the engine's I/O generation (mixes, queue depth,
+	// block-size splits, zones, rate caps, ramps, random shares) is checked
+	// on another kind of target of the same engine, and this kind adds
+	// nothing to it (files beside loop devices): those subtests skip, so
+	// that the suite's time goes to what each kind of target changes.
+	GenerationCovered bool
+}
+
+// generationOnly skips a subtest of the engine's I/O generation on a kind
+// of target whose engine has it checked on another.
+func generationOnly(t *testing.T, caps Caps) {
+	if caps.GenerationCovered {
+		t.Skip("the engine's I/O generation is checked on its other kind of target")
+	}
 }
 
 func run(t *testing.T, e engine.Engine, w engine.Workload) engine.Measurement {
@@ -156,6 +170,7 @@ func Run(t *testing.T, open Opener, caps Caps) {
 	})
 
 	t.Run("Mix", func(t *testing.T) {
+		generationOnly(t, caps)
 		e, _ := open(t, 1)
 		for _, read := range []int{70, 5, 100, 0} {
 			w := rnd(read, 4096, 2, 16, 100, 2*time.Second)
@@ -204,6 +219,7 @@ func Run(t *testing.T, open Opener, caps Caps) {
 	})
 
 	t.Run("InFlight", func(t *testing.T) {
+		generationOnly(t, caps)
 		e, _ := open(t, 1)
 		for _, w := range []engine.Workload{rnd(100, 4096, 2, 8, 100, 2*time.Second), rnd(0, 4096, 1, 4, 100, 2*time.Second)} {
 			m := run(t, e, w)
@@ -286,6 +302,7 @@ func Run(t *testing.T, open Opener, caps Caps) {
 	})
 
 	t.Run("BlockSplit", func(t *testing.T) {
+		generationOnly(t, caps)
 		e, ts := open(t, 1)
 		w := engine.Workload{Access: engine.Random, ReadPct: 40, BlockSplit: SplitFor(ECWSplit, ts[0].LogicalBlock),
 			TC: 4, QD: 8, ActiveRange: 50, Duration: 2 * time.Second}
@@ -294,6 +311,7 @@ func Run(t *testing.T, open Opener, caps Caps) {
 	})
 
 	t.Run("Zones", func(t *testing.T) {
+		generationOnly(t, caps)
 		e, ts := open(t, 1)
 		w := rnd(40, 4096, 4, 8, 100, 2*time.Second)
 		w.Zones = ECWZones
@@ -302,6 +320,7 @@ func Run(t *testing.T, open Opener, caps Caps) {
 	})
 
 	t.Run("BlockSplitAndZones", func(t *testing.T) {
+		generationOnly(t, caps)
 		e, ts := open(t, 1)
 		w := engine.Workload{Access: engine.Random, ReadPct: 40, BlockSplit: SplitFor(ECWSplit, ts[0].LogicalBlock),
 			Zones: ECWZones, TC: 2, QD: 16, ActiveRange: 100, Duration: 2 * time.Second}
@@ -311,6 +330,7 @@ func Run(t *testing.T, open Opener, caps Caps) {
 	})
 
 	t.Run("RateCap", func(t *testing.T) {
+		generationOnly(t, caps)
 		e, _ := open(t, 1)
 		for _, w := range []engine.Workload{
 			withRate(rnd(70, 4096, 2, 8, 100, 3*time.Second), 3000, 0),
@@ -332,6 +352,7 @@ func Run(t *testing.T, open Opener, caps Caps) {
 	})
 
 	t.Run("Ramp", func(t *testing.T) {
+		generationOnly(t, caps)
 		e, _ := open(t, 1)
 		// Capped, so that the ramp's second and the rest hold known
 		// counts: were the ramp in the totals, they would hold half as much
@@ -359,6 +380,7 @@ func Run(t *testing.T, open Opener, caps Caps) {
 	})
 
 	t.Run("RandomShare", func(t *testing.T) {
+		generationOnly(t, caps)
 		e, ts := open(t, 1)
 		for _, w := range []engine.Workload{
 			withRandom(rnd(100, 4096, 2, 4, 100, time.Second), 80),

@@ -60,7 +60,7 @@ func TestConformanceLoopDevice(t *testing.T) {
 
 func TestConformanceFiles(t *testing.T) {
 	needFio(t)
-	enginetest.Run(t, opener(true, nil), enginetest.Caps{ReadBack: true, ForeignPacing: true})
+	enginetest.Run(t, opener(true, nil), enginetest.Caps{ReadBack: true, ForeignPacing: true, GenerationCovered: true})
 }
 
 // Two fio servers on this host, each with its own loop device: one cell

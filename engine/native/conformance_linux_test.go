@@ -45,7 +45,7 @@ func TestConformanceLoopDevice(t *testing.T) {
 }
 
 func TestConformanceFiles(t *testing.T) {
-	enginetest.Run(t, opener(true, Options{}), enginetest.Caps{ReadBack: true})
+	enginetest.Run(t, opener(true, Options{}), enginetest.Caps{ReadBack: true, GenerationCovered: true})
 }
 
 func TestConformancePread(t *testing.T) {
