@@ -393,9 +393,13 @@ func TestStopDuringFioCell(t *testing.T) {
 	if _, err := exec.LookPath("fio"); err != nil {
 		t.Skip("fio is not installed")
 	}
-	dev := enginetest.LoopDevice(t, 128<<20, "")
+	// Mostly waiting on fio: beside the other long device tests, each
+	// signal on a device of its own.
+	t.Parallel()
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGKILL} {
 		t.Run(sig.String(), func(t *testing.T) {
+			t.Parallel()
+			dev := enginetest.LoopDevice(t, 128<<20, "")
 			dir := filepath.Join(t.TempDir(), "run")
 			cmd := exec.Command(binary, "run", "--target", dev, "--engine", "fio", "--tests", "tp", "--cell-time", "2s",
 				"--ss-window", "2", "--max-rounds", "2", "--destroy-data", dev, "--out", dir)
