@@ -213,10 +213,56 @@ func secondsPlot(title, ylabel string, ss []series, ramp int) *plot.Plot {
 			p.Legend.Add(label+": not in the results", band)
 		}
 	}
-	addLines(p, ss, false)
+	addLines(p, thinSeries(ss, maxSecondsBuckets), false)
 	p.Y.Min = 0
 	headroom(p, ss)
 	return p
+}
+
+// maxSecondsBuckets bounds the points a per-second plot draws: an hour's
+// 3600 seconds, or a day's, would be a solid band of marks on a page and
+// take seconds to draw.
+const maxSecondsBuckets = 300
+
+// thinSeries keeps a long series' envelope in at most buckets × 2 points:
+// each bucket of consecutive samples gives its lowest and highest value,
+// in the order they came, so peaks and dips stay on the plot. A bucket of
+// nothing but NaN keeps one NaN, which still breaks the line.
+func thinSeries(ss []series, buckets int) []series {
+	out := make([]series, len(ss))
+	for i, s := range ss {
+		out[i] = s
+		n := len(s.xs)
+		if n <= 2*buckets {
+			continue
+		}
+		out[i].xs, out[i].ys = nil, nil
+		for b := 0; b < buckets; b++ {
+			lo, hi := b*n/buckets, (b+1)*n/buckets
+			imin, imax := -1, -1
+			for j := lo; j < hi; j++ {
+				if math.IsNaN(s.ys[j]) {
+					continue
+				}
+				if imin < 0 || s.ys[j] < s.ys[imin] {
+					imin = j
+				}
+				if imax < 0 || s.ys[j] > s.ys[imax] {
+					imax = j
+				}
+			}
+			switch {
+			case imin < 0:
+				out[i].xs, out[i].ys = append(out[i].xs, s.xs[lo]), append(out[i].ys, math.NaN())
+			case imin == imax:
+				out[i].xs, out[i].ys = append(out[i].xs, s.xs[imin]), append(out[i].ys, s.ys[imin])
+			default:
+				a, c := min(imin, imax), max(imin, imax)
+				out[i].xs, out[i].ys = append(out[i].xs, s.xs[a], s.xs[c]), append(out[i].ys, s.ys[a], s.ys[c])
+			}
+		}
+	}
+	return out
 }
 
 // windowPlot is the steady-state measurement-window plot: the values, the
