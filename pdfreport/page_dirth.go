@@ -412,15 +412,9 @@ func scales(ss []series) string {
 // zones.
 func compositeWords(w engine.Workload) string {
 	s := fmt.Sprintf("The stimulus is the enterprise composite workload: %s, %s, block sizes by share of I/Os %s.",
-		pts.AccessLabel(w.Access), pts.MixLabel(w.ReadPct), pts.SplitWords(w.BlockSplit))
+		pts.AccessLabel(w.Access), pts.MixLabel(w.ReadPct), w.SplitLabel())
 	if len(w.Zones) > 0 {
-		var z []string
-		start := 0.0
-		for _, x := range w.Zones {
-			z = append(z, fmt.Sprintf("%g %% of I/Os in %g–%g %%", x.IOPercent, start, start+x.RangePercent))
-			start += x.RangePercent
-		}
-		s += " LBA zones (of the active range): " + strings.Join(z, ", ") + "."
+		s += " LBA zones: " + w.ZonesLabel() + " (of the active range)."
 	}
 	return s
 }

@@ -164,7 +164,7 @@ func TestECWPages(t *testing.T) {
 	assert.Equal(t, "RND composite 40/60, 3 LBA zones", params["Test stimulus"])
 	text := doc.Text()
 	says(t, text, "The stimulus is the enterprise composite workload: RND, 40/60, block sizes by share of I/Os 0.5 KiB 4 %")
-	says(t, text, "LBA zones (of the active range): 50 % of I/Os in 0–5 %, 30 % of I/Os in 5–20 %, 20 % of I/Os in 20–100 %.")
+	says(t, text, "LBA zones: 50 % of I/O → first 5 %, 30 % → next 15 %, 20 % → last 80 % (of the active range).")
 	saysNot(t, text, "RND 0 KiB", "a composite workload has no one block size")
 	for _, p := range doc.Pages {
 		if p.Test == "ECW" {

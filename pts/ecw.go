@@ -110,14 +110,5 @@ func compositeDepartures(test string, minBlock int64) []string {
 		sizes = append(sizes, engine.FormatSize(b))
 	}
 	return []string{fmt.Sprintf("%s: the composite workload's %s I/Os were left out (the targets' logical block is %d bytes) and the other sizes' shares scaled back to 100 %%: %s.",
-		test, strings.Join(sizes, ", "), minBlock, SplitWords(w.BlockSplit))}
-}
-
-// SplitWords writes a block-size split: "4 KiB 75 %, 8 KiB 11 %, …".
-func SplitWords(split []engine.BlockShare) string {
-	var parts []string
-	for _, s := range split {
-		parts = append(parts, fmt.Sprintf("%s %g %%", engine.FormatSize(s.Bytes), s.Percent))
-	}
-	return strings.Join(parts, ", ")
+		test, strings.Join(sizes, ", "), minBlock, w.SplitLabel())}
 }
