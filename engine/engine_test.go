@@ -439,3 +439,58 @@ func TestAddrGenRandomShare(t *testing.T) {
 	}
 	assert.Len(t, seen, 16, "a 1 %% random stream walks the whole 64 KiB range")
 }
+
+func TestIntervalStats(t *testing.T) {
+	var a, b IntervalStats
+	for i := int64(1); i <= 1000; i++ {
+		a.Record(true, i*1000, 1, 4096) // 1 µs … 1 ms
+	}
+	b.Record(false, 5_000_000, 2, 8192)
+	b.Record(true, 2_000_000, 1, 4096)
+	a.Merge(&b)
+	s := a.Second(true)
+	assert.Equal(t, int64(1001), s.ReadIOs)
+	assert.Equal(t, int64(2), s.WriteIOs)
+	assert.Equal(t, int64(1001*4096), s.ReadBytes)
+	assert.Equal(t, int64(2*8192), s.WriteBytes)
+	assert.True(t, s.Ramp)
+	require.NotNil(t, s.Read)
+	require.NotNil(t, s.Write)
+	assert.InDelta(t, 990_000, s.Read.P99Ns, 990_000*0.01, "p99 of 1 µs…1 ms and one 2 ms read")
+	assert.InDelta(t, 999_000, s.Read.P999Ns, 999_000*0.01)
+	assert.Equal(t, int64(2_000_000), s.Read.MaxNs, "the maximum is exact")
+	assert.Equal(t, int64(5_000_000), s.Write.MaxNs)
+	assert.InDelta(t, (500_500_000.0+2_000_000+10_000_000)/1003, s.LatMeanNs, 1e-6)
+
+	a.Reset()
+	assert.True(t, a.Empty())
+	assert.Nil(t, a.Second(false).Read, "no I/O, no latency")
+	a.Record(false, 7, 1, 512)
+	assert.Equal(t, int64(7), a.Second(false).Write.P99Ns, "a reset histogram forgets what it held")
+
+	var m Second
+	m.MergeCounts(Second{ReadIOs: 1, LatMeanNs: 10})
+	m.MergeCounts(Second{WriteIOs: 3, LatMeanNs: 30, Ramp: true})
+	assert.InDelta(t, 25.0, m.LatMeanNs, 1e-9)
+	assert.True(t, m.Ramp)
+}
+
+func TestIntervalValidate(t *testing.T) {
+	w := Workload{Access: Random, ReadPct: 100, BlockSize: 4096, TC: 1, QD: 1, ActiveRange: 100, Duration: 10 * time.Second}
+	for _, tc := range []struct {
+		iv time.Duration
+		ok bool
+	}{{0, true}, {time.Second, true}, {250 * time.Millisecond, true}, {10 * time.Second, true},
+		{50 * time.Millisecond, false}, {1500 * time.Microsecond, false}, {11 * time.Second, false}, {-time.Second, false}} {
+		w.Interval = tc.iv
+		err := w.Validate(512)
+		if tc.ok {
+			assert.NoError(t, err, tc.iv)
+		} else {
+			assert.Error(t, err, tc.iv)
+		}
+	}
+	w.Interval, w.Ramp = 2*time.Second, 3*time.Second
+	assert.Equal(t, 2, w.RampSeconds(), "the interval the ramp ends in is the ramp's")
+	assert.Equal(t, 4, w.IntervalOf(9*time.Second))
+}

@@ -97,6 +97,16 @@ func (h *Histogram) Merge(o *Histogram) {
 	h.bins().Merge(o.view())
 }
 
+// Reset empties h, keeping its bins' memory.
+func (h *Histogram) Reset() {
+	if h.h == nil {
+		h.h = hdr.New(histLowest, histHighest, histDigits)
+	} else {
+		h.h.Reset()
+	}
+	h.enc = nil
+}
+
 // Count is the number of recorded values.
 func (h *Histogram) Count() int64 { return h.view().TotalCount() }
 

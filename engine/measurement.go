@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"math"
 	"time"
 )
@@ -154,18 +155,130 @@ func (d DirStats) PercentileNs(p float64) int64 {
 	return min(percentileOrZero(d.Hist, p), d.LatMaxNs)
 }
 
-// Second is one second of a measurement (the per-second series).
+// Second is one interval of a measurement's series: a second unless the
+// workload's Interval says otherwise (Workload.SeriesInterval).
 type Second struct {
 	ReadIOs    int64 `json:"r_ios"`
 	WriteIOs   int64 `json:"w_ios"`
 	ReadBytes  int64 `json:"r_bytes"`
 	WriteBytes int64 `json:"w_bytes"`
-	// LatMeanNs is the mean latency of the I/Os completed in this second.
+	// LatMeanNs is the mean latency of the I/Os completed in this interval.
 	LatMeanNs float64 `json:"lat_mean_ns"`
-	// Ramp marks a second of the workload's warm-up (Workload.Ramp): its
+	// Read and Write are each direction's latency in this interval: nil
+	// for a direction without I/O, or when the engine could not tell.
+	Read  *IntervalLat `json:"r_lat,omitempty"`
+	Write *IntervalLat `json:"w_lat,omitempty"`
+	// Ramp marks an interval of the workload's warm-up (Workload.Ramp): its
 	// I/Os are in the series but not in the measurement's totals. The
-	// series' first Workload.RampSeconds() seconds are the ramp's.
+	// series' first Workload.RampSeconds() intervals are the ramp's.
 	Ramp bool `json:"ramp,omitempty"`
+}
+
+// IntervalLat is one direction's latency over one interval of a series,
+// in nanoseconds. Percentiles do not merge, so an engine summarises an
+// interval once it has every thread's and target's histogram of it.
+type IntervalLat struct {
+	MeanNs float64 `json:"mean_ns"`
+	P99Ns  int64   `json:"p99_ns"`
+	P999Ns int64   `json:"p99_9_ns"`
+	MaxNs  int64   `json:"max_ns"`
+	// Of is the latency the percentiles and the maximum are of: LatTotal
+	// when empty; LatCompletion for fio's histogram logs, which are of
+	// completion latency. The mean is always of total latency.
+	Of string `json:"of,omitempty"`
+}
+
+// IntervalOf summarises d as one interval's latency: nil without I/O.
+func IntervalOf(d DirStats) *IntervalLat {
+	if d.IOs == 0 {
+		return nil
+	}
+	return &IntervalLat{MeanNs: d.MeanLatNs(), P99Ns: d.PercentileNs(99), P999Ns: d.PercentileNs(99.9), MaxNs: d.LatMaxNs}
+}
+
+// IntervalStats gathers one interval of a series as it is measured:
+// each direction's counts and latency distribution, from any number of
+// threads and targets, until Second summarises it.
+type IntervalStats struct {
+	Read, Write DirStats
+}
+
+// Record adds n I/Os of one direction.
+func (a *IntervalStats) Record(read bool, ns, n, bytes int64) {
+	if read {
+		a.Read.Record(ns, n, bytes)
+	} else {
+		a.Write.Record(ns, n, bytes)
+	}
+}
+
+// Merge adds o (another thread's or target's share of the interval).
+func (a *IntervalStats) Merge(o *IntervalStats) {
+	a.Read.Merge(o.Read)
+	a.Write.Merge(o.Write)
+}
+
+// Empty says nothing was recorded.
+func (a *IntervalStats) Empty() bool { return a.Read.IOs == 0 && a.Write.IOs == 0 }
+
+// Reset empties a for the next interval, keeping its histograms' memory.
+func (a *IntervalStats) Reset() {
+	rh, wh := a.Read.Hist, a.Write.Hist
+	*a = IntervalStats{}
+	if rh != nil {
+		rh.Reset()
+		a.Read.Hist = rh
+	}
+	if wh != nil {
+		wh.Reset()
+		a.Write.Hist = wh
+	}
+}
+
+// Second summarises the interval.
+func (a *IntervalStats) Second(ramp bool) Second {
+	s := Second{ReadIOs: a.Read.IOs, WriteIOs: a.Write.IOs, ReadBytes: a.Read.Bytes, WriteBytes: a.Write.Bytes,
+		Read: IntervalOf(a.Read), Write: IntervalOf(a.Write), Ramp: ramp}
+	if n := a.Read.IOs + a.Write.IOs; n > 0 {
+		s.LatMeanNs = (a.Read.LatSumNs + a.Write.LatSumNs) / float64(n)
+	}
+	return s
+}
+
+// MergeCounts adds o's counts and bytes to s, weighting the mean latency
+// by I/Os; the per-direction latencies, which do not merge, are left for
+// the caller to set from the merged histograms.
+func (s *Second) MergeCounts(o Second) {
+	n0, n1 := float64(s.ReadIOs+s.WriteIOs), float64(o.ReadIOs+o.WriteIOs)
+	if n0+n1 > 0 {
+		s.LatMeanNs = (s.LatMeanNs*n0 + o.LatMeanNs*n1) / (n0 + n1)
+	}
+	s.ReadIOs += o.ReadIOs
+	s.WriteIOs += o.WriteIOs
+	s.ReadBytes += o.ReadBytes
+	s.WriteBytes += o.WriteBytes
+	s.Ramp = s.Ramp || o.Ramp
+}
+
+// IntervalFunc receives each interval of a running measurement as soon
+// as the engine has all of it (for progress): its index from 0, and the
+// interval merged over threads and targets.
+type IntervalFunc func(i int, s Second)
+
+type intervalKey struct{}
+
+// WithIntervalFunc asks the engines running under ctx to report each
+// interval to f as it completes. f must return quickly; engines call it
+// from their measuring goroutines.
+func WithIntervalFunc(ctx context.Context, f IntervalFunc) context.Context {
+	return context.WithValue(ctx, intervalKey{}, f)
+}
+
+// ReportInterval passes interval i to ctx's IntervalFunc, if there is one.
+func ReportInterval(ctx context.Context, i int, s Second) {
+	if f, ok := ctx.Value(intervalKey{}).(IntervalFunc); ok && f != nil {
+		f(i, s)
+	}
 }
 
 // CPU is the CPU time a measurement took, per second of it, in user and
@@ -212,6 +325,8 @@ type TargetStats struct {
 	// CPU is what the threads driving this target took (fio's usr_cpu
 	// and sys_cpu of its jobs); nil when the engine cannot tell.
 	CPU *CPU `json:"cpu,omitempty"`
+	// Seconds is this target's share of the measurement's series.
+	Seconds []Second `json:"seconds,omitempty"`
 }
 
 // Measurement is the result of one Run.

@@ -108,15 +108,39 @@ type Workload struct {
 	// it goes.
 	RateIOPS float64 `json:"rate_iops,omitempty"`
 	RateMBps float64 `json:"rate_mbps,omitempty"`
+	// Interval is the length of each entry of the measurement's series
+	// (Measurement.Seconds); 0 is one second. Whole milliseconds, at
+	// least MinInterval (fio's log_avg_msec and log_hist_msec).
+	Interval time.Duration `json:"interval_ns,omitempty"`
 }
 
-// RampSeconds is how many of the per-second series' first seconds are the
-// ramp's: every second that began before the ramp ended.
+// MinInterval is the shortest series interval: shorter ones would record
+// more than they measure (a histogram per thread per interval).
+const MinInterval = 100 * time.Millisecond
+
+// SeriesInterval is the length of each entry of the series: Interval, or
+// one second.
+func (w Workload) SeriesInterval() time.Duration {
+	if w.Interval > 0 {
+		return w.Interval
+	}
+	return time.Second
+}
+
+// IntervalOf is the index of the series entry that time since the start
+// falls in.
+func (w Workload) IntervalOf(since time.Duration) int {
+	return int(since / w.SeriesInterval())
+}
+
+// RampSeconds is how many of the series' first intervals are the ramp's:
+// every interval that began before the ramp ended (seconds by default).
 func (w Workload) RampSeconds() int {
 	if w.Ramp <= 0 {
 		return 0
 	}
-	return int((w.Ramp + time.Second - 1) / time.Second)
+	iv := w.SeriesInterval()
+	return int((w.Ramp + iv - 1) / iv)
 }
 
 // Measured is how long the measurement's totals cover: Duration without
@@ -181,6 +205,10 @@ func (w Workload) Validate(lbs int64) error {
 		return bad("a random share of %v%% for a sequential workload", w.RandomPct)
 	case !(w.RateIOPS >= 0) || !(w.RateMBps >= 0) || math.IsInf(w.RateIOPS, 0) || math.IsInf(w.RateMBps, 0):
 		return bad("a rate of %v IOPS or %v MB/s: a rate is above zero", w.RateIOPS, w.RateMBps)
+	case w.Interval < 0 || w.Interval > 0 && (w.Interval < MinInterval || w.Interval%time.Millisecond != 0):
+		return bad("an interval of %v: the series takes whole milliseconds from %v", w.Interval, MinInterval)
+	case w.Interval > 0 && w.Duration > 0 && w.Interval > w.Duration:
+		return bad("an interval of %v in a run of %v: the interval must not be longer than the run", w.Interval, w.Duration)
 	}
 	sizes := []int64{w.BlockSize}
 	if len(w.BlockSplit) > 0 {
