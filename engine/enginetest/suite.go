@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"sync"
 	"testing"
 	"time"
 
@@ -52,6 +53,12 @@ type Caps struct {
 	// nothing to it (files beside loop devices): those subtests skip, so
 	// that the suite's time goes to what each kind of target changes.
 	GenerationCovered bool
+	// LiveSeries: the engine reports each interval of its series as it
+	// completes (engine.WithIntervalFunc), for progress.
+	LiveSeries bool
+	// ExactSeries: the series' intervals add up to the totals exactly
+	// (the engine counts both itself); otherwise within 2 % (fio's logs).
+	ExactSeries bool
 }
 
 // generationOnly skips a subtest of the engine's I/O generation on a kind
@@ -294,6 +301,39 @@ func Run(t *testing.T, open Opener, caps Caps) {
 		assert.Len(t, seen, 2, "both targets are loaded at once")
 	})
 
+	t.Run("Series", func(t *testing.T) {
+		e, _ := open(t, 2)
+		w := rnd(70, 4096, 2, 4, 100, 3*time.Second)
+		w.Interval = 500 * time.Millisecond
+		w.Seed = 42
+		var live []engine.Second
+		var liveIdx []int
+		var mu sync.Mutex
+		ctx := engine.WithIntervalFunc(context.Background(), func(i int, s engine.Second) {
+			mu.Lock()
+			defer mu.Unlock()
+			live = append(live, s)
+			liveIdx = append(liveIdx, i)
+		})
+		m, err := engine.RunCell(ctx, e, engine.Cell{Workload: w})
+		require.NoError(t, err)
+		checkSeries(t, w, m, caps)
+		if caps.LiveSeries {
+			mu.Lock()
+			defer mu.Unlock()
+			require.NotEmpty(t, live, "intervals are reported as they complete")
+			for k, i := range liveIdx {
+				require.Less(t, i, len(m.Seconds))
+				if k > 0 {
+					assert.Greater(t, i, liveIdx[k-1], "in order")
+				}
+				assert.Equal(t, m.Seconds[i].ReadIOs+m.Seconds[i].WriteIOs, live[k].ReadIOs+live[k].WriteIOs,
+					"interval %d is reported as it is recorded", i)
+			}
+			assert.GreaterOrEqual(t, len(live), len(m.Seconds)-1, "every interval but perhaps the last, cut short, is reported")
+		}
+	})
+
 	t.Run("Passes", func(t *testing.T) {
 		e, ts := open(t, 1)
 		w := engine.Workload{Access: engine.Sequential, BlockSize: 128 << 10, TC: 1, QD: 8, ActiveRange: 25, Passes: 1}
@@ -492,4 +532,73 @@ func checkRandomShare(t *testing.T, w engine.Workload, tg Target, m engine.Measu
 	}
 	require.GreaterOrEqual(t, n, minTrace, "%s: too few traced I/Os", w)
 	binomialOK(t, seq, n, 1-w.RandomPct/100, "%s: I/Os continuing their direction's last one", w)
+}
+
+// checkSeries checks a measurement's series against its totals: intervals
+// of w's length, adding up to the totals, each direction's latency in
+// order, and the targets' series adding up to the whole.
+func checkSeries(t *testing.T, w engine.Workload, m engine.Measurement, caps Caps) {
+	t.Helper()
+	n := int(w.Duration / w.SeriesInterval())
+	require.NotEmpty(t, m.Seconds)
+	assert.InDelta(t, n, len(m.Seconds), 1, "%v of %v intervals", w.Duration, w.SeriesInterval())
+	var r, wr int64
+	var rMax, wMax int64
+	for i, s := range m.Seconds {
+		r += s.ReadIOs
+		wr += s.WriteIOs
+		for _, d := range []struct {
+			name string
+			ios  int64
+			lat  *engine.IntervalLat
+			max  *int64
+		}{{"read", s.ReadIOs, s.Read, &rMax}, {"write", s.WriteIOs, s.Write, &wMax}} {
+			if d.ios == 0 {
+				assert.Nil(t, d.lat, "interval %d: no %s I/O, no %s latency", i, d.name, d.name)
+				continue
+			}
+			if !assert.NotNil(t, d.lat, "interval %d: %d %ss and their latency", i, d.ios, d.name) {
+				continue
+			}
+			l := *d.lat
+			assert.True(t, l.P99Ns > 0 && l.P99Ns <= l.P999Ns && l.P999Ns <= l.MaxNs, "interval %d %s: 0 < p99 %d ≤ p99.9 %d ≤ max %d",
+				i, d.name, l.P99Ns, l.P999Ns, l.MaxNs)
+			assert.Greater(t, l.MeanNs, 0.0, "interval %d %s: mean", i, d.name)
+			if l.Of == "" {
+				assert.LessOrEqual(t, l.MeanNs, float64(l.MaxNs), "interval %d %s: mean ≤ max", i, d.name)
+				*d.max = max(*d.max, l.MaxNs)
+			}
+		}
+	}
+	tol := 0.02
+	if caps.ExactSeries {
+		tol = 0
+	}
+	assert.InDelta(t, m.Read.IOs, r, tol*float64(m.Read.IOs), "the series' reads add up to the totals")
+	assert.InDelta(t, m.Write.IOs, wr, tol*float64(m.Write.IOs), "the series' writes add up to the totals")
+	if caps.ExactSeries {
+		assert.Equal(t, m.Read.LatMaxNs, rMax, "the highest interval's read maximum is the measurement's")
+		assert.Equal(t, m.Write.LatMaxNs, wMax, "the highest interval's write maximum is the measurement's")
+	}
+	if len(m.Targets) < 2 {
+		return
+	}
+	for ti, tg := range m.Targets {
+		require.NotEmpty(t, tg.Seconds, "target %d has its series", ti)
+		assert.LessOrEqual(t, len(tg.Seconds), len(m.Seconds), "target %d", ti)
+	}
+	for i, s := range m.Seconds {
+		var rr, ww int64
+		for _, tg := range m.Targets {
+			if i < len(tg.Seconds) {
+				rr += tg.Seconds[i].ReadIOs
+				ww += tg.Seconds[i].WriteIOs
+				if tg.Seconds[i].Read != nil && s.Read != nil && tg.Seconds[i].Read.Of == s.Read.Of {
+					assert.LessOrEqual(t, tg.Seconds[i].Read.MaxNs, s.Read.MaxNs, "interval %d: a target's maximum is within the whole's", i)
+				}
+			}
+		}
+		assert.Equal(t, s.ReadIOs, rr, "interval %d: the targets' reads add up to the whole's", i)
+		assert.Equal(t, s.WriteIOs, ww, "interval %d: the targets' writes add up to the whole's", i)
+	}
 }
