@@ -26,5 +26,5 @@ func TestConformance(t *testing.T) {
 			out = append(out, enginetest.Target{Name: "sim:client#" + e.Identity(i).Serial, Capacity: m.UserBytes, LogicalBlock: 512})
 		}
 		return e, out
-	}, enginetest.Caps{Virtual: true})
+	}, enginetest.Caps{Virtual: true, LiveSeries: true, ExactSeries: true})
 }

@@ -32,6 +32,11 @@ type Drive struct {
 
 	hostWritten int64 // bytes the host wrote since the drive was made
 	hostRead    int64
+
+	// keepIntervals asks run to keep each interval's histograms in
+	// intervals, for a set's series to be merged from its drives'.
+	keepIntervals bool
+	intervals     []engine.IntervalStats
 }
 
 func newDrive(m Model) *Drive {
@@ -468,8 +473,31 @@ func (d *Drive) run(w engine.Workload, salt uint64) engine.Measurement {
 	capIOPS := w.RateIOPSCap()
 	ramp := w.Ramp.Seconds()
 	var rampRead, rampWrite engine.DirStats // the ramp's I/Os: in the series only
+	// The model steps a second at a time (its garbage-collection account
+	// decays per step), cut at the series' interval boundaries: an
+	// interval of several seconds gathers several steps, one under a
+	// second is a step of its own.
+	interval := w.SeriesInterval().Seconds()
+	var iv engine.IntervalStats // the current interval's I/Os
+	ivStart, ivEnd := 0.0, interval
+	d.intervals = d.intervals[:0]
+	closeInterval := func() {
+		if iv.Empty() && elapsed <= ivStart {
+			return
+		}
+		meas.Seconds = append(meas.Seconds, iv.Second(ivStart < ramp))
+		if d.keepIntervals {
+			// A set's series is summarised from its drives' histograms
+			// merged: kept compact, a few hundred bytes an interval.
+			k := engine.IntervalStats{Read: iv.Read, Write: iv.Write}
+			k.Read.Hist, k.Write.Hist = cloneCompact(iv.Read.Hist), cloneCompact(iv.Write.Hist)
+			d.intervals = append(d.intervals, k)
+		}
+		iv.Reset()
+		ivStart, ivEnd = ivEnd, ivEnd+interval
+	}
 	for {
-		dt := 1.0
+		dt := min(1.0, ivEnd-elapsed)
 		if wantBytes <= 0 && limit-elapsed < dt {
 			dt = limit - elapsed
 		}
@@ -492,23 +520,23 @@ func (d *Drive) run(w engine.Workload, salt uint64) engine.Measurement {
 		nw := total - nr
 
 		d.applyWrites(w, cs, st, lay, rng, nr, nw)
-		sec := engine.Second{Ramp: elapsed < ramp}
+		inRamp := elapsed < ramp
+		before := iv.Read.Bytes + iv.Write.Bytes
 		// A step the ramp ends in gives the ramp its share of the I/Os.
 		var rr, rw int64
-		if sec.Ramp {
+		if inRamp {
 			f := min(1, (ramp-elapsed)/dt)
 			rr, rw = int64(math.Round(float64(nr)*f)), int64(math.Round(float64(nw)*f))
-			d.sample(&rampRead, &sec, rng, cs, rr, rt.lr-rt.lrTail, rt.q, rt.lrTail, rt.readWaitP, true)
-			d.sample(&rampWrite, &sec, rng, cs, rw, rt.lw-rt.lwTail, rt.q, rt.lwTail, rt.writeWaitP, false)
+			d.sample(&rampRead, &iv, rng, cs, rr, rt.lr-rt.lrTail, rt.q, rt.lrTail, rt.readWaitP, true)
+			d.sample(&rampWrite, &iv, rng, cs, rw, rt.lw-rt.lwTail, rt.q, rt.lwTail, rt.writeWaitP, false)
 		}
-		d.sample(&meas.Read, &sec, rng, cs, nr-rr, rt.lr-rt.lrTail, rt.q, rt.lrTail, rt.readWaitP, true)
-		d.sample(&meas.Write, &sec, rng, cs, nw-rw, rt.lw-rt.lwTail, rt.q, rt.lwTail, rt.writeWaitP, false)
-		if k := sec.ReadIOs + sec.WriteIOs; k > 0 {
-			sec.LatMeanNs /= float64(k)
-		}
-		meas.Seconds = append(meas.Seconds, sec)
+		d.sample(&meas.Read, &iv, rng, cs, nr-rr, rt.lr-rt.lrTail, rt.q, rt.lrTail, rt.readWaitP, true)
+		d.sample(&meas.Write, &iv, rng, cs, nw-rw, rt.lw-rt.lwTail, rt.q, rt.lwTail, rt.writeWaitP, false)
 		elapsed += dt
-		doneBytes += sec.ReadBytes + sec.WriteBytes
+		doneBytes += iv.Read.Bytes + iv.Write.Bytes - before
+		if elapsed >= ivEnd-1e-9 {
+			closeInterval()
+		}
 		if wantBytes > 0 && doneBytes >= wantBytes {
 			break
 		}
@@ -516,6 +544,7 @@ func (d *Drive) run(w engine.Workload, salt uint64) engine.Measurement {
 			break // cannot progress; never loop forever
 		}
 	}
+	closeInterval() // the last, cut short
 	ran := time.Duration(elapsed * float64(time.Second))
 	meas.Elapsed = max(ran-w.Ramp, 0)
 	d.clock += ran
@@ -603,7 +632,7 @@ const (
 // delay gives back what the tail events drawn this second took beyond
 // their expected share: the mean is exact, the shape is the distributions',
 // and a rare event keeps its own wait.
-func (d *Drive) sample(ds *engine.DirStats, sec *engine.Second, rng *rand.Rand, cs []ioCost,
+func (d *Drive) sample(ds *engine.DirStats, iv *engine.IntervalStats, rng *rand.Rand, cs []ioCost,
 	n int64, base, q, tailMean, waitP float64, read bool) {
 	if n <= 0 {
 		return
@@ -693,7 +722,6 @@ func (d *Drive) sample(ds *engine.DirStats, sec *engine.Second, rng *rand.Rand, 
 		gScale = float64(n) / gSum
 	}
 
-	var bytes int64
 	for _, r := range recs {
 		ns := max(int64(math.Round((r.fixed+q*r.g*gScale)*1e9)), 1)
 		// The k I/Os of a record draw their sizes each: a multinomial over
@@ -707,20 +735,12 @@ func (d *Drive) sample(ds *engine.DirStats, sec *engine.Second, rng *rand.Rand, 
 			}
 			if k > 0 {
 				ds.Record(ns, k, c.bytes)
-				bytes += k * c.bytes
+				iv.Record(read, ns, k, c.bytes)
 			}
 			if left -= k; left == 0 {
 				break
 			}
 		}
-		sec.LatMeanNs += float64(ns) * float64(r.k)
-	}
-	if read {
-		sec.ReadIOs += n
-		sec.ReadBytes += bytes
-	} else {
-		sec.WriteIOs += n
-		sec.WriteBytes += bytes
 	}
 }
 
@@ -811,4 +831,14 @@ func poisson(rng *rand.Rand, mean float64) int64 {
 		p *= rng.Float64()
 	}
 	return k
+}
+
+// cloneCompact is a compact copy of h, nil for nil.
+func cloneCompact(h *engine.Histogram) *engine.Histogram {
+	if h == nil {
+		return nil
+	}
+	c := h.Clone()
+	c.Compact()
+	return c
 }

@@ -75,6 +75,9 @@ func Open(targets []Target) (*Engine, error) {
 		}
 		e.drives = append(e.drives, sd)
 	}
+	for _, sd := range e.drives {
+		sd.d.keepIntervals = len(e.drives) > 1
+	}
 	return e, nil
 }
 
@@ -144,6 +147,9 @@ func (e *Engine) run(ctx context.Context, w engine.Workload) (engine.Measurement
 		return engine.Measurement{}, err
 	}
 	m := merge(e.drives, ms)
+	for i, s := range m.Seconds {
+		engine.ReportInterval(ctx, i, s)
+	}
 	if e.trace > 0 {
 		for i, sd := range e.drives {
 			for th := 0; th < w.TC; th++ {
@@ -170,22 +176,28 @@ func merge(drives []*simDrive, ms []engine.Measurement) engine.Measurement {
 		out.Elapsed = max(out.Elapsed, m.Elapsed)
 		out.DeviceTime = max(out.DeviceTime, m.DeviceTime)
 		out.Targets = append(out.Targets, engine.TargetStats{Target: drives[i].t.Name + "#" + drives[i].serial,
-			Read: m.Read, Write: m.Write})
-		for s, sec := range m.Seconds {
-			if s >= len(out.Seconds) {
-				out.Seconds = append(out.Seconds, engine.Second{})
+			Read: m.Read, Write: m.Write, Seconds: m.Seconds})
+	}
+	// Each interval of the whole from the drives' histograms of it:
+	// percentiles do not merge.
+	var n int
+	for _, sd := range drives {
+		n = max(n, len(sd.d.intervals))
+	}
+	var iv engine.IntervalStats
+	for s := 0; s < n; s++ {
+		iv.Reset()
+		ramp := false
+		for i, sd := range drives {
+			if s < len(sd.d.intervals) {
+				iv.Merge(&sd.d.intervals[s])
+				ramp = ramp || ms[i].Seconds[s].Ramp
 			}
-			o := &out.Seconds[s]
-			n0, n1 := float64(o.ReadIOs+o.WriteIOs), float64(sec.ReadIOs+sec.WriteIOs)
-			if n0+n1 > 0 {
-				o.LatMeanNs = (o.LatMeanNs*n0 + sec.LatMeanNs*n1) / (n0 + n1)
-			}
-			o.ReadIOs += sec.ReadIOs
-			o.WriteIOs += sec.WriteIOs
-			o.ReadBytes += sec.ReadBytes
-			o.WriteBytes += sec.WriteBytes
-			o.Ramp = o.Ramp || sec.Ramp
 		}
+		out.Seconds = append(out.Seconds, iv.Second(ramp))
+	}
+	for _, sd := range drives {
+		sd.d.intervals = sd.d.intervals[:0]
 	}
 	return out
 }
