@@ -186,6 +186,10 @@ type RoundValue struct {
 	// engine measured it. It stays out of results.json: the journal holds
 	// it, and results are rebuilt from the journal.
 	Seconds []engine.Second `json:"-"`
+	// Series is the same series in people's units, with each target's
+	// share: for workloads (custom cells) only, whose time series is what
+	// they are run for.
+	Series []Interval `json:"series,omitempty"`
 }
 
 // TargetCell is one target's share of a cell in a multi-target run.
@@ -271,7 +275,9 @@ func Build(ri pts.RunInfo, recs []pts.Record, cut bool) *Results {
 	custom := TestResult{Test: "custom", Name: "Custom workloads"}
 	for i := range ri.Stages {
 		if s := &ri.Stages[i]; s.Test == "custom" {
-			custom.Stages = append(custom.Stages, buildStage(ri, s, st, crit, nil))
+			sr := buildStage(ri, s, st, crit, nil)
+			withSeries(&sr, s, st.Stages[s.ID])
+			custom.Stages = append(custom.Stages, sr)
 		}
 	}
 	if len(custom.Stages) > 0 {
@@ -984,5 +990,26 @@ func buildTimeline(ri pts.RunInfo, s *pts.Stage, ss *pts.StageState, before []pt
 	}
 	if tail.Hist != nil && tail.Hist.Count() > 0 {
 		out.TailHist = tail.Hist
+	}
+}
+
+// withSeries adds each workload round's series to a custom stage's cells.
+func withSeries(sr *StageResult, s *pts.Stage, ss *pts.StageState) {
+	if ss == nil {
+		return
+	}
+	for ci := range sr.Cells {
+		c := &sr.Cells[ci]
+		if c.Index >= len(s.Cells) {
+			continue
+		}
+		w := s.Cells[c.Index].Workload
+		for k := range c.PerRound {
+			r := c.PerRound[k].Round
+			if r < 1 || r > len(ss.Cells) || c.Index >= len(ss.Cells[r-1]) {
+				continue
+			}
+			c.PerRound[k].Series = SeriesOf(w, ss.Cells[r-1][c.Index])
+		}
 	}
 }

@@ -47,14 +47,14 @@
 //     sds (RateIOPS per target; a list runs each rate); elapsed= (default
 //     30 s) and warmup= make Duration = warmup + elapsed with Ramp the
 //     warm-up, or vdbench's first one-second interval without warmup=;
-//     interval= is 1 (ptsrun's series are per second); pause= waits before
-//     the run.
+//     interval= the series' interval (Workload.Interval); pause= waits
+//     before the run.
 //
 // Whatever ptsrun cannot honour is refused with its file, line and
 // parameter (an *Error), never left out: hosts (hd=), file system
 // workloads, data validation, compression and dedup ratios other than 1,
 // cache hits (rhpct, whpct), skews, curves, arrival distributions,
-// commands, byte and wrapping ranges, intervals other than 1 s, and every
+// commands, byte and wrapping ranges, and every
 // parameter vdbench does not know. A handful that only set up vdbench's
 // own reporting (report=, histogram=, messagescan=, …) are accepted, each
 // with a Note saying so.

@@ -696,6 +696,9 @@ func (t *translator) runDefs(defs []Def) error {
 		if r.elapsed < 2*r.interval {
 			return errAt(r.pos, "rd="+r.name, "elapsed=%d: at least twice the interval (%d s): vdbench reports a warm-up interval and one more at least", r.elapsed, r.interval)
 		}
+		if r.elapsed%r.interval != 0 || r.warmup%r.interval != 0 {
+			return errAt(r.pos, "rd="+r.name, "elapsed=%d, warmup=%d: whole numbers of intervals (%d s), as vdbench reports them", r.elapsed, r.warmup, r.interval)
+		}
 		t.rds = append(t.rds, r)
 	}
 	return nil
@@ -756,10 +759,10 @@ func (t *translator) rdParam(r *rdDef, prm Param) error {
 		if err != nil {
 			return err
 		}
-		if v != 1 {
-			return errAt(prm.Pos, prm.String(), "not supported: ptsrun records a series per second and cannot report every %g s; write interval=1 (the warm-up is then vdbench's first second, or warmup=)", v)
+		if v != math.Trunc(v) || v < 1 {
+			return errAt(prm.Pos, prm.String(), "whole seconds of 1 or more (vdbench reports each interval= seconds)")
 		}
-		r.interval = 1
+		r.interval = int64(v)
 	case "forxfersize", "xfersize", "forthreads", "threads", "forrdpct", "rdpct", "forseekpct", "seekpct":
 		kind := strings.TrimPrefix(name, "for")
 		l := loop{kind: kind, prm: prm}
@@ -1172,6 +1175,7 @@ func (t *translator) workload(r *rdDef, w *wdDef, sds []*sdDef, over map[string]
 	// of its totals; without warmup= it leaves out the first interval.
 	wl.Duration = time.Duration(r.elapsed+r.warmup) * time.Second
 	wl.Ramp = time.Duration(r.interval) * time.Second
+	wl.Interval = time.Duration(r.interval) * time.Second
 	if r.warmup > 0 {
 		wl.Ramp = time.Duration(r.warmup) * time.Second
 	}

@@ -38,6 +38,9 @@ func brief(r Run) string {
 	if w.RateIOPS > 0 {
 		s += fmt.Sprintf(" cap %g IOPS", w.RateIOPS)
 	}
+	if w.Interval != time.Second {
+		s += fmt.Sprintf(" every %v", w.Interval)
+	}
 	if r.Pause > 0 {
 		s += fmt.Sprintf(" after %v", r.Pause)
 	}
@@ -67,6 +70,8 @@ func TestTranslate(t *testing.T) {
 		{"vdbench's defaults", "sd=sd1,lun=/dev/sda,openflags=o_direct\nwd=wd1,sd=sd1\nrd=rd1,wd=wd1,iorate=max\n",
 			// threads=8, xfersize=4k, rdpct=100, seekpct=100, elapsed=30.
 			[]string{"rd1 [/dev/sda] RND 4 KiB 100/0 TC8/QD1 30s ramp 1s"}},
+		{"interval= is the series' interval and, without warmup=, the warm-up", twoSDs + "wd=wd1,sd=sd1\nrd=rd1,wd=wd1,iorate=max,elapsed=1m,interval=5\n",
+			[]string{"rd1 [/dev/sda] RND 4 KiB 100/0 TC4/QD1 1m0s ramp 5s every 5s"}},
 		{"warmup comes before elapsed", twoSDs + "wd=wd1,sd=sd*\nrd=rd1,wd=wd1,iorate=1000,elapsed=1m,warmup=15\n",
 			[]string{"rd1 [/dev/sda /dev/sdb] RND 4 KiB 100/0 TC4/QD1 1m15s ramp 15s cap 500 IOPS"}},
 		{"sequential", twoSDs + "wd=w1,sd=sd1,seekpct=seq,rdpct=0,xfersize=128k\nwd=w2,sd=sd1,seekpct=0\nwd=w3,sd=sd1,seekpct=eof\nwd=w4,sd=sd1,seekpct=random\nwd=w5,sd=sd1,seekpct=100\n" +
@@ -210,7 +215,8 @@ func TestTranslateRefuses(t *testing.T) {
 		{sd + wd + "rd=rd1,wd=wd1,elapsed=2\n", "parm:3: rd=rd1: no iorate=: write iorate=max to run as fast as the target goes, or a rate"},
 		{sd + wd + "rd=rd1,wd=wd1,iorate=curve\n", "parm:3: iorate=curve: not supported: ptsrun runs no performance curves (a maximum run, then a share of it): list the rates, iorate=(100,200,...)"},
 		{sd + wd + "rd=rd1,wd=wd1,iorate=0\n", "parm:3: iorate=0: iorate= is max, or I/O rates above zero (a list runs each)"},
-		{sd + wd + "rd=rd1,wd=wd1,iorate=max,interval=5\n", "parm:3: interval=5: not supported: ptsrun records a series per second and cannot report every 5 s; write interval=1 (the warm-up is then vdbench's first second, or warmup=)"},
+		{sd + wd + "rd=rd1,wd=wd1,iorate=max,interval=0.5\n", "parm:3: interval=0.5: whole seconds of 1 or more (vdbench reports each interval= seconds)"},
+		{sd + wd + "rd=rd1,wd=wd1,iorate=max,interval=5,elapsed=12\n", "parm:3: rd=rd1: elapsed=12, warmup=0: whole numbers of intervals (5 s), as vdbench reports them"},
 		{sd + wd + "rd=rd1,wd=wd1,iorate=max,elapsed=1\n", "parm:3: rd=rd1: elapsed=1: at least twice the interval (1 s): vdbench reports a warm-up interval and one more at least"},
 		{sd + wd + "rd=rd1,wd=wd1,iorate=max,elapsed=2.5\n", "parm:3: elapsed=2.5: seconds (or m, h): a whole number from 1 up"},
 		{sd + wd + "rd=rd1,wd=wd1,iorate=100,distribution=d\n", "parm:3: distribution=d: not supported: ptsrun caps the rate of its I/O loop and has no arrival-time distribution"},

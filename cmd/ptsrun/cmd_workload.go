@@ -28,7 +28,7 @@ func workloadCommand() *cli.Command {
 		Name:  "workload",
 		Usage: "run one workload, or named presets one after the other, on a target for a time, outside the PTS methodology",
 		UsageText: "ptsrun workload --target T --engine native|fio|sim --access random|seq --read PCT --bs SIZE[:PCT,...]\n" +
-			"   --tc N --qd N --time DURATION [--ramp DURATION] [--random-pct PCT] [--rate-iops N] [--rate-mbps N]\n" +
+			"   --tc N --qd N --time DURATION [--ramp DURATION] [--interval DURATION] [--random-pct PCT] [--rate-iops N] [--rate-mbps N]\n" +
 			"   [--size PCT | --active-range PCT] [--zones IO%/RANGE%:...] [--json]\n" +
 			"   [--out DIR [--tested-by NAME] [--lab NAME] [--dut-note K=V ...]]\n" +
 			"ptsrun workload --preset NAME[,NAME...] --target T [--tc N] [--qd N] [--time D] [--ramp D] [--rate-iops N] [--out DIR]\n" +
@@ -57,6 +57,8 @@ func workloadCommand() *cli.Command {
 			&cli.DurationFlag{Name: "time", Value: time.Minute, Usage: "duration, the ramp included"},
 			&cli.DurationFlag{Name: "ramp", Usage: "a warm-up at the start of --time: run, kept in the per-second series (marked), " +
 				"left out of the results (fio ramp_time, vdbench warmup)"},
+			&cli.DurationFlag{Name: "interval", Value: time.Second, Usage: "length of each entry of the time series: IOPS, MB/s, mean, p99, " +
+				"p99.9 and max latency per direction and per target (whole milliseconds, from 100ms)"},
 			&cli.Float64Flag{Name: "rate-iops", Usage: "cap each target at this many IOPS, spread over its threads (fio rate_iops, vdbench iorate)"},
 			&cli.Float64Flag{Name: "rate-mbps", Usage: "cap each target at this many MB/s (decimal), spread over its threads (fio rate)"},
 			&cli.Float64Flag{Name: "active-range", Value: 100, Usage: "active range in %"},
@@ -108,7 +110,7 @@ type workloadCell struct {
 }
 
 // presetOverrides are the flags that replace a preset's settings.
-var presetOverrides = []string{"tc", "qd", "time", "ramp", "active-range", "size", "rate-iops", "rate-mbps", "seed"}
+var presetOverrides = []string{"tc", "qd", "time", "ramp", "active-range", "size", "rate-iops", "rate-mbps", "seed", "interval"}
 
 // cells are the workloads opts runs, for targets whose logical block is
 // minBlock bytes (0: 512; the composite preset leaves out the sizes such
@@ -144,7 +146,12 @@ func (opts workloadOptions) cells(minBlock int64) ([]workloadCell, error) {
 				w.RateIOPS = f.RateIOPS
 			case "rate-mbps":
 				w.RateMBps = f.RateMBps
+			case "interval":
+				w.Interval = f.Interval
 			}
+		}
+		if w.Interval > w.Duration {
+			return nil, fmt.Errorf("--interval %v: longer than preset %s's time of %v (--time)", w.Interval, p.Name, w.Duration)
 		}
 		if w.Ramp >= w.Duration {
 			switch {
@@ -258,6 +265,18 @@ func workloadFlags(c *cli.Context, set map[string]bool, w *engine.Workload, pres
 			return fmt.Errorf("--ramp %v: a ramp is a duration of zero or more", w.Ramp)
 		case !preset && w.Ramp >= w.Duration:
 			return fmt.Errorf("--ramp %v: the ramp must be shorter than the run (--time %v), which it is part of", w.Ramp, w.Duration)
+		}
+	}
+	if set["interval"] {
+		iv := c.Duration("interval")
+		switch {
+		case iv < engine.MinInterval || iv%time.Millisecond != 0:
+			return fmt.Errorf("--interval %v: whole milliseconds from %v", iv, engine.MinInterval)
+		case !preset && iv > w.Duration:
+			return fmt.Errorf("--interval %v: longer than the run (--time %v)", iv, w.Duration)
+		}
+		if iv != time.Second { // one second is the default, left unsaid
+			w.Interval = iv
 		}
 	}
 	for _, f := range []struct {
@@ -549,7 +568,7 @@ func runWorkload(ctx context.Context, opts workloadOptions, stdout, stderr io.Wr
 		results = append(results, res)
 		rec.Cells = append(rec.Cells, recordedCell{Key: c.Key, Workload: c.Workload, Measurement: m, Started: cellStart})
 		if dir != "" {
-			if err := saveWorkloads(dir, results, len(opts.Presets) > 0); err != nil {
+			if err := saveWorkloads(dir, results, rec.Cells, len(opts.Presets) > 0); err != nil {
 				return err
 			}
 			if err := recordWorkload(rec); err != nil {
@@ -760,9 +779,9 @@ func hostSuffix(h string) string {
 }
 
 // saveWorkloads writes workload.json and seconds.csv: one workload's
-// result as it is, several (presets) as a workloadSet, their seconds with
-// a column naming each.
-func saveWorkloads(dir string, results []workloadResult, several bool) error {
+// result as it is, several (presets) as a workloadSet, and their series,
+// the whole set's and each target's, with a column naming the workload.
+func saveWorkloads(dir string, results []workloadResult, cells []recordedCell, several bool) error {
 	var v any = results[0]
 	if several {
 		v = setOf(results)
@@ -776,26 +795,69 @@ func saveWorkloads(dir string, results []workloadResult, several bool) error {
 	}
 	var buf bytes.Buffer
 	cw := csv.NewWriter(&buf)
-	head := []string{"second", "read_iops", "write_iops", "read_mbps", "write_mbps", "lat_mean_ms", "ramp"}
+	if err := writeSeriesCSV(cw, results, cells, several); err != nil {
+		return err
+	}
+	return pts.WriteFileAtomic(filepath.Join(dir, "seconds.csv"), buf.Bytes())
+}
+
+// seriesHead is seconds.csv's header: an interval of the whole set
+// (target "all") or of one target, each direction's figures, and what the
+// percentiles are of ("clat" for fio's histogram logs, else total).
+var seriesHead = []string{"target", "interval", "start_s", "seconds", "ramp",
+	"read_iops", "read_mbps", "read_mean_ms", "read_p99_ms", "read_p99_9_ms", "read_max_ms",
+	"write_iops", "write_mbps", "write_mean_ms", "write_p99_ms", "write_p99_9_ms", "write_max_ms", "lat_of"}
+
+func writeSeriesCSV(cw *csv.Writer, results []workloadResult, cells []recordedCell, several bool) error {
+	head := seriesHead
 	if several {
 		head = append([]string{"workload"}, head...)
 	}
 	_ = cw.Write(head)
-	for _, r := range results {
-		for i, s := range r.Seconds {
+	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	opt := func(v *float64) string {
+		if v == nil {
+			return ""
+		}
+		return f(*v)
+	}
+	dir := func(d *matrix.IntervalDir) []string {
+		if d == nil {
+			return []string{"0", "0", "", "", "", ""}
+		}
+		return []string{f(d.IOPS), f(d.MBps), f(d.MeanMs), opt(d.P99Ms), opt(d.P999Ms), opt(d.MaxMs)}
+	}
+	of := func(ds ...*matrix.IntervalDir) string {
+		for _, d := range ds {
+			if d != nil && d.P99Ms != nil {
+				if d.Of == "" {
+					return engine.LatTotal
+				}
+				return d.Of
+			}
+		}
+		return ""
+	}
+	for k, c := range cells {
+		for i, in := range matrix.SeriesOf(c.Workload, &c.Measurement) {
 			ramp := "0"
-			if s.Ramp {
+			if in.Ramp {
 				ramp = "1"
 			}
-			row := []string{strconv.Itoa(i + 1), strconv.FormatInt(s.ReadIOs, 10), strconv.FormatInt(s.WriteIOs, 10),
-				strconv.FormatFloat(float64(s.ReadBytes)/1e6, 'f', -1, 64), strconv.FormatFloat(float64(s.WriteBytes)/1e6, 'f', -1, 64),
-				strconv.FormatFloat(s.LatMeanNs/1e6, 'f', -1, 64), ramp}
-			if several {
-				row = append([]string{r.Preset}, row...)
+			row := func(target string, r, w *matrix.IntervalDir) {
+				out := []string{target, strconv.Itoa(i + 1), f(in.StartS), f(in.Seconds), ramp}
+				out = append(append(append(out, dir(r)...), dir(w)...), of(r, w))
+				if several {
+					out = append([]string{results[k].Preset}, out...)
+				}
+				_ = cw.Write(out)
 			}
-			_ = cw.Write(row)
+			row("all", in.Read, in.Write)
+			for _, t := range in.Targets {
+				row(t.Target, t.Read, t.Write)
+			}
 		}
 	}
 	cw.Flush()
-	return pts.WriteFileAtomic(filepath.Join(dir, "seconds.csv"), buf.Bytes())
+	return cw.Error()
 }

@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -53,6 +55,11 @@ func TestWorkloadOptionsBadInput(t *testing.T) {
 		{"preset and a ramp too long", []string{"--preset", "hci-4k-read", "--time", "20s", "--ramp", "30s"},
 			"--ramp 30s: the ramp must be shorter than preset hci-4k-read's time of 20s (--time)"},
 		{"preset and a rate of 0", []string{"--preset", "oltp", "--rate-iops", "0"}, "--rate-iops 0: a rate cap is a number above zero"},
+		{"interval under 100 ms", []string{"--interval", "50ms"}, "--interval 50ms: whole milliseconds from 100ms"},
+		{"interval not whole ms", []string{"--interval", "150.5ms"}, "--interval 150.5ms: whole milliseconds from 100ms"},
+		{"interval longer than the run", []string{"--time", "10s", "--interval", "20s"}, "--interval 20s: longer than the run (--time 10s)"},
+		{"preset and an interval longer than its time", []string{"--preset", "hci-4k-read", "--time", "5s", "--interval", "6s"},
+			"--interval 6s: longer than preset hci-4k-read's time of 5s (--time)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "out")
@@ -125,11 +132,20 @@ func TestWorkloadPresets(t *testing.T) {
 	assert.Equal(t, 80.0, set.Workloads[1].Workload.RandomPct)
 
 	rows := readCSV(t, filepath.Join(dir, "seconds.csv"))
-	assert.Equal(t, []string{"workload", "second", "read_iops", "write_iops", "read_mbps", "write_mbps", "lat_mean_ms", "ramp"}, rows[0])
+	assert.Equal(t, []string{"workload", "target", "interval", "start_s", "seconds", "ramp", "read_iops", "read_mbps", "read_mean_ms",
+		"read_p99_ms", "read_p99_9_ms", "read_max_ms", "write_iops", "write_mbps", "write_mean_ms", "write_p99_ms", "write_p99_9_ms",
+		"write_max_ms", "lat_of"}, rows[0])
 	assert.Len(t, rows, 1+36)
-	assert.Equal(t, []string{"dbms", "2"}, rows[2][:2])
-	assert.Equal(t, "1", rows[2][7])
-	assert.Equal(t, "0", rows[3][7])
+	assert.Equal(t, []string{"dbms", "all", "2", "1", "1", "1"}, rows[2][:6])
+	assert.Equal(t, "0", rows[3][5])
+	for _, r := range rows[1:] {
+		p99, err1 := strconv.ParseFloat(r[9], 64)
+		p999, err2 := strconv.ParseFloat(r[10], 64)
+		mx, err3 := strconv.ParseFloat(r[11], 64)
+		require.NoError(t, errors.Join(err1, err2, err3), "every interval has its read latency: %v", r)
+		assert.True(t, 0 < p99 && p99 <= p999 && p999 <= mx, "p99 ≤ p99.9 ≤ max: %v", r)
+		assert.Equal(t, "lat", r[18])
+	}
 	assert.Equal(t, "composite", rows[36][0])
 
 	res, ri, err := matrix.Load(dir)
@@ -183,9 +199,9 @@ func TestWorkloadRampRateRandomSize(t *testing.T) {
 	assert.InEpsilon(t, 5000, r.Total.IOPS, 1e-3)
 	assert.Contains(t, string(raw), `"ramp": true`)
 	rows := readCSV(t, filepath.Join(dir, "seconds.csv"))
-	assert.Equal(t, "ramp", rows[0][6])
-	assert.Equal(t, "1", rows[3][6])
-	assert.Equal(t, "0", rows[4][6])
+	assert.Equal(t, "ramp", rows[0][4])
+	assert.Equal(t, "1", rows[3][4])
+	assert.Equal(t, "0", rows[4][4])
 	// --size and --active-range may agree; --random-pct 100 is all random.
 	code, _, stderr = ptsrun("workload", "--target", "sim", "--time", "2s", "--size", "80", "--active-range", "80", "--random-pct", "100", "--json")
 	require.Equal(t, 0, code, stderr)

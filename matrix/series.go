@@ -1,0 +1,92 @@
+package matrix
+
+import (
+	"time"
+
+	"github.com/ptsrun/ptsrun/engine"
+)
+
+// Interval is one entry of a workload's time series, in the units people
+// read: the whole set of targets, each direction, and each target's share.
+// results.json carries it for workloads (custom cells), and seconds.csv
+// is written from it.
+type Interval struct {
+	StartS  float64          `json:"start_s"` // from the start of the workload, its ramp included
+	Seconds float64          `json:"seconds"` // how long it lasted: the interval, or less for the last
+	Ramp    bool             `json:"ramp,omitempty"`
+	Read    *IntervalDir     `json:"read,omitempty"`
+	Write   *IntervalDir     `json:"write,omitempty"`
+	Targets []TargetInterval `json:"targets,omitempty"`
+}
+
+// IntervalDir is one direction over one interval. The percentiles and the
+// maximum are nil where the engine could not measure them.
+type IntervalDir struct {
+	IOs    int64    `json:"ios"`
+	IOPS   float64  `json:"iops"`
+	MBps   float64  `json:"mbps"`
+	MeanMs float64  `json:"lat_mean_ms"`
+	P99Ms  *float64 `json:"lat_p99_ms,omitempty"`
+	P999Ms *float64 `json:"lat_p99_9_ms,omitempty"`
+	MaxMs  *float64 `json:"lat_max_ms,omitempty"`
+	// Of is the latency the percentiles and maximum are of:
+	// engine.LatCompletion for fio's histogram logs, else total latency.
+	Of string `json:"lat_of,omitempty"`
+}
+
+// TargetInterval is one target's share of an interval.
+type TargetInterval struct {
+	Target string       `json:"target"`
+	Read   *IntervalDir `json:"read,omitempty"`
+	Write  *IntervalDir `json:"write,omitempty"`
+}
+
+// SeriesOf is m's series as Intervals of w's interval length. The last
+// interval runs to the end of the workload's duration (its I/Os in flight
+// at the end are counted in it).
+func SeriesOf(w engine.Workload, m *engine.Measurement) []Interval {
+	if m == nil || len(m.Seconds) == 0 {
+		return nil
+	}
+	iv := w.SeriesInterval()
+	out := make([]Interval, len(m.Seconds))
+	for i, s := range m.Seconds {
+		start := time.Duration(i) * iv
+		length := iv
+		if w.Duration > 0 && start+iv > w.Duration && w.Duration > start {
+			length = w.Duration - start
+		}
+		sec := length.Seconds()
+		out[i] = Interval{StartS: start.Seconds(), Seconds: sec, Ramp: s.Ramp,
+			Read: dirOf(s.ReadIOs, s.ReadBytes, s.Read, sec), Write: dirOf(s.WriteIOs, s.WriteBytes, s.Write, sec)}
+		if s.Read == nil && s.Write == nil && s.ReadIOs+s.WriteIOs > 0 {
+			// An engine with only the interval's mean of both directions.
+			for _, d := range []*IntervalDir{out[i].Read, out[i].Write} {
+				if d != nil {
+					d.MeanMs = s.LatMeanNs / 1e6
+				}
+			}
+		}
+		for _, t := range m.Targets {
+			if i < len(t.Seconds) {
+				ts := t.Seconds[i]
+				out[i].Targets = append(out[i].Targets, TargetInterval{Target: t.Target,
+					Read: dirOf(ts.ReadIOs, ts.ReadBytes, ts.Read, sec), Write: dirOf(ts.WriteIOs, ts.WriteBytes, ts.Write, sec)})
+			}
+		}
+	}
+	return out
+}
+
+func dirOf(ios, bytes int64, lat *engine.IntervalLat, sec float64) *IntervalDir {
+	if ios == 0 || sec <= 0 {
+		return nil
+	}
+	d := &IntervalDir{IOs: ios, IOPS: float64(ios) / sec, MBps: float64(bytes) / 1e6 / sec}
+	if lat != nil {
+		d.MeanMs = lat.MeanNs / 1e6
+		p99, p999, mx := ms(float64(lat.P99Ns)), ms(float64(lat.P999Ns)), ms(float64(lat.MaxNs))
+		d.P99Ms, d.P999Ms, d.MaxMs, d.Of = &p99, &p999, &mx, lat.Of
+	}
+	return d
+}
