@@ -42,15 +42,23 @@ type TargetInterval struct {
 }
 
 // SeriesOf is m's series as Intervals of w's interval length. The last
-// interval runs to the end of the workload's duration (its I/Os in flight
-// at the end are counted in it).
+// interval runs to the end of the workload's duration, and takes the I/Os
+// an engine counted after it: those in flight at the end, which complete
+// after it.
 func SeriesOf(w engine.Workload, m *engine.Measurement) []Interval {
 	if m == nil || len(m.Seconds) == 0 {
 		return nil
 	}
 	iv := w.SeriesInterval()
-	out := make([]Interval, len(m.Seconds))
-	for i, s := range m.Seconds {
+	secs := m.Seconds
+	if n := int((w.Duration + iv - 1) / iv); w.Duration > 0 && w.Passes <= 0 && n >= 1 && len(secs) > n {
+		secs = append([]engine.Second(nil), secs[:n]...)
+		for _, s := range m.Seconds[n:] {
+			foldInto(&secs[n-1], s)
+		}
+	}
+	out := make([]Interval, len(secs))
+	for i, s := range secs {
 		start := time.Duration(i) * iv
 		length := iv
 		if w.Duration > 0 && start+iv > w.Duration && w.Duration > start {
@@ -70,6 +78,11 @@ func SeriesOf(w engine.Workload, m *engine.Measurement) []Interval {
 		for _, t := range m.Targets {
 			if i < len(t.Seconds) {
 				ts := t.Seconds[i]
+				if i == len(secs)-1 {
+					for _, after := range t.Seconds[min(len(secs), len(t.Seconds)):] {
+						foldInto(&ts, after)
+					}
+				}
 				out[i].Targets = append(out[i].Targets, TargetInterval{Target: t.Target,
 					Read: dirOf(ts.ReadIOs, ts.ReadBytes, ts.Read, sec), Write: dirOf(ts.WriteIOs, ts.WriteBytes, ts.Write, sec)})
 			}
@@ -89,4 +102,31 @@ func dirOf(ios, bytes int64, lat *engine.IntervalLat, sec float64) *IntervalDir 
 		d.P99Ms, d.P999Ms, d.MaxMs, d.Of = &p99, &p999, &mx, lat.Of
 	}
 	return d
+}
+
+// foldInto adds o, I/Os counted after the workload's end, to its last
+// interval s: counts, the mean and the maximum; its percentiles stay
+// those of the I/Os within it (a few in-flight I/Os cannot move them
+// by more than their share).
+func foldInto(s *engine.Second, o engine.Second) {
+	for _, d := range []struct {
+		to, from   **engine.IntervalLat
+		nTo, nFrom int64
+	}{{&s.Read, &o.Read, s.ReadIOs, o.ReadIOs}, {&s.Write, &o.Write, s.WriteIOs, o.WriteIOs}} {
+		if *d.from == nil {
+			continue
+		}
+		if *d.to == nil {
+			c := **d.from
+			*d.to = &c
+			continue
+		}
+		c := **d.to
+		if n := d.nTo + d.nFrom; n > 0 {
+			c.MeanNs = (c.MeanNs*float64(d.nTo) + (*d.from).MeanNs*float64(d.nFrom)) / float64(n)
+		}
+		c.MaxNs = max(c.MaxNs, (*d.from).MaxNs)
+		*d.to = &c
+	}
+	s.MergeCounts(o)
 }

@@ -59,6 +59,7 @@ func TestWorkloadSecondsComeFromResults(t *testing.T) {
 	require.NoError(t, err)
 
 	text := Build(ri, res, Options{}).Text()
-	assert.Contains(t, text, "\nread: 100 110 120\nPlot 1 – IOPS in every second of the workload (from seconds.csv)\n")
+	assert.Contains(t, text, "\nread: 100 110 125\nPlot 1 – IOPS in every second of the workload (seconds.csv)\n",
+		"the I/Os counted after the workload's time, in flight at its end, are its last second's")
 	assert.False(t, strings.Contains(text, "\nwrite: 0 0 0\n"), "a direction without I/O has no line")
 }

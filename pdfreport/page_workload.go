@@ -2,7 +2,6 @@ package pdfreport
 
 import (
 	"fmt"
-	"math"
 	"strconv"
 
 	"github.com/ptsrun/ptsrun/engine"
@@ -92,16 +91,7 @@ func (b *builder) workloadPage(c *matrix.CellResult, several bool) {
 		Table{Caption: "The workload's measurement, per direction", Head: []string{"Direction", "IOPS", "MB/s", "Average ms"}, Rows: rows},
 		Table{Caption: "Response times of every I/O (ms; percentiles: " + pctLabel([]matrix.CellResult{*c}) + ")", Head: []string{"99 %", "99.99 %", "99.999 %", "Maximum"},
 			Rows: [][]string{{fmtMs(c.LatP99Ms), fmtMs(c.LatP9999Ms), fmtMs(c.LatP99999Ms), fmtMs(c.LatMaxMs)}}})
-	last := math.Ceil(w.Duration.Seconds())
-	ramp := rampSeconds(c)
-	if ss := perSecond(c, last); len(ss) > 0 {
-		blocks = append(blocks, Chart{Caption: "IOPS in every second of the workload (from seconds.csv)" + rampNote(ramp),
-			Plot: secondsPlot(w.String()+": IOPS per second", "IOPS", ss, ramp), Summary: summarize(ss, fmtIOPS)})
-	}
-	if lat := latencyPerSecond(c, last); len(lat) > 0 {
-		blocks = append(blocks, Chart{Caption: "Average response time in every second of the workload" + rampNote(ramp),
-			Plot: secondsPlot(w.String()+": average response time per second", "Response time (ms)", lat, ramp), Summary: summarize(lat, fmtMs)})
-	}
+	blocks = append(blocks, seriesCharts(w.String(), w, lastSeries(c))...)
 	if c.Hist != nil && c.Hist.Count() > 0 {
 		hist, clp, sum := histogramPlots(w.String(), c.Hist)
 		blocks = append(blocks,
@@ -109,57 +99,6 @@ func (b *builder) workloadPage(c *matrix.CellResult, several bool) {
 			Chart{Caption: "Confidence level: share of I/Os at or under each response time", Plot: clp, Summary: sum})
 	}
 	b.add(&Page{Test: "Workload", Title: title, Landmark: "workload-" + c.Key.String(), Flow: true, Blocks: blocks})
-}
-
-func rampNote(seconds int) string {
-	switch {
-	case seconds == 1:
-		return "; the ramp's second shaded"
-	case seconds > 1:
-		return fmt.Sprintf("; the ramp's %d seconds shaded", seconds)
-	}
-	return ""
-}
-
-// rampSeconds is how many of a recorded workload's first seconds are its
-// ramp's.
-func rampSeconds(c *matrix.CellResult) int {
-	if len(c.PerRound) == 0 {
-		return 0
-	}
-	n := 0
-	for _, s := range c.PerRound[len(c.PerRound)-1].Seconds {
-		if s.Ramp {
-			n++
-		}
-	}
-	return n
-}
-
-// latencyPerSecond is a recorded workload's average response time in
-// every second up to last, in ms; none when the engine keeps no latency
-// per second (fio's logs here are of IOPS and bandwidth).
-func latencyPerSecond(c *matrix.CellResult, last float64) []series {
-	if len(c.PerRound) == 0 {
-		return nil
-	}
-	s := series{name: "average, reads and writes"}
-	any := false
-	for i, sec := range c.PerRound[len(c.PerRound)-1].Seconds {
-		x := float64(i + 1)
-		if x > last {
-			break
-		}
-		if sec.ReadIOs+sec.WriteIOs == 0 {
-			continue
-		}
-		s.xs, s.ys = append(s.xs, x), append(s.ys, sec.LatMeanNs/1e6)
-		any = any || sec.LatMeanNs > 0
-	}
-	if !any {
-		return nil
-	}
-	return []series{s}
 }
 
 // splitAndZones are the tables of a workload's block-size split and zones,
@@ -199,32 +138,3 @@ func ones(n int) []float64 {
 	return out
 }
 
-// perSecond is a recorded workload's read and write IOPS in every second
-// up to last, the directions that did any I/O: the series of its one
-// round, as the journal holds it (and seconds.csv). The seconds after the
-// workload's time hold only the I/Os that were still in flight.
-func perSecond(c *matrix.CellResult, last float64) []series {
-	if len(c.PerRound) == 0 {
-		return nil
-	}
-	read, write := series{name: "read"}, series{name: "write"}
-	var anyRead, anyWrite bool
-	for i, s := range c.PerRound[len(c.PerRound)-1].Seconds {
-		sec := float64(i + 1)
-		if sec > last {
-			break
-		}
-		rd, wr := float64(s.ReadIOs), float64(s.WriteIOs)
-		read.xs, read.ys = append(read.xs, sec), append(read.ys, rd)
-		write.xs, write.ys = append(write.xs, sec), append(write.ys, wr)
-		anyRead, anyWrite = anyRead || rd > 0, anyWrite || wr > 0
-	}
-	var out []series
-	if anyRead {
-		out = append(out, read)
-	}
-	if anyWrite {
-		out = append(out, write)
-	}
-	return out
-}
