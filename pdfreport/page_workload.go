@@ -137,4 +137,3 @@ func ones(n int) []float64 {
 	}
 	return out
 }
-
