@@ -177,6 +177,14 @@ func (c workloadCell) label() string {
 	return c.Workload.Description()
 }
 
+// progressLabel names the cell briefly on the progress line.
+func (c workloadCell) progressLabel() string {
+	if c.Preset != "" {
+		return c.Preset
+	}
+	return c.Workload.String()
+}
+
 // fileName names the cell's files in an engine's folder (fio's job files):
 // the preset's name without the '/' of a mix, or "" for the engine's own.
 func (c workloadCell) fileName(i int) string {
@@ -562,8 +570,16 @@ func runWorkload(ctx context.Context, opts workloadOptions, stdout, stderr io.Wr
 		runCells[i] = engine.Cell{Name: c.fileName(i), Workload: c.Workload}
 	}
 	cellStart := started
+	prog := newProgress(stderr, stdout, opts.JSON)
+	live := &intervalProgress{p: prog}
+	live.running(cells[0].progressLabel(), cells[0].Workload)
+	ctx = engine.WithIntervalFunc(ctx, live.interval)
 	err = set.Engine.RunCells(ctx, "workload", runCells, func(i int, m engine.Measurement, _ time.Duration) error {
+		prog.finish()
 		c := cells[i]
+		if i+1 < len(cells) {
+			defer live.running(cells[i+1].progressLabel(), cells[i+1].Workload)
+		}
 		res := resultOf(desc, names, c, m)
 		results = append(results, res)
 		rec.Cells = append(rec.Cells, recordedCell{Key: c.Key, Workload: c.Workload, Measurement: m, Started: cellStart})

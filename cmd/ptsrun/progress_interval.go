@@ -1,0 +1,82 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ptsrun/ptsrun/engine"
+)
+
+// intervalProgress shows each interval of a running workload as the
+// engine completes it: on a terminal as the status line (at most five
+// times a second: the simulated drive reports a run's intervals at once),
+// otherwise a line every ten seconds.
+type intervalProgress struct {
+	p     *progress
+	mu    sync.Mutex
+	label string // the workload running
+	w     engine.Workload
+	shown time.Time
+}
+
+// running names the workload whose intervals come next.
+func (ip *intervalProgress) running(label string, w engine.Workload) {
+	ip.mu.Lock()
+	defer ip.mu.Unlock()
+	ip.label, ip.w = label, w
+}
+
+func (ip *intervalProgress) interval(i int, s engine.Second) {
+	ip.mu.Lock()
+	defer ip.mu.Unlock()
+	if ip.p.json || ip.p.tty && time.Since(ip.shown) < 200*time.Millisecond {
+		return
+	}
+	ip.shown = time.Now()
+	ip.p.note(intervalLine(ip.label, ip.w, i, s))
+}
+
+// intervalLine is one interval's figures: its time in the run, each
+// direction's IOPS, MB/s and response times (ms).
+func intervalLine(label string, w engine.Workload, i int, s engine.Second) string {
+	iv := w.SeriesInterval()
+	end := time.Duration(i+1) * iv
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s/%s", label, short(end), short(w.Duration))
+	if s.Ramp {
+		b.WriteString(" ramp")
+	}
+	sec := iv.Seconds()
+	for _, d := range []struct {
+		name     string
+		ios, byt int64
+		lat      *engine.IntervalLat
+	}{{"read", s.ReadIOs, s.ReadBytes, s.Read}, {"write", s.WriteIOs, s.WriteBytes, s.Write}} {
+		if d.ios == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, " | %s %s IOPS %.1f MB/s", d.name, siCount(float64(d.ios)/sec), float64(d.byt)/1e6/sec)
+		if l := d.lat; l != nil {
+			fmt.Fprintf(&b, " avg %.3g p99 %.3g p99.9 %.3g max %.3g ms", l.MeanNs/1e6, float64(l.P99Ns)/1e6, float64(l.P999Ns)/1e6, float64(l.MaxNs)/1e6)
+			if l.Of == engine.LatCompletion {
+				b.WriteString(" (clat)") // fio's histogram logs: the percentiles and max are of completion latency
+			}
+		} else if s.LatMeanNs > 0 {
+			fmt.Fprintf(&b, " avg %.3g ms", s.LatMeanNs/1e6)
+		}
+	}
+	return b.String()
+}
+
+// siCount writes a rate readably: 812, 12.3k, 1.25M.
+func siCount(v float64) string {
+	switch {
+	case v >= 1e6:
+		return fmt.Sprintf("%.3gM", v/1e6)
+	case v >= 1e4:
+		return fmt.Sprintf("%.3gk", v/1e3)
+	}
+	return fmt.Sprintf("%.0f", v)
+}

@@ -1,0 +1,42 @@
+package main
+
+import (
+	"bytes"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/ptsrun/ptsrun/engine"
+)
+
+func TestIntervalLine(t *testing.T) {
+	w := engine.Workload{Duration: 75 * time.Second, Interval: 500 * time.Millisecond}
+	s := engine.Second{ReadIOs: 6150, ReadBytes: 6150 * 4096, WriteIOs: 2600, WriteBytes: 2600 * 4096, Ramp: true,
+		Read:  &engine.IntervalLat{MeanNs: 412_000, P99Ns: 1_210_000, P999Ns: 3_400_000, MaxNs: 8_100_000},
+		Write: &engine.IntervalLat{MeanNs: 90_000, P99Ns: 200_000, P999Ns: 450_000, MaxNs: 990_000, Of: engine.LatCompletion}}
+	assert.Equal(t, "dbms 35.0s/1m15s ramp | read 12.3k IOPS 50.4 MB/s avg 0.412 p99 1.21 p99.9 3.4 max 8.1 ms"+
+		" | write 5200 IOPS 21.3 MB/s avg 0.09 p99 0.2 p99.9 0.45 max 0.99 ms (clat)", intervalLine("dbms", w, 69, s))
+
+	// An engine with only a mean per interval; a direction without I/O is left out.
+	s = engine.Second{ReadIOs: 1_500_000, ReadBytes: 1_500_000 * 512, LatMeanNs: 21_000}
+	assert.Equal(t, "RND 0.5 KiB 2.0s/1m15s | read 1.5M IOPS 768.0 MB/s avg 0.021 ms", intervalLine("RND 0.5 KiB", engine.Workload{Duration: 75 * time.Second}, 1, s))
+}
+
+// Off a terminal, the intervals come as lines every ten seconds at most;
+// with --json, not at all.
+func TestIntervalProgressOffTerminal(t *testing.T) {
+	var errw, out bytes.Buffer
+	ip := &intervalProgress{p: newProgress(&errw, &out, false)}
+	ip.running("x", engine.Workload{Duration: 3 * time.Second})
+	for i := 0; i < 3; i++ {
+		ip.interval(i, engine.Second{ReadIOs: 10})
+	}
+	assert.Equal(t, "x 1.0s/3.0s | read 10 IOPS 0.0 MB/s\n", errw.String())
+
+	errw.Reset()
+	ip = &intervalProgress{p: newProgress(&errw, &out, true)}
+	ip.interval(0, engine.Second{ReadIOs: 10})
+	assert.Empty(t, errw.String())
+	assert.Empty(t, out.String())
+}
