@@ -41,13 +41,13 @@ func opener(files bool, opts Options) enginetest.Opener {
 }
 
 func TestConformanceLoopDevice(t *testing.T) {
-	enginetest.Run(t, opener(false, Options{}), enginetest.Caps{})
+	enginetest.Run(t, opener(false, Options{}), enginetest.Caps{LiveSeries: true, ExactSeries: true})
 }
 
 func TestConformanceFiles(t *testing.T) {
-	enginetest.Run(t, opener(true, Options{}), enginetest.Caps{ReadBack: true, GenerationCovered: true})
+	enginetest.Run(t, opener(true, Options{}), enginetest.Caps{ReadBack: true, GenerationCovered: true, LiveSeries: true, ExactSeries: true})
 }
 
 func TestConformancePread(t *testing.T) {
-	enginetest.Run(t, opener(false, Options{ForcePread: true}), enginetest.Caps{})
+	enginetest.Run(t, opener(false, Options{ForcePread: true}), enginetest.Caps{LiveSeries: true, ExactSeries: true})
 }

@@ -150,22 +150,16 @@ func alignedBuffer(n int) []byte {
 	return b
 }
 
-// threadResult is what one thread measured.
+// threadResult is what one thread measured: its totals, and its part of
+// the series, which it hands over interval by interval.
 type threadResult struct {
-	target  int
-	read    engine.DirStats
-	write   engine.DirStats
-	seconds []engine.Second
-	trace   []engine.TraceIO
-	err     error
-	end     time.Time
-}
-
-func (t *threadResult) second(i int) *engine.Second {
-	for len(t.seconds) <= i {
-		t.seconds = append(t.seconds, engine.Second{})
-	}
-	return &t.seconds[i]
+	target int
+	read   engine.DirStats
+	write  engine.DirStats
+	series recorder
+	trace  []engine.TraceIO
+	err    error
+	end    time.Time
 }
 
 // RunCells runs each cell on every target at once.
@@ -239,6 +233,13 @@ func (e *Engine) run(ctx context.Context, w engine.Workload) (engine.Measurement
 	if e.opts.NoPin {
 		allowed = nil
 	}
+	of := make([]int, 0, threads)
+	for ti := range e.targets {
+		for range w.TC {
+			of = append(of, ti)
+		}
+	}
+	ser := newSeries(ctx, len(e.targets), w.RampSeconds(), of)
 	var results []*threadResult
 	var wg sync.WaitGroup
 	for ti := range e.targets {
@@ -247,7 +248,7 @@ func (e *Engine) run(ctx context.Context, w engine.Workload) (engine.Measurement
 			if len(allowed) > 0 {
 				cpu = allowed[len(results)%len(allowed)]
 			}
-			res := &threadResult{target: ti}
+			res := &threadResult{target: ti, series: recorder{ser: ser, p: len(results)}}
 			results = append(results, res)
 			gen := engine.NewAddrGen(w, e.targets[ti].Size, th, w.TC, ti)
 			wg.Add(1)
@@ -259,6 +260,7 @@ func (e *Engine) run(ctx context.Context, w engine.Workload) (engine.Measurement
 					res.err = e.preadThread(w, ti, th, gen, start, deadline, &stop, maxBS, res)
 				}
 				res.end = time.Now()
+				res.series.done()
 				if res.err != nil {
 					stop.Store(true) // an I/O error ends the cell for every thread
 				}
@@ -290,31 +292,18 @@ func (e *Engine) run(ctx context.Context, w engine.Workload) (engine.Measurement
 		m.Write.Merge(r.write)
 		per[r.target].Read.Merge(r.read)
 		per[r.target].Write.Merge(r.write)
-		for i, s := range r.seconds {
-			if i >= len(m.Seconds) {
-				m.Seconds = append(m.Seconds, engine.Second{})
-			}
-			o := &m.Seconds[i]
-			o.ReadIOs += s.ReadIOs
-			o.WriteIOs += s.WriteIOs
-			o.ReadBytes += s.ReadBytes
-			o.WriteBytes += s.WriteBytes
-			o.LatMeanNs += s.LatMeanNs // a sum until divided below
-		}
 		m.Trace = append(m.Trace, r.trace...)
 		if r.err != nil {
 			errs = append(errs, r.err)
 		}
 	}
-	for i := range m.Seconds {
-		if n := m.Seconds[i].ReadIOs + m.Seconds[i].WriteIOs; n > 0 {
-			m.Seconds[i].LatMeanNs /= float64(n)
-		}
-		m.Seconds[i].Ramp = i < w.RampSeconds()
-	}
+	// Every thread has handed its last interval over: the series is whole.
+	all, perSeries := ser.result()
+	m.Seconds = all
 	if len(e.targets) > 1 {
 		for i, t := range e.targets {
 			per[i].Target = t.Name
+			per[i].Seconds = perSeries[i]
 		}
 		m.Targets = per
 	}
@@ -462,6 +451,8 @@ func (e *Engine) uringThread(w engine.Workload, ti, th, cpu int, pollNs int64, g
 	}
 	pace := newPacer(w)
 	rampNs := int64(w.Ramp)
+	ivNs := int64(w.SeriesInterval()) // w.IntervalOf, without copying w per batch
+	rec := &res.series
 	issue := func(i int, t int64) bool {
 		io := gen.Next()
 		if io.Size == 0 {
@@ -538,7 +529,10 @@ func (e *Engine) uringThread(w engine.Workload, ti, th, cpu int, pollNs int64, g
 		}
 		t := now()
 		halt := firstErr != nil || t >= deadNs || stop.Load()
-		sec := res.second(int(t / int64(time.Second)))
+		// Every wake-up, with completions or not (a paced thread's), moves
+		// the thread to the interval it is in, so that it does not hold
+		// the others' intervals open.
+		rec.at(int(t / ivNs))
 		r.reap(func(ud uint64, rv int32) {
 			s := &slots[ud]
 			s.active = false
@@ -558,16 +552,13 @@ func (e *Engine) uringThread(w engine.Workload, ti, th, cpu int, pollNs int64, g
 				if measured {
 					res.read.Record(lat, 1, s.size)
 				}
-				sec.ReadIOs++
-				sec.ReadBytes += s.size
+				rec.st.Read.Record(lat, 1, s.size)
 			} else {
 				if measured {
 					res.write.Record(lat, 1, s.size)
 				}
-				sec.WriteIOs++
-				sec.WriteBytes += s.size
+				rec.st.Write.Record(lat, 1, s.size)
 			}
-			sec.LatMeanNs += float64(lat)
 			if pace == nil && !halt && firstErr == nil && issue(int(ud), t) {
 				inflight++
 			}
@@ -585,6 +576,15 @@ func (e *Engine) preadThread(w engine.Workload, ti, th int, gen *engine.AddrGen,
 	var wg sync.WaitGroup
 	fd := int(e.files[ti].Fd())
 	trace := e.opts.Trace
+	rec := &res.series
+	// tick moves the thread on to the interval it is in while its workers
+	// sleep for their paced turns, so that it does not hold the others'
+	// intervals open.
+	tick := func() {
+		mu.Lock()
+		rec.at(w.IntervalOf(time.Since(start)))
+		mu.Unlock()
+	}
 	for q := 0; q < w.QD; q++ {
 		wg.Add(1)
 		go func(q int) {
@@ -612,7 +612,7 @@ func (e *Engine) preadThread(w engine.Workload, ti, th int, gen *engine.AddrGen,
 				if io.Size == 0 {
 					return
 				}
-				if pace != nil && !sleepUntil(due, deadline, stop) {
+				if pace != nil && !sleepUntil(due, deadline, stop, tick) {
 					return
 				}
 				buf := bufs.slot(0)
@@ -642,22 +642,20 @@ func (e *Engine) preadThread(w engine.Workload, ti, th int, gen *engine.AddrGen,
 					mu.Unlock()
 					return
 				}
-				sec := res.second(int(t1.Sub(start) / time.Second))
+				// Workers take the lock in their own order: one whose I/O
+				// completed just before a boundary may come after one that
+				// moved the thread past it, and its I/O counts in the next
+				// interval (recorder.at).
+				rec.at(w.IntervalOf(t1.Sub(start)))
+				rec.record(io.Read, lat, io.Size)
 				measured := t1.Sub(start) >= w.Ramp // a ramp's I/Os are in the series only
 				if io.Read {
 					if measured {
 						res.read.Record(lat, 1, io.Size)
 					}
-					sec.ReadIOs++
-					sec.ReadBytes += io.Size
-				} else {
-					if measured {
-						res.write.Record(lat, 1, io.Size)
-					}
-					sec.WriteIOs++
-					sec.WriteBytes += io.Size
+				} else if measured {
+					res.write.Record(lat, 1, io.Size)
 				}
-				sec.LatMeanNs += float64(lat)
 				mu.Unlock()
 			}
 		}(q)
@@ -667,8 +665,9 @@ func (e *Engine) preadThread(w engine.Workload, ti, th int, gen *engine.AddrGen,
 }
 
 // sleepUntil sleeps until at, a paced I/O's turn, and says whether it may
-// be issued: not when the run's deadline comes first or it is stopped.
-func sleepUntil(at, deadline time.Time, stop *atomic.Bool) bool {
+// be issued: not when the run's deadline comes first or it is stopped. It
+// calls tick after every sleep.
+func sleepUntil(at, deadline time.Time, stop *atomic.Bool, tick func()) bool {
 	for {
 		if stop.Load() || (!deadline.IsZero() && !at.Before(deadline)) {
 			return false
@@ -678,6 +677,7 @@ func sleepUntil(at, deadline time.Time, stop *atomic.Bool) bool {
 			return true
 		}
 		time.Sleep(min(d, maxSleep))
+		tick()
 	}
 }
 
