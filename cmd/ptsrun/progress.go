@@ -20,6 +20,7 @@ type progress struct {
 	tty     bool
 	lastLen int
 	last    time.Time
+	width   int // the terminal's columns, 0 when unknown
 }
 
 func isTerminal(w io.Writer) bool {
@@ -28,7 +29,29 @@ func isTerminal(w io.Writer) bool {
 }
 
 func newProgress(stderr, stdout io.Writer, asJSON bool) *progress {
-	return &progress{w: stderr, out: stdout, json: asJSON, tty: isTerminal(stderr)}
+	p := &progress{w: stderr, out: stdout, json: asJSON, tty: isTerminal(stderr)}
+	if f, ok := stderr.(*os.File); ok && p.tty {
+		p.width = terminalWidth(f)
+	}
+	return p
+}
+
+// status shows msg as the terminal's status line, in place of the last.
+func (p *progress) status(msg string) {
+	msg = p.fit(msg)
+	n := len([]rune(msg))
+	fmt.Fprintf(p.w, "\r%s%s", msg, strings.Repeat(" ", max(p.lastLen-n, 0)))
+	p.lastLen = n
+}
+
+// fit cuts a status line to the terminal's width: a line that wraps
+// cannot be overwritten in place.
+func (p *progress) fit(msg string) string {
+	r := []rune(msg)
+	if p.width <= 1 || len(r) < p.width {
+		return msg
+	}
+	return string(r[:p.width-2]) + "…"
 }
 
 func (p *progress) begin(ri pts.RunInfo, dir string) {
@@ -54,8 +77,7 @@ func (p *progress) note(msg string) {
 		return
 	}
 	if p.tty {
-		fmt.Fprintf(p.w, "\r%-*s", p.lastLen, msg)
-		p.lastLen = len(msg)
+		p.status(msg)
 		return
 	}
 	if time.Since(p.last) >= 10*time.Second {
@@ -133,8 +155,7 @@ func (p *progress) Observe(r pts.Record, pos pts.Position) {
 		msg += ", " + left
 		switch {
 		case p.tty:
-			fmt.Fprintf(p.w, "\r%-*s", p.lastLen, msg)
-			p.lastLen = len(msg)
+			p.status(msg)
 		case r.WallNs >= int64(time.Second) && (done*10/n != (done-1)*10/n):
 			p.line("%s", msg)
 		}
@@ -146,8 +167,7 @@ func (p *progress) Observe(r pts.Record, pos pts.Position) {
 			100*float64(done)/float64(n), short(pos.RoundLeft))
 		switch {
 		case p.tty:
-			fmt.Fprintf(p.w, "\r%-*s", p.lastLen, msg)
-			p.lastLen = len(msg)
+			p.status(msg)
 		case r.WallNs >= int64(time.Second) && (done*10/n != (done-1)*10/n):
 			p.line("%s", msg) // every tenth, when it takes real time
 		}
@@ -171,8 +191,7 @@ func (p *progress) Observe(r pts.Record, pos pts.Position) {
 			if len(msg) > 160 {
 				msg = msg[:160]
 			}
-			fmt.Fprintf(p.w, "\r%-*s", p.lastLen, msg)
-			p.lastLen = len(msg)
+			p.status(msg)
 		case r.WallNs >= int64(time.Second):
 			p.line("%s", msg)
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 	"time"
 
@@ -39,4 +40,17 @@ func TestIntervalProgressOffTerminal(t *testing.T) {
 	ip.interval(0, engine.Second{ReadIOs: 10})
 	assert.Empty(t, errw.String())
 	assert.Empty(t, out.String())
+}
+
+// A status line longer than the terminal is cut to fit: one that wrapped
+// could not be overwritten in place.
+func TestStatusLineFitsTheTerminal(t *testing.T) {
+	var errw bytes.Buffer
+	p := &progress{w: &errw, tty: true, width: 20}
+	p.status("RND 4 KiB 70/30 TC1/QD8 0.5s/4.0s | read 50.2k IOPS")
+	p.status("short")
+	assert.Equal(t, "\rRND 4 KiB 70/30 TC…\rshort"+strings.Repeat(" ", 19-5), errw.String())
+	assert.Equal(t, 5, p.lastLen)
+	p = &progress{w: &errw, tty: true}
+	assert.Equal(t, "unknown width", p.fit("unknown width"))
 }
