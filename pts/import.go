@@ -15,7 +15,10 @@ import (
 type ImportedCell struct {
 	Workload    engine.Workload
 	Measurement engine.Measurement
-	Time        time.Time // when it was measured, if known
+	Time        time.Time // when it was measured (its end), if known
+	// Started is when its measurement began, if known: the round's start
+	// for a round's first cell.
+	Started time.Time
 }
 
 // WriteImported makes dir a run directory for imported results: run.json
@@ -107,6 +110,9 @@ func writeRounds(dir string, ri RunInfo, rounds map[string][][]ImportedCell, ori
 }
 
 func firstTime(row []ImportedCell) time.Time {
+	if len(row) > 0 && !row[0].Started.IsZero() {
+		return row[0].Started
+	}
 	for _, c := range row {
 		if !c.Time.IsZero() {
 			return c.Time

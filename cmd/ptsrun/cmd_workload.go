@@ -582,7 +582,7 @@ func runWorkload(ctx context.Context, opts workloadOptions, stdout, stderr io.Wr
 		}
 		res := resultOf(desc, names, c, m)
 		results = append(results, res)
-		rec.Cells = append(rec.Cells, recordedCell{Key: c.Key, Workload: c.Workload, Measurement: m, Started: cellStart})
+		rec.Cells = append(rec.Cells, recordedCell{Key: c.Key, Workload: c.Workload, Measurement: m, Started: cellStart, Ended: time.Now().UTC()})
 		if dir != "" {
 			if err := saveWorkloads(dir, results, rec.Cells, len(opts.Presets) > 0); err != nil {
 				return err
@@ -714,6 +714,7 @@ type recordedCell struct {
 	Workload    engine.Workload
 	Measurement engine.Measurement
 	Started     time.Time
+	Ended       time.Time // when it was measured; Started + its time when zero
 }
 
 // recordWorkload makes r.Dir a run directory of custom cells, one per
@@ -736,7 +737,11 @@ func recordWorkload(r workloadRecord) error {
 	var cells []pts.ImportedCell
 	for i, c := range r.Cells {
 		stage.Cells = append(stage.Cells, pts.Cell{Index: i, Key: c.Key, Workload: c.Workload})
-		cells = append(cells, pts.ImportedCell{Workload: c.Workload, Measurement: c.Measurement, Time: c.Started})
+		end := c.Ended
+		if end.IsZero() && !c.Started.IsZero() {
+			end = c.Started.Add(c.Measurement.Elapsed + c.Workload.Ramp)
+		}
+		cells = append(cells, pts.ImportedCell{Workload: c.Workload, Measurement: c.Measurement, Time: end, Started: c.Started})
 	}
 	ri := pts.RunInfo{Schema: pts.Schema, Tool: "ptsrun", Version: version, Spec: "PTS " + pts.SpecRevision,
 		Created: r.Started, Config: cfg, Stages: []pts.Stage{stage}, Targets: r.Targets.Identities,

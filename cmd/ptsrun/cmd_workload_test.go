@@ -5,8 +5,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -207,4 +209,57 @@ func TestWorkloadSplitOnLoopDevices(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A workload's time series on a real target (a file, the native engine):
+// intervals of --interval with each direction's latency, adding up to the
+// results, in seconds.csv and results.json; the run's finish is its end.
+func TestWorkloadSeriesOnFile(t *testing.T) {
+	base := t.TempDir()
+	img := filepath.Join(base, "target.img")
+	dir := filepath.Join(base, "out")
+	code, _, stderr := ptsrun("workload", "--target", "file:"+img+":64m", "--read", "70", "--tc", "2", "--qd", "4",
+		"--time", "2s", "--ramp", "500ms", "--interval", "250ms", "--out", dir)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stderr, "| read ", "the intervals' figures as they come")
+
+	var r workloadResult
+	raw, err := os.ReadFile(filepath.Join(dir, "workload.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(raw, &r))
+	rows := readCSV(t, filepath.Join(dir, "seconds.csv"))
+	col := map[string]int{}
+	for i, h := range rows[0] {
+		col[h] = i
+	}
+	num := func(row []string, name string) float64 {
+		v, err := strconv.ParseFloat(row[col[name]], 64)
+		require.NoError(t, err, "%s in %v", name, row)
+		return v
+	}
+	require.Len(t, rows, 1+8, "2 s in intervals of 250 ms")
+	var reads, writes float64
+	for k, row := range rows[1:] {
+		assert.Equal(t, "all", row[col["target"]])
+		assert.InDelta(t, 0.25*float64(k), num(row, "start_s"), 1e-9)
+		assert.Equal(t, map[bool]string{true: "1", false: "0"}[k < 2], row[col["ramp"]], "the ramp's two intervals are marked")
+		for _, d := range []string{"read", "write"} {
+			p99, p999, mx := num(row, d+"_p99_ms"), num(row, d+"_p99_9_ms"), num(row, d+"_max_ms")
+			assert.True(t, 0 < p99 && p99 <= p999 && p999 <= mx, "interval %d %s: %v ≤ %v ≤ %v", k+1, d, p99, p999, mx)
+			assert.LessOrEqual(t, num(row, d+"_mean_ms"), mx)
+		}
+		if k >= 2 {
+			reads += num(row, "read_iops") * num(row, "seconds")
+			writes += num(row, "write_iops") * num(row, "seconds")
+		}
+	}
+	assert.InDelta(t, float64(r.Read.IOs), reads, 0.5, "the intervals after the ramp add up to the results")
+	assert.InDelta(t, float64(r.Write.IOs), writes, 0.5)
+
+	res, _, err := matrix.Load(dir)
+	require.NoError(t, err)
+	series := res.Tests[0].Stages[0].Cells[0].PerRound[0].Series
+	require.Len(t, series, 8)
+	assert.NotNil(t, series[7].Read.P999Ms)
+	assert.GreaterOrEqual(t, res.Finish.Sub(res.Start), 2*time.Second, "the report's finish is the workload's end")
 }
