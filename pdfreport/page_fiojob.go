@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/ptsrun/ptsrun/engine"
 	"github.com/ptsrun/ptsrun/matrix"
 )
 
@@ -185,6 +186,45 @@ func secondsCharts(c *matrix.CellResult, what string) []Block {
 		blocks = append(blocks, Chart{Caption: "Average response time in every second of " + what + " (ms)", Height: 62,
 			Plot:    secondsPlot(what+": average response time per second", "Response time (ms)", []series{lat}, 0),
 			Summary: summarize([]series{lat}, fmtMs)})
+	}
+	return append(blocks, tailCharts(secs, what)...)
+}
+
+// tailCharts draw each direction's p99, p99.9 and maximum in every second,
+// where fio's histogram logs gave them: of completion latency (fio's
+// clat) unless the series says otherwise, so beside, not within, the
+// average response time's chart.
+func tailCharts(secs []engine.Second, what string) []Block {
+	var blocks []Block
+	for _, d := range []struct {
+		name string
+		lat  func(engine.Second) *engine.IntervalLat
+	}{{"read", func(s engine.Second) *engine.IntervalLat { return s.Read }}, {"write", func(s engine.Second) *engine.IntervalLat { return s.Write }}} {
+		p99, p999, mx := series{name: "99 %"}, series{name: "99.9 %"}, series{name: "maximum"}
+		of, any := "", false
+		for i, s := range secs {
+			x := float64(i + 1)
+			y := [3]float64{math.NaN(), math.NaN(), math.NaN()}
+			if l := d.lat(s); l != nil {
+				y = [3]float64{float64(l.P99Ns) / 1e6, float64(l.P999Ns) / 1e6, float64(l.MaxNs) / 1e6}
+				of, any = l.Of, true
+			}
+			p99.xs, p99.ys = append(p99.xs, x), append(p99.ys, y[0])
+			p999.xs, p999.ys = append(p999.xs, x), append(p999.ys, y[1])
+			mx.xs, mx.ys = append(mx.xs, x), append(mx.ys, y[2])
+		}
+		if !any {
+			continue
+		}
+		kind := "response time"
+		if of == engine.LatCompletion {
+			kind = "completion latency (fio's clat, without submission)"
+		}
+		ss := []series{p99, p999, mx}
+		blocks = append(blocks, Chart{Caption: fmt.Sprintf("%s %s in every second of %s: 99 %%, 99.9 %% and maximum (ms, fio's histogram logs)",
+			strings.ToUpper(d.name[:1])+d.name[1:], kind, what), Height: 62,
+			Plot:    secondsPlot(fmt.Sprintf("%s: %s tail per second", what, d.name), "Latency (ms)", ss, 0),
+			Summary: summarize(ss, fmtMs)})
 	}
 	return blocks
 }

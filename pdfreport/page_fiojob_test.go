@@ -25,7 +25,8 @@ func TestFioGroupPages(t *testing.T) {
 	}
 	write := engine.Measurement{Engine: "fio 3.33", Elapsed: 3 * time.Second, Write: dir(600_000),
 		Targets: []engine.TargetStats{{Target: "/dev/loop1", Write: dir(310_000)}, {Target: "/dev/loop2", Write: dir(290_000)}},
-		Seconds: []engine.Second{{WriteIOs: 190_000, WriteBytes: 190_000 * 4096, LatMeanNs: 61_000},
+		Seconds: []engine.Second{{WriteIOs: 190_000, WriteBytes: 190_000 * 4096, LatMeanNs: 61_000,
+			Write: &engine.IntervalLat{MeanNs: 61_000, P99Ns: 120_000, P999Ns: 400_000, MaxNs: 900_000, Of: engine.LatCompletion}},
 			{WriteIOs: 205_000, WriteBytes: 205_000 * 4096, LatMeanNs: 59_000}}}
 	r := w
 	r.ReadPct = 100
@@ -83,7 +84,9 @@ func TestFioGroupPages(t *testing.T) {
 			t.Errorf("the report's text lacks %q", want)
 		}
 	}
-	assert.NotContains(t, text, "Plot 4 –", "a group without a series has no plots")
+	assert.Contains(t, text, "Plot 4 – Write completion latency (fio's clat, without submission) in every second of group 1: "+
+		"99 %, 99.9 % and maximum (ms, fio's histogram logs)\n", "each direction's tail where the histogram logs gave it")
+	assert.NotContains(t, text, "Plot 5 –", "a group without a series has no plots, a direction without tails none of them")
 	assert.NotContains(t, text, "ptsrun workload ran")
 	assert.NotContains(t, text, "Written data is incompressible random data")
 }

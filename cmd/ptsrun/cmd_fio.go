@@ -346,16 +346,33 @@ func saveFioRecord(dir string, rec fioRecord) error {
 }
 
 // writeFioSeconds writes every group's per-second series, as the journal
-// holds them.
+// holds them: counts, the mean response time, and each direction's 99 %,
+// 99.9 % and maximum where fio's histogram logs gave them (empty where
+// not), of the latency lat_of names (clat: fio's completion latency).
 func writeFioSeconds(dir string, cells []recordedCell) error {
 	var buf bytes.Buffer
 	cw := csv.NewWriter(&buf)
-	_ = cw.Write([]string{"cell", "group", "second", "read_iops", "write_iops", "read_mbps", "write_mbps", "lat_mean_ms"})
+	_ = cw.Write([]string{"cell", "group", "second", "read_iops", "write_iops", "read_mbps", "write_mbps", "lat_mean_ms",
+		"read_p99_ms", "read_p99_9_ms", "read_max_ms", "write_p99_ms", "write_p99_9_ms", "write_max_ms", "lat_of"})
+	ms := func(ns int64) string { return strconv.FormatFloat(float64(ns)/1e6, 'f', -1, 64) }
 	for i, c := range cells {
 		for k, s := range c.Measurement.Seconds {
-			_ = cw.Write([]string{strconv.Itoa(i + 1), c.Key.String(), strconv.Itoa(k + 1), strconv.FormatInt(s.ReadIOs, 10),
+			row := []string{strconv.Itoa(i + 1), c.Key.String(), strconv.Itoa(k + 1), strconv.FormatInt(s.ReadIOs, 10),
 				strconv.FormatInt(s.WriteIOs, 10), strconv.FormatFloat(float64(s.ReadBytes)/1e6, 'f', -1, 64),
-				strconv.FormatFloat(float64(s.WriteBytes)/1e6, 'f', -1, 64), strconv.FormatFloat(s.LatMeanNs/1e6, 'f', -1, 64)})
+				strconv.FormatFloat(float64(s.WriteBytes)/1e6, 'f', -1, 64), strconv.FormatFloat(s.LatMeanNs/1e6, 'f', -1, 64)}
+			of := ""
+			for _, l := range []*engine.IntervalLat{s.Read, s.Write} {
+				if l == nil {
+					row = append(row, "", "", "")
+					continue
+				}
+				row = append(row, ms(l.P99Ns), ms(l.P999Ns), ms(l.MaxNs))
+				of = l.Of
+				if of == "" {
+					of = engine.LatTotal
+				}
+			}
+			_ = cw.Write(append(row, of))
 		}
 	}
 	cw.Flush()

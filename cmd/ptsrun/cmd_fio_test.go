@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ptsrun/ptsrun/engine"
 	"github.com/ptsrun/ptsrun/engine/enginetest"
 	"github.com/ptsrun/ptsrun/matrix"
 )
@@ -171,10 +172,19 @@ log_avg_msec=1000
 		secs := c.PerRound[0].Seconds
 		require.NotEmpty(t, secs, c.Key.String())
 		var ios int64
+		tails := 0
 		for _, s := range secs {
 			ios += s.ReadIOs + s.WriteIOs
 			assert.Positive(t, s.LatMeanNs)
+			for _, l := range []*engine.IntervalLat{s.Read, s.Write} {
+				if l != nil {
+					tails++
+					assert.True(t, l.P99Ns > 0 && l.P99Ns <= l.P999Ns && l.P999Ns <= l.MaxNs, "%+v", *l)
+					assert.Equal(t, engine.LatCompletion, l.Of)
+				}
+			}
 		}
+		assert.Positive(t, tails, "%s: seconds with fio's histogram logs' percentiles", c.Key)
 		t.Logf("%s: %d seconds logged, %.0f IOPS on average in them, %.0f over the group", c.Key, len(secs), float64(ios)/float64(len(secs)), c.IOPS)
 	}
 	t.Logf("per target: results.json's IOPS (the jobs' I/Os over the group's time) against the sum of fio's iops: largest difference %.2g %%", worstTarget*100)
@@ -188,6 +198,8 @@ log_avg_msec=1000
 	seconds, err := os.ReadFile(filepath.Join(dir, fioSecondsCSV))
 	require.NoError(t, err)
 	assert.Contains(t, string(seconds), "1,w0+w1,1,0,")
+	assert.Contains(t, string(seconds), ",write_p99_ms,write_p99_9_ms,write_max_ms,lat_of\n")
+	assert.Contains(t, string(seconds), ",clat\n", "per-second percentiles from the histogram logs")
 	saved, err := os.ReadFile(filepath.Join(dir, "fio", "jobs", "01-two-devices.fio"))
 	require.NoError(t, err)
 	assert.Equal(t, text, string(saved))

@@ -53,14 +53,17 @@ func opener(files bool, servers []string) enginetest.Opener {
 	}
 }
 
+// fio's series comes from its logs (series.go): within 2 % of the totals
+// (ExactSeries false), and only once fio has ended (no LiveSeries).
+
 func TestConformanceLoopDevice(t *testing.T) {
 	needFio(t)
-	enginetest.Run(t, opener(false, nil), enginetest.Caps{ForeignPacing: true})
+	enginetest.Run(t, opener(false, nil), enginetest.Caps{ForeignPacing: true, ExactSeries: false, LiveSeries: false})
 }
 
 func TestConformanceFiles(t *testing.T) {
 	needFio(t)
-	enginetest.Run(t, opener(true, nil), enginetest.Caps{ReadBack: true, ForeignPacing: true, GenerationCovered: true})
+	enginetest.Run(t, opener(true, nil), enginetest.Caps{ReadBack: true, ForeignPacing: true, GenerationCovered: true, ExactSeries: false, LiveSeries: false})
 }
 
 // Two fio servers on this host, each with its own loop device: one cell
@@ -68,7 +71,7 @@ func TestConformanceFiles(t *testing.T) {
 func TestConformanceClientServer(t *testing.T) {
 	enginetest.NeedRoot(t, "losetup", "fio")
 	servers := enginetest.FioServers(t, 2)
-	enginetest.Run(t, opener(false, servers), enginetest.Caps{ForeignPacing: true})
+	enginetest.Run(t, opener(false, servers), enginetest.Caps{ForeignPacing: true, ExactSeries: false, LiveSeries: false})
 }
 
 // A relative work directory (ptsrun run --out DIR) still works: fio runs in

@@ -508,7 +508,7 @@ func (e *Engine) finish(ctx context.Context, p *proc) (engine.Measurement, error
 	if e.hosts[0] == "" {
 		m.CPU = cpu
 	}
-	m.Seconds = cellSeries(p.logDir, "", out.Jobs, p.w)
+	e.setSeries(&m, p.logDir, "", out.Jobs, p.w)
 	if e.opts.Trace > 0 {
 		m.Trace = e.readIOLogs(p.logDir)
 	}
@@ -646,7 +646,7 @@ func (e *Engine) batch(ctx context.Context, name string, cells []engine.Cell) ([
 		if err != nil {
 			return nil, e.explain(fmt.Errorf("cell %s: %w", names[k], err), out, p)
 		}
-		m.Seconds = cellSeries(p.logDir, prefix, cell.Jobs, w)
+		e.setSeries(&m, p.logDir, prefix, cell.Jobs, w)
 		ms[k] = m
 	}
 	return ms, runErr
@@ -806,69 +806,6 @@ func readIOLog(path string, target, thread, limit int) []engine.TraceIO {
 		out = append(out, engine.TraceIO{Target: target, Thread: thread, Offset: off, Size: size, Read: fs[2] == "read"})
 	}
 	return out
-}
-
-// readLogs builds the per-second series from fio's iops and bw logs (one
-// file per clone; values per 1000 ms interval, direction 0 read, 1 write).
-// readLogs reads the per-second iops and bw logs in dir whose names start
-// with prefix.
-func readLogs(dir, prefix string) []engine.Second {
-	var secs []engine.Second
-	at := func(ms int64) *engine.Second {
-		// An interval's entry is stamped at its end, give or take a few ms.
-		i := int((ms+500)/1000) - 1
-		if i < 0 {
-			i = 0
-		}
-		for len(secs) <= i {
-			secs = append(secs, engine.Second{})
-		}
-		return &secs[i]
-	}
-	files, _ := filepath.Glob(filepath.Join(dir, prefix+"*"))
-	sort.Strings(files)
-	for _, f := range files {
-		base := filepath.Base(f)
-		kind := ""
-		switch {
-		case strings.Contains(base, "_iops."):
-			kind = "iops"
-		case strings.Contains(base, "_bw."):
-			kind = "bw"
-		default:
-			continue
-		}
-		fh, err := os.Open(f)
-		if err != nil {
-			continue
-		}
-		sc := bufio.NewScanner(fh)
-		for sc.Scan() {
-			fields := strings.Split(sc.Text(), ",")
-			if len(fields) < 3 {
-				continue
-			}
-			ms, err1 := strconv.ParseInt(strings.TrimSpace(fields[0]), 10, 64)
-			val, err2 := strconv.ParseInt(strings.TrimSpace(fields[1]), 10, 64)
-			dirn, err3 := strconv.Atoi(strings.TrimSpace(fields[2]))
-			if err1 != nil || err2 != nil || err3 != nil {
-				continue
-			}
-			s := at(ms)
-			switch {
-			case kind == "iops" && dirn == 0:
-				s.ReadIOs += val
-			case kind == "iops" && dirn == 1:
-				s.WriteIOs += val
-			case kind == "bw" && dirn == 0:
-				s.ReadBytes += val * 1024 // KiB/s over one second
-			case kind == "bw" && dirn == 1:
-				s.WriteBytes += val * 1024
-			}
-		}
-		fh.Close()
-	}
-	return secs
 }
 
 // readIOLogs reads fio's write_iolog files, one per thread.

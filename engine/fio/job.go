@@ -29,7 +29,7 @@ const percentileList = "50:90:99:99.9:99.99:99.999"
 // jobSpec is what a job file needs besides the workload.
 type jobSpec struct {
 	IOEngine  string
-	LogPrefix string // per-second iops/bw logs, a ramp's with "ramp." before the file name; "" for none
+	LogPrefix string // the series' iops, bw, lat and histogram logs, a ramp's with "ramp." before the file name; "" for none
 	IOLog     string // write_iolog prefix, one file per target; "" for none
 	Prerun    string // exec_prerun command (holds a cell started ahead of its turn)
 	Comment   string
@@ -300,9 +300,16 @@ func workloadOptions(p func(string, ...any), w engine.Workload, spec jobSpec) {
 		} // else each section has its own: the ramp's, the rest's
 	}
 	if spec.LogPrefix != "" {
+		// The series (series.go): counts from the iops and bw logs, the
+		// mean from the lat log, percentiles and maximum from the
+		// histogram log, each over the series' interval.
+		iv := w.SeriesInterval().Milliseconds()
 		p("write_iops_log=%s", spec.LogPrefix)
 		p("write_bw_log=%s", spec.LogPrefix)
-		p("log_avg_msec=1000")
+		p("write_lat_log=%s", spec.LogPrefix)
+		p("write_hist_log=%s", spec.LogPrefix)
+		p("log_avg_msec=%d", iv)
+		p("log_hist_msec=%d", iv)
 	}
 }
 
@@ -346,8 +353,9 @@ func sections(p func(string, ...any), w engine.Workload, targets []Target, spec 
 				p("runtime=%dms", w.Ramp.Milliseconds())
 				if spec.LogPrefix != "" {
 					logs := filepath.Join(filepath.Dir(spec.LogPrefix), "ramp."+filepath.Base(spec.LogPrefix))
-					p("write_iops_log=%s", logs)
-					p("write_bw_log=%s", logs)
+					for _, o := range []string{"write_iops_log", "write_bw_log", "write_lat_log", "write_hist_log"} {
+						p("%s=%s", o, logs)
+					}
 				}
 			case w.Ramp > 0:
 				p("runtime=%dms", (w.Duration - w.Ramp).Milliseconds())
@@ -517,54 +525,6 @@ func isRampJob(name string) bool {
 		}
 	}
 	return false
-}
-
-// rampSeries is a ramp's seconds, marked: the ones fio logged, and the
-// last, which fio does not log when it ends with the ramp's jobs (a
-// 1-second ramp logs nothing), made of the ramp jobs' totals less the
-// logged seconds.
-func rampSeries(logged []engine.Second, jobs []Job, w engine.Workload) []engine.Second {
-	var total engine.Second
-	for _, j := range jobs {
-		total.ReadIOs += j.Read.IOs
-		total.ReadBytes += j.Read.Bytes
-		total.WriteIOs += j.Write.IOs
-		total.WriteBytes += j.Write.Bytes
-	}
-	if len(logged) < w.RampSeconds() {
-		last := total
-		for _, s := range logged {
-			last.ReadIOs -= s.ReadIOs
-			last.ReadBytes -= s.ReadBytes
-			last.WriteIOs -= s.WriteIOs
-			last.WriteBytes -= s.WriteBytes
-		}
-		last.ReadIOs, last.ReadBytes = max(last.ReadIOs, 0), max(last.ReadBytes, 0)
-		last.WriteIOs, last.WriteBytes = max(last.WriteIOs, 0), max(last.WriteBytes, 0)
-		logged = append(logged, last)
-	}
-	for i := range logged {
-		logged[i].Ramp = true
-	}
-	return logged
-}
-
-// cellSeries is a cell's per-second series from the logs in dir whose
-// names start with prefix ("" for a cell's own fio, c<k> in a round's):
-// the ramp's seconds, marked, then the others'. jobs are the cell's jobs
-// of fio's output, ramp's included.
-func cellSeries(dir, prefix string, jobs []Job, w engine.Workload) []engine.Second {
-	measured := readLogs(dir, prefix+"h")
-	if w.Ramp <= 0 {
-		return measured
-	}
-	var ramp []Job
-	for _, j := range jobs {
-		if isRampJob(j.Name) {
-			ramp = append(ramp, j)
-		}
-	}
-	return append(rampSeries(readLogs(dir, "ramp."+prefix+"h"), ramp, w), measured...)
 }
 
 // runTime is how long fio's jobs took: a ramp's and the measured jobs',

@@ -2,10 +2,12 @@ package fio
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -308,6 +310,14 @@ func TestJobFileRamp(t *testing.T) {
 	assert.Equal(t, []string{"runtime=4000ms", "runtime=4000ms", "runtime=6000ms", "runtime=6000ms"}, optionLines(job, "runtime"), job)
 	assert.Equal(t, []string{"write_iops_log=/r/c.logs/h0t", "write_iops_log=/r/c.logs/ramp.h0t", "write_iops_log=/r/c.logs/ramp.h0t"},
 		optionLines(job, "write_iops_log"))
+	assert.Equal(t, []string{"write_hist_log=/r/c.logs/h0t", "write_hist_log=/r/c.logs/ramp.h0t", "write_hist_log=/r/c.logs/ramp.h0t"},
+		optionLines(job, "write_hist_log"), "the ramp's latency logs are its own too")
+	assert.Len(t, optionLines(job, "write_lat_log"), 3)
+	w.Interval = 500 * time.Millisecond
+	iv := JobFile(w, ts, jobSpec{IOEngine: "io_uring", LogPrefix: "/r/c.logs/h0t"})
+	assert.Equal(t, []string{"log_avg_msec=500"}, optionLines(iv, "log_avg_msec"), "the logs' windows are the series' intervals")
+	assert.Equal(t, []string{"log_hist_msec=500"}, optionLines(iv, "log_hist_msec"))
+	w.Interval = 0
 	assert.Equal(t, []string{"write_iolog=/r/c.logs/iolog.h0.t0.0", "write_iolog=/r/c.logs/iolog.h0.t0.1"}, optionLines(job, "write_iolog"),
 		"the trace is of the results' I/Os")
 	assert.Contains(t, job, "\n[r0]\nnew_group\n")
@@ -325,20 +335,80 @@ func TestJobFileRamp(t *testing.T) {
 	assert.Equal(t, 10*time.Second, out.runTime())
 }
 
-// fio logs no last interval that ends with its jobs: a ramp's last second
-// is its jobs' totals less the seconds logged.
-func TestRampSeries(t *testing.T) {
-	w := engine.Workload{Duration: 5 * time.Second, Ramp: 2 * time.Second}
-	var j Job
-	j.Name = "r0"
-	j.Read.IOs, j.Read.Bytes = 2000, 2000*4096
-	logged := []engine.Second{{ReadIOs: 1100, ReadBytes: 1100 * 4096}}
-	got := rampSeries(logged, []Job{j}, w)
-	require.Len(t, got, 2)
-	assert.Equal(t, engine.Second{ReadIOs: 1100, ReadBytes: 1100 * 4096, Ramp: true}, got[0])
-	assert.Equal(t, engine.Second{ReadIOs: 900, ReadBytes: 900 * 4096, Ramp: true}, got[1])
-	// Logged whole: nothing is added.
-	got = rampSeries([]engine.Second{{ReadIOs: 1000}, {ReadIOs: 1000}}, []Job{j}, w)
-	assert.Len(t, got, 2)
-	assert.True(t, got[1].Ramp)
+// The series from the logs of two targets' threads (series.go): counts
+// from the iops and bw logs, the unlogged last interval made of the
+// targets' totals less the others, the mean from the lat log weighted by
+// I/Os (its end's in-flight line left out), percentiles and maximum of
+// the targets' histograms added up, bounded by fio's maximum.
+func TestPartSeries(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644))
+	}
+	hist := func(ms int64, idx int, n int64) string {
+		b := make([]string, 1856)
+		for i := range b {
+			b[i] = "0"
+		}
+		b[idx] = strconv.FormatInt(n, 10)
+		return fmt.Sprintf("%d, 0, 4096, %s\n", ms, strings.Join(b, ", "))
+	}
+	// Threads 3 and 4 (a ramp's were 1 and 2): targets 0 and 1.
+	write("h0t_iops.3.log", "1000, 100, 0, 0, 0\n")
+	write("h0t_bw.3.log", "1000, 400, 0, 0, 0\n")
+	write("h0t_lat.3.log", "1000, 2000, 0, 0, 0\n2000, 3000, 0, 0, 0\n2000, 9000, 0, 0, 0\n")
+	write("h0t_clat_hist.3.log", hist(1002, 200, 100))
+	write("h0t_iops.4.log.x", "") // another host's name: not this prefix's
+	write("h0t_iops.4.log", "999, 300, 0, 0, 0\n")
+	write("h0t_bw.4.log", "999, 1200, 0, 0, 0\n")
+	write("h0t_lat.4.log", "1000, 1000, 0, 0, 0\n2000, 1000, 0, 0, 0\n")
+	write("h0t_clat_hist.4.log", hist(1001, 300, 300))
+	e := &Engine{version: Version{Major: 3, Minor: 33}, hosts: []string{""},
+		targets: []Target{{Name: "a", Path: "/a"}, {Name: "b", Path: "/b"}}}
+	w := engine.Workload{Access: engine.Random, ReadPct: 100, BlockSize: 4096, TC: 1, QD: 1, ActiveRange: 100, Duration: 2 * time.Second}
+	job := func(ios int64, bin int64, maxNs float64) Job {
+		var j Job
+		j.Read.IOs, j.Read.Bytes = ios, ios*4096
+		j.Read.Clat = Latency{Max: maxNs, Bins: map[int64]int64{bin: ios}}
+		return j
+	}
+	jobs := []Job{job(150, platIdxToVal(200), 250), job(310, platIdxToVal(300), 1e9)}
+	whole, per := e.partSeries(dir, "", jobs, w, 2)
+	require.Len(t, whole, 2)
+	require.Len(t, per, 2)
+	assert.Equal(t, []int64{100, 50}, []int64{per[0][0].ReadIOs, per[0][1].ReadIOs}, "the last interval: 150 less the 100 logged")
+	assert.Equal(t, []int64{300, 10}, []int64{per[1][0].ReadIOs, per[1][1].ReadIOs})
+	assert.Equal(t, int64(400), whole[0].ReadIOs)
+	assert.Equal(t, int64(400*4096), whole[0].ReadBytes)
+	assert.Equal(t, int64(60), whole[1].ReadIOs)
+	assert.Nil(t, whole[0].Write)
+	r := whole[0].Read
+	require.NotNil(t, r)
+	assert.Equal(t, engine.LatCompletion, r.Of)
+	assert.InDelta(t, (2000*100+1000*300)/400.0, r.MeanNs, 1e-9, "weighted by the targets' I/Os")
+	assert.Equal(t, platIdxToVal(300), r.MaxNs)
+	assert.Equal(t, platIdxToVal(300), r.P99Ns)
+	assert.Equal(t, int64(250), per[0][0].Read.MaxNs, "never above fio's maximum, %d here", platIdxToVal(200))
+	assert.Equal(t, int64(250), per[0][0].Read.P999Ns)
+	assert.InDelta(t, 3000, per[0][1].Read.MeanNs, 1e-9, "the first line of a window: the second is the end's in-flight I/Os")
+	assert.Equal(t, int64(250), per[0][1].Read.P999Ns, "the last interval's histogram: the totals' less the logged")
+	assert.Equal(t, platIdxToVal(300), per[1][1].Read.P999Ns)
+	assert.InDelta(t, (3000*50+1000*10)/60.0, whole[1].LatMeanNs, 1e-9)
+
+	// A ramp's series comes first, marked, from its own logs.
+	write("ramp.h0t_iops.1.log", "")
+	write("ramp.h0t_iops.2.log", "")
+	w.Ramp = time.Second
+	w.Duration = 3 * time.Second
+	var r0, r1 Job
+	r0.Name, r1.Name = "r0", "r1"
+	r0.Read.IOs, r1.Read.IOs = 7, 8
+	jobs[0].Name, jobs[1].Name = "t0", "t1"
+	all, perAll := e.cellSeries(dir, "", append(jobs, r0, r1), w)
+	require.Len(t, all, 3)
+	assert.True(t, all[0].Ramp)
+	assert.Equal(t, int64(15), all[0].ReadIOs, "a ramp of one second logs nothing: its totals")
+	assert.Nil(t, all[0].Read, "nothing of its latency was logged")
+	assert.False(t, all[1].Ramp)
+	assert.Equal(t, int64(7), perAll[0][0].ReadIOs)
 }

@@ -27,9 +27,10 @@ import (
 // stonewall between them.
 //
 // The options ptsrun adds: --output-format=json+ and --output; the
-// per-second logs --write_iops_log, --write_bw_log and --write_lat_log
-// into ptsrun's directory with --log_avg_msec=1000, which a job's own log
-// options override for that job; and --readonly when the gate found no
+// per-second logs --write_iops_log, --write_bw_log, --write_lat_log and
+// --write_hist_log into ptsrun's directory with --log_avg_msec=1000 and
+// --log_hist_msec=1000, which a job's own log options override for that
+// job; and --readonly when the gate found no
 // job that writes. A job that asks for per-I/O logs of its own (a
 // write_*_log and no log_avg_msec) would get one-second averages from
 // ptsrun's --log_avg_msec: then ptsrun adds no log option to that job file
@@ -59,8 +60,11 @@ func (jf *UserJobFile) LogArgs(dir string) ([]string, string) {
 		}
 	}
 	p := filepath.Join(dir, LogPrefix)
-	return []string{"--write_iops_log=" + p, "--write_bw_log=" + p, "--write_lat_log=" + p,
-		"--log_avg_msec=" + strconv.Itoa(avgWindow)}, ""
+	// The histogram log gives each second's percentiles and maximum; a
+	// job's own log_hist_msec or write_hist_log overrides these, as its
+	// other log options do.
+	return []string{"--write_iops_log=" + p, "--write_bw_log=" + p, "--write_lat_log=" + p, "--write_hist_log=" + p,
+		"--log_avg_msec=" + strconv.Itoa(avgWindow), "--log_hist_msec=" + strconv.Itoa(avgWindow)}, ""
 }
 
 // ThreadLogs are the log files fio writes for a thread, and their
@@ -68,6 +72,11 @@ func (jf *UserJobFile) LogArgs(dir string) ([]string, string) {
 type ThreadLogs struct {
 	IOPS, BW, Lat string
 	AvgMs         int // 0: one line per I/O
+	// Hist is the completion-latency histogram log (fio 3.18 and later;
+	// before, with lat_percentiles=1, of total latency), HistMs its
+	// window: only one-second windows make the series' percentiles.
+	Hist   string
+	HistMs int
 	// Readable is false when fio writes them compressed (log_compression
 	// with log_store_compressed).
 	Readable bool
@@ -84,6 +93,11 @@ func (jf *UserJobFile) Logs(th Thread, dir, cwd string, ours bool) ThreadLogs {
 		l.AvgMs, _ = strconv.Atoi(strings.TrimSpace(o.Value))
 	} else if !ours {
 		l.AvgMs = 0
+	}
+	if o, ok := j.Get("log_hist_msec"); ok {
+		l.HistMs, _ = strconv.Atoi(strings.TrimSpace(o.Value))
+	} else if ours {
+		l.HistMs = avgWindow
 	}
 	if j.Flag("log_store_compressed") {
 		l.Readable = false
@@ -115,6 +129,9 @@ func (jf *UserJobFile) Logs(th Thread, dir, cwd string, ours bool) ThreadLogs {
 		return fmt.Sprintf("%s_%s.log", prefix, kind)
 	}
 	l.IOPS, l.BW, l.Lat = path("write_iops_log", "iops"), path("write_bw_log", "bw"), path("write_lat_log", "lat")
+	if l.HistMs > 0 {
+		l.Hist = path("write_hist_log", "clat_hist")
+	}
 	return l
 }
 
@@ -124,6 +141,11 @@ type Series struct {
 	// Covered is how far the logs reach: fio does not log the last
 	// interval of a thread when it ends before the interval does.
 	Covered time.Duration
+	// Per direction and second: the mean latency (0 for none) and the
+	// histogram, which MergeSeries adds up across threads before taking
+	// percentiles.
+	mean [2][]float64
+	hist [2][][]int64
 }
 
 // logEntry is one line of a log: the interval's end, the value, the
@@ -295,9 +317,59 @@ func ReadSeries(l ThreadLogs) (Series, error) {
 		if w > 0 {
 			sec.LatMeanNs = sum / w
 		}
+		for d := 0; d < 2; d++ {
+			m := 0.0
+			if n := at(a.latN[d]); n > 0 {
+				m = at(a.latW[d]) / n
+			}
+			s.mean[d] = append(s.mean[d], m)
+		}
 		s.Seconds = append(s.Seconds, sec)
 	}
+	s.hist = readUserHist(l)
 	return s, nil
+}
+
+// readUserHist reads a thread's histogram log into per-second bins: none
+// without a log of one-second windows, or one that does not read. A log a
+// fio server returned (the client adds ".<host>" to its name) is fixed
+// as fixServerHist says.
+func readUserHist(l ThreadLogs) [2][][]int64 {
+	var out [2][][]int64
+	if l.Hist == "" || l.HistMs != 1000 {
+		return out
+	}
+	path, server := l.Hist, false
+	if _, err := os.Stat(path); err != nil {
+		m, _ := filepath.Glob(path + ".*")
+		if len(m) != 1 {
+			return out
+		}
+		path, server = m[0], true
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return out
+	}
+	defer f.Close()
+	es, err := parseHistLog(f)
+	if err != nil {
+		return out
+	}
+	if server {
+		fixServerHist(es)
+	}
+	for _, e := range es {
+		if e.Dir > 1 {
+			continue
+		}
+		i := intervalOf(e.MS, 1000)
+		for len(out[e.Dir]) <= i {
+			out[e.Dir] = append(out[e.Dir], nil)
+		}
+		out[e.Dir][i] = addBins(out[e.Dir][i], e.Bins)
+	}
+	return out
 }
 
 // MergeSeries adds threads' series into one: each second the sum of the
@@ -314,6 +386,8 @@ func MergeSeries(ss []Series) []engine.Second {
 	n := int(covered / time.Second)
 	out := make([]engine.Second, n)
 	lat := make([]float64, n)
+	acc := make([][2]dirInterval, n)
+	partial := make([][2]bool, n) // a thread with I/O but no histogram
 	for _, s := range ss {
 		for i := 0; i < n && i < len(s.Seconds); i++ {
 			x := s.Seconds[i]
@@ -323,11 +397,30 @@ func MergeSeries(ss []Series) []engine.Second {
 			o.ReadBytes += x.ReadBytes
 			o.WriteBytes += x.WriteBytes
 			lat[i] += x.LatMeanNs * float64(x.ReadIOs+x.WriteIOs)
+			for d, ios := range []int64{x.ReadIOs, x.WriteIOs} {
+				a := &acc[i][d]
+				a.ios += ios
+				if i < len(s.mean[d]) && s.mean[d][i] > 0 && ios > 0 {
+					a.latSum += s.mean[d][i] * float64(ios)
+					a.latW += float64(ios)
+				}
+				if i < len(s.hist[d]) && binsCount(s.hist[d][i]) > 0 {
+					a.bins = addBins(a.bins, s.hist[d][i])
+				} else if ios > 0 {
+					partial[i][d] = true
+				}
+			}
 		}
 	}
 	for i := range out {
 		if ios := out[i].ReadIOs + out[i].WriteIOs; ios > 0 {
 			out[i].LatMeanNs = lat[i] / float64(ios)
+		}
+		// Each direction's latency where every thread's logs had it.
+		for d, l := range []**engine.IntervalLat{&out[i].Read, &out[i].Write} {
+			if !partial[i][d] {
+				*l = acc[i][d].lat(engine.LatCompletion)
+			}
 		}
 	}
 	return out

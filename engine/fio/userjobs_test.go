@@ -1,8 +1,10 @@
 package fio
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -126,11 +128,11 @@ func TestLogArgsAndPaths(t *testing.T) {
 	args, note := jf.LogArgs("/run/fio/logs/01")
 	assert.Empty(t, note)
 	assert.Equal(t, []string{"--write_iops_log=/run/fio/logs/01/ptsrun", "--write_bw_log=/run/fio/logs/01/ptsrun",
-		"--write_lat_log=/run/fio/logs/01/ptsrun", "--log_avg_msec=1000"}, args)
+		"--write_lat_log=/run/fio/logs/01/ptsrun", "--write_hist_log=/run/fio/logs/01/ptsrun", "--log_avg_msec=1000", "--log_hist_msec=1000"}, args)
 	th := jf.Threads(1, fakeStat{})
 	l := jf.Logs(th[1], "/run/fio/logs/01", "/work", true)
 	assert.Equal(t, ThreadLogs{IOPS: "/run/fio/logs/01/ptsrun_iops.2.log", BW: "/work/own_bw.2.log", Lat: "/run/fio/logs/01/ptsrun_lat.2.log",
-		AvgMs: 500, Readable: true}, l)
+		AvgMs: 500, Hist: "/run/fio/logs/01/ptsrun_clat_hist.2.log", HistMs: 1000, Readable: true}, l)
 	l = jf.Logs(th[2], "/run/fio/logs/01", "/work", true)
 	assert.Equal(t, "/work/cee_iops.log", l.IOPS, "a bare write_iops_log is the job's name; per_job_logs=0 drops the thread")
 
@@ -141,6 +143,13 @@ func TestLogArgsAndPaths(t *testing.T) {
 	th = jf.Threads(1, fakeStat{})
 	assert.Equal(t, ThreadLogs{Lat: "/work/mine_lat.2.log", Readable: true}, jf.Logs(th[1], "/run", "/work", false))
 	assert.Equal(t, ThreadLogs{Readable: true}, jf.Logs(th[0], "/run", "/work", false))
+
+	// A job's own histogram log of one-second windows is read; of others
+	// it is not (HistMs says which).
+	jf = parseOne(t, "[a]\nwrite_hist_log=h\nlog_hist_msec=1000\n[b]\nwrite_hist_log=h\nlog_hist_msec=250\n", nil, nil)
+	th = jf.Threads(1, fakeStat{})
+	assert.Equal(t, ThreadLogs{Hist: "/work/h_clat_hist.1.log", HistMs: 1000, Readable: true}, jf.Logs(th[0], "/run", "/work", false))
+	assert.Equal(t, 250, jf.Logs(th[1], "/run", "/work", false).HistMs)
 }
 
 func TestUserRunCommand(t *testing.T) {
@@ -150,4 +159,49 @@ func TestUserRunCommand(t *testing.T) {
 	r = UserRun{Binary: "/opt/fio", JobFile: jf, Output: "o.json", Servers: []string{"h1:8765", "h2:8765"}}
 	assert.Equal(t, []string{"/opt/fio", "--output-format=json+", "--output=o.json", "--client=ip:h1,8765", "job.fio",
 		"--client=ip:h2,8765", "job.fio"}, r.Command())
+}
+
+// With histogram logs of one-second windows, each second carries each
+// direction's percentiles and maximum of the threads' bins added up, and
+// its mean of their means weighted by I/Os.
+func TestMergeSeriesLatency(t *testing.T) {
+	dir := t.TempDir()
+	hist := func(ms int64, idx int, n int64) string {
+		b := make([]string, 1856)
+		for i := range b {
+			b[i] = "0"
+		}
+		b[idx] = strconv.FormatInt(n, 10)
+		return fmt.Sprintf("%d, 0, 4096, %s\n", ms, strings.Join(b, ", "))
+	}
+	thread := func(name string, ios int64, lat int64, bin int) Series {
+		l := ThreadLogs{AvgMs: 1000, HistMs: 1000, Readable: true,
+			IOPS: writeLog(t, dir, name+"_iops.1.log", fmt.Sprintf("1000, %d, 0, 0, 0\n2000, %d, 0, 0, 0\n", ios, ios)),
+			Lat:  writeLog(t, dir, name+"_lat.1.log", fmt.Sprintf("1000, %d, 0, 0, 0\n2000, %d, 0, 0, 0\n", lat, lat)),
+			Hist: writeLog(t, dir, name+"_clat_hist.1.log", hist(1003, bin, ios)+hist(2001, bin, ios))}
+		s, err := ReadSeries(l)
+		require.NoError(t, err)
+		return s
+	}
+	got := MergeSeries([]Series{thread("a", 990, 1000, 200), thread("b", 10, 5000, 600)})
+	require.Len(t, got, 2)
+	r := got[0].Read
+	require.NotNil(t, r)
+	assert.Nil(t, got[0].Write)
+	assert.Equal(t, engine.LatCompletion, r.Of)
+	assert.InDelta(t, (990*1000+10*5000)/1000.0, r.MeanNs, 1e-9)
+	assert.Equal(t, platIdxToVal(200), r.P99Ns, "990 of 1000 in the lower bin")
+	assert.Equal(t, platIdxToVal(600), r.P999Ns)
+	assert.Equal(t, platIdxToVal(600), r.MaxNs)
+
+	// A thread without a histogram of the second leaves its direction's
+	// percentiles out: they would be the other threads'.
+	noHist := thread("d", 10, 1000, 200)
+	noHist.hist = [2][][]int64{}
+	assert.Nil(t, MergeSeries([]Series{thread("e", 10, 1000, 200), noHist})[0].Read)
+
+	// A log of other windows, or none, leaves the latency out.
+	s := thread("c", 10, 1000, 200)
+	s.hist = [2][][]int64{}
+	assert.Nil(t, MergeSeries([]Series{s})[0].Read)
 }
