@@ -274,6 +274,13 @@ func WithIntervalFunc(ctx context.Context, f IntervalFunc) context.Context {
 	return context.WithValue(ctx, intervalKey{}, f)
 }
 
+// WantsIntervals says whether ctx has an IntervalFunc: an engine that must
+// do something of its own to report intervals live does it only then.
+func WantsIntervals(ctx context.Context) bool {
+	f, ok := ctx.Value(intervalKey{}).(IntervalFunc)
+	return ok && f != nil
+}
+
 // ReportInterval passes interval i to ctx's IntervalFunc, if there is one.
 func ReportInterval(ctx context.Context, i int, s Second) {
 	if f, ok := ctx.Value(intervalKey{}).(IntervalFunc); ok && f != nil {

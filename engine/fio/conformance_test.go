@@ -54,7 +54,8 @@ func opener(files bool, servers []string) enginetest.Opener {
 }
 
 // fio's series comes from its logs (series.go): within 2 % of the totals
-// (ExactSeries false), and only once fio has ended (no LiveSeries).
+// (ExactSeries false), once fio has ended; what it reports while it runs
+// is its status lines' rates (live.go), not the series (no LiveSeries).
 
 func TestConformanceLoopDevice(t *testing.T) {
 	needFio(t)

@@ -325,12 +325,12 @@ func (e *Engine) RunCells(ctx context.Context, name string, cells []engine.Cell,
 			p.unhold()
 		} else {
 			var err error
-			if p, err = e.launch(c.Workload, names[i], false); err != nil {
+			if p, err = e.launch(ctx, c.Workload, names[i], false); err != nil {
 				return err
 			}
 		}
 		if i+1 < len(cells) && e.hosts[0] == "" && e.flock && !cells[i+1].Workload.Idle {
-			if h, err := e.launch(cells[i+1].Workload, names[i+1], true); err == nil {
+			if h, err := e.launch(ctx, cells[i+1].Workload, names[i+1], true); err == nil {
 				held = h
 			}
 		}
@@ -373,13 +373,17 @@ type proc struct {
 	logDir string
 	cmd    *exec.Cmd
 	stderr bytes.Buffer
-	lock   *os.File // held exclusively until the cell may start; nil when not held
+	lock   *os.File  // held exclusively until the cell may start; nil when not held
+	live   *liveFeed // fio's status lines as intervals, for progress; nil when nobody asked
 }
 
 // unhold lets a held process start its I/O.
 func (p *proc) unhold() {
 	_ = unix.Flock(int(p.lock.Fd()), unix.LOCK_UN)
 	p.release()
+	if p.live != nil {
+		p.live.begin(time.Now())
+	}
 }
 
 // drop stops a held process that will not be used; nil does nothing.
@@ -400,13 +404,17 @@ func (p *proc) drop() {
 }
 
 // launch writes a cell's job files and starts fio, held behind a lock when
-// hold is set.
-func (e *Engine) launch(w engine.Workload, name string, hold bool) (*proc, error) {
+// hold is set; with an engine.IntervalFunc in ctx, its status lines are
+// reported as they come.
+func (e *Engine) launch(ctx context.Context, w engine.Workload, name string, hold bool) (*proc, error) {
 	p, err := e.newProc(name)
 	if err != nil {
 		return nil, err
 	}
 	p.w = w
+	if engine.WantsIntervals(ctx) {
+		p.live = newLiveFeed(ctx, w)
+	}
 	prerun := ""
 	if hold {
 		lock, err := os.OpenFile(p.base+".lock", os.O_RDWR|os.O_CREATE, 0o644)
@@ -434,6 +442,9 @@ func (e *Engine) launch(w engine.Workload, name string, hold bool) (*proc, error
 	if err != nil {
 		p.release()
 		return nil, err
+	}
+	if p.live != nil {
+		args = append(liveArgs(w), args...)
 	}
 	return p, e.start(p, args)
 }
@@ -475,12 +486,18 @@ func (e *Engine) start(p *proc, args []string) error {
 	p.cmd = exec.Command(e.bin, args...)
 	p.cmd.Dir = p.logDir // client/server writes returned logs (and fio its prerun output) here
 	p.cmd.Stderr = &p.stderr
+	if p.live != nil {
+		p.cmd.Stdout = p.live
+	}
 	p.cmd.SysProcAttr = childAttr()
 	// Whatever fio leaves behind holding its stderr, Wait returns.
 	p.cmd.WaitDelay = 5 * time.Second
 	if err := p.cmd.Start(); err != nil {
 		p.release()
 		return fmt.Errorf("%w: %v", ErrNoFio, err)
+	}
+	if p.live != nil && p.lock == nil {
+		p.live.begin(time.Now())
 	}
 	return nil
 }
