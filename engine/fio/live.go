@@ -78,6 +78,9 @@ func (f *liveFeed) line(s string, now time.Time) {
 		return
 	}
 	i := f.w.IntervalOf(now.Sub(f.start))
+	if n := int((f.w.Duration + f.w.SeriesInterval() - 1) / f.w.SeriesInterval()); f.w.Duration > 0 && i >= n {
+		i = n - 1 // fio's start-up and its lines' lag: still the last interval
+	}
 	if i <= f.last {
 		return
 	}

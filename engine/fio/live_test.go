@@ -52,6 +52,10 @@ func TestLiveFeed(t *testing.T) {
 	_, _ = f.Write([]byte(line[:20]))
 	_, _ = f.Write([]byte(line[20:] + line))
 	assert.Equal(t, []int{2}, got, "a line split over writes; the interval once")
+	f.begin(time.Now().Add(-11 * time.Second))
+	f.last = -1
+	_, _ = f.Write([]byte(line))
+	assert.Equal(t, []int{2, 9}, got, "a line after the end is the last interval's")
 	_, _ = f.Write([]byte(strings.Repeat("x", 5000)))
 	assert.Empty(t, f.buf, "what is not a status line is not kept")
 }
