@@ -74,7 +74,7 @@ func (b *builder) workloadPage(c *matrix.CellResult, several bool) {
 	lines := []string{fmt.Sprintf("ptsrun workload ran %s for %v, once, outside the PTS methodology: "+
 		"no purge, no preconditioning, no rounds to steady state. The numbers are that one measurement.", what, w.Duration)}
 	if w.Ramp > 0 {
-		lines = append(lines, fmt.Sprintf("The first %v were a ramp: run, and shown shaded in the per-second plots, but left out of "+
+		lines = append(lines, fmt.Sprintf("The first %v were a ramp: run, and shown shaded in the time series, but left out of "+
 			"every result on this page, which cover the %v after it.", w.Ramp, w.Measured()))
 	}
 	blocks := []Block{Paragraph{Lines: lines}}

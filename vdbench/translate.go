@@ -1175,7 +1175,9 @@ func (t *translator) workload(r *rdDef, w *wdDef, sds []*sdDef, over map[string]
 	// of its totals; without warmup= it leaves out the first interval.
 	wl.Duration = time.Duration(r.elapsed+r.warmup) * time.Second
 	wl.Ramp = time.Duration(r.interval) * time.Second
-	wl.Interval = time.Duration(r.interval) * time.Second
+	if r.interval != defaultInterval {
+		wl.Interval = time.Duration(r.interval) * time.Second
+	}
 	if r.warmup > 0 {
 		wl.Ramp = time.Duration(r.warmup) * time.Second
 	}

@@ -38,7 +38,7 @@ func brief(r Run) string {
 	if w.RateIOPS > 0 {
 		s += fmt.Sprintf(" cap %g IOPS", w.RateIOPS)
 	}
-	if w.Interval != time.Second {
+	if w.Interval > 0 {
 		s += fmt.Sprintf(" every %v", w.Interval)
 	}
 	if r.Pause > 0 {
