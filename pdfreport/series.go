@@ -235,13 +235,13 @@ func seriesCharts(name string, w engine.Workload, in []matrix.Interval) []Block 
 			continue
 		}
 		caption := dir + " response times in " + every + ": average"
-		if len(lat) > 1 {
-			caption += ", 99 %, 99.9 % and maximum"
-		} else {
+		switch {
+		case len(lat) == 1:
 			caption += " (the engine measured no percentiles per interval)"
-		}
-		if of == engine.LatCompletion {
-			caption += "; the percentiles and maximum are of completion latency (fio's histogram logs), the average of the whole"
+		case of == engine.LatCompletion:
+			caption += "; 99 %, 99.9 % and maximum of completion latency (fio's histogram logs)"
+		default:
+			caption += ", 99 %, 99.9 % and maximum"
 		}
 		logY := spansDecade(lat)
 		if logY {
