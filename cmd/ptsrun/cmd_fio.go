@@ -187,17 +187,23 @@ func runFioJobs(ctx context.Context, opts fioOptions, stdout, stderr io.Writer) 
 	}
 	started := time.Now().UTC()
 	var cells []recordedCell
+	prog := newProgress(stderr, io.Discard, opts.JSON)
+	live := &intervalProgress{p: prog}
+	liveCtx := engine.WithIntervalFunc(ctx, live.interval)
 	for k := 0; k < jobs.Len(); k++ {
 		jf := jobs.File(k)
+		about := time.Duration(jf.Seconds * float64(time.Second))
 		if !opts.JSON {
-			about := ""
+			msg := ""
 			if jf.Seconds > 0 {
-				about = fmt.Sprintf(" (about %s)", time.Duration(jf.Seconds*float64(time.Second)))
+				msg = fmt.Sprintf(" (about %s)", about)
 			}
-			fmt.Fprintf(stderr, "ptsrun fio: running %s%s\n", jf.Path, about)
+			fmt.Fprintf(stderr, "ptsrun fio: running %s%s\n", jf.Path, msg)
 		}
+		live.running(filepath.Base(jf.Path), engine.Workload{Duration: about})
 		at := time.Now().UTC()
-		groups, err := jobs.Run(ctx, k)
+		groups, err := jobs.Run(liveCtx, k)
+		prog.finish()
 		if err == nil || !targets.IsFioStopped(err) {
 			ran++
 		}

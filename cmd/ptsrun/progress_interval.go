@@ -44,7 +44,10 @@ func intervalLine(label string, w engine.Workload, i int, s engine.Second) strin
 	iv := w.SeriesInterval()
 	end := time.Duration(i+1) * iv
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s/%s", label, short(end), short(w.Duration))
+	fmt.Fprintf(&b, "%s %s", label, short(end))
+	if w.Duration > 0 {
+		fmt.Fprintf(&b, "/%s", short(w.Duration))
+	}
 	if s.Ramp {
 		b.WriteString(" ramp")
 	}

@@ -458,9 +458,20 @@ func (r UserRun) Command() []string {
 // with them, as runErr.
 func (r UserRun) Run(ctx context.Context, stderr *bytes.Buffer) (out *Output, runErr, err error) {
 	argv := r.Command()
+	var live *liveFeed
+	if engine.WantsIntervals(ctx) {
+		// fio's status lines, for progress: they change nothing of what
+		// it runs, so the command line recorded goes without them.
+		live = newLiveFeed(ctx, engine.Workload{})
+		argv = append(append([]string{argv[0]}, liveArgs(engine.Workload{})...), argv[1:]...)
+	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = r.Cwd
 	cmd.Stderr = stderr
+	if live != nil {
+		cmd.Stdout = live
+		live.begin(time.Now())
+	}
 	cmd.SysProcAttr = childAttr()
 	cmd.WaitDelay = 5 * time.Second
 	if err := cmd.Start(); err != nil {
