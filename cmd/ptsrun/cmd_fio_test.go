@@ -111,7 +111,7 @@ log_avg_msec=1000
 
 	code, stdout, stderr := ptsrun("fio", job, "--out", dir, "--destroy-data", dev0, "--destroy-data", dev1)
 	require.Equal(t, 0, code, stderr)
-	assert.Regexp(t, `two-devices.fio \d+\.\ds/6\.0s \| write [0-9.]+k? IOPS`, stderr, "fio's status line on the progress as it runs")
+	assert.Regexp(t, `two-devices.fio \d+\.\ds/6\.0s \| (read|write) [0-9.]+k? IOPS`, stderr, "fio's status line on the progress as it runs")
 	assert.Contains(t, stdout, "group 1 (w0+w1)")
 	assert.Contains(t, stdout, "group 2 (r0+r1)")
 
