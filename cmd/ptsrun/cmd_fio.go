@@ -162,10 +162,11 @@ func runFioJobs(ctx context.Context, opts fioOptions, stdout, stderr io.Writer) 
 	if err != nil {
 		return err
 	}
-	ran := 0 // job files fio ran: their output is kept when a later one fails
+	ran := 0      // job files fio ran: their output is kept when a later one fails
+	recorded := 0 // job files recorded in the run directory, kept when a later one fails or is stopped
 	defer func() {
 		switch {
-		case err == nil:
+		case err == nil || recorded > 0:
 		case ran == 0:
 			undo()
 		default:
@@ -208,8 +209,15 @@ func runFioJobs(ctx context.Context, opts fioOptions, stdout, stderr io.Writer) 
 			ran++
 		}
 		if err != nil {
-			if targets.IsFioStopped(err) {
+			stopped := targets.IsFioStopped(err)
+			switch {
+			case stopped && recorded > 0:
+				return fmt.Errorf("%w: fio was stopped during %s; the %d job file(s) before it are recorded in %s", pts.ErrInterrupted,
+					jf.Path, k, opts.Dir)
+			case stopped:
 				return fmt.Errorf("%w: fio was stopped; nothing recorded", pts.ErrInterrupted)
+			case recorded > 0:
+				return fmt.Errorf("%s: %w (the %d job file(s) before it are recorded in %s)", jf.Path, err, k, opts.Dir)
 			}
 			return fmt.Errorf("%s: %w", jf.Path, err)
 		}
@@ -220,15 +228,46 @@ func runFioJobs(ctx context.Context, opts fioOptions, stdout, stderr io.Writer) 
 			}
 			w.Duration = g.Measurement.Elapsed
 			key := pts.Named(g.Name)
-			cells = append(cells, recordedCell{Key: key, Workload: w, Measurement: g.Measurement, Started: at})
+			cells = append(cells, recordedCell{Key: key, Workload: w, Measurement: g.Measurement, Started: at,
+				Ended: at.Add(g.Measurement.Elapsed)})
 			rec.Groups = append(rec.Groups, fioRecordGroup{Cell: len(cells) - 1, Key: key, JobFile: g.JobFile, Group: g.Group,
 				Series: g.Series, Jobs: g.Jobs})
 			at = at.Add(g.Measurement.Elapsed)
 		}
+		if len(cells) == 0 {
+			continue
+		}
+		// Recorded before the next job file runs: a stop or a failure
+		// later keeps what ran.
+		if err := recordFio(dir, opts, jobs, plan, rec, cells, started); err != nil {
+			return err
+		}
+		recorded = k + 1
 	}
 	if len(cells) == 0 {
 		return errors.New("the job files ran no job fio reports on")
 	}
+	uniqueKeys(cells, rec.Groups)
+	if opts.JSON {
+		b, err := json.MarshalIndent(rec, "", "  ")
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, string(b))
+		return nil
+	}
+	printFioResults(stdout, rec, cells)
+	fmt.Fprintf(stderr, "recorded in %s (%s, %s, %s; the job files and fio's output in fio/; results.json, tables, report.pdf)\n",
+		opts.Dir, fioRunFile, fioJobsCSV, fioSecondsCSV)
+	return nil
+}
+
+// recordFio makes dir a run directory of the groups run so far: fio-run.json,
+// fio-jobs.csv, fio-seconds.csv, and the run directory of custom cells
+// (run.json, journal, results, report).
+func recordFio(dir string, opts fioOptions, jobs *targets.FioJobs, plan *targets.FioJobsPlan, rec fioRecord, cells []recordedCell, started time.Time) error {
+	cells = append([]recordedCell(nil), cells...)
+	rec.Groups = append([]fioRecordGroup(nil), rec.Groups...)
 	uniqueKeys(cells, rec.Groups)
 	if err := saveFioRecord(dir, rec); err != nil {
 		return err
@@ -248,23 +287,8 @@ func runFioJobs(ctx context.Context, opts fioOptions, stdout, stderr io.Writer) 
 	for _, f := range opts.JobFiles {
 		names = append(names, filepath.Base(f))
 	}
-	wr := workloadRecord{Dir: dir, Targets: tp, Engine: "fio " + strings.TrimPrefix(jobs.Version, "fio-"), Started: started,
-		Operator: opts.Operator, Cells: cells, Source: "ptsrun fio: " + strings.Join(names, ", ")}
-	if err := recordWorkload(wr); err != nil {
-		return err
-	}
-	if opts.JSON {
-		b, err := json.MarshalIndent(rec, "", "  ")
-		if err != nil {
-			return err
-		}
-		fmt.Fprintln(stdout, string(b))
-		return nil
-	}
-	printFioResults(stdout, rec, cells)
-	fmt.Fprintf(stderr, "recorded in %s (%s, %s, %s; the job files and fio's output in fio/; results.json, tables, report.pdf)\n",
-		opts.Dir, fioRunFile, fioJobsCSV, fioSecondsCSV)
-	return nil
+	return recordWorkload(workloadRecord{Dir: dir, Targets: tp, Engine: "fio " + strings.TrimPrefix(jobs.Version, "fio-"), Started: started,
+		Operator: opts.Operator, Cells: cells, Source: "ptsrun fio: " + strings.Join(names, ", ")})
 }
 
 // saveJobFiles keeps a copy of every job file and include file, as read,

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -10,7 +11,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -395,4 +398,58 @@ func TestFioFailsAsItRuns(t *testing.T) {
 	assert.Contains(t, stderr, "fio's output of the 1 job file(s) that ran is kept in "+filepath.Join(dir, "fio")+" (not a run directory)")
 	assert.FileExists(t, filepath.Join(dir, "fio", "01-fails.fio.stderr"))
 	assert.NoFileExists(t, filepath.Join(dir, "run.json"))
+}
+
+// Each job file is recorded before the next runs: a later one that fails,
+// or is stopped, leaves the run directory of those before it, which report
+// takes like any run.
+func TestFioKeepsTheJobFilesThatRan(t *testing.T) {
+	needFioBinary(t)
+	work := t.TempDir()
+	first := filepath.Join(work, "first.fio")
+	require.NoError(t, os.WriteFile(first, []byte("[r]\nrw=randread\nsize=4m\nfilename="+filepath.Join(work, "first.dat")+"\ntime_based=1\nruntime=1\n"), 0o644))
+
+	t.Run("a later one fails", func(t *testing.T) {
+		fails := filepath.Join(work, "fails.fio")
+		require.NoError(t, os.WriteFile(fails, []byte("[r]\nrw=read\nsize=64k\nfilename=/proc/ptsrun-test-never/x.dat\n"), 0o644))
+		dir := filepath.Join(work, "run-fails")
+		code, _, stderr := ptsrun("fio", first, fails, "--out", dir)
+		assert.Equal(t, 1, code, stderr)
+		assert.Contains(t, stderr, fails+": fio failed (exit status 1)")
+		assert.Contains(t, stderr, "(the 1 job file(s) before it are recorded in "+dir+")")
+		res, _, err := matrix.Load(dir)
+		require.NoError(t, err)
+		require.Len(t, res.Tests[0].Stages[0].Cells, 1)
+		assert.Positive(t, res.Tests[0].Stages[0].Cells[0].IOPS)
+		code, _, stderr = ptsrun("report", dir)
+		assert.Equal(t, 0, code, stderr)
+	})
+
+	t.Run("stopped during a later one", func(t *testing.T) {
+		long := filepath.Join(work, "long.fio")
+		require.NoError(t, os.WriteFile(long, []byte("[w]\nrw=randwrite\nsize=4m\nfilename="+filepath.Join(work, "long.dat")+"\ntime_based=1\nruntime=30\n"), 0o644))
+		dir := filepath.Join(work, "run-stopped")
+		cmd := exec.Command(binary, "fio", first, long, "--out", dir)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		require.NoError(t, cmd.Start())
+		deadline := time.Now().Add(20 * time.Second)
+		for time.Now().Before(deadline) {
+			if _, err := os.Stat(filepath.Join(dir, "results.json")); err == nil {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		time.Sleep(500 * time.Millisecond) // the second fio under way
+		require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+		err := cmd.Wait()
+		var ee *exec.ExitError
+		require.ErrorAs(t, err, &ee, stderr.String())
+		assert.Equal(t, 130, ee.ExitCode(), stderr.String())
+		assert.Contains(t, stderr.String(), "fio was stopped during "+long+"; the 1 job file(s) before it are recorded in "+dir)
+		res, _, err := matrix.Load(dir)
+		require.NoError(t, err)
+		require.Len(t, res.Tests[0].Stages[0].Cells, 1, "the first job file's group")
+		assert.FileExists(t, filepath.Join(dir, "report.pdf"))
+	})
 }
