@@ -490,7 +490,13 @@ func TestIntervalValidate(t *testing.T) {
 			assert.Error(t, err, tc.iv)
 		}
 	}
-	w.Interval, w.Ramp = 2*time.Second, 3*time.Second
-	assert.Equal(t, 2, w.RampSeconds(), "the interval the ramp ends in is the ramp's")
+	w.Interval, w.Ramp = 2*time.Second, 4*time.Second
+	assert.NoError(t, w.Validate(512))
+	assert.Equal(t, 2, w.RampSeconds())
 	assert.Equal(t, 4, w.IntervalOf(9*time.Second))
+	w.Ramp = 3 * time.Second
+	assert.ErrorContains(t, w.Validate(512), "a ramp of 3s is not a whole number of the series' intervals (2s)",
+		"an interval the ramp ends in would be both the ramp's and the results'")
+	w.Interval, w.Ramp = 0, 1500*time.Millisecond
+	assert.ErrorContains(t, w.Validate(512), "(1s)")
 }

@@ -209,6 +209,10 @@ func (w Workload) Validate(lbs int64) error {
 		return bad("an interval of %v: the series takes whole milliseconds from %v", w.Interval, MinInterval)
 	case w.Interval > 0 && w.Duration > 0 && w.Interval > w.Duration:
 		return bad("an interval of %v in a run of %v: the interval must not be longer than the run", w.Interval, w.Duration)
+	case w.Ramp > 0 && w.Ramp%w.SeriesInterval() != 0:
+		// An interval the ramp ends in would be the ramp's in the series
+		// and partly the results' in the totals.
+		return bad("a ramp of %v is not a whole number of the series' intervals (%v)", w.Ramp, w.SeriesInterval())
 	}
 	sizes := []int64{w.BlockSize}
 	if len(w.BlockSplit) > 0 {

@@ -153,6 +153,10 @@ func (opts workloadOptions) cells(minBlock int64) ([]workloadCell, error) {
 		if w.Interval > w.Duration {
 			return nil, fmt.Errorf("--interval %v: longer than preset %s's time of %v (--time)", w.Interval, p.Name, w.Duration)
 		}
+		if w.Ramp > 0 && w.Ramp%w.SeriesInterval() != 0 {
+			return nil, fmt.Errorf("--interval %v: preset %s's ramp of %v is not a whole number of intervals; give another --interval or --ramp",
+				w.SeriesInterval(), p.Name, w.Ramp)
+		}
 		if w.Ramp >= w.Duration {
 			switch {
 			case opts.Set["ramp"]:
@@ -286,6 +290,10 @@ func workloadFlags(c *cli.Context, set map[string]bool, w *engine.Workload, pres
 		if iv != time.Second { // one second is the default, left unsaid
 			w.Interval = iv
 		}
+	}
+	if !preset && w.Ramp > 0 && w.Ramp%w.SeriesInterval() != 0 {
+		return fmt.Errorf("--ramp %v: not a whole number of intervals (--interval %v): the series marks whole intervals as the ramp's",
+			w.Ramp, w.SeriesInterval())
 	}
 	for _, f := range []struct {
 		name string
