@@ -473,10 +473,10 @@ func (d *Drive) run(w engine.Workload, salt uint64) engine.Measurement {
 	capIOPS := w.RateIOPSCap()
 	ramp := w.Ramp.Seconds()
 	var rampRead, rampWrite engine.DirStats // the ramp's I/Os: in the series only
-	// The model steps a second at a time (its garbage-collection account
-	// decays per step), cut at the series' interval boundaries: an
-	// interval of several seconds gathers several steps, one under a
-	// second is a step of its own.
+	// The model steps a second at a time, whatever the series' interval:
+	// its garbage-collection account decays per step, so shorter steps
+	// would change what it measures. A step's I/Os are sampled into the
+	// intervals it spans, each its share of the step's time.
 	interval := w.SeriesInterval().Seconds()
 	var iv engine.IntervalStats // the current interval's I/Os
 	ivStart, ivEnd := 0.0, interval
@@ -497,7 +497,7 @@ func (d *Drive) run(w engine.Workload, salt uint64) engine.Measurement {
 		ivStart, ivEnd = ivEnd, ivEnd+interval
 	}
 	for {
-		dt := min(1.0, ivEnd-elapsed)
+		dt := 1.0
 		if wantBytes <= 0 && limit-elapsed < dt {
 			dt = limit - elapsed
 		}
@@ -520,23 +520,30 @@ func (d *Drive) run(w engine.Workload, salt uint64) engine.Measurement {
 		nw := total - nr
 
 		d.applyWrites(w, cs, st, lay, rng, nr, nw)
-		inRamp := elapsed < ramp
-		before := iv.Read.Bytes + iv.Write.Bytes
-		// A step the ramp ends in gives the ramp its share of the I/Os.
-		var rr, rw int64
-		if inRamp {
-			f := min(1, (ramp-elapsed)/dt)
-			rr, rw = int64(math.Round(float64(nr)*f)), int64(math.Round(float64(nw)*f))
-			d.sample(&rampRead, &iv, rng, cs, rr, rt.lr-rt.lrTail, rt.q, rt.lrTail, rt.readWaitP, true)
-			d.sample(&rampWrite, &iv, rng, cs, rw, rt.lw-rt.lwTail, rt.q, rt.lwTail, rt.writeWaitP, false)
+		// The step's pieces, one per interval it spans: whole intervals of
+		// the ramp (Validate) or of the results.
+		t0, t1 := elapsed, elapsed+dt
+		var doneR, doneW int64
+		for a := t0; a < t1-1e-9; {
+			b := min(t1, ivEnd)
+			cr, cw := int64(math.Round(float64(nr)*(b-t0)/dt)), int64(math.Round(float64(nw)*(b-t0)/dt))
+			pr, pw := cr-doneR, cw-doneW
+			doneR, doneW = cr, cw
+			rd, wr := &meas.Read, &meas.Write
+			if a < ramp {
+				rd, wr = &rampRead, &rampWrite
+			}
+			before := iv.Read.Bytes + iv.Write.Bytes
+			d.sample(rd, &iv, rng, cs, pr, rt.lr-rt.lrTail, rt.q, rt.lrTail, rt.readWaitP, true)
+			d.sample(wr, &iv, rng, cs, pw, rt.lw-rt.lwTail, rt.q, rt.lwTail, rt.writeWaitP, false)
+			doneBytes += iv.Read.Bytes + iv.Write.Bytes - before
+			a = b
+			if a >= ivEnd-1e-9 {
+				elapsed = a
+				closeInterval()
+			}
 		}
-		d.sample(&meas.Read, &iv, rng, cs, nr-rr, rt.lr-rt.lrTail, rt.q, rt.lrTail, rt.readWaitP, true)
-		d.sample(&meas.Write, &iv, rng, cs, nw-rw, rt.lw-rt.lwTail, rt.q, rt.lwTail, rt.writeWaitP, false)
-		elapsed += dt
-		doneBytes += iv.Read.Bytes + iv.Write.Bytes - before
-		if elapsed >= ivEnd-1e-9 {
-			closeInterval()
-		}
+		elapsed = t1
 		if wantBytes > 0 && doneBytes >= wantBytes {
 			break
 		}
