@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"encoding/json"
 	"math"
 	"math/rand/v2"
@@ -499,4 +500,32 @@ func TestIntervalValidate(t *testing.T) {
 		"an interval the ramp ends in would be both the ramp's and the results'")
 	w.Interval, w.Ramp = 0, 1500*time.Millisecond
 	assert.ErrorContains(t, w.Validate(512), "(1s)")
+}
+
+// A slow receiver never holds up the reporter's caller: intervals queue,
+// and past the backlog are dropped; Close waits for those queued.
+func TestIntervalReporter(t *testing.T) {
+	assert.Nil(t, NewIntervalReporter(context.Background()), "nobody asked")
+	var nilRep *IntervalReporter
+	nilRep.Report(0, Second{})
+	nilRep.Close()
+
+	release := make(chan struct{})
+	var got []int
+	ctx := WithIntervalFunc(context.Background(), func(i int, s Second) {
+		<-release
+		got = append(got, i)
+	})
+	r := NewIntervalReporter(ctx)
+	// The receiver returns only once release is closed, after the loop: a
+	// Report that waited for it would never return.
+	for i := 0; i < 1000; i++ {
+		r.Report(i, Second{ReadIOs: int64(i)})
+	}
+	close(release)
+	r.Close()
+	require.NotEmpty(t, got)
+	assert.LessOrEqual(t, len(got), intervalBacklog+1)
+	assert.IsIncreasing(t, got, "in order")
+	assert.Equal(t, 0, got[0])
 }

@@ -182,9 +182,12 @@ type IntervalLat struct {
 	P99Ns  int64   `json:"p99_ns"`
 	P999Ns int64   `json:"p99_9_ns"`
 	MaxNs  int64   `json:"max_ns"`
-	// Of is the latency the percentiles and the maximum are of: LatTotal
-	// when empty; LatCompletion for fio's histogram logs, which are of
-	// completion latency. The mean is always of total latency.
+	// Of is the latency all four are of: LatTotal when empty;
+	// LatCompletion for fio's logs, whose histograms are of completion
+	// latency (the mean then comes from its clat log). P99Ns, P999Ns and
+	// MaxNs are 0 when the engine had the mean only (a fio thread's
+	// histogram log missing for the interval). Second.LatMeanNs stays the
+	// total latency.
 	Of string `json:"of,omitempty"`
 }
 

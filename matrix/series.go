@@ -19,13 +19,13 @@ type Interval struct {
 	Targets []TargetInterval `json:"targets,omitempty"`
 }
 
-// IntervalDir is one direction over one interval. The percentiles and the
-// maximum are nil where the engine could not measure them.
+// IntervalDir is one direction over one interval. The latencies are nil
+// where the engine could not measure them (never 0: a latency is above 0).
 type IntervalDir struct {
 	IOs    int64    `json:"ios"`
 	IOPS   float64  `json:"iops"`
 	MBps   float64  `json:"mbps"`
-	MeanMs float64  `json:"lat_mean_ms"`
+	MeanMs *float64 `json:"lat_mean_ms,omitempty"`
 	P99Ms  *float64 `json:"lat_p99_ms,omitempty"`
 	P999Ms *float64 `json:"lat_p99_9_ms,omitempty"`
 	MaxMs  *float64 `json:"lat_max_ms,omitempty"`
@@ -67,12 +67,15 @@ func SeriesOf(w engine.Workload, m *engine.Measurement) []Interval {
 		sec := length.Seconds()
 		out[i] = Interval{StartS: start.Seconds(), Seconds: sec, Ramp: s.Ramp,
 			Read: dirOf(s.ReadIOs, s.ReadBytes, s.Read, sec), Write: dirOf(s.WriteIOs, s.WriteBytes, s.Write, sec)}
-		if s.Read == nil && s.Write == nil && s.ReadIOs+s.WriteIOs > 0 {
-			// An engine with only the interval's mean of both directions.
-			for _, d := range []*IntervalDir{out[i].Read, out[i].Write} {
-				if d != nil {
-					d.MeanMs = s.LatMeanNs / 1e6
-				}
+		if s.Read == nil && s.Write == nil && s.LatMeanNs > 0 && (s.ReadIOs == 0) != (s.WriteIOs == 0) {
+			// An engine with only the interval's mean of both directions
+			// (a journal from before per-direction latency): it is the
+			// one direction's when only one did I/O.
+			mean := s.LatMeanNs / 1e6
+			if out[i].Read != nil {
+				out[i].Read.MeanMs = &mean
+			} else {
+				out[i].Write.MeanMs = &mean
 			}
 		}
 		for _, t := range m.Targets {
@@ -96,10 +99,17 @@ func dirOf(ios, bytes int64, lat *engine.IntervalLat, sec float64) *IntervalDir 
 		return nil
 	}
 	d := &IntervalDir{IOs: ios, IOPS: float64(ios) / sec, MBps: float64(bytes) / 1e6 / sec}
-	if lat != nil {
-		d.MeanMs = lat.MeanNs / 1e6
+	if lat == nil {
+		return d
+	}
+	d.Of = lat.Of
+	if lat.MeanNs > 0 {
+		mean := ms(lat.MeanNs)
+		d.MeanMs = &mean
+	}
+	if lat.P99Ns > 0 { // an engine with the mean only leaves them 0
 		p99, p999, mx := ms(float64(lat.P99Ns)), ms(float64(lat.P999Ns)), ms(float64(lat.MaxNs))
-		d.P99Ms, d.P999Ms, d.MaxMs, d.Of = &p99, &p999, &mx, lat.Of
+		d.P99Ms, d.P999Ms, d.MaxMs = &p99, &p999, &mx
 	}
 	return d
 }

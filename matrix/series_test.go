@@ -35,7 +35,7 @@ func TestSeriesOf(t *testing.T) {
 	assert.Nil(t, in[0].Write, "no writes, no write figures")
 	assert.InDelta(t, 0.3, *in[1].Write.P99Ms, 1e-12)
 	assert.Equal(t, int64(400), in[2].Read.IOs, "the in-flight I/Os counted after the end are the last interval's")
-	assert.InDelta(t, (300*0.1+100*0.3)/400, in[2].Read.MeanMs, 1e-12, "the mean weighs them in")
+	assert.InDelta(t, (300*0.1+100*0.3)/400, *in[2].Read.MeanMs, 1e-12, "the mean weighs them in")
 	assert.InDelta(t, 0.9, *in[2].Read.MaxMs, 1e-12, "and the maximum")
 	assert.InDelta(t, 0.2, *in[2].Read.P99Ms, 1e-12, "the percentiles stay the interval's")
 	require.Len(t, in[2].Targets, 2)
@@ -47,4 +47,19 @@ func TestSeriesOf(t *testing.T) {
 	// A workload of passes has no time to fold into.
 	p := SeriesOf(engine.Workload{Passes: 1}, m)
 	assert.Len(t, p, 4)
+
+	// Latency an engine could not measure is unknown, never 0: a direction
+	// with I/O and no latency; a mean without percentiles.
+	u := SeriesOf(engine.Workload{Duration: 2 * time.Second}, &engine.Measurement{Seconds: []engine.Second{
+		{ReadIOs: 10, WriteIOs: 5, LatMeanNs: 1e5},
+		{ReadIOs: 10, Read: &engine.IntervalLat{MeanNs: 2e5, Of: engine.LatCompletion}},
+	}})
+	assert.Nil(t, u[0].Read.MeanMs, "both directions did I/O: the combined mean is neither's")
+	assert.Nil(t, u[0].Write.P99Ms)
+	require.NotNil(t, u[1].Read.MeanMs)
+	assert.InDelta(t, 0.2, *u[1].Read.MeanMs, 1e-12)
+	assert.Nil(t, u[1].Read.P99Ms, "no histogram, no percentiles")
+	assert.Nil(t, u[1].Read.MaxMs)
+	old := SeriesOf(engine.Workload{Duration: time.Second}, &engine.Measurement{Seconds: []engine.Second{{WriteIOs: 5, LatMeanNs: 3e5}}})
+	assert.InDelta(t, 0.3, *old[0].Write.MeanMs, 1e-12, "an old journal's mean of one direction is that direction's")
 }

@@ -106,7 +106,9 @@ func latSeries(in []matrix.Interval, a timeAxis, read bool) (ss []series, of str
 		vals := []float64{math.NaN(), math.NaN(), math.NaN(), math.NaN()}
 		if d != nil {
 			seen = true
-			vals[0] = d.MeanMs
+			if d.MeanMs != nil {
+				vals[0] = *d.MeanMs
+			}
 			if d.P99Ms != nil {
 				pct = true
 				vals[1], vals[2], vals[3] = *d.P99Ms, *d.P999Ms, *d.MaxMs
@@ -124,7 +126,7 @@ func latSeries(in []matrix.Interval, a timeAxis, read bool) (ss []series, of str
 	}
 	if !pct {
 		ss = ss[:1]
-		if lo, hi := seriesRange(ss); lo == 0 && hi == 0 {
+		if allNaN(ss[0].ys) {
 			return nil, "" // no latency per interval at all
 		}
 	}
@@ -256,4 +258,13 @@ func seriesCharts(name string, w engine.Workload, in []matrix.Interval) []Block 
 			Plot: intervalPlot(name+": IOPS per target, "+every, "IOPS", ts, a, ramp, false), Summary: summarize(thin(ts), fmtIOPS)})
 	}
 	return out
+}
+
+func allNaN(ys []float64) bool {
+	for _, y := range ys {
+		if !math.IsNaN(y) {
+			return false
+		}
+	}
+	return true
 }

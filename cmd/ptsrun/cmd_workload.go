@@ -854,7 +854,7 @@ func writeSeriesCSV(cw *csv.Writer, results []workloadResult, cells []recordedCe
 		if d == nil {
 			return []string{"0", "0", "", "", "", ""}
 		}
-		return []string{f(d.IOPS), f(d.MBps), f(d.MeanMs), opt(d.P99Ms), opt(d.P999Ms), opt(d.MaxMs)}
+		return []string{f(d.IOPS), f(d.MBps), opt(d.MeanMs), opt(d.P99Ms), opt(d.P999Ms), opt(d.MaxMs)}
 	}
 	of := func(ds ...*matrix.IntervalDir) string {
 		for _, d := range ds {

@@ -43,6 +43,9 @@ func (ip *intervalProgress) interval(i int, s engine.Second) {
 func intervalLine(label string, w engine.Workload, i int, s engine.Second) string {
 	iv := w.SeriesInterval()
 	end := time.Duration(i+1) * iv
+	if w.Duration > 0 {
+		end = min(end, w.Duration) // I/Os in flight at the end complete after it
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s", label, short(end))
 	if w.Duration > 0 {
@@ -52,6 +55,9 @@ func intervalLine(label string, w engine.Workload, i int, s engine.Second) strin
 		b.WriteString(" ramp")
 	}
 	sec := iv.Seconds()
+	if rest := w.Duration - time.Duration(i)*iv; w.Duration > 0 && rest > 0 && rest < iv {
+		sec = rest.Seconds() // the last interval, cut short
+	}
 	for _, d := range []struct {
 		name     string
 		ios, byt int64
@@ -61,12 +67,15 @@ func intervalLine(label string, w engine.Workload, i int, s engine.Second) strin
 			continue
 		}
 		fmt.Fprintf(&b, " | %s %s IOPS %.1f MB/s", d.name, siCount(float64(d.ios)/sec), float64(d.byt)/1e6/sec)
-		if l := d.lat; l != nil {
+		switch l := d.lat; {
+		case l != nil && l.P99Ns == 0 && l.MeanNs > 0: // the mean only
+			fmt.Fprintf(&b, " avg %.3g ms", l.MeanNs/1e6)
+		case l != nil && l.P99Ns > 0:
 			fmt.Fprintf(&b, " avg %.3g p99 %.3g p99.9 %.3g max %.3g ms", l.MeanNs/1e6, float64(l.P99Ns)/1e6, float64(l.P999Ns)/1e6, float64(l.MaxNs)/1e6)
 			if l.Of == engine.LatCompletion {
 				b.WriteString(" (clat)") // fio's histogram logs: the percentiles and max are of completion latency
 			}
-		} else if s.LatMeanNs > 0 {
+		case l == nil && s.LatMeanNs > 0 && (s.ReadIOs == 0 || s.WriteIOs == 0):
 			fmt.Fprintf(&b, " avg %.3g ms", s.LatMeanNs/1e6)
 		}
 	}

@@ -22,6 +22,13 @@ func TestIntervalLine(t *testing.T) {
 	// An engine with only a mean per interval; a direction without I/O is left out.
 	s = engine.Second{ReadIOs: 1_500_000, ReadBytes: 1_500_000 * 512, LatMeanNs: 21_000}
 	assert.Equal(t, "RND 0.5 KiB 2.0s/1m15s | read 1.5M IOPS 768.0 MB/s avg 0.021 ms", intervalLine("RND 0.5 KiB", engine.Workload{Duration: 75 * time.Second}, 1, s))
+
+	// The last interval, cut short, is a rate over its own length; the I/Os
+	// in flight at the end, counted after it, are at the end.
+	w = engine.Workload{Duration: 2500 * time.Millisecond}
+	s = engine.Second{WriteIOs: 500, WriteBytes: 500 * 4096, Write: &engine.IntervalLat{MeanNs: 2e5}}
+	assert.Equal(t, "x 2.5s/2.5s | write 1000 IOPS 4.1 MB/s avg 0.2 ms", intervalLine("x", w, 2, s), "a mean, no percentiles")
+	assert.Equal(t, "x 2.5s/2.5s | write 500 IOPS 2.0 MB/s avg 0.2 ms", intervalLine("x", w, 3, s))
 }
 
 // Off a terminal, the intervals come as lines every ten seconds at most;

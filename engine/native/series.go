@@ -16,8 +16,8 @@ import (
 // it. Only the intervals still open hold histograms, so the memory stays
 // flat however long the run.
 type series struct {
-	ctx     context.Context
-	ramp    int   // the first ramp intervals are the warm-up's
+	rep     *engine.IntervalReporter // nil when nobody asked
+	ramp    int                      // the first ramp intervals are the warm-up's
 	targets int   // with 2+, each target has its own series too
 	of      []int // each producer's target
 
@@ -42,9 +42,11 @@ type seriesSlot struct {
 
 // newSeries gathers the series of producers threads, the k-th driving
 // target of[k] of targets; intervals before ramp are the warm-up's.
-// Each summarised interval is reported to ctx (engine.ReportInterval).
+// Each summarised interval is reported to ctx's engine.IntervalFunc, from
+// a goroutine of the reporter's: the thread that completes an interval
+// holds the series' lock, which every thread needs to move on.
 func newSeries(ctx context.Context, targets, ramp int, of []int) *series {
-	s := &series{ctx: ctx, ramp: ramp, targets: targets, of: of, pos: make([]int, len(of))}
+	s := &series{rep: engine.NewIntervalReporter(ctx), ramp: ramp, targets: targets, of: of, pos: make([]int, len(of))}
 	if targets > 1 {
 		s.per = make([][]engine.Second, targets)
 	}
@@ -131,13 +133,14 @@ func (s *series) flush(upTo int) {
 			s.free = append(s.free, sl)
 		}
 		s.all = append(s.all, sec)
-		engine.ReportInterval(s.ctx, s.base, sec)
+		s.rep.Report(s.base, sec)
 	}
 }
 
 // result is the series and each target's (nil with one target), once
 // every producer has finished.
 func (s *series) result() ([]engine.Second, [][]engine.Second) {
+	s.rep.Close() // the progress has every interval before the measurement is returned
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.all, s.per

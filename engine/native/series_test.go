@@ -49,10 +49,12 @@ func TestSeriesOutOfStep(t *testing.T) {
 	for p := range rec {
 		rec[p] = &recorder{ser: s, p: p}
 	}
+	// Summarised, and so queued for the receiver, which reports them
+	// from a goroutine of its own (checked once the series is whole).
 	reported := func() int {
-		rep.mu.Lock()
-		defer rep.mu.Unlock()
-		return len(rep.idx)
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return len(s.all)
 	}
 
 	rec[0].record(true, 100, 4096)
