@@ -18,8 +18,8 @@ import (
 type series struct {
 	rep     *engine.IntervalReporter // nil when nobody asked
 	ramp    int                      // the first ramp intervals are the warm-up's
-	targets int   // with 2+, each target has its own series too
-	of      []int // each producer's target
+	targets int                      // with 2+, each target has its own series too
+	of      []int                    // each producer's target
 
 	mu sync.Mutex
 	// pos is each producer's next interval: it has passed every one before
