@@ -104,9 +104,9 @@ func parseHistLog(r io.Reader) ([]histEntry, error) {
 // without one is a log cut short (fio killed, a full disk) and is not
 // handed over either: its last count may be cut too.
 func scanHistLog(r io.Reader, fn func(histEntry)) error {
-	br := bufio.NewReaderSize(r, 64<<10)
+	br := bufio.NewReaderSize(r, 16<<10)
 	var long []byte // a line longer than br's buffer
-	var e histEntry
+	e := histEntry{Bins: make([]int64, 0, 29*platVal)}
 	nbins := 0
 	for ln := 1; ; ln++ {
 		line, err := br.ReadSlice('\n')
