@@ -85,7 +85,7 @@ func TestHistLogFits(t *testing.T) {
 func TestJobFileHistLogBudget(t *testing.T) {
 	e := &Engine{bin: "true", opts: Options{WorkDir: t.TempDir()}, version: Version{Major: 3, Minor: 33}, hosts: []string{""},
 		targets: []Target{{Name: "a", Path: "/dev/a", Size: 1 << 30, LogicalBlock: 512}, {Name: "b", Path: "/dev/b", Size: 1 << 30, LogicalBlock: 512}},
-		ioeng: "psync"}
+		ioeng:   "psync"}
 	job := func(w engine.Workload) string {
 		p, err := e.launch(context.Background(), w, "cell", false)
 		require.NoError(t, err)
@@ -152,7 +152,9 @@ func TestPartSeriesTruncatedHistLog(t *testing.T) {
 			for _, th := range []int{1, 2} {
 				logSet(t, dir, "h0t", th, []int64{100, 100}, 1000*float64(th), 1500*float64(th))
 			}
-			write := func(name, text string) { require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644)) }
+			write := func(name, text string) {
+				require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644))
+			}
 			write("h0t_clat_hist.1.log", histLine(1001, 0, 200, 100)+histLine(2001, 0, 200, 100))
 			write("h0t_clat_hist.2.log", cut.cut(histLine(1001, 0, 1000, 100)+histLine(2001, 0, 1000, 100)))
 			whole, _ := e.partSeries(dir, "", []Job{j}, w, 3)
