@@ -302,8 +302,9 @@ func workloadOptions(p func(string, ...any), w engine.Workload, spec jobSpec) {
 	}
 	if spec.LogPrefix != "" {
 		// The series (series.go): counts from the iops and bw logs, the
-		// mean from the lat log, percentiles and maximum from the
-		// histogram log, each over the series' interval.
+		// means from the clat and lat logs, percentiles and maximum from
+		// the histogram log (within budget: HistLogFits), each over the
+		// series' interval.
 		iv := w.SeriesInterval().Milliseconds()
 		p("write_iops_log=%s", spec.LogPrefix)
 		p("write_bw_log=%s", spec.LogPrefix)

@@ -316,7 +316,10 @@ func (e *Engine) partSeries(dir, prefix string, jobs []Job, w engine.Workload, w
 					if i < logged {
 						s[i][d].ios += v
 					}
-					if i < n && v > 0 && !has[d][i] {
+					// The last interval is the totals less the others,
+					// whatever the threads logged of it: only an
+					// incomplete log leaves its histogram unknown.
+					if i < n-1 && v > 0 && !has[d][i] {
 						s[i][d].noHist = true
 					}
 				}
