@@ -436,7 +436,7 @@ func (e *Engine) launch(ctx context.Context, w engine.Workload, name string, hol
 		// The host in the log name: fio names the logs a server returns
 		// after its host, so two servers on one host would collide.
 		return JobFile(w, ts, jobSpec{IOEngine: e.ioeng, LogPrefix: filepath.Join(p.logDir, fmt.Sprintf("h%dt", hi)), IOLog: iolog,
-			Prerun:  prerun,
+			NoHistLog: !e.histLog(w), Prerun: prerun,
 			Comment: fmt.Sprintf("ptsrun cell %s: %s\nrun by hand: fio --output-format=json+ %s", name, w.Description(), filepath.Base(jobPath))})
 	})
 	if err != nil {
@@ -447,6 +447,16 @@ func (e *Engine) launch(ctx context.Context, w engine.Workload, name string, hol
 		args = append(liveArgs(w), args...)
 	}
 	return p, e.start(p, args)
+}
+
+// histLog says whether w's job files ask for histogram logs: whether
+// fio's memory for them is within budget over all the engine's targets
+// (HistLogFits), so that every host's logs are alike. A round's cells
+// run one after the other, each with its own threads, which fio frees
+// as they end: each cell's budget is its own.
+func (e *Engine) histLog(w engine.Workload) bool {
+	ok, _, _ := HistLogFits(w, len(e.targets))
+	return ok
 }
 
 // newProc is the fio run of name, with an empty log directory.
@@ -634,7 +644,7 @@ func (e *Engine) batch(ctx context.Context, name string, cells []engine.Cell) ([
 	args, err := e.jobFiles(p, "json+", func(hi int, ts []Target, _ string) string {
 		specs := make([]jobSpec, len(ws))
 		for k := range ws {
-			specs[k] = jobSpec{IOEngine: e.ioeng, LogPrefix: filepath.Join(p.logDir, fmt.Sprintf("c%dh%dt", k, hi))}
+			specs[k] = jobSpec{IOEngine: e.ioeng, LogPrefix: filepath.Join(p.logDir, fmt.Sprintf("c%dh%dt", k, hi)), NoHistLog: !e.histLog(ws[k])}
 		}
 		return RoundJobFile(ws, ts, specs, fmt.Sprintf("ptsrun round %s, one cell after the other:\n%s", name, strings.Join(lines, "\n")))
 	})

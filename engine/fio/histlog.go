@@ -2,10 +2,9 @@ package fio
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
-	"strconv"
-	"strings"
 )
 
 // fio's latency histogram (stat.h FIO_IO_U_PLAT_*): values below 128 ns
@@ -73,87 +72,160 @@ const maxHistBins = 64 * platVal
 // no window holds 2^40 I/Os.
 const maxBinCount = 1 << 40
 
-// parseHistLog reads a fio histogram log (iolog.c flush_hist_samples:
-// "msec, ddir, bs, bin0, bin1, …", fio's tools/hist/fiologparser_hist.py
-// reads the same). Each line holds the window's own counts, the
-// difference of two snapshots of the thread's histogram; a log returned
-// by a fio server holds something else (fixServerHist). Lines must all
-// have the same number of bins, a multiple of 64 from 128: a log of
-// log_hist_coarseness > 0 (bins added up in twos, fours…) is refused,
-// since its bins' values would be others.
+// maxHistLine bounds a line's length: maxHistBins counts of 13 digits
+// and their separators fit.
+const maxHistLine = 1 << 20
+
+// parseHistLog reads a whole fio histogram log (scanHistLog): its entries
+// up to the first line that is not fio's, and that line's error.
 func parseHistLog(r io.Reader) ([]histEntry, error) {
 	var out []histEntry
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	err := scanHistLog(r, func(e histEntry) {
+		e.Bins = append([]int64(nil), e.Bins...)
+		out = append(out, e)
+	})
+	return out, err
+}
+
+// scanHistLog reads a fio histogram log (iolog.c flush_hist_samples:
+// "msec, ddir, bs, bin0, bin1, …\n", fio's tools/hist/fiologparser_hist.py
+// reads the same) line by line, handing each line to fn as it is read.
+// The entry's Bins are the same slice for every line, so that reading a
+// log of any length takes the memory of one line: fn copies what it
+// keeps. Each line holds the window's own counts, the difference of two
+// snapshots of the thread's histogram; a log returned by a fio server
+// holds something else (serverFix).
+//
+// Lines must all have the same number of bins, a multiple of 64 from 128:
+// a log of log_hist_coarseness > 0 (bins added up in twos, fours…) is
+// refused, since its bins' values would be others. The first line that is
+// not fio's ends the reading, with an error; the lines before it have
+// been handed over. fio ends every line with a newline, so a last line
+// without one is a log cut short (fio killed, a full disk) and is not
+// handed over either: its last count may be cut too.
+func scanHistLog(r io.Reader, fn func(histEntry)) error {
+	br := bufio.NewReaderSize(r, 16<<10)
+	var long []byte // a line longer than br's buffer
+	e := histEntry{Bins: make([]int64, 0, 29*platVal)}
 	nbins := 0
-	for ln := 1; sc.Scan(); ln++ {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" {
+	for ln := 1; ; ln++ {
+		line, err := br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			long = append(long[:0], line...)
+			for err == bufio.ErrBufferFull && len(long) <= maxHistLine {
+				line, err = br.ReadSlice('\n')
+				long = append(long, line...)
+			}
+			if len(long) > maxHistLine {
+				return fmt.Errorf("histogram log line %d: longer than %d bytes, not fio's", ln, maxHistLine)
+			}
+			line = long
+		}
+		switch {
+		case err == io.EOF:
+			if len(bytes.TrimSpace(line)) > 0 {
+				return fmt.Errorf("histogram log line %d: cut short (no end of line)", ln)
+			}
+			return nil
+		case err != nil:
+			return fmt.Errorf("histogram log: %w", err)
+		}
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 {
 			continue
 		}
-		fs := strings.Split(line, ",")
-		if len(fs) < 3+2*platVal || len(fs) > 3+maxHistBins {
-			return nil, fmt.Errorf("histogram log line %d: %d fields, not fio's msec, ddir, bs and bins", ln, len(fs))
-		}
-		var head [3]int64
-		for i := range head {
-			v, err := strconv.ParseInt(strings.TrimSpace(fs[i]), 10, 64)
-			if err != nil || v < 0 {
-				return nil, fmt.Errorf("histogram log line %d: field %d %q is not a count", ln, i+1, strings.TrimSpace(fs[i]))
+		e.Bins = e.Bins[:0]
+		nf := 0
+		for f := range bytes.SplitSeq(line, []byte{','}) {
+			nf++
+			if nf > 3+maxHistBins {
+				return fmt.Errorf("histogram log line %d: more than %d fields, not fio's msec, ddir, bs and bins", ln, 3+maxHistBins)
 			}
-			head[i] = v
+			v, ok := parseCount(bytes.TrimSpace(f))
+			switch {
+			case nf <= 3 && !ok:
+				return fmt.Errorf("histogram log line %d: field %d %q is not a count", ln, nf, bytes.TrimSpace(f))
+			case nf == 1:
+				e.MS = v
+			case nf == 2:
+				if v > 2 {
+					return fmt.Errorf("histogram log line %d: direction %d", ln, v)
+				}
+				e.Dir = int(v)
+			case nf == 3:
+				e.BS = v
+			case !ok || v > maxBinCount:
+				return fmt.Errorf("histogram log line %d: bin %d %q is not a count", ln, nf-4, bytes.TrimSpace(f))
+			default:
+				e.Bins = append(e.Bins, v)
+			}
 		}
-		if head[1] > 2 {
-			return nil, fmt.Errorf("histogram log line %d: direction %d", ln, head[1])
+		n := len(e.Bins)
+		if n < 2*platVal {
+			return fmt.Errorf("histogram log line %d: %d fields, not fio's msec, ddir, bs and bins", ln, nf)
 		}
-		n := len(fs) - 3
 		if n%platVal != 0 {
-			return nil, fmt.Errorf("histogram log line %d: %d bins, not fio's groups of %d (log_hist_coarseness must be 0)", ln, n, platVal)
+			return fmt.Errorf("histogram log line %d: %d bins, not fio's groups of %d (log_hist_coarseness must be 0)", ln, n, platVal)
 		}
 		if nbins == 0 {
 			nbins = n
 		} else if n != nbins {
-			return nil, fmt.Errorf("histogram log line %d: %d bins after lines of %d", ln, n, nbins)
+			return fmt.Errorf("histogram log line %d: %d bins after lines of %d", ln, n, nbins)
 		}
-		e := histEntry{MS: head[0], Dir: int(head[1]), BS: head[2], Bins: make([]int64, n)}
-		for i, f := range fs[3:] {
-			v, err := strconv.ParseInt(strings.TrimSpace(f), 10, 64)
-			if err != nil || v < 0 || v > maxBinCount {
-				return nil, fmt.Errorf("histogram log line %d: bin %d %q is not a count", ln, i, strings.TrimSpace(f))
-			}
-			e.Bins[i] = v
-		}
-		out = append(out, e)
+		fn(e)
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("histogram log: %w", err)
-	}
-	return out, nil
 }
 
-// fixServerHist turns a histogram log a fio server returned into each
-// window's counts. The server subtracts each snapshot's predecessor in
-// place before sending it (server.c __fio_append_iolog_gz_hist, fio 3.33
-// and still in 3.38), so the predecessor it subtracts from the next one has
-// already lost its own: per direction the client logs e1 = C1, e2 = C2 −
-// e1, e3 = C3 − e2 …, C being fio's running histogram. Then Ck = ek +
-// ek-1, and window k, Ck − Ck-1, is ek − ek-2 (measured on localhost:
-// the lines hold about the window's I/Os only at the first two, and
-// recovered, each window's I/Os). A count that would come out below zero
-// means the log is not what this expects: it is left at zero.
-func fixServerHist(es []histEntry) {
-	var prev1, prev2 [3][]int64 // per direction, the received e(k-1), e(k-2)
-	for i := range es {
-		d := es[i].Dir
-		orig := append([]int64(nil), es[i].Bins...)
-		if p := prev2[d]; p != nil {
-			for j := range es[i].Bins {
-				if j < len(p) {
-					es[i].Bins[j] = max(es[i].Bins[j]-p[j], 0)
-				}
+// parseCount reads a non-negative decimal number, as fio prints counts.
+func parseCount(b []byte) (int64, bool) {
+	if len(b) == 0 || len(b) > 18 { // 18 digits cannot overflow
+		return 0, false
+	}
+	var v int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v = v*10 + int64(c-'0')
+	}
+	return v, true
+}
+
+// serverFix turns a histogram log a fio server returned into each
+// window's counts, line by line. The server subtracts each snapshot's
+// predecessor in place before sending it (server.c
+// __fio_append_iolog_gz_hist, fio 3.33 and still in 3.38), so the
+// predecessor it subtracts from the next one has already lost its own:
+// per direction the client logs e1 = C1, e2 = C2 − e1, e3 = C3 − e2 …, C
+// being fio's running histogram. Then Ck = ek + ek-1, and window k, Ck −
+// Ck-1, is ek − ek-2 (measured on localhost: the lines hold about the
+// window's I/Os only at the first two, and recovered, each window's I/Os).
+// A count that would come out below zero means the log is not what this
+// expects: it is left at zero. It keeps three lines' bins per direction.
+type serverFix struct {
+	prev1, prev2, spare [3][]int64 // per direction, the received e(k-1), e(k-2), a free buffer
+}
+
+// fix turns bins, a line of direction d as received, into its window's
+// counts, in place.
+func (f *serverFix) fix(d int, bins []int64) {
+	orig := append(f.spare[d][:0], bins...)
+	if p := f.prev2[d]; p != nil {
+		for j := range bins {
+			if j < len(p) {
+				bins[j] = max(bins[j]-p[j], 0)
 			}
 		}
-		prev2[d], prev1[d] = prev1[d], orig
+	}
+	f.spare[d] = f.prev2[d]
+	f.prev2[d], f.prev1[d] = f.prev1[d], orig
+}
+
+// fixServerHist is serverFix over a whole log's entries.
+func fixServerHist(es []histEntry) {
+	var f serverFix
+	for i := range es {
+		f.fix(es[i].Dir, es[i].Bins)
 	}
 }
 

@@ -144,6 +144,22 @@ func TestParseHistLogRefuses(t *testing.T) {
 	require.NoError(t, err, "fio before 3.x's nanoseconds: 19 groups")
 	require.Len(t, es, 1)
 	assert.Equal(t, histEntry{MS: 100, Dir: 1, BS: 4096, Bins: append([]int64{3}, make([]int64, 1215)...)}, es[0])
+
+	// The lines before a bad one are kept; a last line without its
+	// newline is a log cut short, even when it reads.
+	good := "100, 0, 4096, 3, " + bins(1855) + "\n"
+	for name, bad := range map[string]string{
+		"a line cut short": "200, 0, 4096, 3, " + bins(1000),
+		"no end of line":   "200, 0, 4096, 3, " + bins(1855),
+		"garbage":          "x\n300, 0, 4096, 3, " + bins(1855) + "\n",
+	} {
+		es, err = parseHistLog(strings.NewReader(good + bad))
+		assert.Error(t, err, name)
+		assert.Len(t, es, 1, name)
+	}
+	es, err = parseHistLog(strings.NewReader(good + good + "\n"))
+	assert.NoError(t, err)
+	assert.Len(t, es, 2)
 	assert.Equal(t, int64(0), binsMax(nil))
 	assert.Equal(t, int64(0), binsPercentile(nil, 99))
 }
@@ -163,10 +179,7 @@ func FuzzParseHistLog(f *testing.F) {
 	f.Add("1, 1, 0" + zeros + ", 9\n")
 	f.Add("")
 	f.Fuzz(func(t *testing.T, text string) {
-		es, err := parseHistLog(strings.NewReader(text))
-		if err != nil {
-			return
-		}
+		es, _ := parseHistLog(strings.NewReader(text)) // what it keeps before a bad line too
 		n := -1
 		for _, e := range es {
 			if n < 0 {

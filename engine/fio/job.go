@@ -30,6 +30,7 @@ const percentileList = "50:90:99:99.9:99.99:99.999"
 type jobSpec struct {
 	IOEngine  string
 	LogPrefix string // the series' iops, bw, lat and histogram logs, a ramp's with "ramp." before the file name; "" for none
+	NoHistLog bool   // no histogram log (HistLogFits): the series has no percentiles
 	IOLog     string // write_iolog prefix, one file per target; "" for none
 	Prerun    string // exec_prerun command (holds a cell started ahead of its turn)
 	Comment   string
@@ -301,16 +302,72 @@ func workloadOptions(p func(string, ...any), w engine.Workload, spec jobSpec) {
 	}
 	if spec.LogPrefix != "" {
 		// The series (series.go): counts from the iops and bw logs, the
-		// mean from the lat log, percentiles and maximum from the
-		// histogram log, each over the series' interval.
+		// means from the clat and lat logs, percentiles and maximum from
+		// the histogram log (within budget: HistLogFits), each over the
+		// series' interval.
 		iv := w.SeriesInterval().Milliseconds()
 		p("write_iops_log=%s", spec.LogPrefix)
 		p("write_bw_log=%s", spec.LogPrefix)
 		p("write_lat_log=%s", spec.LogPrefix)
-		p("write_hist_log=%s", spec.LogPrefix)
 		p("log_avg_msec=%d", iv)
-		p("log_hist_msec=%d", iv)
+		if !spec.NoHistLog {
+			p("write_hist_log=%s", spec.LogPrefix)
+			p("log_hist_msec=%d", iv)
+		}
 	}
+}
+
+// What fio keeps of histogram logs (write_hist_log): every window of a
+// thread's log copies the thread's whole completion-latency histogram
+// (iolog.c/stat.c: FIO_IO_U_PLAT_NR counters of 8 bytes, 1856 in fio
+// 3.33) per direction, and fio keeps them all in memory until the thread
+// ends (backend.c thread_main: td_writeout_logs), writing the log only
+// then: 14.8 KB per thread, direction and window. A 1 h 15 min run of 16
+// threads of a mix at one-second intervals is about 2 GB. So ptsrun asks
+// for histogram logs only within histLogBudget; beyond it the series
+// keeps its counts and means, without percentiles or maximum. ptsrun
+// reading the logs keeps less: one histogram per target (not thread),
+// direction and interval (partSeries).
+const (
+	histWindowBytes = 29 * platVal * 8
+	histLogBudget   = 256 << 20
+)
+
+// HistLogFits says whether ptsrun asks fio for histogram logs for w on
+// targets targets, which gives its series' per-interval percentiles and
+// maximum: whether fio's memory for them, need bytes, is within
+// ptsrun's budget of 256 MiB. need is windows × threads × directions ×
+// 14.8 KB (1856 counts of 8 bytes): windows the intervals of w's
+// duration, its ramp included, threads TC × targets, directions 2 for a
+// mix of reads and writes, else 1. minInterval is the shortest interval
+// of whole seconds whose need fits (0 when none does). A workload of
+// passes (no duration) or of no I/O (Idle) has no estimate: it fits,
+// need 0.
+func HistLogFits(w engine.Workload, targets int) (ok bool, need int64, minInterval time.Duration) {
+	if w.Idle || w.Passes > 0 || w.Duration <= 0 {
+		return true, 0, time.Second
+	}
+	per := int64(max(w.TC, 1)) * int64(max(targets, 1)) * histWindowBytes
+	if w.ReadPct > 0 && w.ReadPct < 100 {
+		per *= 2
+	}
+	windows := func(iv time.Duration) int64 {
+		up := func(d time.Duration) int64 { return int64((d + iv - 1) / iv) }
+		if w.Ramp > 0 {
+			return up(w.Ramp) + up(w.Duration-w.Ramp) // the ramp's sections log apart
+		}
+		return up(w.Duration)
+	}
+	need = windows(w.SeriesInterval()) * per
+	// The fewest windows are one per section: then longer intervals do not help.
+	if maxWin := int64(histLogBudget) / per; maxWin >= windows(w.Duration) {
+		k := max(time.Duration(int64(w.Duration)/maxWin), time.Second).Truncate(time.Second)
+		for windows(k)*per > histLogBudget {
+			k += time.Second
+		}
+		minInterval = k
+	}
+	return need <= histLogBudget, need, minInterval
 }
 
 // sections writes a workload's job sections: TC per target, named
@@ -354,7 +411,9 @@ func sections(p func(string, ...any), w engine.Workload, targets []Target, spec 
 				if spec.LogPrefix != "" {
 					logs := filepath.Join(filepath.Dir(spec.LogPrefix), "ramp."+filepath.Base(spec.LogPrefix))
 					for _, o := range []string{"write_iops_log", "write_bw_log", "write_lat_log", "write_hist_log"} {
-						p("%s=%s", o, logs)
+						if o != "write_hist_log" || !spec.NoHistLog {
+							p("%s=%s", o, logs)
+						}
 					}
 				}
 			case w.Ramp > 0:

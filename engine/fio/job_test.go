@@ -337,8 +337,9 @@ func TestJobFileRamp(t *testing.T) {
 
 // The series from the logs of two targets' threads (series.go): counts
 // from the iops and bw logs, the unlogged last interval made of the
-// targets' totals less the others, the mean from the lat log weighted by
-// I/Os (its end's in-flight line left out), percentiles and maximum of
+// targets' totals less the others, each direction's mean from the clat
+// log (the whole's of both from the lat log) weighted by I/Os (its end's
+// in-flight line left out), percentiles and maximum of
 // the targets' histograms added up, bounded by fio's maximum.
 func TestPartSeries(t *testing.T) {
 	dir := t.TempDir()
@@ -356,12 +357,14 @@ func TestPartSeries(t *testing.T) {
 	// Threads 3 and 4 (a ramp's were 1 and 2): targets 0 and 1.
 	write("h0t_iops.3.log", "1000, 100, 0, 0, 0\n")
 	write("h0t_bw.3.log", "1000, 400, 0, 0, 0\n")
-	write("h0t_lat.3.log", "1000, 2000, 0, 0, 0\n2000, 3000, 0, 0, 0\n2000, 9000, 0, 0, 0\n")
+	write("h0t_clat.3.log", "1000, 2000, 0, 0, 0\n2000, 3000, 0, 0, 0\n2000, 9000, 0, 0, 0\n")
+	write("h0t_lat.3.log", "1000, 2500, 0, 0, 0\n2000, 3500, 0, 0, 0\n2000, 9500, 0, 0, 0\n")
 	write("h0t_clat_hist.3.log", hist(1002, 200, 100))
 	write("h0t_iops.4.log.x", "") // another host's name: not this prefix's
 	write("h0t_iops.4.log", "999, 300, 0, 0, 0\n")
 	write("h0t_bw.4.log", "999, 1200, 0, 0, 0\n")
-	write("h0t_lat.4.log", "1000, 1000, 0, 0, 0\n2000, 1000, 0, 0, 0\n")
+	write("h0t_clat.4.log", "1000, 1000, 0, 0, 0\n2000, 1000, 0, 0, 0\n")
+	write("h0t_lat.4.log", "1000, 1500, 0, 0, 0\n2000, 1500, 0, 0, 0\n")
 	write("h0t_clat_hist.4.log", hist(1001, 300, 300))
 	e := &Engine{version: Version{Major: 3, Minor: 33}, hosts: []string{""},
 		targets: []Target{{Name: "a", Path: "/a"}, {Name: "b", Path: "/b"}}}
@@ -385,7 +388,8 @@ func TestPartSeries(t *testing.T) {
 	r := whole[0].Read
 	require.NotNil(t, r)
 	assert.Equal(t, engine.LatCompletion, r.Of)
-	assert.InDelta(t, (2000*100+1000*300)/400.0, r.MeanNs, 1e-9, "weighted by the targets' I/Os")
+	assert.InDelta(t, (2000*100+1000*300)/400.0, r.MeanNs, 1e-9, "the clat log's, as the percentiles, weighted by the targets' I/Os")
+	assert.InDelta(t, (2500*100+1500*300)/400.0, whole[0].LatMeanNs, 1e-9, "the lat log's: total latency")
 	assert.Equal(t, platIdxToVal(300), r.MaxNs)
 	assert.Equal(t, platIdxToVal(300), r.P99Ns)
 	assert.Equal(t, int64(250), per[0][0].Read.MaxNs, "never above fio's maximum, %d here", platIdxToVal(200))
@@ -393,7 +397,7 @@ func TestPartSeries(t *testing.T) {
 	assert.InDelta(t, 3000, per[0][1].Read.MeanNs, 1e-9, "the first line of a window: the second is the end's in-flight I/Os")
 	assert.Equal(t, int64(250), per[0][1].Read.P999Ns, "the last interval's histogram: the totals' less the logged")
 	assert.Equal(t, platIdxToVal(300), per[1][1].Read.P999Ns)
-	assert.InDelta(t, (3000*50+1000*10)/60.0, whole[1].LatMeanNs, 1e-9)
+	assert.InDelta(t, (3500*50+1500*10)/60.0, whole[1].LatMeanNs, 1e-9)
 
 	// A ramp's series comes first, marked, from its own logs.
 	write("ramp.h0t_iops.1.log", "")

@@ -30,7 +30,8 @@ import (
 // per-second logs --write_iops_log, --write_bw_log, --write_lat_log and
 // --write_hist_log into ptsrun's directory with --log_avg_msec=1000 and
 // --log_hist_msec=1000, which a job's own log options override for that
-// job; and --readonly when the gate found no
+// job (the histogram log only within fio's memory budget, histLogNeed);
+// and --readonly when the gate found no
 // job that writes. A job that asks for per-I/O logs of its own (a
 // write_*_log and no log_avg_msec) would get one-second averages from
 // ptsrun's --log_avg_msec: then ptsrun adds no log option to that job file
@@ -63,15 +64,103 @@ func (jf *UserJobFile) LogArgs(dir string) ([]string, string) {
 	// The histogram log gives each second's percentiles and maximum; a
 	// job's own log_hist_msec or write_hist_log overrides these, as its
 	// other log options do.
+	if need, known := jf.histLogNeed(); known && need > histLogBudget {
+		return []string{"--write_iops_log=" + p, "--write_bw_log=" + p, "--write_lat_log=" + p, "--log_avg_msec=" + strconv.Itoa(avgWindow)},
+			fmt.Sprintf("no per-second percentiles: ptsrun adds no histogram log (--write_hist_log), for which fio would keep "+
+				"about %d MiB in memory until the jobs end, over ptsrun's %d MiB", need>>20, histLogBudget>>20)
+	}
 	return []string{"--write_iops_log=" + p, "--write_bw_log=" + p, "--write_lat_log=" + p, "--write_hist_log=" + p,
 		"--log_avg_msec=" + strconv.Itoa(avgWindow), "--log_hist_msec=" + strconv.Itoa(avgWindow)}, ""
+}
+
+// histLogNeed estimates the memory fio keeps for the histogram logs
+// ptsrun would add to jf's jobs (histLogBudget, which HistLogFits applies
+// to ptsrun's own jobs): over the jobs that write no histogram log of
+// their own, numjobs × windows × directions × 14.8 KB, the windows those
+// of the job's log_hist_msec (ptsrun's second unless it sets its own)
+// over its ramp_time and runtime, the directions 2 for a mix of reads
+// and writes. known is false when a job's time is not known: not time
+// based and without a runtime (it ends with its I/O), or written in a way
+// ptsrun does not read; ptsrun then adds the log as it always did.
+func (jf *UserJobFile) histLogNeed() (need int64, known bool) {
+	for _, j := range jf.Jobs {
+		if _, own := j.Get("write_hist_log"); own {
+			continue
+		}
+		var run time.Duration
+		rt, ok := j.Get("runtime")
+		if !ok {
+			return 0, false
+		}
+		for _, o := range []Option{rt, lastOption(j, "ramp_time")} {
+			if o.Raw == "" {
+				continue
+			}
+			d, ok := fioTime(o)
+			if !ok {
+				return 0, false
+			}
+			run += d
+		}
+		win := time.Duration(avgWindow) * time.Millisecond
+		if o, ok := j.Get("log_hist_msec"); ok {
+			ms, err := strconv.Atoi(strings.TrimSpace(o.Value))
+			if err != nil || ms <= 0 {
+				continue // no histogram log of ours for it
+			}
+			win = time.Duration(ms) * time.Millisecond
+		}
+		threads, err := j.count("numjobs", 1)
+		if err != nil {
+			return 0, false
+		}
+		dirs := int64(1)
+		if o, ok := j.Get("rw"); ok {
+			rw, _, _ := strings.Cut(strings.TrimSpace(o.Value), ":")
+			switch rw {
+			case "read", "randread", "write", "randwrite", "trim", "randtrim":
+			default: // rw, randrw, trimwrite, randtrimwrite, or not known: two
+				dirs = 2
+			}
+		}
+		need += int64((run+win-1)/win) * int64(threads) * dirs * histWindowBytes
+	}
+	return need, true
+}
+
+// lastOption is j's option name, or none.
+func lastOption(j JobDef, name string) Option {
+	o, _ := j.Get(name)
+	return o
+}
+
+// fioTime reads a fio time option (parse.c check_str_time): a whole
+// number, in seconds without a unit.
+func fioTime(o Option) (time.Duration, bool) {
+	if len(o.Unset) > 0 || o.Calc {
+		return 0, false
+	}
+	v := strings.ToLower(strings.TrimSpace(o.Value))
+	i := 0
+	for i < len(v) && v[i] >= '0' && v[i] <= '9' {
+		i++
+	}
+	n, err := strconv.ParseInt(v[:i], 10, 64)
+	if err != nil || n > 1<<31 {
+		return 0, false
+	}
+	unit, ok := map[string]time.Duration{"": time.Second, "s": time.Second, "sec": time.Second, "ms": time.Millisecond,
+		"msec": time.Millisecond, "us": time.Microsecond, "usec": time.Microsecond, "m": time.Minute, "min": time.Minute,
+		"h": time.Hour, "d": 24 * time.Hour}[strings.TrimSpace(v[i:])]
+	return time.Duration(n) * unit, ok
 }
 
 // ThreadLogs are the log files fio writes for a thread, and their
 // averaging window.
 type ThreadLogs struct {
 	IOPS, BW, Lat string
-	AvgMs         int // 0: one line per I/O
+	Clat          string // the completion latency's log, beside Lat (write_lat_log writes both)
+	AvgMs         int    // 0: one line per I/O
 	// Hist is the completion-latency histogram log (fio 3.18 and later;
 	// before, with lat_percentiles=1, of total latency), HistMs its
 	// window: only one-second windows make the series' percentiles.
@@ -94,9 +183,16 @@ func (jf *UserJobFile) Logs(th Thread, dir, cwd string, ours bool) ThreadLogs {
 	} else if !ours {
 		l.AvgMs = 0
 	}
+	// ptsrun's histogram log, when LogArgs added it.
+	_, ownHist := j.Get("write_hist_log")
+	oursHist := false
+	if ours && !ownHist {
+		need, known := jf.histLogNeed()
+		oursHist = !known || need <= histLogBudget
+	}
 	if o, ok := j.Get("log_hist_msec"); ok {
 		l.HistMs, _ = strconv.Atoi(strings.TrimSpace(o.Value))
-	} else if ours {
+	} else if oursHist {
 		l.HistMs = avgWindow
 	}
 	if j.Flag("log_store_compressed") {
@@ -129,7 +225,8 @@ func (jf *UserJobFile) Logs(th Thread, dir, cwd string, ours bool) ThreadLogs {
 		return fmt.Sprintf("%s_%s.log", prefix, kind)
 	}
 	l.IOPS, l.BW, l.Lat = path("write_iops_log", "iops"), path("write_bw_log", "bw"), path("write_lat_log", "lat")
-	if l.HistMs > 0 {
+	l.Clat = path("write_lat_log", "clat")
+	if l.HistMs > 0 && (ownHist || oursHist) {
 		l.Hist = path("write_hist_log", "clat_hist")
 	}
 	return l
@@ -141,11 +238,13 @@ type Series struct {
 	// Covered is how far the logs reach: fio does not log the last
 	// interval of a thread when it ends before the interval does.
 	Covered time.Duration
-	// Per direction and second: the mean latency (0 for none) and the
-	// histogram, which MergeSeries adds up across threads before taking
-	// percentiles.
-	mean [2][]float64
-	hist [2][][]int64
+	// Per direction and second: the mean completion latency (0 for
+	// none), of the latency of the histogram log, which MergeSeries reads
+	// and adds up across threads before taking percentiles: histPath, ""
+	// for none; histServer when a fio server returned it.
+	mean       [2][]float64
+	histPath   string
+	histServer bool
 }
 
 // logEntry is one line of a log: the interval's end, the value, the
@@ -188,8 +287,10 @@ func readLog(path string) ([]logEntry, error) {
 // accum adds up one thread's figures per second, per direction.
 type accum struct {
 	ios, bytes [2][]float64
-	latW       [2][]float64 // Σ mean latency × weight
+	latW       [2][]float64 // Σ mean total latency × weight
 	latN       [2][]float64 // Σ weight
+	clatW      [2][]float64 // the same of completion latency
+	clatN      [2][]float64
 }
 
 func grow(s []float64, n int) []float64 {
@@ -224,7 +325,9 @@ func spread(dst *[]float64, from, to int64, v float64) {
 // which is the averaging time: fio takes a sample once that much has
 // passed, and stamps it with the time since the job began, its set-up
 // included); a per-I/O log's line is one I/O. A missing log gives nothing
-// of its kind.
+// of its kind. Each second's mean of both directions is of total latency
+// (the lat log), each direction's of completion latency (the clat log),
+// as the histogram log's percentiles, which MergeSeries reads.
 func ReadSeries(l ThreadLogs) (Series, error) {
 	var s Series
 	if !l.Readable || l.IOPS == "" {
@@ -264,32 +367,8 @@ func ReadSeries(l ThreadLogs) (Series, error) {
 			}
 		}
 	}
-	if l.Lat != "" {
-		if lat, err := readLog(l.Lat); err == nil {
-			prev = [3]int64{}
-			last := [3]int64{-1, -1, -1}
-			for _, e := range lat {
-				if e.dir < 0 || e.dir > 1 {
-					continue
-				}
-				if l.AvgMs == 0 {
-					spread(&a.latW[e.dir], e.ms, e.ms, e.val)
-					spread(&a.latN[e.dir], e.ms, e.ms, 1)
-					continue
-				}
-				// fio writes the last, partial interval again at the end,
-				// stamped as the one before: keep the first.
-				if e.ms == last[e.dir] {
-					continue
-				}
-				last[e.dir] = e.ms
-				from := max(prev[e.dir], e.ms-int64(l.AvgMs))
-				spread(&a.latW[e.dir], from, e.ms, e.val*float64(e.ms-from))
-				spread(&a.latN[e.dir], from, e.ms, float64(e.ms-from))
-				prev[e.dir] = e.ms
-			}
-		}
-	}
+	readMeans(l.Lat, l.AvgMs, &a.latW, &a.latN)
+	readMeans(l.Clat, l.AvgMs, &a.clatW, &a.clatN)
 	s.Covered = time.Duration(covered) * time.Millisecond
 	n := 0
 	for d := 0; d < 2; d++ {
@@ -319,62 +398,76 @@ func ReadSeries(l ThreadLogs) (Series, error) {
 		}
 		for d := 0; d < 2; d++ {
 			m := 0.0
-			if n := at(a.latN[d]); n > 0 {
-				m = at(a.latW[d]) / n
+			if n := at(a.clatN[d]); n > 0 {
+				m = at(a.clatW[d]) / n
 			}
 			s.mean[d] = append(s.mean[d], m)
 		}
 		s.Seconds = append(s.Seconds, sec)
 	}
-	s.hist = readUserHist(l)
+	s.histPath, s.histServer = userHistPath(l)
 	return s, nil
 }
 
-// readUserHist reads a thread's histogram log into per-second bins: none
-// without a log of one-second windows, or one that does not read. A log a
-// fio server returned (the client adds ".<host>" to its name) is fixed
-// as fixServerHist says.
-func readUserHist(l ThreadLogs) [2][][]int64 {
-	var out [2][][]int64
-	if l.Hist == "" || l.HistMs != 1000 {
-		return out
+// readMeans adds a latency log's means per second into sum (mean ×
+// weight) and weight: an averaged log's line weighs its time, a per-I/O
+// log's line is one I/O. A log that does not read adds nothing.
+func readMeans(path string, avgMs int, sum, weight *[2][]float64) {
+	if path == "" {
+		return
 	}
-	path, server := l.Hist, false
-	if _, err := os.Stat(path); err != nil {
-		m, _ := filepath.Glob(path + ".*")
-		if len(m) != 1 {
-			return out
-		}
-		path, server = m[0], true
-	}
-	f, err := os.Open(path)
+	lat, err := readLog(path)
 	if err != nil {
-		return out
+		return
 	}
-	defer f.Close()
-	es, err := parseHistLog(f)
-	if err != nil {
-		return out
-	}
-	if server {
-		fixServerHist(es)
-	}
-	for _, e := range es {
-		if e.Dir > 1 {
+	prev := [3]int64{}
+	last := [3]int64{-1, -1, -1}
+	for _, e := range lat {
+		if e.dir < 0 || e.dir > 1 {
 			continue
 		}
-		i := intervalOf(e.MS, 1000)
-		for len(out[e.Dir]) <= i {
-			out[e.Dir] = append(out[e.Dir], nil)
+		if avgMs == 0 {
+			spread(&sum[e.dir], e.ms, e.ms, e.val)
+			spread(&weight[e.dir], e.ms, e.ms, 1)
+			continue
 		}
-		out[e.Dir][i] = addBins(out[e.Dir][i], e.Bins)
+		// fio writes the last, partial interval again at the end,
+		// stamped as the one before: keep the first.
+		if e.ms == last[e.dir] {
+			continue
+		}
+		last[e.dir] = e.ms
+		from := max(prev[e.dir], e.ms-int64(avgMs))
+		spread(&sum[e.dir], from, e.ms, e.val*float64(e.ms-from))
+		spread(&weight[e.dir], from, e.ms, float64(e.ms-from))
+		prev[e.dir] = e.ms
 	}
-	return out
+}
+
+// userHistPath is where a thread's histogram log is: "" without a log of
+// one-second windows. A log a fio server returned (the client adds
+// ".<host>" to its name) is fixed as serverFix says.
+func userHistPath(l ThreadLogs) (path string, server bool) {
+	if l.Hist == "" || l.HistMs != 1000 {
+		return "", false
+	}
+	if _, err := os.Stat(l.Hist); err == nil {
+		return l.Hist, false
+	}
+	m, _ := filepath.Glob(l.Hist + ".*")
+	if len(m) != 1 {
+		return "", false
+	}
+	return m[0], true
 }
 
 // MergeSeries adds threads' series into one: each second the sum of the
 // threads' I/Os and bytes, its mean latency weighted by them. It ends at
-// the last whole second every thread's logs cover.
+// the last whole second every thread's logs cover. Each direction's
+// percentiles and maximum are of the threads' histogram logs, read here
+// line by line into one histogram per second and direction; a second
+// where a thread with I/Os has no histogram (no log, or one cut short)
+// has the direction's mean only.
 func MergeSeries(ss []Series) []engine.Second {
 	if len(ss) == 0 {
 		return nil
@@ -387,8 +480,8 @@ func MergeSeries(ss []Series) []engine.Second {
 	out := make([]engine.Second, n)
 	lat := make([]float64, n)
 	acc := make([][2]dirInterval, n)
-	partial := make([][2]bool, n) // a thread with I/O but no histogram
 	for _, s := range ss {
+		has := s.addHist(acc)
 		for i := 0; i < n && i < len(s.Seconds); i++ {
 			x := s.Seconds[i]
 			o := &out[i]
@@ -401,13 +494,11 @@ func MergeSeries(ss []Series) []engine.Second {
 				a := &acc[i][d]
 				a.ios += ios
 				if i < len(s.mean[d]) && s.mean[d][i] > 0 && ios > 0 {
-					a.latSum += s.mean[d][i] * float64(ios)
-					a.latW += float64(ios)
+					a.clatSum += s.mean[d][i] * float64(ios)
+					a.clatW += float64(ios)
 				}
-				if i < len(s.hist[d]) && binsCount(s.hist[d][i]) > 0 {
-					a.bins = addBins(a.bins, s.hist[d][i])
-				} else if ios > 0 {
-					partial[i][d] = true
+				if ios > 0 && !has[d][i] {
+					a.noHist = true
 				}
 			}
 		}
@@ -416,14 +507,43 @@ func MergeSeries(ss []Series) []engine.Second {
 		if ios := out[i].ReadIOs + out[i].WriteIOs; ios > 0 {
 			out[i].LatMeanNs = lat[i] / float64(ios)
 		}
-		// Each direction's latency where every thread's logs had it.
-		for d, l := range []**engine.IntervalLat{&out[i].Read, &out[i].Write} {
-			if !partial[i][d] {
-				*l = acc[i][d].lat(engine.LatCompletion)
-			}
-		}
+		out[i].Read, out[i].Write = acc[i][0].lat(engine.LatCompletion), acc[i][1].lat(engine.LatCompletion)
 	}
 	return out
+}
+
+// addHist adds s's histogram log into acc, a second's window into that
+// second (none beyond acc), as it reads it, and says per direction which
+// seconds it had I/Os of: the lines before a bad one (a log cut short).
+func (s Series) addHist(acc [][2]dirInterval) (has [2][]bool) {
+	n := len(acc)
+	for d := range has {
+		has[d] = make([]bool, n)
+	}
+	if s.histPath == "" {
+		return has
+	}
+	f, err := os.Open(s.histPath)
+	if err != nil {
+		return has
+	}
+	defer f.Close()
+	var fix serverFix
+	_ = scanHistLog(f, func(e histEntry) {
+		if e.Dir > 1 {
+			return
+		}
+		if s.histServer {
+			fix.fix(e.Dir, e.Bins)
+		}
+		i := intervalOf(e.MS, 1000)
+		if i >= n || binsCount(e.Bins) == 0 {
+			return
+		}
+		has[e.Dir][i] = true
+		acc[i][e.Dir].bins = addBins(acc[i][e.Dir].bins, e.Bins)
+	})
+	return has
 }
 
 // UserRun is how to run one of a user's job files.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -132,7 +133,7 @@ func TestLogArgsAndPaths(t *testing.T) {
 	th := jf.Threads(1, fakeStat{})
 	l := jf.Logs(th[1], "/run/fio/logs/01", "/work", true)
 	assert.Equal(t, ThreadLogs{IOPS: "/run/fio/logs/01/ptsrun_iops.2.log", BW: "/work/own_bw.2.log", Lat: "/run/fio/logs/01/ptsrun_lat.2.log",
-		AvgMs: 500, Hist: "/run/fio/logs/01/ptsrun_clat_hist.2.log", HistMs: 1000, Readable: true}, l)
+		Clat: "/run/fio/logs/01/ptsrun_clat.2.log", AvgMs: 500, Hist: "/run/fio/logs/01/ptsrun_clat_hist.2.log", HistMs: 1000, Readable: true}, l)
 	l = jf.Logs(th[2], "/run/fio/logs/01", "/work", true)
 	assert.Equal(t, "/work/cee_iops.log", l.IOPS, "a bare write_iops_log is the job's name; per_job_logs=0 drops the thread")
 
@@ -141,7 +142,7 @@ func TestLogArgsAndPaths(t *testing.T) {
 	assert.Nil(t, args)
 	assert.True(t, strings.HasPrefix(note, "job b logs every I/O itself (job.fio:3: write_lat_log=mine, no log_avg_msec)"), note)
 	th = jf.Threads(1, fakeStat{})
-	assert.Equal(t, ThreadLogs{Lat: "/work/mine_lat.2.log", Readable: true}, jf.Logs(th[1], "/run", "/work", false))
+	assert.Equal(t, ThreadLogs{Lat: "/work/mine_lat.2.log", Clat: "/work/mine_clat.2.log", Readable: true}, jf.Logs(th[1], "/run", "/work", false))
 	assert.Equal(t, ThreadLogs{Readable: true}, jf.Logs(th[0], "/run", "/work", false))
 
 	// A job's own histogram log of one-second windows is read; of others
@@ -177,7 +178,8 @@ func TestMergeSeriesLatency(t *testing.T) {
 	thread := func(name string, ios int64, lat int64, bin int) Series {
 		l := ThreadLogs{AvgMs: 1000, HistMs: 1000, Readable: true,
 			IOPS: writeLog(t, dir, name+"_iops.1.log", fmt.Sprintf("1000, %d, 0, 0, 0\n2000, %d, 0, 0, 0\n", ios, ios)),
-			Lat:  writeLog(t, dir, name+"_lat.1.log", fmt.Sprintf("1000, %d, 0, 0, 0\n2000, %d, 0, 0, 0\n", lat, lat)),
+			Clat: writeLog(t, dir, name+"_clat.1.log", fmt.Sprintf("1000, %d, 0, 0, 0\n2000, %d, 0, 0, 0\n", lat, lat)),
+			Lat:  writeLog(t, dir, name+"_lat.1.log", fmt.Sprintf("1000, %d, 0, 0, 0\n2000, %d, 0, 0, 0\n", lat+500, lat+500)),
 			Hist: writeLog(t, dir, name+"_clat_hist.1.log", hist(1003, bin, ios)+hist(2001, bin, ios))}
 		s, err := ReadSeries(l)
 		require.NoError(t, err)
@@ -189,19 +191,77 @@ func TestMergeSeriesLatency(t *testing.T) {
 	require.NotNil(t, r)
 	assert.Nil(t, got[0].Write)
 	assert.Equal(t, engine.LatCompletion, r.Of)
-	assert.InDelta(t, (990*1000+10*5000)/1000.0, r.MeanNs, 1e-9)
+	assert.InDelta(t, (990*1000+10*5000)/1000.0, r.MeanNs, 1e-9, "the clat log's, as the percentiles")
+	assert.InDelta(t, (990*1500+10*5500)/1000.0, got[0].LatMeanNs, 1e-9, "the lat log's: total latency")
 	assert.Equal(t, platIdxToVal(200), r.P99Ns, "990 of 1000 in the lower bin")
 	assert.Equal(t, platIdxToVal(600), r.P999Ns)
 	assert.Equal(t, platIdxToVal(600), r.MaxNs)
 
 	// A thread without a histogram of the second leaves its direction's
-	// percentiles out: they would be the other threads'.
+	// percentiles out, 0: they would be the other threads'. The mean
+	// stays.
+	meanOnly := &engine.IntervalLat{MeanNs: 1000, Of: engine.LatCompletion}
 	noHist := thread("d", 10, 1000, 200)
-	noHist.hist = [2][][]int64{}
-	assert.Nil(t, MergeSeries([]Series{thread("e", 10, 1000, 200), noHist})[0].Read)
+	noHist.histPath = ""
+	assert.Equal(t, meanOnly, MergeSeries([]Series{thread("e", 10, 1000, 200), noHist})[0].Read)
 
-	// A log of other windows, or none, leaves the latency out.
+	// A log of other windows, or none, leaves them out too.
 	s := thread("c", 10, 1000, 200)
-	s.hist = [2][][]int64{}
-	assert.Nil(t, MergeSeries([]Series{s})[0].Read)
+	s.histPath = ""
+	assert.Equal(t, meanOnly, MergeSeries([]Series{s})[0].Read)
+
+	// A log cut short: the seconds before the cut keep their percentiles.
+	cut := hist(1003, 200, 10) + hist(2001, 200, 10)
+	writeLog(t, dir, "f_clat_hist.1.log", cut[:len(cut)-30])
+	l := ThreadLogs{AvgMs: 1000, HistMs: 1000, Readable: true, IOPS: filepath.Join(dir, "e_iops.1.log"), Clat: filepath.Join(dir, "e_clat.1.log"),
+		Hist: filepath.Join(dir, "f_clat_hist.1.log")}
+	f, err := ReadSeries(l)
+	require.NoError(t, err)
+	got = MergeSeries([]Series{thread("g", 10, 1000, 600), f})
+	require.Len(t, got, 2)
+	assert.Equal(t, platIdxToVal(600), got[0].Read.MaxNs)
+	assert.Equal(t, meanOnly, got[1].Read)
+}
+
+// ptsrun adds its histogram log to a user's job file only within fio's
+// memory budget, when it can tell the jobs' time; and reads it only then.
+func TestLogArgsHistBudget(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		text string
+		need int64
+		hist bool
+	}{
+		{"a minute of four mixed threads", "[a]\nrw=randrw\ntime_based\nruntime=1m\nnumjobs=4\n", 60 * 4 * 2 * histWindowBytes, true},
+		{"75 minutes of 16", "[global]\nrw=randrw\ntime_based\nruntime=75m\n[a]\nnumjobs=16\n", 4500 * 16 * 2 * histWindowBytes, false},
+		{"with a ramp, and reads", "[a]\nrw=randread:8\nruntime=3600\nramp_time=60s\nnumjobs=4\n[b]\nrw=write\nruntime=4000ms\n",
+			(3660*4 + 4) * histWindowBytes, true},
+		{"a job's own histogram log is its own", "[a]\nrw=randread\nruntime=10h\nnumjobs=64\nwrite_hist_log=x\n[b]\nruntime=10\n",
+			10 * histWindowBytes, true},
+		{"its own windows", "[a]\nrw=randrw\ntime_based\nruntime=75m\nnumjobs=16\nlog_hist_msec=10000\n", 450 * 16 * 2 * histWindowBytes, true},
+		{"no runtime: not known", "[a]\nrw=randrw\nsize=1g\nnumjobs=1000\n", 0, true},
+	} {
+		jf := parseOne(t, c.text, nil, nil)
+		need, known := jf.histLogNeed()
+		if c.need > 0 {
+			assert.True(t, known, c.name)
+			assert.Equal(t, c.need, need, c.name)
+		} else {
+			assert.False(t, known, c.name)
+		}
+		args, note := jf.LogArgs("/run")
+		assert.Equal(t, c.hist, slices.Contains(args, "--write_hist_log=/run/ptsrun"), c.name)
+		assert.Equal(t, c.hist, slices.Contains(args, "--log_hist_msec=1000"), c.name)
+		assert.Contains(t, args, "--write_lat_log=/run/ptsrun", c.name)
+		th := jf.Threads(1, fakeStat{})
+		l := jf.Logs(th[len(th)-1], "/run", "/work", true)
+		if c.hist {
+			assert.Empty(t, note, c.name)
+			assert.NotEmpty(t, l.Hist, c.name)
+		} else {
+			assert.Contains(t, note, "no per-second percentiles", c.name)
+			assert.Empty(t, l.Hist, c.name)
+			assert.Equal(t, fmt.Sprintf("/run/ptsrun_clat.%d.log", len(th)), l.Clat, c.name)
+		}
+	}
 }
