@@ -125,6 +125,26 @@ func (p *Plan) CheckWorkload(w engine.Workload) error {
 	return nil
 }
 
+// SeriesNote says what w's time series will lack on these targets' engine,
+// "" when nothing: fio keeps every histogram window in memory until its
+// threads end, so past a budget ptsrun asks it for none, and the
+// intervals have no percentiles or maximum (fio.HistLogFits).
+func (p *Plan) SeriesNote(w engine.Workload) string {
+	if p.Engine != Fio || w.Idle || w.Passes > 0 {
+		return ""
+	}
+	ok, need, minIv := fio.HistLogFits(w, len(p.Names()))
+	if ok {
+		return ""
+	}
+	note := fmt.Sprintf("no per-interval percentiles or maximum: fio keeps each histogram window in memory until it ends, "+
+		"about %d MiB for this run at %v intervals (ptsrun allows 256 MiB)", need>>20, w.SeriesInterval())
+	if minIv > 0 {
+		note += fmt.Sprintf("; --interval %v or longer has them", minIv)
+	}
+	return note
+}
+
 func fioDir(dir string) string {
 	if dir == "" {
 		return ""

@@ -116,3 +116,16 @@ func TestCheckRunDir(t *testing.T) {
 	assert.NoError(t, sims.CheckRunDir(filepath.Join(t.TempDir(), "run")))
 	assert.ErrorContains(t, sims.CheckRunDir("run\x1b[2J"), "run directory")
 }
+
+// A workload whose histogram windows fio could not hold gets no
+// per-interval percentiles, and the user is told why and what would do.
+func TestSeriesNote(t *testing.T) {
+	w := engine.Workload{Access: engine.Random, ReadPct: 70, BlockSize: 4096, TC: 16, QD: 32, ActiveRange: 100, Duration: 75 * time.Minute}
+	p := &Plan{Engine: Fio, Identities: []device.Identity{{Spec: "/dev/sda"}}}
+	assert.Equal(t, "no per-interval percentiles or maximum: fio keeps each histogram window in memory until it ends, "+
+		"about 2039 MiB for this run at 1s intervals (ptsrun allows 256 MiB); --interval 8s or longer has them", p.SeriesNote(w))
+	w.Interval = 8 * time.Second
+	assert.Empty(t, p.SeriesNote(w))
+	w.Interval = 0
+	assert.Empty(t, (&Plan{Engine: Native, Identities: p.Identities}).SeriesNote(w), "the native engine keeps only the open intervals")
+}

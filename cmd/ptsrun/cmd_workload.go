@@ -529,6 +529,9 @@ func runWorkload(ctx context.Context, opts workloadOptions, stdout, stderr io.Wr
 		if err := checkCell(c, tp); err != nil {
 			return err
 		}
+		if note := tp.SeriesNote(c.Workload); note != "" && !opts.JSON {
+			fmt.Fprintf(stderr, "ptsrun workload: %s: %s\n", c.progressLabel(), note)
+		}
 	}
 	poll, err := pts.ParsePoll(opts.Poll)
 	if err != nil {

@@ -397,6 +397,9 @@ func (p *proc) drop() {
 	signalGroup(p.cmd, syscall.SIGKILL)
 	p.release()
 	_ = p.cmd.Wait()
+	if p.live != nil {
+		p.live.close()
+	}
 	_ = os.RemoveAll(p.logDir)
 	for _, f := range []string{p.base + ".fio", p.base + ".json", p.base + ".lock"} {
 		_ = os.Remove(f)
@@ -561,6 +564,9 @@ func (e *Engine) wait(ctx context.Context, p *proc) (out *Output, cpu engine.CPU
 	var ru0, ru1 syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru0)
 	waitErr := p.cmd.Wait()
+	if p.live != nil {
+		p.live.close() // fio's output is all in: what is queued is passed on
+	}
 	_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru1)
 	close(done)
 	if ctx.Err() != nil {

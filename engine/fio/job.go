@@ -341,11 +341,12 @@ const (
 // duration, its ramp included, threads TC × targets, directions 2 for a
 // mix of reads and writes, else 1. minInterval is the shortest interval
 // of whole seconds whose need fits (0 when none does). A workload of
-// passes (no duration) or of no I/O (Idle) has no estimate: it fits,
-// need 0.
+// passes (preconditioning: no duration, and hours on a big drive) has no
+// estimate and gets none: nothing reads its percentiles per interval;
+// nor does one of no I/O (Idle).
 func HistLogFits(w engine.Workload, targets int) (ok bool, need int64, minInterval time.Duration) {
 	if w.Idle || w.Passes > 0 || w.Duration <= 0 {
-		return true, 0, time.Second
+		return false, 0, 0
 	}
 	per := int64(max(w.TC, 1)) * int64(max(targets, 1)) * histWindowBytes
 	if w.ReadPct > 0 && w.ReadPct < 100 {

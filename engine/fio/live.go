@@ -21,7 +21,7 @@ import (
 // display, rounded to three digits, and fio shows none in a run's first
 // second or two; the series the measurement keeps comes from the logs.
 type liveFeed struct {
-	ctx context.Context
+	rep *engine.IntervalReporter // from a goroutine of its own: a slow receiver must not block fio's output
 	w   engine.Workload
 
 	mu    sync.Mutex
@@ -31,8 +31,11 @@ type liveFeed struct {
 }
 
 func newLiveFeed(ctx context.Context, w engine.Workload) *liveFeed {
-	return &liveFeed{ctx: ctx, w: w, last: -1}
+	return &liveFeed{rep: engine.NewIntervalReporter(ctx), w: w, last: -1}
 }
+
+// close passes on what is queued, once fio has ended.
+func (f *liveFeed) close() { f.rep.Close() }
 
 // liveArgs are the options that make fio print its status lines to a
 // pipe, one per interval (fio takes 250 ms at least).
@@ -86,7 +89,7 @@ func (f *liveFeed) line(s string, now time.Time) {
 	}
 	f.last = i
 	sec.Ramp = i < f.w.RampSeconds()
-	engine.ReportInterval(f.ctx, i, sec)
+	f.rep.Report(i, sec)
 }
 
 // fio's status line: "Jobs: 1 (f=1): [m(1)][40.0%][r=150MiB/s,w=64.5MiB/s][r=38.3k,w=16.5k IOPS][eta 00m:03s]";

@@ -60,7 +60,7 @@ func TestHistLogFits(t *testing.T) {
 		{"so many threads only a few windows fit", one(func(w *engine.Workload) { w.TC, w.Duration = 256, time.Hour }), 8,
 			false, 3600 * 256 * 8 * 2 * win, 900 * time.Second},
 		{"not even one window fits", one(func(w *engine.Workload) { w.TC = 1024 }), 16, false, 4500 * 1024 * 16 * 2 * win, 0},
-		{"passes: no estimate", one(func(w *engine.Workload) { w.Duration, w.Passes = 0, 2 }), 1, true, 0, time.Second},
+		{"passes: no estimate, no histogram logs", one(func(w *engine.Workload) { w.Duration, w.Passes = 0, 2 }), 1, false, 0, 0},
 	} {
 		ok, need, minIv := HistLogFits(c.w, c.targets)
 		assert.Equal(t, c.ok, ok, c.name)

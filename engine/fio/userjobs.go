@@ -612,6 +612,9 @@ func (r UserRun) Run(ctx context.Context, stderr *bytes.Buffer) (out *Output, ru
 		}
 	}()
 	waitErr := cmd.Wait()
+	if live != nil {
+		live.close()
+	}
 	close(done)
 	if ctx.Err() != nil {
 		return nil, nil, ctx.Err()
