@@ -32,6 +32,7 @@ func writeParm(t *testing.T, text string) string {
 // reports, on two loop devices, a cell per run in one run directory that
 // check takes.
 func TestVdbenchOnLoopDevices(t *testing.T) {
+	t.Parallel() // real I/O of fixed times on devices of its own: beside the other device tests
 	a := enginetest.LoopDevice(t, 64<<20, "")
 	b := enginetest.LoopDevice(t, 64<<20, "")
 	parm := writeParm(t, fmt.Sprintf(`* two sds, four rds

@@ -173,6 +173,7 @@ func TestWorkloadFractionalShares(t *testing.T) {
 // the ECW runs with fio and native on a 512-byte device, and fio's job
 // file carries the split and zones as the PTS writes them.
 func TestWorkloadSplitOnLoopDevices(t *testing.T) {
+	t.Parallel() // real I/O of fixed times on devices of its own: beside the other device tests
 	dev4k := enginetest.LoopDeviceSector(t, 64<<20, "", 4096)
 	dir := filepath.Join(t.TempDir(), "out")
 	code, _, stderr := ptsrun("workload", "--target", dev4k, "--read", "100", "--bs", "0.5k:4,4k:96", "--time", "1s", "--out", dir)

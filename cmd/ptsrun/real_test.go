@@ -20,6 +20,7 @@ import (
 )
 
 func TestWorkloadOnLoopDevice(t *testing.T) {
+	t.Parallel() // real I/O of fixed times on devices of its own: beside the other device tests
 	dev := enginetest.LoopDevice(t, 256<<20, "")
 	for _, eng := range []string{"native", "fio"} {
 		t.Run(eng, func(t *testing.T) {
@@ -111,6 +112,7 @@ func TestRunOnLoopDeviceWithEachEngine(t *testing.T) {
 // A 4Kn device cannot do 0.5 KiB I/O: those cells are left out, the
 // results say so, and the rest of the matrix runs.
 func TestRunOn4KnLoopDevice(t *testing.T) {
+	t.Parallel() // real I/O of fixed times on devices of its own: beside the other device tests
 	dev := enginetest.LoopDeviceSector(t, 128<<20, "", 4096)
 	dir := filepath.Join(t.TempDir(), "run")
 	code, stdout, stderr := ptsrun("plan", "--target", dev, "--tests", "lat")
@@ -170,6 +172,7 @@ func TestDevicesCommand(t *testing.T) {
 // Two fio servers on this host, each loading its own loop device: one run
 // loads both at once and reports each.
 func TestRunAcrossTwoFioServers(t *testing.T) {
+	t.Parallel() // real I/O of fixed times on devices of its own: beside the other device tests
 	enginetest.NeedRoot(t, "losetup", "fio")
 	a := enginetest.LoopDevice(t, 128<<20, "")
 	b := enginetest.LoopDevice(t, 128<<20, "")

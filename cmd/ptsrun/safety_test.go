@@ -56,6 +56,7 @@ func refused(t *testing.T, dev string, reason string, destroy bool) {
 }
 
 func TestSafetyGateOnLoopDevices(t *testing.T) {
+	t.Parallel() // real I/O of fixed times on devices of its own: beside the other device tests
 	need(t, "losetup", "blockdev")
 	mnt := t.TempDir()
 
