@@ -187,7 +187,14 @@ func secondsCharts(c *matrix.CellResult, what string) []Block {
 			Plot:    secondsPlot(what+": average response time per second", "Response time (ms)", []series{lat}, 0),
 			Summary: summarize([]series{lat}, fmtMs)})
 	}
-	return append(blocks, tailCharts(secs, what)...)
+	blocks = append(blocks, tailCharts(secs, what)...)
+	if in := lastSeries(c); len(in) > 0 {
+		if ts := targetSeries(in, timeAxis{unit: 1, label: "Second"}); len(ts) > 0 {
+			blocks = append(blocks, Chart{Caption: "Each target's IOPS in every second of " + what, Height: 62,
+				Plot: secondsPlot(what+": IOPS per target", "IOPS", ts, 0), Summary: summarize(thinSeries(ts, maxSecondsBuckets), fmtIOPS)})
+		}
+	}
+	return blocks
 }
 
 // tailCharts draw each direction's p99, p99.9 and maximum in every second,
@@ -205,7 +212,7 @@ func tailCharts(secs []engine.Second, what string) []Block {
 		for i, s := range secs {
 			x := float64(i + 1)
 			y := [3]float64{math.NaN(), math.NaN(), math.NaN()}
-			if l := d.lat(s); l != nil {
+			if l := d.lat(s); l != nil && l.P99Ns > 0 { // 0: the mean only, no histogram
 				y = [3]float64{float64(l.P99Ns) / 1e6, float64(l.P999Ns) / 1e6, float64(l.MaxNs) / 1e6}
 				of, any = l.Of, true
 			}

@@ -325,6 +325,7 @@ func (f *FioJobs) groups(jf *fio.UserJobFile, threads []FioThread, out *fio.Outp
 		per := map[string]*engine.TargetStats{}
 		var order, names []string
 		var series []fio.Series
+		byTarget := map[string][]fio.Series{} // each target's threads' series
 		var mine []fio.JobResult
 		missing := 0
 		for _, jr := range results {
@@ -338,6 +339,7 @@ func (f *FioJobs) groups(jf *fio.UserJobFile, threads []FioThread, out *fio.Outp
 			m.Elapsed = max(m.Elapsed, jr.Job.Elapsed())
 			var files []string
 			var nums []int
+			var jobSeries []fio.Series
 			for _, ti := range jr.Threads {
 				th := threads[ti]
 				nums = append(nums, th.Number)
@@ -358,6 +360,7 @@ func (f *FioJobs) groups(jf *fio.UserJobFile, threads []FioThread, out *fio.Outp
 					missing++
 				} else {
 					series = append(series, s)
+					jobSeries = append(jobSeries, s)
 				}
 			}
 			host := ""
@@ -370,6 +373,7 @@ func (f *FioJobs) groups(jf *fio.UserJobFile, threads []FioThread, out *fio.Outp
 			if host != "" {
 				key = host + "=" + key
 			}
+			byTarget[key] = append(byTarget[key], jobSeries...)
 			ts := per[key]
 			if ts == nil {
 				ts = &engine.TargetStats{Target: key, Host: host}
@@ -388,14 +392,22 @@ func (f *FioJobs) groups(jf *fio.UserJobFile, threads []FioThread, out *fio.Outp
 			g.Jobs[k].CPU = c
 			m.CPU = m.CPU.Add(c)
 		}
+		whole := len(series) > 0 && missing == 0
+		if whole {
+			m.Seconds = fio.MergeSeries(series)
+		}
 		if len(order) > 1 {
 			for _, k := range order {
+				if whole {
+					// The seconds every thread of the group logged, as the whole's.
+					s := fio.MergeSeries(byTarget[k])
+					per[k].Seconds = s[:min(len(s), len(m.Seconds))]
+				}
 				m.Targets = append(m.Targets, *per[k])
 			}
 		}
 		switch {
-		case len(series) > 0 && missing == 0:
-			m.Seconds = fio.MergeSeries(series)
+		case whole:
 			g.Series = fmt.Sprintf("The per-second figures are fio's logs of the group's %d threads (one-second averages), added up; "+
 				"fio does not log a thread's last, partial second.", len(series))
 			if !ours {

@@ -382,17 +382,19 @@ func saveFioRecord(dir string, rec fioRecord) error {
 func writeFioSeconds(dir string, cells []recordedCell) error {
 	var buf bytes.Buffer
 	cw := csv.NewWriter(&buf)
-	_ = cw.Write([]string{"cell", "group", "second", "read_iops", "write_iops", "read_mbps", "write_mbps", "lat_mean_ms",
+	_ = cw.Write([]string{"cell", "group", "target", "second", "read_iops", "write_iops", "read_mbps", "write_mbps", "lat_mean_ms",
 		"read_p99_ms", "read_p99_9_ms", "read_max_ms", "write_p99_ms", "write_p99_9_ms", "write_max_ms", "lat_of"})
 	ms := func(ns int64) string { return strconv.FormatFloat(float64(ns)/1e6, 'f', -1, 64) }
-	for i, c := range cells {
-		for k, s := range c.Measurement.Seconds {
-			row := []string{strconv.Itoa(i + 1), c.Key.String(), strconv.Itoa(k + 1), strconv.FormatInt(s.ReadIOs, 10),
+	// A row per second for the group's targets together (all), then one
+	// per target with more than one.
+	write := func(i int, c recordedCell, target string, secs []engine.Second) {
+		for k, s := range secs {
+			row := []string{strconv.Itoa(i + 1), c.Key.String(), target, strconv.Itoa(k + 1), strconv.FormatInt(s.ReadIOs, 10),
 				strconv.FormatInt(s.WriteIOs, 10), strconv.FormatFloat(float64(s.ReadBytes)/1e6, 'f', -1, 64),
 				strconv.FormatFloat(float64(s.WriteBytes)/1e6, 'f', -1, 64), strconv.FormatFloat(s.LatMeanNs/1e6, 'f', -1, 64)}
 			of := ""
 			for _, l := range []*engine.IntervalLat{s.Read, s.Write} {
-				if l == nil {
+				if l == nil || l.P99Ns == 0 { // no histogram of the second from every thread
 					row = append(row, "", "", "")
 					continue
 				}
@@ -403,6 +405,12 @@ func writeFioSeconds(dir string, cells []recordedCell) error {
 				}
 			}
 			_ = cw.Write(append(row, of))
+		}
+	}
+	for i, c := range cells {
+		write(i, c, "all", c.Measurement.Seconds)
+		for _, t := range c.Measurement.Targets {
+			write(i, c, t.Target, t.Seconds)
 		}
 	}
 	cw.Flush()
