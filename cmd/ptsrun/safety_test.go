@@ -55,6 +55,16 @@ func refused(t *testing.T, dev string, reason string, destroy bool) {
 	assert.Equal(t, before, sum(t, dev), "the device changed")
 }
 
+// freeze stops a mounted filesystem's own writes (the journal commits
+// the mount's superblock update within seconds) until the test ends, so
+// that a device that changes under refused was changed by ptsrun.
+func freeze(t *testing.T, mnt string) {
+	t.Helper()
+	need(t, "fsfreeze")
+	sh(t, "fsfreeze", "-f", mnt)
+	t.Cleanup(func() { exec.Command("fsfreeze", "-u", mnt).Run() })
+}
+
 func TestSafetyGateOnLoopDevices(t *testing.T) {
 	t.Parallel() // real I/O of fixed times on devices of its own: beside the other device tests
 	need(t, "losetup", "blockdev")
@@ -67,6 +77,7 @@ func TestSafetyGateOnLoopDevices(t *testing.T) {
 		refused(t, dev, "an ext2/3/4 filesystem: confirm with --destroy-data "+dev, false)
 		sh(t, "mount", dev, mnt)
 		t.Cleanup(func() { exec.Command("umount", mnt).Run() })
+		freeze(t, mnt)
 		refused(t, dev, "it is mounted at "+mnt, true)
 	})
 	t.Run("swap", func(t *testing.T) {
@@ -106,6 +117,7 @@ func TestSafetyGateOnLoopDevices(t *testing.T) {
 		sh(t, "mkfs.ext4", "-q", "-F", dev+"p1")
 		sh(t, "mount", dev+"p1", mnt)
 		t.Cleanup(func() { exec.Command("umount", mnt).Run() })
+		freeze(t, mnt)
 		refused(t, dev, "partition "+filepath.Base(dev)+"p1 of the same disk is mounted at "+mnt, true)
 		refused(t, dev+"p2", "partition "+filepath.Base(dev)+"p1 of the same disk is mounted at "+mnt, true)
 		refused(t, dev+"p1", "it is mounted at "+mnt, true)
