@@ -2,6 +2,7 @@ package fio
 
 import (
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -203,4 +204,45 @@ func FuzzParseHistLog(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestHistLogMutations reads 20 000 mutations of the fuzz seeds (bytes
+// changed, cut out, cut short, huge numbers put in) as FuzzParseHistLog
+// does, without the fuzzing engine: a histogram log is outside input, and
+// a reading must end with what it kept or an error, never a panic or a
+// hang (go test's timeout).
+func TestHistLogMutations(t *testing.T) {
+	var seeds []string
+	for _, p := range []string{"testdata/histlog/local/h0t_clat_hist.1.log", "testdata/histlog/server/h0t_clat_hist.1.log.127.0.0.1"} {
+		b, err := os.ReadFile(p)
+		require.NoError(t, err)
+		seeds = append(seeds, string(b))
+	}
+	zeros := strings.Repeat(", 0", 127)
+	seeds = append(seeds, "1, 0, 4096, 5"+zeros+"\n2, 0, 4096, 7"+zeros+"\n3, 0, 4096, 1"+zeros+"\n", "1, 1, 0"+zeros+", 9\n")
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < 20000; i++ {
+		s := []byte(seeds[rng.IntN(len(seeds))])
+		for k := 0; k < 1+rng.IntN(4) && len(s) > 0; k++ {
+			p := rng.IntN(len(s))
+			switch rng.IntN(4) {
+			case 0:
+				s[p] = byte(rng.IntN(256))
+			case 1:
+				s = append(s[:p], s[min(len(s), p+1+rng.IntN(20)):]...)
+			case 2:
+				s = append(s[:p], append([]byte("999999999999999999"), s[p:]...)...)
+			case 3:
+				s = s[:p]
+			}
+		}
+		es, _ := parseHistLog(strings.NewReader(string(s)))
+		fixServerHist(es)
+		for _, e := range es {
+			require.True(t, len(e.Bins)%platVal == 0 && len(e.Bins) >= 2*platVal && e.Dir >= 0 && e.Dir <= 2, "input %d: an entry not of fio's shape", i)
+			mx := binsMax(e.Bins)
+			p99, p999 := binsPercentile(e.Bins, 99), binsPercentile(e.Bins, 99.9)
+			require.True(t, p99 <= p999 && p999 <= mx, "input %d: p99 %d, p99.9 %d, max %d", i, p99, p999, mx)
+		}
+	}
 }
