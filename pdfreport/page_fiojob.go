@@ -2,10 +2,8 @@ package pdfreport
 
 import (
 	"fmt"
-	"math"
 	"strings"
 
-	"github.com/ptsrun/ptsrun/engine"
 	"github.com/ptsrun/ptsrun/matrix"
 )
 
@@ -112,7 +110,8 @@ func (b *builder) fioGroups(s matrix.StageResult) {
 				Head: []string{"Target", "IOPS", "MB/s", "Average ms", "Maximum ms"}, Widths: []float64{3, 1, 1, 1, 1},
 				Align: "LRRRR", Small: true, Rows: trows})
 		}
-		blocks = append(blocks, secondsCharts(c, fmt.Sprintf("group %d", g.Cell+1))...)
+		group := fmt.Sprintf("group %d", g.Cell+1)
+		blocks = append(blocks, seriesCharts(group, group, "fio-seconds.csv", w, lastSeries(c))...)
 		b.add(&Page{Test: "fio", Title: fmt.Sprintf("Group %d: %s", g.Cell+1, g.Name), Landmark: "fio-group", Flow: true,
 			Setup: []KV{{"Recorded by", "ptsrun fio"}, {"Job file", g.JobFile}, {"Purge, PC", "none (outside the PTS)"}},
 			Params: []KV{{"Group", fmt.Sprint(g.Cell + 1)}, {"Jobs", strings.Join(names, ", ")}, {"Threads", fmt.Sprint(threads)},
@@ -136,109 +135,6 @@ func (b *builder) fioParams() []KV {
 func contains(list []string, s string) bool {
 	for _, x := range list {
 		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-// secondsCharts are a cell's IOPS, MB/s and mean latency in every second
-// of its one measurement, per direction; none without a series.
-func secondsCharts(c *matrix.CellResult, what string) []Block {
-	if len(c.PerRound) == 0 || len(c.PerRound[len(c.PerRound)-1].Seconds) == 0 {
-		return nil
-	}
-	secs := c.PerRound[len(c.PerRound)-1].Seconds
-	mk := func(name string) series { return series{name: name} }
-	rIOPS, wIOPS, rMB, wMB, lat := mk("read"), mk("write"), mk("read"), mk("write"), mk("all I/O")
-	var anyR, anyW bool
-	for i, s := range secs {
-		x := float64(i + 1)
-		rIOPS.xs, rIOPS.ys = append(rIOPS.xs, x), append(rIOPS.ys, float64(s.ReadIOs))
-		wIOPS.xs, wIOPS.ys = append(wIOPS.xs, x), append(wIOPS.ys, float64(s.WriteIOs))
-		rMB.xs, rMB.ys = append(rMB.xs, x), append(rMB.ys, float64(s.ReadBytes)/1e6)
-		wMB.xs, wMB.ys = append(wMB.xs, x), append(wMB.ys, float64(s.WriteBytes)/1e6)
-		l := math.NaN()
-		if s.ReadIOs+s.WriteIOs > 0 && s.LatMeanNs > 0 {
-			l = s.LatMeanNs / 1e6
-		}
-		lat.xs, lat.ys = append(lat.xs, x), append(lat.ys, l)
-		anyR, anyW = anyR || s.ReadIOs > 0, anyW || s.WriteIOs > 0
-	}
-	pick := func(r, w series) []series {
-		var out []series
-		if anyR {
-			out = append(out, r)
-		}
-		if anyW {
-			out = append(out, w)
-		}
-		return out
-	}
-	iops, mbps := pick(rIOPS, wIOPS), pick(rMB, wMB)
-	blocks := []Block{
-		Chart{Caption: "IOPS in every second of " + what + " (fio's per-second logs)", Height: 62,
-			Plot: secondsPlot(what+": IOPS per second", "IOPS", iops, 0), Summary: summarize(iops, fmtIOPS)},
-		Chart{Caption: "MB/s in every second of " + what, Height: 62,
-			Plot: secondsPlot(what+": MB/s per second", "MB/s", mbps, 0), Summary: summarize(mbps, fmtMBps)},
-	}
-	if anyLat(lat) {
-		blocks = append(blocks, Chart{Caption: "Average response time in every second of " + what + " (ms)", Height: 62,
-			Plot:    secondsPlot(what+": average response time per second", "Response time (ms)", []series{lat}, 0),
-			Summary: summarize([]series{lat}, fmtMs)})
-	}
-	blocks = append(blocks, tailCharts(secs, what)...)
-	if in := lastSeries(c); len(in) > 0 {
-		if ts := targetSeries(in, timeAxis{unit: 1, label: "Second"}); len(ts) > 0 {
-			blocks = append(blocks, Chart{Caption: "Each target's IOPS in every second of " + what, Height: 62,
-				Plot: secondsPlot(what+": IOPS per target", "IOPS", ts, 0), Summary: summarize(thinSeries(ts, maxSecondsBuckets), fmtIOPS)})
-		}
-	}
-	return blocks
-}
-
-// tailCharts draw each direction's p99, p99.9 and maximum in every second,
-// where fio's histogram logs gave them: of completion latency (fio's
-// clat) unless the series says otherwise, so beside, not within, the
-// average response time's chart.
-func tailCharts(secs []engine.Second, what string) []Block {
-	var blocks []Block
-	for _, d := range []struct {
-		name string
-		lat  func(engine.Second) *engine.IntervalLat
-	}{{"read", func(s engine.Second) *engine.IntervalLat { return s.Read }}, {"write", func(s engine.Second) *engine.IntervalLat { return s.Write }}} {
-		p99, p999, mx := series{name: "99 %"}, series{name: "99.9 %"}, series{name: "maximum"}
-		of, any := "", false
-		for i, s := range secs {
-			x := float64(i + 1)
-			y := [3]float64{math.NaN(), math.NaN(), math.NaN()}
-			if l := d.lat(s); l != nil && l.P99Ns > 0 { // 0: the mean only, no histogram
-				y = [3]float64{float64(l.P99Ns) / 1e6, float64(l.P999Ns) / 1e6, float64(l.MaxNs) / 1e6}
-				of, any = l.Of, true
-			}
-			p99.xs, p99.ys = append(p99.xs, x), append(p99.ys, y[0])
-			p999.xs, p999.ys = append(p999.xs, x), append(p999.ys, y[1])
-			mx.xs, mx.ys = append(mx.xs, x), append(mx.ys, y[2])
-		}
-		if !any {
-			continue
-		}
-		kind := "response time"
-		if of == engine.LatCompletion {
-			kind = "completion latency (fio's clat, without submission)"
-		}
-		ss := []series{p99, p999, mx}
-		blocks = append(blocks, Chart{Caption: fmt.Sprintf("%s %s in every second of %s: 99 %%, 99.9 %% and maximum (ms, fio's histogram logs)",
-			strings.ToUpper(d.name[:1])+d.name[1:], kind, what), Height: 62,
-			Plot:    secondsPlot(fmt.Sprintf("%s: %s tail per second", what, d.name), "Latency (ms)", ss, 0),
-			Summary: summarize(ss, fmtMs)})
-	}
-	return blocks
-}
-
-func anyLat(s series) bool {
-	for _, y := range s.ys {
-		if !math.IsNaN(y) {
 			return true
 		}
 	}

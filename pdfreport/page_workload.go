@@ -91,7 +91,7 @@ func (b *builder) workloadPage(c *matrix.CellResult, several bool) {
 		Table{Caption: "The workload's measurement, per direction", Head: []string{"Direction", "IOPS", "MB/s", "Average ms"}, Rows: rows},
 		Table{Caption: "Response times of every I/O (ms; percentiles: " + pctLabel([]matrix.CellResult{*c}) + ")", Head: []string{"99 %", "99.99 %", "99.999 %", "Maximum"},
 			Rows: [][]string{{fmtMs(c.LatP99Ms), fmtMs(c.LatP9999Ms), fmtMs(c.LatP99999Ms), fmtMs(c.LatMaxMs)}}})
-	blocks = append(blocks, seriesCharts(w.String(), w, lastSeries(c))...)
+	blocks = append(blocks, seriesCharts(w.String(), "the workload", "seconds.csv", w, lastSeries(c))...)
 	if c.Hist != nil && c.Hist.Count() > 0 {
 		hist, clp, sum := histogramPlots(w.String(), c.Hist)
 		blocks = append(blocks,

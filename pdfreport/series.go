@@ -202,8 +202,10 @@ func intervalPlot(title, ylabel string, ss []series, a timeAxis, rampEnd float64
 	return p
 }
 
-// seriesCharts are a recorded workload's time-series charts.
-func seriesCharts(name string, w engine.Workload, in []matrix.Interval) []Block {
+// seriesCharts are a recorded workload's time-series charts: name titles
+// the plots, of says whose intervals they are ("the workload", "group 1")
+// and csv the file that holds them.
+func seriesCharts(name, of, csv string, w engine.Workload, in []matrix.Interval) []Block {
 	if len(in) == 0 {
 		return nil
 	}
@@ -220,11 +222,11 @@ func seriesCharts(name string, w engine.Workload, in []matrix.Interval) []Block 
 	thin := func(ss []series) []series { return thinSeries(ss, maxSecondsBuckets) }
 	var out []Block
 	if iops := dirSeries(in, a, func(d *matrix.IntervalDir) (float64, bool) { return d.IOPS, true }); len(iops) > 0 {
-		out = append(out, Chart{Caption: "IOPS in " + every + " of the workload (seconds.csv)" + note,
+		out = append(out, Chart{Caption: "IOPS in " + every + " of " + of + " (" + csv + ")" + note,
 			Plot: intervalPlot(name+": IOPS, "+every, "IOPS", iops, a, ramp, false), Summary: summarize(thin(iops), fmtIOPS)})
 	}
 	if mb := dirSeries(in, a, func(d *matrix.IntervalDir) (float64, bool) { return d.MBps, true }); len(mb) > 0 {
-		out = append(out, Chart{Caption: "MB/s in " + every + " of the workload" + note,
+		out = append(out, Chart{Caption: "MB/s in " + every + " of " + of + note,
 			Plot: intervalPlot(name+": MB/s, "+every, "MB/s", mb, a, ramp, false), Summary: summarize(thin(mb), fmtMBps)})
 	}
 	for _, read := range []bool{true, false} {
@@ -232,15 +234,15 @@ func seriesCharts(name string, w engine.Workload, in []matrix.Interval) []Block 
 		if read {
 			dir = "Read"
 		}
-		lat, of := latSeries(in, a, read)
+		lat, latOf := latSeries(in, a, read)
 		if len(lat) == 0 {
 			continue
 		}
-		caption := dir + " response times in " + every + ": average"
+		caption := dir + " response times in " + every + " of " + of + ": average"
 		switch {
 		case len(lat) == 1:
 			caption += " (the engine measured no percentiles per interval)"
-		case of == engine.LatCompletion:
+		case latOf == engine.LatCompletion:
 			caption += "; 99 %, 99.9 % and maximum of completion latency (fio's histogram logs)"
 		default:
 			caption += ", 99 %, 99.9 % and maximum"
@@ -254,7 +256,7 @@ func seriesCharts(name string, w engine.Workload, in []matrix.Interval) []Block 
 			Summary: summarize(thin(lat), fmtMs)})
 	}
 	if ts := targetSeries(in, a); len(ts) > 0 {
-		out = append(out, Chart{Caption: "Each target's IOPS in " + every + note,
+		out = append(out, Chart{Caption: "Each target's IOPS in " + every + " of " + of + note,
 			Plot: intervalPlot(name+": IOPS per target, "+every, "IOPS", ts, a, ramp, false), Summary: summarize(thin(ts), fmtIOPS)})
 	}
 	return out

@@ -172,7 +172,7 @@ func TestWorkloadPresets(t *testing.T) {
 		assert.Contains(t, text, "The first 2s were a ramp: run, and shown shaded in the time series, but left out of every result on this page, which cover the 10s after it.")
 		assert.Contains(t, text, "ramp, the first 2s: not in the results")
 		assert.Contains(t, text, "hci-4k-50/50-rnd80: RND80% 4 KiB 50/50 TC4/QD8")
-		assert.Equal(t, 3, strings.Count(text, "Read response times in every second: average, 99 %, 99.9 % and maximum"))
+		assert.Equal(t, 3, strings.Count(text, "Read response times in every second of the workload: average, 99 %, 99.9 % and maximum"))
 		assert.Equal(t, 3, strings.Count(text, "MB/s in every second of the workload; the ramp shaded"))
 	}
 
