@@ -194,31 +194,6 @@ func convergencePlot(title, ylabel string, ss []series, window [2]int, logY bool
 	return p
 }
 
-// secondsPlot is a value per second over a workload's run, its first ramp
-// seconds shaded: the warm-up, which the results leave out.
-func secondsPlot(title, ylabel string, ss []series, ramp int) *plot.Plot {
-	p := newPlot(title, "Second", ylabel)
-	p.X.Tick.Marker = roundTicks{}
-	if _, hi := seriesRange(ss); ramp > 0 && hi > 0 {
-		band, err := plotter.NewPolygon(plotter.XYs{{X: 0.5, Y: 0}, {X: float64(ramp) + 0.5, Y: 0},
-			{X: float64(ramp) + 0.5, Y: hi * 1.08}, {X: 0.5, Y: hi * 1.08}})
-		if err == nil {
-			band.Color = color.Gray{225}
-			band.LineStyle.Width = 0
-			p.Add(band)
-			label := "ramp, second 1"
-			if ramp > 1 {
-				label = fmt.Sprintf("ramp, seconds 1–%d", ramp)
-			}
-			p.Legend.Add(label+": not in the results", band)
-		}
-	}
-	addLines(p, thinSeries(ss, maxSecondsBuckets), false)
-	p.Y.Min = 0
-	headroom(p, ss)
-	return p
-}
-
 // maxSecondsBuckets bounds the points a per-second plot draws: an hour's
 // 3600 seconds, or a day's, would be a solid band of marks on a page and
 // take seconds to draw.
