@@ -351,7 +351,12 @@ type Measurement struct {
 	// DeviceTime is the target's own clock when it has one (the simulated
 	// drive's virtual clock at the end of the run, since its last power-on).
 	DeviceTime time.Duration `json:"device_time_ns,omitempty"`
-	Error      string        `json:"error,omitempty"`
+	// MaxDepth is the most I/Os one thread had in flight at once: the
+	// queue depth the engine actually reached, counted by the engine (fio:
+	// the lower bound of the highest of its iodepth_level buckets, 1, 2, 4
+	// … 64). 0 when unknown.
+	MaxDepth int    `json:"max_depth,omitempty"`
+	Error    string `json:"error,omitempty"`
 	// Trace holds the first I/Os of each thread when an engine was asked to
 	// trace them (the conformance suite does); normally empty.
 	Trace []TraceIO `json:"trace,omitempty"`

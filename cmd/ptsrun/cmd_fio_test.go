@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -435,14 +436,19 @@ func TestFioKeepsTheJobFilesThatRan(t *testing.T) {
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		require.NoError(t, cmd.Start())
-		deadline := time.Now().Add(20 * time.Second)
+		// The first job file recorded, then the second's fio under way
+		// (it runs for 30 s: the signal lands inside it).
+		deadline := time.Now().Add(90 * time.Second)
 		for time.Now().Before(deadline) {
 			if _, err := os.Stat(filepath.Join(dir, "results.json")); err == nil {
 				break
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
-		time.Sleep(500 * time.Millisecond) // the second fio under way
+		isFio := func(p string) bool { _, cmdline, _ := strings.Cut(p, ": "); return strings.HasPrefix(cmdline, "fio ") }
+		for time.Now().Before(deadline) && !slices.ContainsFunc(liveProcesses(dir), isFio) {
+			time.Sleep(20 * time.Millisecond)
+		}
 		require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
 		err := cmd.Wait()
 		var ee *exec.ExitError

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -197,7 +198,16 @@ func TestWorkloadSplitOnLoopDevices(t *testing.T) {
 			require.NoError(t, err)
 			require.NoError(t, json.Unmarshal(raw, &r))
 			assert.Equal(t, ecwWorkload().BlockSplit, r.Workload.BlockSplit)
-			assert.InEpsilon(t, ecwWorkload().MeanBlockSize(), r.Total.MBps/r.Total.IOPS*1e6, 0.1, "bytes per I/O")
+			// Bytes per I/O is the split's mean, within five standard
+			// deviations of the mean of this run's draws.
+			split := ecwWorkload()
+			mu, n := split.MeanBlockSize(), float64(r.Total.IOs)
+			var sq float64
+			for _, b := range split.BlockSplit {
+				sq += b.Percent / 100 * float64(b.Bytes) * float64(b.Bytes)
+			}
+			bound := 5 * math.Sqrt((sq-mu*mu)/n)
+			assert.InDelta(t, mu, float64(r.Total.Bytes)/n, bound, "bytes per I/O of %.0f I/Os", n)
 			if eng == "fio" {
 				jobs, _ := filepath.Glob(filepath.Join(out, "fio", "*.fio"))
 				require.NotEmpty(t, jobs)

@@ -37,6 +37,9 @@ var allowedImports = []struct {
 }{
 	{"steadystate", nil,
 		"pure math, a series in and a verdict out: no project package, tests included"},
+	{"internal/cpuhog", nil,
+		"busy processes beside a test, to run it loaded as CI does: it knows nothing of storage"},
+	{"internal/cpuhog/cmd/cpuhog", []string{"internal/cpuhog"}, "runs a command beside the hogs"},
 	{"engine", nil,
 		"the engine contract (one workload in, one measurement out) and its units, block sizes written and read one way: every package speaks it, it needs none"},
 	{"device", []string{"engine"},
@@ -71,6 +74,7 @@ var testFixtures = map[string]string{
 	"engine/sim":        "the simulated drive runs the methodology, every report page and the golden tests without hardware",
 	"engine/enginetest": "the engine conformance suite and loop devices",
 	"golden/goldentest": "the golden-file helper the project's own tests use",
+	"internal/cpuhog":   "busy processes, to provoke on purpose what a loaded host does by chance",
 }
 
 // restrictedUses narrows an allowed import to the identifiers listed, in

@@ -209,7 +209,7 @@ func loopBacking(t *testing.T) string {
 }
 
 func waitFor(t *testing.T, path string) {
-	for i := 0; i < 100; i++ {
+	for i := 0; i < 1500; i++ { // 30 s: udev on a loaded host is slow, not absent
 		if _, err := os.Stat(path); err == nil {
 			return
 		}

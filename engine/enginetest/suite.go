@@ -64,6 +64,10 @@ type Caps struct {
 	// ExactSeries: the series' intervals add up to the totals exactly
 	// (the engine counts both itself); otherwise within 2 % (fio's logs).
 	ExactSeries bool
+	// DepthBuckets: the engine counts its queue depth in power-of-two
+	// buckets (fio's iodepth_level: 1, 2, 4, … 64), so MaxDepth is the
+	// lower bound of QD's bucket rather than QD itself.
+	DepthBuckets bool
 }
 
 // seriesOnly skips a subtest of the series (and the ramp's part in it) on
@@ -94,6 +98,33 @@ func run(t *testing.T, e engine.Engine, w engine.Workload) engine.Measurement {
 
 func rnd(read int, bs int64, tc, qd int, ar float64, d time.Duration) engine.Workload {
 	return engine.Workload{Access: engine.Random, ReadPct: read, BlockSize: bs, TC: tc, QD: qd, ActiveRange: ar, Duration: d}
+}
+
+// ofIOs makes w end after about n I/Os on a target of the given capacity
+// instead of after a time (a volume: Passes). The suite's statistical
+// checks then rest on a known number of draws, however slow a loaded host
+// makes the engine: the same workload on a busy machine takes longer, not
+// fewer I/Os.
+func ofIOs(w engine.Workload, n int, capacity int64) engine.Workload {
+	w.Duration = 0
+	w.Passes = float64(n) * w.MeanBlockSize() / float64(w.RangeBytes(capacity))
+	return w
+}
+
+// lateIOs is the number of I/Os in the intervals that start at or after
+// w's duration. An engine issues nothing after the duration, so those are
+// the I/Os that were in flight at its end: at most one queue per thread
+// and target. How long they take to complete depends on the host, so the
+// suite counts them instead of timing the run.
+func lateIOs(w engine.Workload, m engine.Measurement) int64 {
+	n := int(w.Duration / w.SeriesInterval())
+	var late int64
+	for i, s := range m.Seconds {
+		if i >= n {
+			late += s.ReadIOs + s.WriteIOs
+		}
+	}
+	return late
 }
 
 // Run runs the suite.
@@ -158,10 +189,11 @@ func Run(t *testing.T, open Opener, caps Caps) {
 	t.Run("BlockSizeAlignmentRange", func(t *testing.T) {
 		e, ts := open(t, 1)
 		for _, w := range []engine.Workload{
-			rnd(50, 4096, 2, 4, 50, time.Second),
-			rnd(30, 512, 1, 8, 100, time.Second),
-			rnd(70, 64<<10, 2, 2, 25, time.Second),
+			rnd(50, 4096, 2, 4, 50, 0),
+			rnd(30, 512, 1, 8, 100, 0),
+			rnd(70, 64<<10, 2, 2, 25, 0),
 		} {
+			w = ofIOs(w, 2*minTrace, ts[0].Capacity)
 			m := run(t, e, w)
 			tot := m.Total()
 			require.NotZero(t, tot.IOs, w.String())
@@ -175,32 +207,28 @@ func Run(t *testing.T, open Opener, caps Caps) {
 				require.GreaterOrEqual(t, io.Offset, int64(0))
 				require.LessOrEqual(t, io.Offset+io.Size, ar, "%s: offset %d outside the active range %d", w, io.Offset, ar)
 			}
-			// Uniform over the range: both halves of it are used.
-			var low, high int
+			// Uniform over the range: half of the I/Os in each half of it.
+			low := 0
 			for _, io := range m.Trace {
 				if io.Offset < ar/2 {
 					low++
-				} else {
-					high++
 				}
 			}
-			assert.Greater(t, low, len(m.Trace)/4, w.String())
-			assert.Greater(t, high, len(m.Trace)/4, w.String())
+			require.GreaterOrEqual(t, len(m.Trace), minTrace, "%s: too few traced I/Os for the statistics", w)
+			binomialOK(t, low, len(m.Trace), 0.5, "%s: I/Os in the lower half of the range", w)
 		}
 	})
 
 	t.Run("Mix", func(t *testing.T) {
 		generationOnly(t, caps)
-		e, _ := open(t, 1)
+		e, ts := open(t, 1)
 		for _, read := range []int{70, 5, 100, 0} {
-			w := rnd(read, 4096, 2, 16, 100, time.Second)
+			w := ofIOs(rnd(read, 4096, 2, 16, 100, 0), 10000, ts[0].Capacity)
 			m := run(t, e, w)
 			tot := m.Total()
-			if tot.IOs < 10000 {
-				t.Skipf("only %d I/Os in 1 s; the mix needs 10 000", tot.IOs)
-			}
-			got := 100 * float64(m.Read.IOs) / float64(tot.IOs)
-			assert.InDelta(t, float64(read), got, 2, "read share of %d I/Os", tot.IOs)
+			// The volume is 10 000 I/Os, whole I/Os per thread.
+			assert.InDelta(t, 10000, tot.IOs, float64(w.TC), "%s: the volume's I/Os", w)
+			binomialOK(t, int(m.Read.IOs), int(tot.IOs), float64(read)/100, "%s: reads", w)
 			if read == 100 {
 				assert.Zero(t, m.Write.IOs)
 			}
@@ -239,13 +267,25 @@ func Run(t *testing.T, open Opener, caps Caps) {
 	})
 
 	t.Run("InFlight", func(t *testing.T) {
+		// The queue depth the engine reached, as it counted it: a loaded
+		// host changes how long the I/Os stay in flight (and so the mean
+		// in flight), not how many a thread keeps queued.
 		generationOnly(t, caps)
-		e, _ := open(t, 1)
-		for _, w := range []engine.Workload{rnd(100, 4096, 2, 8, 100, 2*time.Second), rnd(0, 4096, 1, 4, 100, 2*time.Second)} {
+		e, ts := open(t, 1)
+		for _, w := range []engine.Workload{
+			rnd(100, 4096, 2, 8, 100, 0),
+			rnd(0, 4096, 1, 4, 100, 0),
+			rnd(70, 4096, 1, 1, 100, 0),
+			rnd(50, 8192, 2, 32, 100, 0),
+		} {
+			w = ofIOs(w, 4000, ts[0].Capacity)
 			m := run(t, e, w)
-			tot := m.Total()
-			inflight := tot.LatSumNs / float64(m.Elapsed.Nanoseconds())
-			assert.InDelta(t, float64(w.OIO()), inflight, 0.2*float64(w.OIO()), "%s: mean I/Os in flight", w)
+			if caps.DepthBuckets {
+				assert.True(t, m.MaxDepth <= w.QD && w.QD < 2*m.MaxDepth,
+					"%s: the deepest queue, %d, is the bottom of QD's bucket", w, m.MaxDepth)
+			} else {
+				assert.Equal(t, w.QD, m.MaxDepth, "%s: the deepest queue of a thread", w)
+			}
 		}
 	})
 
@@ -253,12 +293,13 @@ func Run(t *testing.T, open Opener, caps Caps) {
 		e, _ := open(t, 1)
 		w := rnd(50, 4096, 1, 4, 100, 2*time.Second)
 		m := run(t, e, w)
+		// The engine does not stop early. How long after the duration its
+		// last I/Os complete is the host's affair: the suite counts them.
 		assert.GreaterOrEqual(t, m.Elapsed, 1950*time.Millisecond)
-		assert.Less(t, m.Elapsed, 2500*time.Millisecond)
+		assert.LessOrEqual(t, lateIOs(w, m), int64(w.OIO()), "%s: after the duration, only the I/Os in flight at its end", w)
 		// Every whole second has its sample (fio drops a last interval that
 		// ends with the run), and the samples add up to at most the total.
 		require.GreaterOrEqual(t, len(m.Seconds), 1)
-		assert.LessOrEqual(t, len(m.Seconds), 3)
 		var n int64
 		for i, s := range m.Seconds {
 			if i < len(m.Seconds)-1 || len(m.Seconds) == 1 {
@@ -358,8 +399,8 @@ func Run(t *testing.T, open Opener, caps Caps) {
 	t.Run("BlockSplit", func(t *testing.T) {
 		generationOnly(t, caps)
 		e, ts := open(t, 1)
-		w := engine.Workload{Access: engine.Random, ReadPct: 40, BlockSplit: SplitFor(ECWSplit, ts[0].LogicalBlock),
-			TC: 4, QD: 8, ActiveRange: 50, Duration: 2 * time.Second}
+		w := ofIOs(engine.Workload{Access: engine.Random, ReadPct: 40, BlockSplit: SplitFor(ECWSplit, ts[0].LogicalBlock),
+			TC: 4, QD: 8, ActiveRange: 50}, 2*minTrace, ts[0].Capacity)
 		m := run(t, e, w)
 		checkSplit(t, w, ts[0], m)
 	})
@@ -367,8 +408,9 @@ func Run(t *testing.T, open Opener, caps Caps) {
 	t.Run("Zones", func(t *testing.T) {
 		generationOnly(t, caps)
 		e, ts := open(t, 1)
-		w := rnd(40, 4096, 4, 8, 100, 2*time.Second)
+		w := rnd(40, 4096, 4, 8, 100, 0)
 		w.Zones = ECWZones
+		w = ofIOs(w, 4*minTrace, ts[0].Capacity)
 		m := run(t, e, w)
 		checkZones(t, w, ts[0], m, true)
 	})
@@ -376,8 +418,8 @@ func Run(t *testing.T, open Opener, caps Caps) {
 	t.Run("BlockSplitAndZones", func(t *testing.T) {
 		generationOnly(t, caps)
 		e, ts := open(t, 1)
-		w := engine.Workload{Access: engine.Random, ReadPct: 40, BlockSplit: SplitFor(ECWSplit, ts[0].LogicalBlock),
-			Zones: ECWZones, TC: 2, QD: 16, ActiveRange: 100, Duration: 2 * time.Second}
+		w := ofIOs(engine.Workload{Access: engine.Random, ReadPct: 40, BlockSplit: SplitFor(ECWSplit, ts[0].LogicalBlock),
+			Zones: ECWZones, TC: 2, QD: 16, ActiveRange: 100}, 2*minTrace, ts[0].Capacity)
 		m := run(t, e, w)
 		checkSplit(t, w, ts[0], m)
 		checkZones(t, w, ts[0], m, false)
@@ -414,8 +456,10 @@ func Run(t *testing.T, open Opener, caps Caps) {
 		w := withRate(rnd(50, 4096, 2, 4, 100, 3*time.Second), 2000, 0)
 		w.Ramp = time.Second
 		m := run(t, e, w)
-		assert.InDelta(t, (2 * time.Second).Seconds(), m.Elapsed.Seconds(), 0.25, "the totals' time is the duration less the ramp")
-		checkRate(t, w, m, caps)
+		assert.GreaterOrEqual(t, m.Elapsed, 1950*time.Millisecond, "the totals' time is the duration less the ramp, at least")
+		if caps.Virtual {
+			assert.Equal(t, 2*time.Second, m.Elapsed, "the totals' time is the duration less the ramp")
+		}
 		tot := m.Total()
 		require.NotNil(t, tot.Hist)
 		assert.Equal(t, tot.IOs, tot.Hist.Count(), "the histogram leaves the ramp out too")
@@ -430,18 +474,35 @@ func Run(t *testing.T, open Opener, caps Caps) {
 		}
 		assert.Equal(t, w.RampSeconds(), ramps, "the ramp's seconds are in the series, marked")
 		assert.Greater(t, len(m.Seconds), ramps, "and the others after them")
-		assert.InDelta(t, 2000, float64(rampIOs), 200, "the ramp's second holds its I/Os")
+		assert.Positive(t, rampIOs, "the ramp's second holds its I/Os")
+		var after int64
+		for _, s := range m.Seconds[ramps:] {
+			after += s.ReadIOs + s.WriteIOs
+		}
+		if caps.ExactSeries {
+			assert.Equal(t, tot.IOs, after, "the totals are the seconds after the ramp's")
+		} else {
+			assert.InDelta(t, tot.IOs, after, 0.02*float64(tot.IOs), "the totals are the seconds after the ramp's")
+		}
+		// The cap holds over the whole run, ramp and all (a thread that fell
+		// behind in the ramp may catch up after it).
+		if caps.Virtual {
+			checkRate(t, w, m, caps)
+		} else {
+			capped(t, w, tot.IOs+rampIOs, 0, m.Elapsed+w.Ramp)
+		}
 	})
 
 	t.Run("RandomShare", func(t *testing.T) {
 		generationOnly(t, caps)
 		e, ts := open(t, 1)
 		for _, w := range []engine.Workload{
-			withRandom(rnd(100, 4096, 2, 4, 100, time.Second), 80),
-			withRandom(rnd(0, 8192, 1, 8, 50, time.Second), 30),
+			withRandom(rnd(100, 4096, 2, 4, 100, 0), 80),
+			withRandom(rnd(0, 8192, 1, 8, 50, 0), 30),
 			// A mix continues each direction where its own last I/O ended.
-			withRandom(rnd(70, 4096, 2, 4, 100, time.Second), 50),
+			withRandom(rnd(70, 4096, 2, 4, 100, 0), 50),
 		} {
+			w = ofIOs(w, 2*minTrace, ts[0].Capacity)
 			m := run(t, e, w)
 			checkRandomShare(t, w, ts[0], m)
 		}
@@ -450,7 +511,7 @@ func Run(t *testing.T, open Opener, caps Caps) {
 	if caps.ReadBack {
 		t.Run("WrittenDataIncompressible", func(t *testing.T) {
 			e, ts := open(t, 1)
-			w := rnd(0, 4096, 2, 8, 100, 2*time.Second)
+			w := ofIOs(rnd(0, 4096, 2, 8, 100, 0), 4096, ts[0].Capacity) // 16 MiB, however slow the host
 			m := run(t, e, w)
 			require.NotZero(t, m.Write.IOs)
 			data, err := os.ReadFile(ts[0].Path)
@@ -490,26 +551,28 @@ func withRandom(w engine.Workload, pct float64) engine.Workload {
 	return w
 }
 
-// checkRate asserts that a capped workload ran at its cap: the IOPS over
-// the measurement within 5 % of it (0.5 % on a model's clock), and, where
-// the engine paces the I/O itself on real targets, with the I/O threads
-// asleep between I/Os rather than spinning: less than half a CPU busy.
-//
-// Why 5 %: the engines keep each thread to a schedule (the k-th I/O is
-// due k ÷ rate after the start), so over a run of a few thousand I/Os the
-// count is off by at most an I/O a thread, and the time by the last
-// I/Os' latency: well under 1 %. The rest is room for a loaded test host,
-// where a thread may fall behind its schedule near the end of the run and
-// have no time left to catch up.
+// checkRate asserts that a capped workload kept its cap, counted against
+// the engine's own clock: the engines keep each thread to a schedule (the
+// k-th I/O is due k ÷ its share of the rate after the start), so by any
+// time T at most cap × T I/Os (or bytes) were issued, plus the first I/O
+// of each queue, which is due at once. A model's clock keeps the cap to
+// 0.5 %. How close a real engine comes to its cap is a question for a
+// benchmark: on a loaded host a thread that falls behind near the end has
+// no time left to catch up, so the suite bounds it from above only. The
+// schedule itself is unit-tested with the pacer. Where the engine paces
+// the I/O itself on real targets, the I/O threads sleep between I/Os
+// rather than spin: less than half a CPU of the process's own time. A
+// loaded host does not add to the CPU time of a thread that sleeps.
 func checkRate(t *testing.T, w engine.Workload, m engine.Measurement, caps Caps) {
 	t.Helper()
 	want := w.RateIOPSCap()
-	tol := 0.05
 	if caps.Virtual {
-		tol = 0.005
+		assert.InEpsilon(t, want, m.IOPS(), 0.005, "%s: IOPS under a cap of %.0f", w, want)
+		return
 	}
-	assert.InEpsilon(t, want, m.IOPS(), tol, "%s: IOPS under a cap of %.0f", w, want)
-	if caps.Virtual || caps.ForeignPacing {
+	tot := m.Total()
+	capped(t, w, tot.IOs, tot.Bytes, m.Elapsed)
+	if caps.ForeignPacing {
 		return
 	}
 	busy := m.CPU.User + m.CPU.Sys
@@ -517,6 +580,27 @@ func checkRate(t *testing.T, w engine.Workload, m engine.Measurement, caps Caps)
 		busy *= float64(runtime.NumCPU())
 	}
 	assert.Less(t, busy, 0.5, "%s: %.2f CPUs busy at %.0f IOPS: paced threads sleep", w, busy, want)
+}
+
+// capped checks ios I/Os (and bytes, for a bandwidth cap; 0 leaves them
+// out) in el of the engine's time against w's cap, from above.
+func capped(t *testing.T, w engine.Workload, ios, bytes int64, el time.Duration) {
+	t.Helper()
+	slack := float64(w.OIO()) // the first I/O of each queue is due at once
+	assert.Positive(t, ios, "%s: I/O under a cap", w)
+	// Each cap as it is kept: a bandwidth cap on a split paces bytes, and
+	// the I/O count of those bytes varies with the sizes drawn.
+	if w.RateIOPS > 0 {
+		assert.LessOrEqual(t, float64(ios), w.RateIOPS*el.Seconds()+slack, "%s: %d I/Os in %v under a cap of %.0f IOPS", w, ios, el, w.RateIOPS)
+	}
+	if w.RateMBps > 0 && bytes > 0 {
+		maxBS := float64(w.BlockSize)
+		for _, s := range w.BlockSplit {
+			maxBS = max(maxBS, float64(s.Bytes))
+		}
+		assert.LessOrEqual(t, float64(bytes), w.RateMBps*1e6*el.Seconds()+slack*maxBS,
+			"%s: %d bytes in %v under a cap of %v MB/s", w, bytes, el, w.RateMBps)
+	}
 }
 
 // checkRandomShare checks a workload with a random share from the trace:
@@ -555,7 +639,10 @@ func checkSeries(t *testing.T, w engine.Workload, m engine.Measurement, caps Cap
 	t.Helper()
 	n := int(w.Duration / w.SeriesInterval())
 	require.NotEmpty(t, m.Seconds)
-	assert.InDelta(t, n, len(m.Seconds), 1, "%v of %v intervals", w.Duration, w.SeriesInterval())
+	// fio does not log an interval that ends with the run; past the
+	// duration are only the I/Os in flight at its end, whenever they come.
+	assert.GreaterOrEqual(t, len(m.Seconds), n-1, "%v of %v intervals", w.Duration, w.SeriesInterval())
+	assert.LessOrEqual(t, lateIOs(w, m), int64(w.OIO()*max(len(m.Targets), 1)), "%s: after the duration, only the I/Os in flight at its end", w)
 	var r, wr int64
 	var rMax, wMax int64
 	for i, s := range m.Seconds {

@@ -59,12 +59,12 @@ func opener(files bool, servers []string) enginetest.Opener {
 
 func TestConformanceLoopDevice(t *testing.T) {
 	needFio(t)
-	enginetest.Run(t, opener(false, nil), enginetest.Caps{ForeignPacing: true, ExactSeries: false, LiveSeries: false})
+	enginetest.Run(t, opener(false, nil), enginetest.Caps{ForeignPacing: true, DepthBuckets: true, ExactSeries: false, LiveSeries: false})
 }
 
 func TestConformanceFiles(t *testing.T) {
 	needFio(t)
-	enginetest.Run(t, opener(true, nil), enginetest.Caps{ReadBack: true, ForeignPacing: true, GenerationCovered: true, ExactSeries: false, LiveSeries: false})
+	enginetest.Run(t, opener(true, nil), enginetest.Caps{ReadBack: true, ForeignPacing: true, DepthBuckets: true, GenerationCovered: true, ExactSeries: false, LiveSeries: false})
 }
 
 // Two fio servers on this host, each with its own loop device: one cell
@@ -75,7 +75,7 @@ func TestConformanceClientServer(t *testing.T) {
 	// fio generates the I/O of the same job options alike locally and in
 	// a server (checked on the loop device above); what the servers change
 	// is the transport, the targets per host and the logs sent back.
-	enginetest.Run(t, opener(false, servers), enginetest.Caps{ForeignPacing: true, GenerationCovered: true, OwnSeries: true})
+	enginetest.Run(t, opener(false, servers), enginetest.Caps{ForeignPacing: true, DepthBuckets: true, GenerationCovered: true, OwnSeries: true})
 }
 
 // A relative work directory (ptsrun run --out DIR) still works: fio runs in

@@ -734,6 +734,7 @@ func (e *Engine) measurement(out *Output, w engine.Workload) (engine.Measurement
 		m.Read.Merge(r)
 		m.Write.Merge(wr)
 		m.Elapsed = max(m.Elapsed, j.Elapsed())
+		m.MaxDepth = max(m.MaxDepth, j.MaxDepth)
 	}
 	for i, ok := range found {
 		if !ok {

@@ -83,6 +83,10 @@ type Job struct {
 	JobRuntime time.Duration
 	UsrCPU     float64 // percent
 	SysCPU     float64
+	// MaxDepth is the lower bound of the highest non-empty bucket of fio's
+	// iodepth_level (the depth at each submission: 1, 2, 4, … ">=64"); 0
+	// when fio printed none.
+	MaxDepth int
 }
 
 // Output is one fio run's result.
@@ -137,6 +141,7 @@ type rawJob struct {
 	JobRuntime float64           `json:"job_runtime"`
 	UsrCPU     float64           `json:"usr_cpu"`
 	SysCPU     float64           `json:"sys_cpu"`
+	Depth      map[string]any    `json:"iodepth_level"`
 	Extra      map[string]string `json:"-"`
 }
 
@@ -323,7 +328,7 @@ func convert(doc *rawDoc) (*Output, error) {
 		}
 		j := Job{Name: rj.JobName, GroupID: rj.GroupID, Error: rj.Error, Host: rj.Hostname, Port: rj.Port,
 			Options: map[string]string{}, JobRuntime: time.Duration(rj.JobRuntime * float64(time.Millisecond)),
-			UsrCPU: rj.UsrCPU, SysCPU: rj.SysCPU}
+			UsrCPU: rj.UsrCPU, SysCPU: rj.SysCPU, MaxDepth: maxDepth(rj.Depth)}
 		for k, v := range rj.Options {
 			j.Options[k] = fmt.Sprint(v)
 		}
@@ -472,3 +477,27 @@ func (d Dir) Stats() engine.DirStats {
 
 // Elapsed is the longer of the directions' run times.
 func (j Job) Elapsed() time.Duration { return max(j.Read.Runtime, j.Write.Runtime, j.Trim.Runtime) }
+
+// maxDepth reads fio's iodepth_level, the share of submissions per depth
+// bucket keyed "1", "2", "4" … ">=64", into the lower bound of the highest
+// non-empty one.
+func maxDepth(levels map[string]any) int {
+	best := 0
+	for k, v := range levels {
+		var share float64
+		switch v := v.(type) {
+		case json.Number:
+			share, _ = v.Float64()
+		case float64:
+			share = v
+		}
+		if share <= 0 {
+			continue
+		}
+		d, err := strconv.Atoi(strings.TrimPrefix(k, ">="))
+		if err == nil && d > best {
+			best = d
+		}
+	}
+	return best
+}

@@ -158,8 +158,10 @@ type threadResult struct {
 	write  engine.DirStats
 	series recorder
 	trace  []engine.TraceIO
-	err    error
-	end    time.Time
+	// maxDepth is the most I/Os the thread had in flight at once.
+	maxDepth int
+	err      error
+	end      time.Time
 }
 
 // RunCells runs each cell on every target at once.
@@ -293,6 +295,7 @@ func (e *Engine) run(ctx context.Context, w engine.Workload) (engine.Measurement
 		per[r.target].Read.Merge(r.read)
 		per[r.target].Write.Merge(r.write)
 		m.Trace = append(m.Trace, r.trace...)
+		m.MaxDepth = max(m.MaxDepth, r.maxDepth)
 		if r.err != nil {
 			errs = append(errs, r.err)
 		}
@@ -453,11 +456,13 @@ func (e *Engine) uringThread(w engine.Workload, ti, th, cpu int, pollNs int64, g
 	rampNs := int64(w.Ramp)
 	ivNs := int64(w.SeriesInterval()) // w.IntervalOf, without copying w per batch
 	rec := &res.series
+	inflight := 0
 	issue := func(i int, t int64) bool {
 		io := gen.Next()
 		if io.Size == 0 {
 			return false
 		}
+		res.maxDepth = max(res.maxDepth, inflight+1) // the caller counts it in flight
 		if pace != nil {
 			pace.issued(io.Size)
 		}
@@ -474,7 +479,6 @@ func (e *Engine) uringThread(w engine.Workload, ti, th, cpu int, pollNs int64, g
 		r.prep(io.Read, fd, s.buf, uint32(io.Size), io.Offset, uint64(i))
 		return true
 	}
-	inflight := 0
 	// Paced: the slots without an I/O, each waiting for the next I/O's
 	// turn; without a rate a completed slot is refilled at once.
 	var free []int
@@ -574,6 +578,16 @@ func (e *Engine) preadThread(w engine.Workload, ti, th int, gen *engine.AddrGen,
 	var firstErr error
 	pace := newPacer(w)
 	var wg sync.WaitGroup
+	// Unpaced, every worker takes its first I/O before any issues one, so
+	// that the queue starts full as io_uring's first fill does, however the
+	// goroutines are scheduled; from then on each worker keeps one I/O in
+	// flight.
+	var ready *sync.WaitGroup
+	if pace == nil {
+		ready = new(sync.WaitGroup)
+		ready.Add(w.QD)
+	}
+	var inflight atomic.Int32
 	fd := int(e.files[ti].Fd())
 	trace := e.opts.Trace
 	rec := &res.series
@@ -592,6 +606,20 @@ func (e *Engine) preadThread(w engine.Workload, ti, th int, gen *engine.AddrGen,
 			rng := rand.New(rand.NewPCG(w.Seed^0x5bd1e995, uint64(ti)<<32|uint64(th)<<16|uint64(q)))
 			bufs := newBuffers(1, maxBS, e.targets[ti].LogicalBlock, w.Seed+uint64(ti)<<32+uint64(th)<<16+uint64(q))
 			defer bufs.free()
+			arrived := ready == nil
+			arrive := func() {
+				if !arrived {
+					arrived = true
+					ready.Done()
+				}
+			}
+			defer arrive() // a worker that ends before its first I/O lets the others go
+			depth := 0
+			defer func() {
+				mu.Lock()
+				res.maxDepth = max(res.maxDepth, depth)
+				mu.Unlock()
+			}()
 			for {
 				mu.Lock()
 				if firstErr != nil || stop.Load() || (!deadline.IsZero() && !time.Now().Before(deadline)) {
@@ -615,6 +643,13 @@ func (e *Engine) preadThread(w engine.Workload, ti, th int, gen *engine.AddrGen,
 				if pace != nil && !sleepUntil(due, deadline, stop, tick) {
 					return
 				}
+				// In flight from here to its completion: every worker counts
+				// its first I/O before any passes the barrier.
+				depth = max(depth, int(inflight.Add(1)))
+				if !arrived {
+					arrive()
+					ready.Wait()
+				}
 				buf := bufs.slot(0)
 				if !io.Read {
 					bufs.write(0, io.Size, rng, &e.stamp)
@@ -629,6 +664,7 @@ func (e *Engine) preadThread(w engine.Workload, ti, th int, gen *engine.AddrGen,
 					n, err = unix.Pwrite(fd, b, io.Offset)
 				}
 				t1 := time.Now()
+				inflight.Add(-1)
 				lat := int64(t1.Sub(t0))
 				mu.Lock()
 				if err != nil || int64(n) != io.Size {

@@ -147,6 +147,7 @@ func (e *Engine) run(ctx context.Context, w engine.Workload) (engine.Measurement
 		return engine.Measurement{}, err
 	}
 	m := merge(e.drives, ms)
+	m.MaxDepth = w.QD // the model keeps every thread's QD I/Os in flight (Little's law)
 	for i, s := range m.Seconds {
 		engine.ReportInterval(ctx, i, s)
 	}
