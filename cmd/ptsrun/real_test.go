@@ -202,8 +202,11 @@ func TestRunAcrossTwoFioServers(t *testing.T) {
 		require.NotNil(t, c.CPU, "host CPU of %s", c.Key)
 		assert.Equal(t, engine.CPUOfOne, c.CPU.Of)
 		for _, tc := range c.Targets {
+			// fio's figure, passed on (jobCPU's arithmetic is unit-tested):
+			// a job thread starved by a loaded host may show less than one
+			// clock tick of CPU, 0 %.
 			require.NotNil(t, tc.CPU, "host CPU of %s on %s", c.Key, tc.Target)
-			assert.Positive(t, tc.CPU.Pct(), "host CPU of %s on %s", c.Key, tc.Target)
+			assert.GreaterOrEqual(t, tc.CPU.Pct(), 0.0, "host CPU of %s on %s", c.Key, tc.Target)
 		}
 		assert.InDelta(t, c.CPU.Pct(), c.Targets[0].CPU.Pct()+c.Targets[1].CPU.Pct(), 1e-6)
 	}
@@ -225,12 +228,16 @@ func TestRunAcrossTwoFioServers(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(stdout), &r))
 	require.Len(t, r.PerTgt, 2)
 	assert.NotEmpty(t, r.PerTgt[0].Host)
-	assert.Positive(t, r.CPU.User+r.CPU.Sys, "host CPU of the servers' hosts")
-	assert.Equal(t, engine.CPUOfOne, r.CPU.Of)
+	// Measured on the servers' hosts (fio's usr_cpu and sys_cpu, which a
+	// starved job thread may show as 0), per target and summed.
+	assert.Equal(t, engine.CPUOfOne, r.CPU.Of, "host CPU of the servers' hosts")
+	var sum float64
 	for _, tg := range r.PerTgt {
 		require.NotNil(t, tg.CPU, tg.Target)
-		assert.Positive(t, tg.CPU.User+tg.CPU.Sys, tg.Target)
+		assert.GreaterOrEqual(t, tg.CPU.User+tg.CPU.Sys, 0.0, tg.Target)
+		sum += tg.CPU.User + tg.CPU.Sys
 	}
+	assert.InDelta(t, sum, r.CPU.User+r.CPU.Sys, 1e-9, "the set's CPU is its targets'")
 }
 
 func TestRealTargetBadInput(t *testing.T) {
