@@ -112,10 +112,13 @@ func ofIOs(w engine.Workload, n int, capacity int64) engine.Workload {
 }
 
 // lateIOs is the number of I/Os in the intervals that start at or after
-// w's duration. An engine issues nothing after the duration, so those are
-// the I/Os that were in flight at its end: at most one queue per thread
-// and target. How long they take to complete depends on the host, so the
-// suite counts them instead of timing the run.
+// w's duration. An engine issues nothing after the duration, so where it
+// bins each I/O by its completion on its own clock (ExactSeries), those
+// are the I/Os that were in flight at its end: at most one queue per
+// thread and target. How long they take to complete depends on the host,
+// so the suite counts them instead of timing the run. fio stamps each log
+// entry when it writes it, which a loaded host delays: its entries drift
+// into later intervals, and only their sum is checked.
 func lateIOs(w engine.Workload, m engine.Measurement) int64 {
 	n := int(w.Duration / w.SeriesInterval())
 	var late int64
@@ -296,7 +299,9 @@ func Run(t *testing.T, open Opener, caps Caps) {
 		// The engine does not stop early. How long after the duration its
 		// last I/Os complete is the host's affair: the suite counts them.
 		assert.GreaterOrEqual(t, m.Elapsed, 1950*time.Millisecond)
-		assert.LessOrEqual(t, lateIOs(w, m), int64(w.OIO()), "%s: after the duration, only the I/Os in flight at its end", w)
+		if caps.ExactSeries {
+			assert.LessOrEqual(t, lateIOs(w, m), int64(w.OIO()), "%s: after the duration, only the I/Os in flight at its end", w)
+		}
 		// The seconds add up to the total: exactly where the engine counts
 		// both, within 2 % of fio's logs. (Which second holds how many is
 		// the host's affair: on a loaded host a whole second may pass with
@@ -644,7 +649,9 @@ func checkSeries(t *testing.T, w engine.Workload, m engine.Measurement, caps Cap
 	// fio does not log an interval that ends with the run; past the
 	// duration are only the I/Os in flight at its end, whenever they come.
 	assert.GreaterOrEqual(t, len(m.Seconds), n-1, "%v of %v intervals", w.Duration, w.SeriesInterval())
-	assert.LessOrEqual(t, lateIOs(w, m), int64(w.OIO()*max(len(m.Targets), 1)), "%s: after the duration, only the I/Os in flight at its end", w)
+	if caps.ExactSeries {
+		assert.LessOrEqual(t, lateIOs(w, m), int64(w.OIO()*max(len(m.Targets), 1)), "%s: after the duration, only the I/Os in flight at its end", w)
+	}
 	var r, wr int64
 	var rMax, wMax int64
 	for i, s := range m.Seconds {
@@ -658,6 +665,12 @@ func checkSeries(t *testing.T, w engine.Workload, m engine.Measurement, caps Cap
 		}{{"read", s.ReadIOs, s.Read, &rMax}, {"write", s.WriteIOs, s.Write, &wMax}} {
 			if d.ios == 0 {
 				assert.Nil(t, d.lat, "interval %d: no %s I/O, no %s latency", i, d.name, d.name)
+				continue
+			}
+			if d.lat == nil && !caps.ExactSeries {
+				// Unknown, not 0: fio's latency logs are stamped apart from
+				// its iops log, and a loaded host may put an interval's
+				// entries in different intervals of the two.
 				continue
 			}
 			if !assert.NotNil(t, d.lat, "interval %d: %d %ss and their latency", i, d.ios, d.name) {
@@ -702,7 +715,8 @@ func checkSeries(t *testing.T, w engine.Workload, m engine.Measurement, caps Cap
 			if i < len(tg.Seconds) {
 				rr += tg.Seconds[i].ReadIOs
 				ww += tg.Seconds[i].WriteIOs
-				if tg.Seconds[i].Read != nil && s.Read != nil && tg.Seconds[i].Read.Of == s.Read.Of {
+				// A maximum of 0 is unknown (the mean only): nothing to compare.
+				if tg.Seconds[i].Read != nil && s.Read != nil && tg.Seconds[i].Read.Of == s.Read.Of && s.Read.MaxNs > 0 {
 					assert.LessOrEqual(t, tg.Seconds[i].Read.MaxNs, s.Read.MaxNs, "interval %d: a target's maximum is within the whole's", i)
 				}
 			}
