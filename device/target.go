@@ -173,6 +173,7 @@ func (fs FS) inspectBlock(t Target) (Target, error) {
 		PhysicalBlock: b.PhysicalBlock, Rotational: b.Rotational, Interface: b.Interface, Transport: b.Transport,
 		PCIeLink: b.PCIeLink, WriteCache: b.WriteCache, HBA: b.HBA, Facts: b.Facts}
 	if b.BackingFile != "" {
+		t.Identity.BackingFile = b.BackingFile
 		t.Identity.Notes = "backed by " + b.BackingFile
 	}
 	return t, nil
