@@ -62,10 +62,60 @@ func TestGateNamespaces(t *testing.T) {
 		})
 	}
 
-	// The target alone passes the ordinary gate: only a controller-wide
-	// purge reaches the sibling.
-	require.NoError(t, twoNamespaces.Gate([]Target{tg}, mounted, []string{"S7EVNJ0W100001"}))
+	// The target alone passes the ordinary gate, named by its path: only a
+	// controller-wide purge reaches the sibling. The controller's serial
+	// is the sibling's too, so it names neither (issue 19).
+	require.NoError(t, twoNamespaces.Gate([]Target{tg}, mounted, []string{"/dev/nvme1n1"}))
+	require.ErrorIs(t, twoNamespaces.Gate([]Target{tg}, mounted, []string{"S7EVNJ0W100001"}), ErrUnsafe)
 	one, err := twoNamespaces.Inspect(Spec{Raw: "/dev/nvme2n1", Kind: KindBlock, Path: "/dev/nvme2n1"})
 	require.NoError(t, err)
 	assert.Empty(t, twoNamespaces.OtherNamespaces(one))
+}
+
+// A serial or WWID names a device only when it is the device's own: a
+// partition carries its disk's serial and WWID, the namespaces of a
+// controller share the controller's serial, and a WWID two disks report
+// names neither. A partition is named by its path (issue 19, item 11).
+func TestConfirmedByOwnIdentifiersOnly(t *testing.T) {
+	for _, tc := range []struct {
+		fs      FS
+		target  string
+		confirm string   // what the verdict asks for
+		names   []string // what confirms it
+		not     []string // what does not
+	}{
+		{twoNamespaces, "/dev/nvme1n1", "/dev/nvme1n1", []string{"/dev/nvme1n1"},
+			[]string{"S7EVNJ0W100001", "eui.00253845000000010000000000000001", "/dev/nvme1n2", "/dev/nvme1"}},
+		{twoNamespaces, "/dev/nvme1n2", "/dev/nvme1n2", []string{"/dev/nvme1n2", "eui.00253845000000010000000000000002"},
+			[]string{"S7EVNJ0W100001", "/dev/nvme1n2p1", "/dev/nvme1n1"}},
+		{twoNamespaces, "/dev/nvme1n2p1", "/dev/nvme1n2p1", []string{"/dev/nvme1n2p1"},
+			[]string{"S7EVNJ0W100001", "eui.00253845000000010000000000000002", "/dev/nvme1n2"}},
+		// Alone on its controller, but its WWID is nvme1n1's too (as the
+		// fixture has it): the serial names it, the WWID does not.
+		{twoNamespaces, "/dev/nvme2n1", "PHAB123400A1", []string{"PHAB123400A1", "/dev/nvme2n1"},
+			[]string{"eui.00253845000000010000000000000001"}},
+		{fixture, "/dev/nvme0n1", "S64HNE0T123456", []string{"S64HNE0T123456", "/dev/nvme0n1"}, []string{"/dev/nvme0n1p1"}},
+		{fixture, "/dev/nvme0n1p1", "/dev/nvme0n1p1", []string{"/dev/nvme0n1p1"}, []string{"S64HNE0T123456", "/dev/nvme0n1"}},
+	} {
+		t.Run(tc.target, func(t *testing.T) {
+			sys, err := tc.fs.System()
+			require.NoError(t, err)
+			tg, err := tc.fs.Inspect(Spec{Raw: tc.target, Kind: KindBlock, Path: tc.target})
+			require.NoError(t, err)
+			v := tc.fs.Check(tg, sys)
+			require.True(t, v.Usable, v.Refused)
+			assert.Equal(t, tc.confirm, v.Confirm)
+			for _, n := range tc.names {
+				assert.True(t, v.Confirmed(tg, []string{n}), "%s names %s", n, tc.target)
+			}
+			for _, n := range tc.not {
+				assert.False(t, v.Confirmed(tg, []string{n}), "%s does not name %s", n, tc.target)
+				err := tc.fs.Gate([]Target{tg}, sys, []string{n})
+				require.ErrorIs(t, err, ErrUnsafe, "%s does not name %s: exit 4", n, tc.target)
+				assert.ErrorContains(t, err, "confirm with --destroy-data "+tc.confirm)
+			}
+			// A verdict not made by Check confirms nothing.
+			assert.False(t, Verdict{Confirm: tc.confirm}.Confirmed(tg, tc.names))
+		})
+	}
 }

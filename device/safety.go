@@ -15,21 +15,74 @@ type Verdict struct {
 	Confirm string   `json:"confirm,omitempty"` // what --destroy-data must name
 	Carries []string `json:"carries,omitempty"` // what is on it now (partition table, filesystem, …)
 	New     bool     `json:"new,omitempty"`     // a file ptsrun will make: nothing to destroy
+	// names are what --destroy-data may say to name the target (Confirmed):
+	// none in a Verdict that Check did not make, which confirms nothing.
+	names []string
 }
 
 // System is the state of the machine the safety check needs.
 type System struct {
 	Mounts []Mount
 	Swaps  []string
+	// ids counts how many disks (block devices that are not partitions)
+	// report each serial and WWID: an identifier names a device only when
+	// it is that device's alone. nil: counted when needed.
+	ids map[string]int
 }
 
-// System reads the mount table and active swap.
+// System reads the mount table, active swap and the devices' identifiers.
 func (fs FS) System() (System, error) {
 	m, err := fs.Mounts()
 	if err != nil {
 		return System{}, err
 	}
-	return System{Mounts: m, Swaps: fs.Swaps()}, nil
+	return System{Mounts: m, Swaps: fs.Swaps(), ids: fs.identifiers()}, nil
+}
+
+// identifiers counts the serials and WWIDs of every disk. A partition
+// reports its disk's, and every namespace of an NVMe controller the
+// controller's serial: those are counted once, for the disk.
+func (fs FS) identifiers() map[string]int {
+	ids := map[string]int{}
+	for _, n := range fs.list("sys/class/block") {
+		b, err := fs.Block(n)
+		if err != nil || b.Partition {
+			continue
+		}
+		for _, id := range []string{b.Serial, b.WWN} {
+			if id != "" {
+				ids[id]++
+			}
+		}
+	}
+	return ids
+}
+
+// names are what --destroy-data may say to name a block device: its path
+// as given and its device node; for a disk (not a partition), its serial
+// and WWID when no other disk reports the same. A partition carries its
+// disk's serial, and the namespaces of an NVMe controller share the
+// controller's: naming one of those would name more than the target.
+// confirm is the one to ask for: the serial when it names the device,
+// else the device node.
+func (fs FS) names(t Target, sys System) (names []string, confirm string) {
+	b := t.Block
+	names, confirm = []string{t.Path, b.Path()}, b.Path()
+	if b.Partition {
+		return names, confirm
+	}
+	ids := sys.ids
+	if ids == nil {
+		ids = fs.identifiers()
+	}
+	if b.WWN != "" && ids[b.WWN] == 1 {
+		names = append(names, b.WWN)
+	}
+	if b.Serial != "" && ids[b.Serial] == 1 {
+		names = append(names, b.Serial)
+		confirm = b.Serial
+	}
+	return names, confirm
 }
 
 // Check decides whether a target may be written: devices in use are refused
@@ -43,7 +96,7 @@ func (fs FS) Check(t Target, sys System) Verdict {
 			v.Usable, v.New = true, true
 			return v
 		}
-		v.Usable, v.Confirm = true, t.Path
+		v.Usable, v.Confirm, v.names = true, t.Path, []string{t.Path}
 		return v
 	case KindBlock:
 	default:
@@ -51,10 +104,7 @@ func (fs FS) Check(t Target, sys System) Verdict {
 		return v
 	}
 	b := t.Block
-	v.Confirm = b.Path()
-	if b.Serial != "" {
-		v.Confirm = b.Serial
-	}
+	v.names, v.Confirm = fs.names(t, sys)
 	disk := b.Name
 	if b.Partition {
 		disk = b.Parent
@@ -145,16 +195,27 @@ func dedupe(s []string) []string {
 }
 
 // Confirmed reports whether --destroy-data names the target exactly: its
-// serial, or its path (as given or as the device node).
+// path (as given or as the device node; relative paths are read against
+// the working directory), or an identifier that is the device's own
+// (FS.Check says which). t is the target v is the verdict of.
 func (v Verdict) Confirmed(t Target, destroy []string) bool {
 	if v.New {
 		return true
 	}
+	return named(v.names, destroy)
+}
+
+// named reports whether any of destroy is one of names, as written or as
+// an absolute path.
+func named(names, destroy []string) bool {
 	for _, d := range destroy {
 		if d == "" {
 			continue
 		}
-		if d == v.Confirm || d == t.Path || (t.Block != nil && (d == t.Block.Path() || d == t.Block.Serial && d != "")) {
+		if slices.Contains(names, d) {
+			return true
+		}
+		if p, err := AbsPath(d); err == nil && slices.Contains(names, p) {
 			return true
 		}
 	}
