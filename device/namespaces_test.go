@@ -29,7 +29,8 @@ func TestNamespacesOfAController(t *testing.T) {
 func TestGateNamespaces(t *testing.T) {
 	tg, err := twoNamespaces.Inspect(Spec{Raw: "/dev/nvme1n1", Kind: KindBlock, Path: "/dev/nvme1n1"})
 	require.NoError(t, err)
-	others := twoNamespaces.OtherNamespaces(tg)
+	others, err := twoNamespaces.BlockTargets(tg.Block.Namespaces)
+	require.NoError(t, err)
 	require.Len(t, others, 1)
 	assert.Equal(t, "/dev/nvme1n2", others[0].Block.Path())
 	idle := System{}
@@ -46,11 +47,13 @@ func TestGateNamespaces(t *testing.T) {
 				"in use: /dev/nvme1n2 (partition nvme1n2p1 of the same disk is mounted at /data)"}},
 		{"sibling not named", idle, []string{"S7EVNJ0W100001"},
 			[]string{"also /dev/nvme1n2", "partitions nvme1n2p1", "--destroy-data /dev/nvme1n2"}},
+		{"sibling named by its partition", idle, []string{"/dev/nvme1n1", "/dev/nvme1n2p1"},
+			[]string{"also /dev/nvme1n2", "--destroy-data /dev/nvme1n2"}},
 		{"named by path", idle, []string{"S7EVNJ0W100001", "/dev/nvme1n2"}, nil},
 		{"named by WWID", idle, []string{"/dev/nvme1n1", "eui.00253845000000010000000000000002"}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := twoNamespaces.GateNamespaces(tg, others, tc.sys, tc.destroy, "NVMe sanitize")
+			err := twoNamespaces.GateErased(tg, others, tc.sys, tc.destroy, "NVMe sanitize")
 			if tc.err == nil {
 				assert.NoError(t, err)
 				return
@@ -69,7 +72,7 @@ func TestGateNamespaces(t *testing.T) {
 	require.ErrorIs(t, twoNamespaces.Gate([]Target{tg}, mounted, []string{"S7EVNJ0W100001"}), ErrUnsafe)
 	one, err := twoNamespaces.Inspect(Spec{Raw: "/dev/nvme2n1", Kind: KindBlock, Path: "/dev/nvme2n1"})
 	require.NoError(t, err)
-	assert.Empty(t, twoNamespaces.OtherNamespaces(one))
+	assert.Empty(t, one.Block.Namespaces)
 }
 
 // A serial or WWID names a device only when it is the device's own: a
@@ -116,6 +119,51 @@ func TestConfirmedByOwnIdentifiersOnly(t *testing.T) {
 			}
 			// A verdict not made by Check confirms nothing.
 			assert.False(t, Verdict{Confirm: tc.confirm}.Confirmed(tg, tc.names))
+		})
+	}
+}
+
+// The whole disk of a partition is gated as a target: named by its path
+// or own serial, refused while a sibling partition is in use. In
+// testdata/sata2part the sibling sdc2 holds an LVM volume mounted at
+// /srv: the partition sdc1 alone may be written, its disk may not.
+func TestGateErasedDiskOfAPartition(t *testing.T) {
+	sata := FS{Root: "testdata/sata2part"}
+	for _, tc := range []struct {
+		name    string
+		fs      FS
+		part    string
+		destroy []string
+		err     []string // nil: allowed
+	}{
+		{"sibling in use: refused whatever is named", sata, "/dev/sdc1", []string{"/dev/sdc1", "/dev/sdc", "SATA0SDC0001"},
+			[]string{"refusing: ATA SECURITY ERASE UNIT of /dev/sdc1 erases the whole disk /dev/sdc, not only the partition",
+				"in use: /dev/sdc (it is in use by dm-0"}},
+		{"disk not named", twoNamespaces, "/dev/nvme1n2p1", []string{"/dev/nvme1n2p1", "S7EVNJ0W100001"},
+			[]string{"erases the whole disk /dev/nvme1n2, not only the partition",
+				"--destroy-data /dev/nvme1n2, or purge the partition alone with --purge discard or --purge zero-fill"}},
+		{"disk named by path", twoNamespaces, "/dev/nvme1n2p1", []string{"/dev/nvme1n2p1", "/dev/nvme1n2"}, nil},
+		{"disk named by WWID", twoNamespaces, "/dev/nvme1n2p1", []string{"/dev/nvme1n2p1", "eui.00253845000000010000000000000002"}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sys, err := tc.fs.System()
+			require.NoError(t, err)
+			part, err := tc.fs.Inspect(Spec{Raw: tc.part, Kind: KindBlock, Path: tc.part})
+			require.NoError(t, err)
+			v := tc.fs.Check(part, sys)
+			require.True(t, v.Usable, "the partition itself is free: %v", v.Refused)
+			assert.Equal(t, tc.part, v.Confirm, "a partition is named by its path")
+			disk, err := tc.fs.BlockTargets([]string{"/dev/" + part.Block.Parent})
+			require.NoError(t, err)
+			err = tc.fs.GateErased(part, disk, sys, tc.destroy, "ATA SECURITY ERASE UNIT")
+			if tc.err == nil {
+				assert.NoError(t, err)
+				return
+			}
+			require.ErrorIs(t, err, ErrUnsafe)
+			for _, s := range tc.err {
+				assert.ErrorContains(t, err, s)
+			}
 		})
 	}
 }
