@@ -323,13 +323,13 @@ type execution struct {
 func execute(ctx context.Context, x execution, stdout, stderr io.Writer) error {
 	j, err := pts.OpenJournal(x.Dir)
 	if err != nil {
-		x.Set.Engine.Close()
+		x.Set.Close()
 		return err
 	}
 	obs := newProgress(stderr, stdout, x.JSON)
 	purger, err := x.Set.Purger(x.Purge, x.Info.Config.DestroyData, obs.note)
 	if err != nil {
-		x.Set.Engine.Close()
+		x.Set.Close()
 		j.Close()
 		return err
 	}
@@ -338,7 +338,7 @@ func execute(ctx context.Context, x execution, stdout, stderr io.Writer) error {
 	obs.begin(x.Info, x.Dir)
 	runErr := r.Run(ctx, x.Prior)
 	obs.finish()
-	if err := x.Set.Engine.Close(); err != nil && runErr == nil {
+	if err := x.Set.Close(); err != nil && runErr == nil {
 		runErr = err
 	}
 	if err := j.Close(); err != nil && runErr == nil {

@@ -554,11 +554,11 @@ func runWorkload(ctx context.Context, opts workloadOptions, stdout, stderr io.Wr
 			}
 		}()
 	}
-	set, err := tp.Open(dir, targets.OpenOptions{Poll: poll.Duration()})
+	set, err := tp.Open(dir, targets.OpenOptions{Poll: poll.Duration(), ReadOnly: !to.Gate})
 	if err != nil {
 		return err
 	}
-	defer set.Engine.Close()
+	defer set.Close()
 	started := time.Now().UTC()
 	names := tp.Names()
 	desc := set.Engine.Describe()
