@@ -95,7 +95,25 @@ func runOptionsFrom(c *cli.Context) (runOptions, error) {
 	if err != nil {
 		return runOptions{}, err
 	}
-	return runOptions{Config: cfg, Operator: op, Dir: c.String("out"), JSON: c.Bool("json")}, nil
+	dir, err := outPath(c, "out")
+	if err != nil {
+		return runOptions{}, err
+	}
+	return runOptions{Config: cfg, Operator: op, Dir: dir, JSON: c.Bool("json")}, nil
+}
+
+// outPath is the path flag name names, made absolute against the working
+// directory before anything inspects it (device.AbsPath); "" when unset.
+func outPath(c *cli.Context, name string) (string, error) {
+	p := c.String(name)
+	if p == "" {
+		return "", nil
+	}
+	a, err := device.AbsPath(p)
+	if err != nil {
+		return "", fmt.Errorf("--%s: %w", name, err)
+	}
+	return a, nil
 }
 
 // configFromFlags reads the run configuration from the flags. It is checked
@@ -351,7 +369,7 @@ func execute(ctx context.Context, x execution, stdout, stderr io.Writer) error {
 	if err := res.Save(x.Dir); err != nil {
 		return errors.Join(runErr, err)
 	}
-	if _, err := writeReport(x.Dir, "", "a4", x.Info, res); err != nil {
+	if _, err := writeReport(x.Dir, "", "a4", false, x.Info, res); err != nil {
 		return errors.Join(runErr, err)
 	}
 	if errors.Is(runErr, pts.ErrInterrupted) {
@@ -407,7 +425,7 @@ func runResume(ctx context.Context, opts resumeOptions, stdout, stderr io.Writer
 	prior := pts.Replay(ri.Stages, recs)
 	if prior.Ended {
 		fmt.Fprintf(stderr, "ptsrun: the run in %s is already complete; rebuilding its results\n", dir)
-		return reportDir(dir, "", "a4", opts.JSON, stdout, stderr)
+		return reportDir(dir, "", "a4", false, opts.JSON, stdout, stderr)
 	}
 	// The same targets, checked again: a device may have been mounted since.
 	tp, err := targets.Check(targets.Options{Specs: ri.Config.Targets, Engine: ri.Config.Engine,
@@ -472,7 +490,11 @@ func demoCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			return runDemo(c.Context, demoOptions{Model: c.String("model"), Tests: tests, Dir: c.String("out"), Operator: op, JSON: c.Bool("json")},
+			dir, err := outPath(c, "out")
+			if err != nil {
+				return err
+			}
+			return runDemo(c.Context, demoOptions{Model: c.String("model"), Tests: tests, Dir: dir, Operator: op, JSON: c.Bool("json")},
 				c.App.Writer, c.App.ErrWriter)
 		},
 	}
@@ -494,7 +516,9 @@ func runDemo(ctx context.Context, opts demoOptions, stdout, stderr io.Writer) er
 	}
 	dir := opts.Dir
 	if dir == "" {
-		dir = "ptsrun-demo-" + time.Now().Format("20060102-150405")
+		if dir, err = device.AbsPath("ptsrun-demo-" + time.Now().Format("20060102-150405")); err != nil {
+			return err
+		}
 	}
 	return startRun(ctx, newRun{checkedRun: run, Operator: opts.Operator, Dir: dir, JSON: opts.JSON}, stdout, stderr)
 }

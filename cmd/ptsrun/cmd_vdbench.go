@@ -64,8 +64,12 @@ func vdbenchCommand(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	dir, err := outPath(c, "out")
+	if err != nil {
+		return err
+	}
 	opts := vdbenchOptions{File: c.String("vdbench"), Engine: c.String("engine"), DestroyData: c.StringSlice("destroy-data"),
-		Dir: c.String("out"), Seed: c.Uint64("seed"), Poll: c.String("poll"), Operator: op, JSON: c.Bool("json"), DryRun: c.Bool("dry-run")}
+		Dir: dir, Seed: c.Uint64("seed"), Poll: c.String("poll"), Operator: op, JSON: c.Bool("json"), DryRun: c.Bool("dry-run")}
 	return runVdbench(c.Context, opts, c.App.Writer, c.App.ErrWriter)
 }
 
