@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -70,33 +71,38 @@ func absent(t *testing.T, path string) {
 // where they are written, against the working directory: an existing
 // file there needs --destroy-data (exit 4), and nothing is made at /PATH.
 func TestRelativePathsAreCheckedWhereTheyAreWritten(t *testing.T) {
-	cwd := t.TempDir() // /tmp: a disk filesystem, direct I/O
-	name := victimFile(t, cwd, 64<<20)
-	victim := filepath.Join(cwd, name)
-	before := sum(t, victim)
+	t.Run("file target", func(t *testing.T) {
+		cwd := t.TempDir() // /tmp: a disk filesystem, direct I/O
+		name := victimFile(t, cwd, 64<<20)
+		victim := filepath.Join(cwd, name)
+		before := sum(t, victim)
+		code, stderr := ptsrunIn(t, cwd, "run", "--target", "file:"+name+":64M", "--purge", "none", "--tests", "lat",
+			"--cell-time", "1s", "--out", "run")
+		assert.Equal(t, 4, code, stderr)
+		assert.Contains(t, stderr, "writing to file:"+victim+":64M destroys its data: confirm with --destroy-data "+victim)
+		assert.Equal(t, before, sum(t, victim), "the file nobody confirmed changed")
+		absent(t, "/"+name)
+		absent(t, filepath.Join(cwd, "run"))
 
-	code, stderr := ptsrunIn(t, cwd, "run", "--target", "file:"+name+":64M", "--purge", "none", "--tests", "lat",
-		"--cell-time", "1s", "--out", "run")
-	assert.Equal(t, 4, code, stderr)
-	assert.Contains(t, stderr, "writing to file:"+victim+":64M destroys its data: confirm with --destroy-data "+victim)
-	assert.Equal(t, before, sum(t, victim), "the file nobody confirmed changed")
-	absent(t, "/"+name)
-	absent(t, filepath.Join(cwd, "run"))
-
-	parm := filepath.Join(cwd, "w.parm")
-	require.NoError(t, os.WriteFile(parm, []byte("sd=sd1,lun="+name+",size=64m,openflags=o_direct\nwd=w,sd=sd1,xfersize=4k,rdpct=0\n"+
-		"rd=r,wd=w,iorate=max,elapsed=2\n"), 0o644))
-	code, stderr = ptsrunIn(t, cwd, "workload", "--vdbench", "w.parm", "--out", "vd")
-	assert.Equal(t, 4, code, stderr)
-	assert.Contains(t, stderr, "confirm with --destroy-data "+victim)
-	assert.Equal(t, before, sum(t, victim), "the file nobody confirmed changed")
-	absent(t, "/"+name)
-	absent(t, filepath.Join(cwd, "vd"))
-
-	// A relative --destroy-data names it, read against the same directory.
-	code, stderr = ptsrunIn(t, cwd, "plan", "--target", "file:"+name+":64M", "--tests", "lat", "--destroy-data", name)
-	assert.Equal(t, 0, code, stderr)
-	absent(t, "/"+name)
+		// A relative --destroy-data names it, read against the same directory.
+		code, stderr = ptsrunIn(t, cwd, "plan", "--target", "file:"+name+":64M", "--tests", "lat", "--destroy-data", name)
+		assert.Equal(t, 0, code, stderr)
+		absent(t, "/"+name)
+	})
+	t.Run("vdbench lun", func(t *testing.T) {
+		cwd := t.TempDir()
+		name := victimFile(t, cwd, 64<<20)
+		victim := filepath.Join(cwd, name)
+		before := sum(t, victim)
+		require.NoError(t, os.WriteFile(filepath.Join(cwd, "w.parm"), []byte("sd=sd1,lun="+name+",size=64m,openflags=o_direct\n"+
+			"wd=w,sd=sd1,xfersize=4k,rdpct=0\nrd=r,wd=w,iorate=max,elapsed=2\n"), 0o644))
+		code, stderr := ptsrunIn(t, cwd, "workload", "--vdbench", "w.parm", "--out", "vd")
+		assert.Equal(t, 4, code, stderr)
+		assert.Contains(t, stderr, "confirm with --destroy-data "+victim)
+		assert.Equal(t, before, sum(t, victim), "the file nobody confirmed changed")
+		absent(t, "/"+name)
+		absent(t, filepath.Join(cwd, "vd"))
+	})
 }
 
 // interrupted starts `ptsrun run args... --out dir` and stops it with
@@ -315,6 +321,44 @@ func TestConfirmedDevicesAreHeldExclusively(t *testing.T) {
 			f.Close()
 		})
 	}
+}
+
+// Item 12 for ptsrun fio: a device a user's job file writes is held while
+// its fio runs.
+func TestFioJobFileWritesAreHeldExclusively(t *testing.T) {
+	t.Parallel()
+	need(t, "losetup", "fio")
+	dev := enginetest.LoopDevice(t, 64<<20, "")
+	work := t.TempDir()
+	job := filepath.Join(work, "w.fio")
+	require.NoError(t, os.WriteFile(job, []byte("[w]\nfilename="+dev+"\nrw=randwrite\nbs=4k\ndirect=1\nruntime=30\ntime_based=1\n"), 0o644))
+	dir := filepath.Join(t.TempDir(), "run")
+	cmd := exec.Command(binary, "fio", job, "--destroy-data", dev, "--out", dir)
+	var e bytes.Buffer
+	cmd.Stderr = &e
+	require.NoError(t, cmd.Start())
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	for running := false; !running; {
+		for _, p := range liveProcesses(dir) {
+			running = running || strings.Contains(p, "fio ") && strings.Contains(p, "--output=") // the run, not --parse-only
+		}
+		select {
+		case err := <-exited:
+			t.Fatalf("ptsrun fio ended (%v) before its fio ran: %s", err, e.String())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	f, err := os.OpenFile(dev, os.O_RDONLY|unix.O_EXCL, 0)
+	if err == nil {
+		f.Close()
+	}
+	assert.ErrorIs(t, err, unix.EBUSY, "an exclusive open while fio writes")
+	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+	<-exited
+	f, err = os.OpenFile(dev, os.O_RDONLY|unix.O_EXCL, 0)
+	require.NoError(t, err, "the hold ends with the run")
+	f.Close()
 }
 
 // Item 13: outputs never replace what is not ptsrun's. report -o renamed
