@@ -60,11 +60,11 @@ func (fs FS) identifiers() map[string]int {
 
 // names are what --destroy-data may say to name a block device: its path
 // as given and its device node; for a disk (not a partition), its serial
-// and WWID when no other disk reports the same. A partition carries its
-// disk's serial, and the namespaces of an NVMe controller share the
-// controller's: naming one of those would name more than the target.
-// confirm is the one to ask for: the serial when it names the device,
-// else the device node.
+// when no other disk reports the same, and for an NVMe namespace its WWID
+// when it is its own too. A partition carries its disk's serial, and the
+// namespaces of an NVMe controller share the controller's: naming one of
+// those would name more than the target. confirm is the one to ask for:
+// the serial when it names the device, else the device node.
 func (fs FS) names(t Target, sys System) (names []string, confirm string) {
 	b := t.Block
 	names, confirm = []string{t.Path, b.Path()}, b.Path()
@@ -75,7 +75,7 @@ func (fs FS) names(t Target, sys System) (names []string, confirm string) {
 	if ids == nil {
 		ids = fs.identifiers()
 	}
-	if b.WWN != "" && ids[b.WWN] == 1 {
+	if b.Interface == "NVMe" && b.WWN != "" && ids[b.WWN] == 1 {
 		names = append(names, b.WWN)
 	}
 	if b.Serial != "" && ids[b.Serial] == 1 {
