@@ -32,6 +32,28 @@ func TestSameDevice(t *testing.T) {
 	d := c
 	d.Path = "/b"
 	assert.False(t, c.SameDevice(d), "without a serial the path decides")
+
+	// Every field recorded is compared: a loop device re-attached to
+	// another image of the same size is another device (issue 19).
+	loop := Identity{Kind: KindBlock, Path: "/dev/loop3", Model: "loop device", CapacityBytes: 256 << 20, LogicalBlock: 512,
+		BackingFile: "/dev/shm/a.img"}
+	for _, tc := range []struct {
+		change func(*Identity)
+		want   string
+	}{
+		{func(i *Identity) { i.BackingFile = "/dev/shm/b.img" }, `backing file "/dev/shm/a.img", now "/dev/shm/b.img"`},
+		{func(i *Identity) { i.BackingFile = "" }, `backing file "/dev/shm/a.img", now none`},
+		{func(i *Identity) { i.LogicalBlock = 4096 }, "logical block 512 bytes, now 4096"},
+		{func(i *Identity) { i.CapacityBytes++ }, "capacity 268435456 bytes, now 268435457"},
+		{func(i *Identity) { i.WWN = "naa.1" }, `WWID none, now "naa.1"`},
+		{func(i *Identity) { i.Serial = "S1" }, `serial none, now "S1"`},
+	} {
+		now := loop
+		tc.change(&now)
+		assert.False(t, loop.SameDevice(now), tc.want)
+		assert.Contains(t, loop.Differences(now), tc.want)
+	}
+	assert.True(t, loop.SameDevice(loop))
 	assert.Equal(t, "ptsrun SIM (E-1)", Identity{Vendor: "ptsrun", Model: "SIM", Serial: "E-1"}.Label())
 }
 

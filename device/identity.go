@@ -1,6 +1,9 @@
 package device
 
-import "fmt"
+import (
+	"fmt"
+	"strconv"
+)
 
 // FormatCapacity writes a capacity in decimal units, as drives are sold.
 func FormatCapacity(b int64) string {
@@ -49,7 +52,10 @@ type Identity struct {
 	// files older than it, and for targets that hang off none).
 	HBA *PCIFunction `json:"hba,omitempty"`
 	// Facts are what the device reports of its form factor and medium.
-	Facts         []Fact  `json:"facts,omitempty"`
+	Facts []Fact `json:"facts,omitempty"`
+	// BackingFile is a loop device's backing file: the same loop device
+	// re-attached to another image is another device.
+	BackingFile   string  `json:"backing_file,omitempty"`
 	WriteCache    string  `json:"write_cache,omitempty"` // enabled, disabled, unknown
 	Notes         string  `json:"notes,omitempty"`
 	OverProvision float64 `json:"over_provisioning,omitempty"` // simulated drives only
@@ -57,10 +63,43 @@ type Identity struct {
 
 // SameDevice reports whether two identities name the same physical target:
 // the fields that do not change while a drive stays the same drive.
-func (a Identity) SameDevice(b Identity) bool {
-	return a.Kind == b.Kind && a.Serial == b.Serial && a.Model == b.Model &&
-		a.CapacityBytes == b.CapacityBytes && a.WWN == b.WWN &&
-		(a.Serial != "" || a.Path == b.Path)
+func (a Identity) SameDevice(b Identity) bool { return len(a.Differences(b)) == 0 }
+
+// Differences lists how b (the target now) differs from a (as recorded)
+// in what does not change while a drive stays the same drive: kind,
+// serial, WWID, model, backing file, capacity and logical block size, and
+// the path of a target that has no serial. Every field is compared as
+// recorded: one recorded empty and found set (a run.json older than the
+// field) differs, as ptsrun cannot tell it is the same.
+func (a Identity) Differences(b Identity) []string {
+	var out []string
+	str := func(what, was, now string) {
+		if was != now {
+			out = append(out, fmt.Sprintf("%s %s, now %s", what, orNone(was), orNone(now)))
+		}
+	}
+	str("kind", a.Kind, b.Kind)
+	str("serial", a.Serial, b.Serial)
+	str("WWID", a.WWN, b.WWN)
+	str("model", a.Model, b.Model)
+	str("backing file", a.BackingFile, b.BackingFile)
+	if a.Serial == "" || b.Serial == "" {
+		str("path", a.Path, b.Path)
+	}
+	if a.CapacityBytes != b.CapacityBytes {
+		out = append(out, fmt.Sprintf("capacity %d bytes, now %d", a.CapacityBytes, b.CapacityBytes))
+	}
+	if a.LogicalBlock != b.LogicalBlock {
+		out = append(out, fmt.Sprintf("logical block %d bytes, now %d", a.LogicalBlock, b.LogicalBlock))
+	}
+	return out
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return strconv.Quote(s)
 }
 
 // Label is a short human name: "vendor model (serial)".

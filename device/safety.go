@@ -15,21 +15,74 @@ type Verdict struct {
 	Confirm string   `json:"confirm,omitempty"` // what --destroy-data must name
 	Carries []string `json:"carries,omitempty"` // what is on it now (partition table, filesystem, …)
 	New     bool     `json:"new,omitempty"`     // a file ptsrun will make: nothing to destroy
+	// names are what --destroy-data may say to name the target (Confirmed):
+	// none in a Verdict that Check did not make, which confirms nothing.
+	names []string
 }
 
 // System is the state of the machine the safety check needs.
 type System struct {
 	Mounts []Mount
 	Swaps  []string
+	// ids counts how many disks (block devices that are not partitions)
+	// report each serial and WWID: an identifier names a device only when
+	// it is that device's alone. nil: counted when needed.
+	ids map[string]int
 }
 
-// System reads the mount table and active swap.
+// System reads the mount table, active swap and the devices' identifiers.
 func (fs FS) System() (System, error) {
 	m, err := fs.Mounts()
 	if err != nil {
 		return System{}, err
 	}
-	return System{Mounts: m, Swaps: fs.Swaps()}, nil
+	return System{Mounts: m, Swaps: fs.Swaps(), ids: fs.identifiers()}, nil
+}
+
+// identifiers counts the serials and WWIDs of every disk. A partition
+// reports its disk's, and every namespace of an NVMe controller the
+// controller's serial: those are counted once, for the disk.
+func (fs FS) identifiers() map[string]int {
+	ids := map[string]int{}
+	for _, n := range fs.list("sys/class/block") {
+		b, err := fs.Block(n)
+		if err != nil || b.Partition {
+			continue
+		}
+		for _, id := range []string{b.Serial, b.WWN} {
+			if id != "" {
+				ids[id]++
+			}
+		}
+	}
+	return ids
+}
+
+// names are what --destroy-data may say to name a block device: its path
+// as given and its device node; for a disk (not a partition), its serial
+// when no other disk reports the same, and for an NVMe namespace its WWID
+// when it is its own too. A partition carries its disk's serial, and the
+// namespaces of an NVMe controller share the controller's: naming one of
+// those would name more than the target. confirm is the one to ask for:
+// the serial when it names the device, else the device node.
+func (fs FS) names(t Target, sys System) (names []string, confirm string) {
+	b := t.Block
+	names, confirm = []string{t.Path, b.Path()}, b.Path()
+	if b.Partition {
+		return names, confirm
+	}
+	ids := sys.ids
+	if ids == nil {
+		ids = fs.identifiers()
+	}
+	if b.Interface == "NVMe" && b.WWN != "" && ids[b.WWN] == 1 {
+		names = append(names, b.WWN)
+	}
+	if b.Serial != "" && ids[b.Serial] == 1 {
+		names = append(names, b.Serial)
+		confirm = b.Serial
+	}
+	return names, confirm
 }
 
 // Check decides whether a target may be written: devices in use are refused
@@ -43,7 +96,7 @@ func (fs FS) Check(t Target, sys System) Verdict {
 			v.Usable, v.New = true, true
 			return v
 		}
-		v.Usable, v.Confirm = true, t.Path
+		v.Usable, v.Confirm, v.names = true, t.Path, []string{t.Path}
 		return v
 	case KindBlock:
 	default:
@@ -51,10 +104,7 @@ func (fs FS) Check(t Target, sys System) Verdict {
 		return v
 	}
 	b := t.Block
-	v.Confirm = b.Path()
-	if b.Serial != "" {
-		v.Confirm = b.Serial
-	}
+	v.names, v.Confirm = fs.names(t, sys)
 	disk := b.Name
 	if b.Partition {
 		disk = b.Parent
@@ -145,16 +195,27 @@ func dedupe(s []string) []string {
 }
 
 // Confirmed reports whether --destroy-data names the target exactly: its
-// serial, or its path (as given or as the device node).
+// path (as given or as the device node; relative paths are read against
+// the working directory), or an identifier that is the device's own
+// (FS.Check says which). t is the target v is the verdict of.
 func (v Verdict) Confirmed(t Target, destroy []string) bool {
 	if v.New {
 		return true
 	}
+	return named(v.names, destroy)
+}
+
+// named reports whether any of destroy is one of names, as written or as
+// an absolute path.
+func named(names, destroy []string) bool {
 	for _, d := range destroy {
 		if d == "" {
 			continue
 		}
-		if d == v.Confirm || d == t.Path || (t.Block != nil && (d == t.Block.Path() || d == t.Block.Serial && d != "")) {
+		if slices.Contains(names, d) {
+			return true
+		}
+		if p, err := AbsPath(d); err == nil && slices.Contains(names, p) {
 			return true
 		}
 	}
@@ -180,76 +241,83 @@ func (fs FS) Gate(ts []Target, sys System, destroy []string) error {
 	return nil
 }
 
-// OtherNamespaces is every namespace of an NVMe target's controller besides
-// the target itself, as targets: what a controller-wide purge (a sanitize,
-// or a format whose FNA applies it to every namespace) erases too.
-func (fs FS) OtherNamespaces(t Target) []Target {
-	if t.Block == nil || t.Block.Partition {
-		return nil
-	}
+// BlockTargets are block devices by path (/dev/NAME), as targets: what a
+// purge whose scope is larger than its target erases besides it (the whole
+// disk of a partition, the other namespaces of an NVMe controller), to be
+// put to the gate (GateErased).
+func (fs FS) BlockTargets(paths []string) ([]Target, error) {
 	var out []Target
-	for _, n := range t.Block.Namespaces {
-		b, err := fs.Block(n)
+	for _, p := range paths {
+		b, err := fs.Block(filepath.Base(p))
 		if err != nil {
-			continue
+			return nil, fmt.Errorf("%w: %s: %v", ErrUnsafe, p, err)
 		}
 		out = append(out, Target{Spec: Spec{Raw: b.Path(), Kind: KindBlock, Path: b.Path()}, Block: &b,
 			Capacity: b.SizeBytes, LogicalBlock: b.LogicalBlock})
 	}
-	return out
+	return out, nil
 }
 
-// GateNamespaces checks the other namespaces that a controller-wide purge of
-// t erases, with the rules of a target: one in use refuses the purge; the
-// others must each be named by --destroy-data, by path or WWID. The
-// controller's serial does not name them: it is the target's too. what
-// names the purge ("NVMe sanitize"). The error wraps ErrUnsafe and names
-// every namespace.
-func (fs FS) GateNamespaces(t Target, others []Target, sys System, destroy []string, what string) error {
-	if len(others) == 0 {
+// GateErased checks what a purge of t erases besides t (erased: the whole
+// disk of a partition, the other namespaces of its NVMe controller) with
+// the rules of a target: one in use refuses the purge; the others must
+// each be named by --destroy-data, by path or by an identifier of their
+// own (a disk named covers its partitions; the controller's serial names
+// none of its namespaces, it is the target's too). what names the purge
+// ("NVMe sanitize"). The error wraps ErrUnsafe and names every device.
+func (fs FS) GateErased(t Target, erased []Target, sys System, destroy []string, what string) error {
+	if len(erased) == 0 {
 		return nil
 	}
-	var inUse, unconfirmed, names []string
-	for _, o := range others {
-		names = append(names, o.Block.Path())
+	var inUse, unconfirmed, flags []string
+	for _, o := range erased {
 		v := fs.Check(o, sys)
 		if !v.Usable {
 			inUse = append(inUse, fmt.Sprintf("%s (%s)", o.Block.Path(), strings.Join(v.Refused, "; ")))
 			continue
 		}
-		if !namedNamespace(o, destroy) {
+		if !v.Confirmed(o, destroy) {
 			what := o.Block.Path()
 			if len(v.Carries) > 0 {
 				what += ", which carries " + strings.Join(v.Carries, ", ")
 			}
 			unconfirmed = append(unconfirmed, what)
+			flags = append(flags, "--destroy-data "+o.Block.Path())
 		}
 	}
-	scope := fmt.Sprintf("%s of %s erases every namespace of controller %s, not only the target: also %s",
-		what, t.Block.Path(), t.Block.Controller, strings.Join(names, ", "))
+	scope := what + " of " + t.Block.Path() + " erases " + scopeOf(t, erased)
 	if len(inUse) > 0 {
 		return fmt.Errorf("%w: refusing: %s; in use: %s", ErrUnsafe, scope, strings.Join(inUse, "; "))
 	}
 	if len(unconfirmed) > 0 {
-		var flags []string
-		for _, o := range others {
-			if !namedNamespace(o, destroy) {
-				flags = append(flags, "--destroy-data "+o.Block.Path())
-			}
+		msg := fmt.Sprintf("%s; confirm that %s may be destroyed with %s", scope, strings.Join(unconfirmed, "; "), strings.Join(flags, " "))
+		if t.Block.Partition {
+			msg += ", or purge the partition alone with --purge discard or --purge zero-fill (substitutes, not a PTS purge)"
 		}
-		return fmt.Errorf("%w: %s; confirm that %s may be destroyed with %s", ErrUnsafe, scope,
-			strings.Join(unconfirmed, "; "), strings.Join(flags, " "))
+		return fmt.Errorf("%w: %s", ErrUnsafe, msg)
 	}
 	return nil
 }
 
-// namedNamespace reports whether --destroy-data names a namespace by its
-// own path or WWID.
-func namedNamespace(t Target, destroy []string) bool {
-	for _, d := range destroy {
-		if d != "" && (d == t.Block.Path() || d == t.Path || d == t.Block.WWN) {
-			return true
+// scopeOf says what erasing erased besides t means: the whole disk of a
+// partition, every namespace of a controller.
+func scopeOf(t Target, erased []Target) string {
+	var disk string
+	var others []string
+	for _, o := range erased {
+		if t.Block.Partition && o.Block.Name == t.Block.Parent {
+			disk = o.Block.Path()
+			continue
 		}
+		others = append(others, o.Block.Path())
 	}
-	return false
+	var parts []string
+	if disk != "" {
+		parts = append(parts, fmt.Sprintf("the whole disk %s, not only the partition", disk))
+	}
+	if len(others) > 0 {
+		parts = append(parts, fmt.Sprintf("every namespace of controller %s, not only the target: also %s",
+			t.Block.Controller, strings.Join(others, ", ")))
+	}
+	return strings.Join(parts, ", and ")
 }

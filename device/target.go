@@ -13,14 +13,19 @@ import (
 // Spec is a target as the user wrote it: "sim[:MODEL]", "file:PATH[:SIZE]",
 // or a block device path.
 type Spec struct {
+	// Raw is the target as written, with a relative path made absolute:
+	// what a run records, so that resume finds the same one.
 	Raw   string
 	Kind  string
-	Path  string
+	Path  string // absolute
 	Size  int64  // file: the size to create it with; 0: use the file as it is
 	Model string // sim: the model name
 }
 
-// ParseSpec reads a target spec without touching anything.
+// ParseSpec reads a target spec without touching anything. A relative
+// path is made absolute against the working directory here, before
+// anything looks at it: the gate, the file it makes and the engine that
+// writes it must all mean the same file.
 func ParseSpec(s string) (Spec, error) {
 	sp := Spec{Raw: s}
 	if err := CheckControl(s); err != nil {
@@ -43,11 +48,38 @@ func ParseSpec(s string) (Spec, error) {
 		if rest == "" {
 			return sp, fmt.Errorf("target %q: no file path (file:PATH[:SIZE])", s)
 		}
-		sp.Path = rest
+		p, err := AbsPath(rest)
+		if err != nil {
+			return sp, fmt.Errorf("target %q: %w", s, err)
+		}
+		sp.Path = p
+		if !filepath.IsAbs(rest) {
+			sp.Raw = "file:" + p + strings.TrimPrefix(s, "file:"+rest)
+		}
 	default:
-		sp.Kind, sp.Path = KindBlock, s
+		p, err := AbsPath(s)
+		if err != nil {
+			return sp, fmt.Errorf("target %q: %w", s, err)
+		}
+		sp.Kind, sp.Path = KindBlock, p
+		if !filepath.IsAbs(s) {
+			sp.Raw = p
+		}
 	}
 	return sp, nil
+}
+
+// AbsPath is p made absolute against the working directory and cleaned:
+// how every path a user names is read before it is inspected.
+func AbsPath(p string) (string, error) {
+	if p == "" {
+		return "", errors.New("empty path")
+	}
+	a, err := filepath.Abs(p)
+	if err != nil {
+		return "", fmt.Errorf("path %q: %w", p, err)
+	}
+	return a, nil
 }
 
 // CheckControl refuses control characters (below 0x20, and 0x7f) in a
@@ -141,6 +173,7 @@ func (fs FS) inspectBlock(t Target) (Target, error) {
 		PhysicalBlock: b.PhysicalBlock, Rotational: b.Rotational, Interface: b.Interface, Transport: b.Transport,
 		PCIeLink: b.PCIeLink, WriteCache: b.WriteCache, HBA: b.HBA, Facts: b.Facts}
 	if b.BackingFile != "" {
+		t.Identity.BackingFile = b.BackingFile
 		t.Identity.Notes = "backed by " + b.BackingFile
 	}
 	return t, nil

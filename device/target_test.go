@@ -1,6 +1,8 @@
 package device
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -24,6 +26,30 @@ func TestParseSpec(t *testing.T) {
 		require.NoError(t, err, tc.spec)
 		tc.want.Raw = tc.spec
 		assert.Equal(t, tc.want, got)
+	}
+}
+
+// A relative path is made absolute against the working directory before
+// anything inspects it: checked at /+PATH but written relative to the
+// working directory, a file target overwrote what nobody named (issue 19).
+func TestParseSpecMakesPathsAbsolute(t *testing.T) {
+	t.Chdir(t.TempDir())
+	cwd, err := os.Getwd()
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		spec string
+		want Spec
+	}{
+		{"file:db.img:64M", Spec{Raw: "file:" + cwd + "/db.img:64M", Kind: KindFile, Path: cwd + "/db.img", Size: 64 << 20}},
+		{"file:./a/../db.img", Spec{Raw: "file:" + cwd + "/db.img", Kind: KindFile, Path: cwd + "/db.img"}},
+		{"file:../x.img:1m", Spec{Raw: "file:" + filepath.Dir(cwd) + "/x.img:1m", Kind: KindFile, Path: filepath.Dir(cwd) + "/x.img", Size: 1 << 20}},
+		{"loop0", Spec{Raw: cwd + "/loop0", Kind: KindBlock, Path: cwd + "/loop0"}},
+		// Absolute ones keep their spelling, cleaned in Path only.
+		{"file:/data//a.img", Spec{Raw: "file:/data//a.img", Kind: KindFile, Path: "/data/a.img"}},
+	} {
+		got, err := ParseSpec(tc.spec)
+		require.NoError(t, err, tc.spec)
+		assert.Equal(t, tc.want, got, tc.spec)
 	}
 }
 

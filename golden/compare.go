@@ -3,6 +3,7 @@ package golden
 import (
 	"bytes"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -11,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ptsrun/ptsrun/device"
 	"github.com/ptsrun/ptsrun/engine"
 	"github.com/ptsrun/ptsrun/matrix"
 	"github.com/ptsrun/ptsrun/pdfreport"
@@ -271,23 +273,80 @@ func heatMap(tables []pdfreport.ComparedTable) *pdfreport.ComparedHeatMap {
 	return hm
 }
 
+// csvFile is one CSV of a comparison: its name, header and rows. The
+// first fixed fields of the header are the same in every comparison
+// (the rest name the runs): that is how a CSV of ptsrun's is known.
+type csvFile struct {
+	name  string
+	head  []string
+	rows  [][]string
+	fixed int
+}
+
 // WriteCSV writes one CSV per table: a row per cell with every run's value
 // and every run's ratio to the reference (empty where absent); and the
 // heat-map as the page shows it, a row per workload and a column per run
-// and metric, the geometric means last.
-func (c *Comparison) WriteCSV(dir string) error {
+// and metric, the geometric means last. Nothing is written unless every
+// file may be (CheckCSV).
+func (c *Comparison) WriteCSV(dir string, force bool) error {
+	if err := c.CheckCSV(dir, force); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("comparison tables %s: %w", dir, err)
 	}
-	write := func(name string, head []string, rows [][]string) error {
+	for _, f := range c.csvFiles() {
 		var b bytes.Buffer
 		w := csv.NewWriter(&b)
-		_ = w.Write(head)
-		_ = w.WriteAll(rows)
+		_ = w.Write(f.head)
+		_ = w.WriteAll(f.rows)
 		if err := w.Error(); err != nil {
 			return err
 		}
-		return pts.WriteFileAtomic(filepath.Join(dir, name), b.Bytes())
+		if err := pts.WriteFileAtomic(filepath.Join(dir, f.name), b.Bytes()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CheckCSV refuses, before anything is written, a table directory that is
+// not a directory of its own (a device node, a file, a symbolic link),
+// and a table that would replace a file ptsrun did not write: one whose
+// header does not begin as this table's does, with a ratio column, unless
+// force (device.CheckOutput). The error wraps device.ErrUnsafe.
+func (c *Comparison) CheckCSV(dir string, force bool) error {
+	st, err := os.Lstat(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("comparison tables %s: %w", dir, err)
+	case !st.IsDir():
+		return fmt.Errorf("%w: refusing to write the comparison tables into %s: it is not a directory (%v); name a directory", device.ErrUnsafe, dir, st.Mode().Type())
+	}
+	for _, f := range c.csvFiles() {
+		if err := device.CheckOutput(filepath.Join(dir, f.name), force, f.ours); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ours reports whether data is this table as a comparison writes it.
+func (f csvFile) ours(data []byte) bool {
+	head, err := csv.NewReader(bytes.NewReader(data)).Read()
+	if err != nil || len(head) <= f.fixed || !slices.Equal(head[:f.fixed], f.head[:f.fixed]) {
+		return false
+	}
+	return slices.ContainsFunc(head[f.fixed:], func(h string) bool { return strings.Contains(h, " / ") })
+}
+
+// csvFiles are the comparison's CSVs, in the order CSVFiles names them.
+func (c *Comparison) csvFiles() []csvFile {
+	var out []csvFile
+	write := func(name string, head []string, rows [][]string, fixed int) {
+		out = append(out, csvFile{name: name, head: head, rows: rows, fixed: fixed})
 	}
 	var names []string
 	for _, r := range c.Runs {
@@ -312,9 +371,7 @@ func (c *Comparison) WriteCSV(dir string) error {
 				rows = append(rows, row)
 			}
 		}
-		if err := write(compareCSV(t.Name), head, rows); err != nil {
-			return err
-		}
+		write(compareCSV(t.Name), head, rows, 2)
 	}
 	if hm := c.HeatMap; hm != nil {
 		head := []string{"workload"}
@@ -339,9 +396,7 @@ func (c *Comparison) WriteCSV(dir string) error {
 				mean = append(mean, matrix.FormatValue(v))
 			}
 		}
-		if err := write(compareCSV("heatmap"), head, append(rows, mean)); err != nil {
-			return err
-		}
+		write(compareCSV("heatmap"), head, append(rows, mean), 1)
 	}
 	head := append([]string{"headline"}, names...)
 	for _, n := range names[1:] {
@@ -358,7 +413,8 @@ func (c *Comparison) WriteCSV(dir string) error {
 		}
 		rows = append(rows, row)
 	}
-	return write(compareCSV("headlines"), head, rows)
+	write(compareCSV("headlines"), head, rows, 1)
+	return out
 }
 
 func compareCSV(table string) string { return "compare_" + table + ".csv" }
@@ -366,13 +422,10 @@ func compareCSV(table string) string { return "compare_" + table + ".csv" }
 // CSVFiles are the names of the files WriteCSV writes.
 func (c *Comparison) CSVFiles() []string {
 	var out []string
-	for _, t := range c.Tables {
-		out = append(out, compareCSV(t.Name))
+	for _, f := range c.csvFiles() {
+		out = append(out, f.name)
 	}
-	if c.HeatMap != nil {
-		out = append(out, compareCSV("heatmap"))
-	}
-	return append(out, compareCSV("headlines"))
+	return out
 }
 
 // ComparisonSummary is a comparison for scripts (compare --json): the runs,

@@ -409,7 +409,7 @@ func TestCompare(t *testing.T) {
 	assert.Equal(t, c4k.IOPS, cmp.Headlines[0].Values[0])
 
 	out := t.TempDir()
-	require.NoError(t, cmp.WriteCSV(out))
+	require.NoError(t, cmp.WriteCSV(out, false))
 	csv, err := os.ReadFile(filepath.Join(out, "compare_headlines.csv"))
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(string(csv), "headline,"+runs[0].Name+","+runs[1].Name+",review,"))

@@ -73,7 +73,7 @@ func TestCompareHeatMap(t *testing.T) {
 	assert.InDelta(t, math.Sqrt(1.5*0.8), hm.Mean[0][0], 1e-9, "the geometric mean of the presets both have")
 
 	out := t.TempDir()
-	require.NoError(t, cmp.WriteCSV(out))
+	require.NoError(t, cmp.WriteCSV(out, false))
 	assert.Contains(t, cmp.CSVFiles(), "compare_heatmap.csv")
 	csv, err := os.ReadFile(filepath.Join(out, "compare_heatmap.csv"))
 	require.NoError(t, err)

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ptsrun/ptsrun/device"
 	"github.com/ptsrun/ptsrun/engine"
 	"github.com/ptsrun/ptsrun/pts"
 )
@@ -389,8 +390,14 @@ func (r *Results) TableFiles() []string {
 }
 
 // Save writes results.json and tables/*.csv into dir, each file atomically.
+// DIR/tables must be a directory of the run's own, not a link elsewhere:
+// Save removes the CSVs there that it did not write.
 func (r *Results) Save(dir string) error {
 	tdir := filepath.Join(dir, "tables")
+	if st, err := os.Lstat(tdir); err == nil && !st.IsDir() {
+		return fmt.Errorf("%w: %s is not a directory of the run's own (%v): ptsrun writes its tables, and removes stale ones, only there",
+			device.ErrUnsafe, tdir, st.Mode().Type())
+	}
 	if err := os.MkdirAll(tdir, 0o755); err != nil {
 		return fmt.Errorf("tables directory %s: %w", tdir, err)
 	}

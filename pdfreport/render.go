@@ -1,6 +1,7 @@
 package pdfreport
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"math"
@@ -51,8 +52,8 @@ func (d *Doc) Render(w io.Writer, created time.Time) error {
 	pdf.SetCreationDate(created)
 	pdf.SetModificationDate(created)
 	pdf.SetCatalogSort(true)
-	pdf.SetProducer("ptsrun", true)
-	pdf.SetCreator("ptsrun", true)
+	pdf.SetProducer(producer, true)
+	pdf.SetCreator(producer, true)
 	pdf.SetTitle("SNIA SSS PTS report: "+d.Header.Vendor+" "+d.Header.Model, true)
 	pdf.SetAutoPageBreak(false, margin)
 	pdf.SetMargins(margin, margin, margin)
@@ -75,6 +76,26 @@ func (d *Doc) Render(w io.Writer, created time.Time) error {
 		}
 	}
 	return pdf.Output(w)
+}
+
+// producer is what a PDF of ptsrun's names as its producer and creator.
+const producer = "ptsrun"
+
+// producerEntry is the producer as fpdf writes it into the document
+// information (UTF-16BE with its byte-order mark).
+var producerEntry = func() []byte {
+	b := []byte("/Producer (\xfe\xff")
+	for _, r := range producer {
+		b = append(b, byte(r>>8), byte(r))
+	}
+	return append(b, ')')
+}()
+
+// Produced reports whether pdf is one that ptsrun rendered: a PDF whose
+// document information names ptsrun as its producer. ptsrun replaces an
+// existing report or comparison only when it is (device.CheckOutput).
+func Produced(pdf []byte) bool {
+	return bytes.HasPrefix(pdf, []byte("%PDF-")) && bytes.Contains(pdf, producerEntry)
 }
 
 // sheet is one printed page: a page's header and the blocks that fit.

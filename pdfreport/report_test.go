@@ -57,6 +57,12 @@ func TestReportGolden(t *testing.T) {
 	// Fonts are embedded, not referenced.
 	assert.Contains(t, string(pdf), "/FontFile2")
 	assert.Contains(t, string(pdf), "/MediaBox [0 0 595.28 841.89]", "A4 by default")
+	// It says ptsrun made it: ptsrun replaces only a report of its own.
+	assert.True(t, Produced(pdf))
+	for _, other := range [][]byte{nil, []byte("%PDF-1.3\n/Producer (other)"), bytes.Replace(pdf, []byte("%PDF-"), []byte("%PDX-"), 1),
+		[]byte("hello")} {
+		assert.False(t, Produced(other), "%.20q", other)
+	}
 }
 
 // pdftotext reads the PDF back the way a reader would; the test skips when

@@ -13,12 +13,15 @@ import (
 
 // Dev is what a purge needs to know of one target.
 type Dev struct {
-	Path         string // /dev/nvme0n1, /dev/sda, or a file
-	Kind         string // device.KindBlock or device.KindFile
-	Interface    string // NVMe, SATA, SAS, SCSI, loop, virtio, dm, md, file
-	Controller   string // NVMe: the controller node (/dev/nvme0)
-	NSID         int    // NVMe: the namespace ID; 0 when not known
-	Namespaces   []string
+	Path       string // /dev/nvme0n1, /dev/sda, or a file
+	Kind       string // device.KindBlock or device.KindFile
+	Interface  string // NVMe, SATA, SAS, SCSI, loop, virtio, dm, md, file
+	Controller string // NVMe: the controller node (/dev/nvme0)
+	NSID       int    // NVMe: the namespace ID; 0 when not known
+	Namespaces []string
+	// Disk is the whole disk (or NVMe namespace) of a target that is a
+	// partition: what every method but discard and zero-fill erases.
+	Disk         string
 	Capacity     int64
 	LogicalBlock int64
 	Discard      bool // takes discards (TRIM/UNMAP/Deallocate)
@@ -28,7 +31,8 @@ var nvmeNS = regexp.MustCompile(`^(nvme\d+)n\d+$`)
 
 // DevOf describes a target for purging. Namespaces are the other namespaces
 // of an NVMe target's controller, by device path: a controller-wide purge
-// erases them too.
+// erases them too; Disk the disk of a partition, which a purge of the
+// device erases whole.
 func DevOf(t device.Target) Dev {
 	d := Dev{Path: t.Path, Kind: t.Kind, Capacity: t.Capacity, LogicalBlock: t.LogicalBlock, Interface: "file"}
 	if b := t.Block; b != nil {
@@ -42,6 +46,9 @@ func DevOf(t device.Target) Dev {
 			d.Controller = "/dev/" + b.Controller
 		}
 		d.NSID = b.NSID
+		if b.Partition {
+			d.Disk = "/dev/" + b.Parent
+		}
 		for _, n := range b.Namespaces {
 			d.Namespaces = append(d.Namespaces, "/dev/"+n)
 		}
@@ -75,12 +82,25 @@ type completion struct {
 	deallocated bool
 }
 
+// whole is the device a method that works on whole disks addresses: the
+// disk of a partition, else the target.
+func (d Dev) whole() string {
+	if d.Disk != "" {
+		return d.Disk
+	}
+	return d.Path
+}
+
 // method is one purge method.
 type method struct {
 	name       string
 	compliant  bool
 	interfaces []string // "" for any
-	about      string
+	// partial: the method erases the target's blocks alone (discard,
+	// zero-fill), a partition's and no more. Every other method erases
+	// the whole disk or NVMe namespace, and those of wide more.
+	partial bool
+	about   string
 	// wide reports whether, on this controller, the method erases every
 	// namespace rather than the target's alone. nil: the target only.
 	wide  func(NVMeController) bool
@@ -130,11 +150,11 @@ var catalogue = []method{
 	{name: SCSIFormat, compliant: true, interfaces: []string{"SAS", "SCSI"}, about: "SCSI FORMAT UNIT, polled to completion",
 		probe: func(context.Context, Exec, Dev, *recorder) (bool, string) { return true, "" }, run: scsiRun("sg_format", "--format", "--early"),
 		expect: indeterminate("FORMAT UNIT leaves the content to the drive")},
-	{name: Discard, compliant: false, about: "discard (TRIM/UNMAP/Deallocate) of every block: a substitute, not a PTS purge",
+	{name: Discard, compliant: false, partial: true, about: "discard (TRIM/UNMAP/Deallocate) of every block: a substitute, not a PTS purge",
 		probe: func(_ context.Context, _ Exec, d Dev, _ *recorder) (bool, string) {
 			return d.Discard, "the device takes no discards"
 		}, run: discardRun, expect: discardedZeros},
-	{name: ZeroFill, compliant: false, about: "zeros written over every block: a substitute, not a PTS purge",
+	{name: ZeroFill, compliant: false, partial: true, about: "zeros written over every block: a substitute, not a PTS purge",
 		probe: func(context.Context, Exec, Dev, *recorder) (bool, string) { return true, "" }, run: zeroFillRun,
 		expect: func(context.Context, Dev, completion, *recorder) (int, string) { return 0, "zeros were written" }},
 }
@@ -180,13 +200,13 @@ func discardedZeros(ctx context.Context, d Dev, _ completion, rec *recorder) (in
 		}
 		return -1, fmt.Sprintf("DLFEAT %d: the drive does not say what deallocated blocks read as", ns.DLFEAT&0x7)
 	case d.Interface == "SATA":
-		c := rec.run(ctx, "hdparm", "-I", d.Path)
+		c := rec.run(ctx, "hdparm", "-I", d.whole())
 		if c.OK() && ParseRZAT(c.Output) {
 			return 0, "the drive reads zeros after TRIM (RZAT)"
 		}
 		return -1, "the drive does not promise zeros after TRIM (no RZAT)"
 	case d.Interface == "SAS" || d.Interface == "SCSI":
-		c := rec.run(ctx, "sg_readcap", "--long", d.Path)
+		c := rec.run(ctx, "sg_readcap", "--long", d.whole())
 		if lbprz, ok := ParseLBPRZ(c.Output); c.OK() && ok && lbprz == 1 {
 			return 0, "unmapped blocks read as zeros (LBPRZ 1)"
 		}
@@ -269,21 +289,21 @@ func (r *recorder) idCtrl(ctx context.Context, d Dev) (NVMeController, error) {
 
 // idNS is the Identify Namespace data of d.
 func (r *recorder) idNS(ctx context.Context, d Dev) (NVMeNamespace, error) {
-	if ns, ok := r.ns[d.Path]; ok {
+	if ns, ok := r.ns[d.whole()]; ok {
 		return ns, nil
 	}
-	c := r.run(ctx, "nvme", "id-ns", d.Path, "-o", "json")
+	c := r.run(ctx, "nvme", "id-ns", d.whole(), "-o", "json")
 	if !c.OK() {
 		return NVMeNamespace{}, failed(c)
 	}
 	ns, err := ParseNVMeIDNS(c.Output)
 	if err != nil {
-		return ns, fmt.Errorf("%s: %w", d.Path, err)
+		return ns, fmt.Errorf("%s: %w", d.whole(), err)
 	}
 	if r.ns == nil {
 		r.ns = map[string]NVMeNamespace{}
 	}
-	r.ns[d.Path] = ns
+	r.ns[d.whole()] = ns
 	return ns, nil
 }
 
@@ -372,7 +392,7 @@ func nvmeFormat(ses int) func(context.Context, *Purger, Dev, *recorder) (complet
 	return func(ctx context.Context, _ *Purger, d Dev, rec *recorder) (completion, error) {
 		// Format NVM completes before the command returns. The namespace is
 		// named: where FNA allows, only it is formatted.
-		args := []string{"nvme", "format", d.Path, fmt.Sprintf("--ses=%d", ses)}
+		args := []string{"nvme", "format", d.whole(), fmt.Sprintf("--ses=%d", ses)}
 		if d.NSID > 0 {
 			args = append(args, fmt.Sprintf("--namespace-id=%d", d.NSID))
 		}
@@ -388,7 +408,7 @@ func nvmeFormat(ses int) func(context.Context, *Purger, Dev, *recorder) (complet
 
 func ataProbe(ok func(ATASecurity) (bool, string)) func(context.Context, Exec, Dev, *recorder) (bool, string) {
 	return func(ctx context.Context, _ Exec, d Dev, rec *recorder) (bool, string) {
-		c := rec.run(ctx, "hdparm", "-I", d.Path)
+		c := rec.run(ctx, "hdparm", "-I", d.whole())
 		if !c.OK() {
 			return false, failed(c).Error()
 		}
@@ -398,7 +418,7 @@ func ataProbe(ok func(ATASecurity) (bool, string)) func(context.Context, Exec, D
 		}
 		good, why := ok(s)
 		if !good {
-			return false, d.Path + ": " + why
+			return false, d.whole() + ": " + why
 		}
 		return true, ""
 	}
@@ -420,13 +440,13 @@ func secureEraseReady(s ATASecurity) (bool, string) {
 
 func ataSanitize(flag string) func(context.Context, *Purger, Dev, *recorder) (completion, error) {
 	return func(ctx context.Context, p *Purger, d Dev, rec *recorder) (completion, error) {
-		c := rec.run(ctx, "hdparm", "--yes-i-know-what-i-am-doing", flag, d.Path)
+		c := rec.run(ctx, "hdparm", "--yes-i-know-what-i-am-doing", flag, d.whole())
 		if !c.OK() {
 			return completion{}, failed(c)
 		}
 		var last string
 		err := p.poll(ctx, func() (bool, error) {
-			c := rec.run(ctx, "hdparm", "--sanitize-status", d.Path)
+			c := rec.run(ctx, "hdparm", "--sanitize-status", d.whole())
 			if !c.OK() {
 				return false, failed(c)
 			}
@@ -435,9 +455,9 @@ func ataSanitize(flag string) func(context.Context, *Purger, Dev, *recorder) (co
 			case err != nil:
 				return false, err
 			case bad:
-				return false, fmt.Errorf("%s: the sanitize operation failed", d.Path)
+				return false, fmt.Errorf("%s: the sanitize operation failed", d.whole())
 			case running:
-				rec.progress("sanitize %s: %d %%", d.Path, pct)
+				rec.progress("sanitize %s: %d %%", d.whole(), pct)
 				return false, nil
 			}
 			last = c.Output
@@ -459,15 +479,15 @@ func ataSecureErase(ctx context.Context, _ *Purger, d Dev, rec *recorder) (compl
 }
 
 func ataSecureEraseRun(ctx context.Context, d Dev, rec *recorder) error {
-	c := rec.run(ctx, "hdparm", "-I", d.Path)
+	c := rec.run(ctx, "hdparm", "-I", d.whole())
 	s, err := ParseHdparmIdentify(c.Output)
 	if err != nil {
 		return err
 	}
 	if ok, why := secureEraseReady(s); !ok {
-		return fmt.Errorf("%s: %s", d.Path, why)
+		return fmt.Errorf("%s: %s", d.whole(), why)
 	}
-	c = rec.run(ctx, "hdparm", "--user-master", "u", "--security-set-pass", ataSecurePassword, d.Path)
+	c = rec.run(ctx, "hdparm", "--user-master", "u", "--security-set-pass", ataSecurePassword, d.whole())
 	if !c.OK() {
 		return failed(c)
 	}
@@ -475,22 +495,22 @@ func ataSecureEraseRun(ctx context.Context, d Dev, rec *recorder) error {
 	if s.Enhanced {
 		erase = "--security-erase-enhanced"
 	}
-	c = rec.run(ctx, "hdparm", "--user-master", "u", erase, ataSecurePassword, d.Path)
+	c = rec.run(ctx, "hdparm", "--user-master", "u", erase, ataSecurePassword, d.whole())
 	if !c.OK() {
 		// Do not leave the drive with ptsrun's password on it.
-		rec.run(context.Background(), "hdparm", "--user-master", "u", "--security-disable", ataSecurePassword, d.Path)
+		rec.run(context.Background(), "hdparm", "--user-master", "u", "--security-disable", ataSecurePassword, d.whole())
 		return failed(c)
 	}
 	// A successful erase clears the password; check that it did.
-	c = rec.run(ctx, "hdparm", "-I", d.Path)
+	c = rec.run(ctx, "hdparm", "-I", d.whole())
 	after, err := ParseHdparmIdentify(c.Output)
 	if err != nil {
 		return err
 	}
 	if after.Enabled || after.Locked {
-		d2 := rec.run(context.Background(), "hdparm", "--user-master", "u", "--security-disable", ataSecurePassword, d.Path)
+		d2 := rec.run(context.Background(), "hdparm", "--user-master", "u", "--security-disable", ataSecurePassword, d.whole())
 		if !d2.OK() {
-			return fmt.Errorf("%s: the security password %q is still set after the erase and could not be removed", d.Path, ataSecurePassword)
+			return fmt.Errorf("%s: the security password %q is still set after the erase and could not be removed", d.whole(), ataSecurePassword)
 		}
 	}
 	return nil
@@ -499,16 +519,16 @@ func ataSecureEraseRun(ctx context.Context, d Dev, rec *recorder) error {
 // --- SCSI ---
 
 func scsiProbe(ctx context.Context, _ Exec, d Dev, rec *recorder) (bool, string) {
-	c := rec.run(ctx, "sg_opcodes", "--opcode=0x48", d.Path)
+	c := rec.run(ctx, "sg_opcodes", "--opcode=0x48", d.whole())
 	if !c.OK() || strings.Contains(strings.ToLower(c.Output), "not supported") {
-		return false, d.Path + " does not support SANITIZE (sg_opcodes)"
+		return false, d.whole() + " does not support SANITIZE (sg_opcodes)"
 	}
 	return true, ""
 }
 
 func scsiRun(args ...string) func(context.Context, *Purger, Dev, *recorder) (completion, error) {
 	return func(ctx context.Context, p *Purger, d Dev, rec *recorder) (completion, error) {
-		c := rec.run(ctx, append(args, d.Path)...)
+		c := rec.run(ctx, append(args, d.whole())...)
 		if !c.OK() {
 			return completion{}, failed(c)
 		}
@@ -516,9 +536,9 @@ func scsiRun(args ...string) func(context.Context, *Purger, Dev, *recorder) (com
 		// then its sense data says how it ended.
 		var sense string
 		err := p.poll(ctx, func() (bool, error) {
-			c := rec.run(ctx, "sg_requests", "--progress", d.Path)
+			c := rec.run(ctx, "sg_requests", "--progress", d.whole())
 			if pct, running := SCSIProgress(c.Output); running {
-				rec.progress("%s %s: %.1f %%", filepath.Base(args[0]), d.Path, pct)
+				rec.progress("%s %s: %.1f %%", filepath.Base(args[0]), d.whole(), pct)
 				return false, nil
 			}
 			if !c.OK() {
@@ -533,9 +553,9 @@ func scsiRun(args ...string) func(context.Context, *Purger, Dev, *recorder) (com
 		key, ok := SCSISenseKey(sense)
 		switch {
 		case !ok:
-			return completion{}, fmt.Errorf("%s: no sense data after %s: %q", d.Path, args[0], firstLine(sense))
+			return completion{}, fmt.Errorf("%s: no sense data after %s: %q", d.whole(), args[0], firstLine(sense))
 		case key != "No Sense":
-			return completion{}, fmt.Errorf("%s: %s ended with sense key %s (%s)", d.Path, args[0], key, SCSIAdditionalSense(sense))
+			return completion{}, fmt.Errorf("%s: %s ended with sense key %s (%s)", d.whole(), args[0], key, SCSIAdditionalSense(sense))
 		}
 		return completion{evidence: "sg_requests: sense key No Sense after " + args[0]}, nil
 	}

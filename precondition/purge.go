@@ -105,10 +105,12 @@ type Purger struct {
 	Poll     time.Duration // status polling interval; 5 s when zero
 	Progress func(string)  // progress lines, optional
 	// ConfirmWide is asked before a method that erases more than its
-	// target (every namespace of an NVMe controller) is chosen: it returns
-	// an error wrapping device.ErrUnsafe when any of those may not be
-	// destroyed. nil refuses every such method.
-	ConfirmWide func(d Dev, what string) error
+	// target d is chosen: erased lists what it erases besides d (the whole
+	// disk of a partition, every other namespace of an NVMe controller),
+	// what names the method. It returns an error wrapping
+	// device.ErrUnsafe when any of those may not be destroyed. nil refuses
+	// every such method.
+	ConfirmWide func(d Dev, erased []string, what string) error
 }
 
 func (p *Purger) exec() Exec {
@@ -311,22 +313,30 @@ func (p *Purger) resolve(ctx context.Context, rec *recorder) (Choice, error) {
 		}
 		return p.confirm(ctx, m, rec, "")
 	}
+	// Compliant methods that erase more than the targets wait until no
+	// compliant method erases the targets alone, and then go in the order
+	// of how much more they erase: the first one confirmed is taken.
 	var skipped []string
-	var wide *method
+	var wide []*method
 	for i := range catalogue {
 		m := &catalogue[i]
 		if !p.supported(ctx, m, rec, &skipped) {
 			continue
 		}
-		if m.compliant && len(p.erasedBeyond(ctx, m, rec)) > 0 {
-			// A namespace-scoped method later in the list is preferred.
-			if wide == nil {
-				wide = m
-			}
+		if m.compliant && p.erasesBeyond(ctx, m, rec) > 0 {
+			wide = append(wide, m)
 			continue
 		}
-		if !m.compliant && wide != nil {
-			break // a compliant purge exists: it is confirmed, not swapped for a substitute
+		if !m.compliant && len(wide) > 0 {
+			ch, err := p.confirmFirst(ctx, wide, rec)
+			if err == nil || !p.partitions() {
+				return ch, err // a compliant purge exists: it is confirmed, not swapped for a substitute
+			}
+			// On a partition the PTS purges erase its whole disk: unless
+			// that is confirmed, only the partition is purged, with a
+			// substitute.
+			skipped = append(skipped, strings.TrimPrefix(err.Error(), device.ErrUnsafe.Error()+": "))
+			wide = nil
 		}
 		note := ""
 		if !m.compliant {
@@ -338,10 +348,34 @@ func (p *Purger) resolve(ctx context.Context, rec *recorder) (Choice, error) {
 		}
 		return Choice{Method: m.name, method: m, note: note}, nil
 	}
-	if wide != nil {
-		return p.confirm(ctx, wide, rec, "")
+	if len(wide) > 0 {
+		return p.confirmFirst(ctx, wide, rec)
 	}
 	return Choice{}, fmt.Errorf("no purge method works here: %s", strings.Join(skipped, "; "))
+}
+
+// confirmFirst confirms the methods in the order of how much they erase
+// beyond the targets (the catalogue's among equals) and returns the first
+// confirmed, or the refusal of the one that erases least.
+func (p *Purger) confirmFirst(ctx context.Context, ms []*method, rec *recorder) (Choice, error) {
+	ms = slices.Clone(ms)
+	slices.SortStableFunc(ms, func(a, b *method) int { return p.erasesBeyond(ctx, a, rec) - p.erasesBeyond(ctx, b, rec) })
+	var first error
+	for _, m := range ms {
+		ch, err := p.confirm(ctx, m, rec, "")
+		if err == nil {
+			return ch, nil
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	return Choice{}, first
+}
+
+// partitions reports whether any target is a partition.
+func (p *Purger) partitions() bool {
+	return slices.ContainsFunc(p.Devs, func(d Dev) bool { return d.Disk != "" })
 }
 
 // supported reports whether m applies to and is supported by every target,
@@ -359,23 +393,33 @@ func (p *Purger) supported(ctx context.Context, m *method, rec *recorder, skippe
 	return true
 }
 
-// erasedBeyond lists the devices m erases besides the targets: the other
-// namespaces of an NVMe controller when the method covers them all.
-func (p *Purger) erasedBeyond(ctx context.Context, m *method, rec *recorder) []string {
-	if m.wide == nil {
+// erased lists the devices m erases on d besides d itself: the whole disk
+// when d is a partition (every method but discard and zero-fill), and the
+// other namespaces of an NVMe controller when the method covers them all
+// (or when the controller cannot be asked whether it does).
+func (p *Purger) erased(ctx context.Context, m *method, d Dev, rec *recorder) []string {
+	if m.partial {
 		return nil
 	}
 	var out []string
-	for _, d := range p.Devs {
-		if len(d.Namespaces) == 0 {
-			continue
-		}
-		id, err := rec.idCtrl(ctx, d)
-		if err != nil || m.wide(id) {
+	if d.Disk != "" {
+		out = append(out, d.Disk)
+	}
+	if m.wide != nil && len(d.Namespaces) > 0 {
+		if id, err := rec.idCtrl(ctx, d); err != nil || m.wide(id) {
 			out = append(out, d.Namespaces...)
 		}
 	}
 	return out
+}
+
+// erasesBeyond counts the devices m erases besides the targets.
+func (p *Purger) erasesBeyond(ctx context.Context, m *method, rec *recorder) int {
+	n := 0
+	for _, d := range p.Devs {
+		n += len(p.erased(ctx, m, d, rec))
+	}
+	return n
 }
 
 // confirm returns m as the choice once every device it erases beyond the
@@ -383,21 +427,23 @@ func (p *Purger) erasedBeyond(ctx context.Context, m *method, rec *recorder) []s
 func (p *Purger) confirm(ctx context.Context, m *method, rec *recorder, note string) (Choice, error) {
 	ch := Choice{Method: m.name, method: m, note: note}
 	for _, d := range p.Devs {
-		if m.wide == nil || len(d.Namespaces) == 0 {
-			continue
-		}
-		if id, err := rec.idCtrl(ctx, d); err == nil && !m.wide(id) {
+		erased := p.erased(ctx, m, d, rec)
+		if len(erased) == 0 {
 			continue
 		}
 		if p.ConfirmWide == nil {
-			return Choice{}, fmt.Errorf("%w: %s of %s erases every namespace of %s, also %s, and nothing confirmed that",
-				device.ErrUnsafe, m.about, d.Path, d.Controller, strings.Join(d.Namespaces, ", "))
+			scope := "more than the target"
+			if d.Disk == "" {
+				scope = "every namespace of " + d.Controller
+			}
+			return Choice{}, fmt.Errorf("%w: %s of %s erases %s, also %s, and nothing confirmed that",
+				device.ErrUnsafe, m.about, d.Path, scope, strings.Join(erased, ", "))
 		}
-		if err := p.ConfirmWide(d, m.about); err != nil {
+		if err := p.ConfirmWide(d, erased, m.about); err != nil {
 			return Choice{}, err
 		}
 		ch.Erased = append(ch.Erased, d.Path)
-		ch.Erased = append(ch.Erased, d.Namespaces...)
+		ch.Erased = append(ch.Erased, erased...)
 	}
 	return ch, nil
 }

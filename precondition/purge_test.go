@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -479,11 +480,14 @@ func TestControllerWidePurge(t *testing.T) {
 	idctrl := func(file string) *fakeExec {
 		return (&fakeExec{}).on("nvme id-ctrl /dev/nvme1 -o json", tool(t, file), 0)
 	}
-	refuse := func(d Dev, what string) error {
-		return fmt.Errorf("%w: %s erases /dev/nvme1n2 too", device.ErrUnsafe, what)
+	refuse := func(d Dev, erased []string, what string) error {
+		return fmt.Errorf("%w: %s erases %v too", device.ErrUnsafe, what, erased)
 	}
 	var asked []string
-	allow := func(d Dev, what string) error { asked = append(asked, d.Path+": "+what); return nil }
+	allow := func(d Dev, erased []string, what string) error {
+		asked = append(asked, fmt.Sprintf("%s %v: %s", d.Path, erased, what))
+		return nil
+	}
 
 	// FNA 4: formats and their secure erase stay in the namespace.
 	ch, err := (&Purger{Method: Auto, Devs: []Dev{two}, Exec: idctrl("nvme-id-ctrl.json"), ConfirmWide: refuse}).Resolve(context.Background())
@@ -498,7 +502,7 @@ func TestControllerWidePurge(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, NVMeSanitize, ch.Method)
 	assert.Equal(t, []string{"/dev/nvme1n1", "/dev/nvme1n2"}, ch.Erased)
-	assert.Equal(t, []string{"/dev/nvme1n1: NVMe Sanitize, block erase (SANACT 2), polled to completion"}, asked)
+	assert.Equal(t, []string{"/dev/nvme1n1 [/dev/nvme1n2]: NVMe Sanitize, block erase (SANACT 2), polled to completion"}, asked)
 
 	// Asked for by name: the same rules; without a way to confirm, refused.
 	_, err = (&Purger{Method: NVMeSanitize, Devs: []Dev{two}, Exec: idctrl("nvme-id-ctrl.json")}).Resolve(context.Background())
@@ -656,4 +660,85 @@ func TestRemotePurge(t *testing.T) {
 			assert.Positive(t, res.Duration)
 		})
 	}
+}
+
+// On a partition every PTS purge erases the whole disk (or namespace, or
+// controller): auto takes one only when all it erases is confirmed, and
+// otherwise purges the partition alone with a substitute; a method asked
+// for by name is refused (issue 19).
+func TestPartitionPurgeScope(t *testing.T) {
+	nvmePart := Dev{Path: "/dev/nvme1n2p1", Disk: "/dev/nvme1n2", Kind: device.KindBlock, Interface: "NVMe", Controller: "/dev/nvme1",
+		NSID: 2, Namespaces: []string{"/dev/nvme1n1"}, Capacity: 1 << 30, Discard: true}
+	sataPart := Dev{Path: "/dev/sdc1", Disk: "/dev/sdc", Kind: device.KindBlock, Interface: "SATA", Capacity: 1 << 30, Discard: true}
+	nvme := func(idctrl string) func() *fakeExec {
+		return func() *fakeExec { return (&fakeExec{}).on("nvme id-ctrl /dev/nvme1 -o json", tool(t, idctrl), 0) }
+	}
+	sata := func() *fakeExec {
+		x := &fakeExec{}
+		for range 8 {
+			x.on("hdparm -I /dev/sdc", tool(t, "hdparm-I-ready.txt"), 0)
+		}
+		return x
+	}
+	// confirmed allows a purge whose every erased device is listed.
+	confirmed := func(names ...string) func(Dev, []string, string) error {
+		return func(d Dev, erased []string, what string) error {
+			for _, e := range erased {
+				if !slices.Contains(names, e) {
+					return fmt.Errorf("%w: %s erases %s, which --destroy-data does not name", device.ErrUnsafe, what, e)
+				}
+			}
+			return nil
+		}
+	}
+	for _, tc := range []struct {
+		name    string
+		dev     Dev
+		x       func() *fakeExec
+		method  string
+		confirm func(Dev, []string, string) error
+		want    string   // the method chosen; "" refused
+		erased  []string // what the choice erases
+	}{
+		{"nvme auto, disk not named: a substitute on the partition", nvmePart, nvme("nvme-id-ctrl.json"), Auto, confirmed(), Discard, nil},
+		{"nvme auto, disk named: the namespace's format", nvmePart, nvme("nvme-id-ctrl.json"), Auto, confirmed("/dev/nvme1n2"),
+			NVMeFormat, []string{"/dev/nvme1n2p1", "/dev/nvme1n2"}},
+		{"nvme auto, FNA all, disk named: the controller is not", nvmePart, nvme("nvme-id-ctrl-fna-all.json"), Auto, confirmed("/dev/nvme1n2"), Discard, nil},
+		{"nvme auto, FNA all, controller named", nvmePart, nvme("nvme-id-ctrl-fna-all.json"), Auto, confirmed("/dev/nvme1n2", "/dev/nvme1n1"),
+			NVMeSanitize, []string{"/dev/nvme1n2p1", "/dev/nvme1n2", "/dev/nvme1n1"}},
+		{"nvme sanitize by name, partition alone named", nvmePart, nvme("nvme-id-ctrl.json"), NVMeSanitize, confirmed(), "", nil},
+		{"nvme sanitize by name, disk named, not the other namespace", nvmePart, nvme("nvme-id-ctrl.json"), NVMeSanitize, confirmed("/dev/nvme1n2"), "", nil},
+		{"nvme format by name, nothing to confirm with", nvmePart, nvme("nvme-id-ctrl.json"), NVMeFormat, nil, "", nil},
+		{"sata auto, disk not named", sataPart, sata, Auto, confirmed(), Discard, nil},
+		{"sata auto, disk named", sataPart, sata, Auto, confirmed("/dev/sdc"), ATASecureErase, []string{"/dev/sdc1", "/dev/sdc"}},
+		{"sata secure erase by name", sataPart, sata, ATASecureErase, confirmed(), "", nil},
+		{"discard by name stays in the partition", sataPart, sata, Discard, nil, Discard, nil},
+		{"zero-fill by name stays in the partition", nvmePart, nvme("nvme-id-ctrl.json"), ZeroFill, nil, ZeroFill, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			x := tc.x()
+			ch, err := (&Purger{Method: tc.method, Devs: []Dev{tc.dev}, Exec: x, ConfirmWide: tc.confirm}).Resolve(context.Background())
+			for _, c := range x.calls {
+				assert.Regexp(t, `^(nvme id-ctrl|hdparm -I) `, c, "only probes run before the gate decides")
+			}
+			if tc.want == "" {
+				require.ErrorIs(t, err, device.ErrUnsafe, "exit 4")
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, ch.Method)
+			assert.Equal(t, tc.erased, ch.Erased)
+			if tc.method == Auto && !ch.method.compliant {
+				assert.Contains(t, ch.note, "which --destroy-data does not name", "the note says why the partition got a substitute")
+			}
+		})
+	}
+
+	// The purge that runs addresses the disk, never the partition's node
+	// with the namespace's ID.
+	x := nvme("nvme-id-ctrl.json")().on("nvme format /dev/nvme1n2 --ses=1 --namespace-id=2 --force", "Success formatting namespace:2\n", 0)
+	res, err := (&Purger{Method: NVMeFormat, Devs: []Dev{nvmePart}, Exec: x, ConfirmWide: confirmed("/dev/nvme1n2")}).Purge(context.Background())
+	require.NoError(t, err)
+	assert.Contains(t, x.calls, "nvme format /dev/nvme1n2 --ses=1 --namespace-id=2 --force")
+	assert.Equal(t, []string{"/dev/nvme1n2p1", "/dev/nvme1n2"}, res.Erased)
 }

@@ -258,6 +258,9 @@ func LoadRunInfo(dir string) (RunInfo, error) {
 	if ri.Schema > Schema {
 		return RunInfo{}, fmt.Errorf("%s: schema %d is newer than this ptsrun reads (%d)", path, ri.Schema, Schema)
 	}
+	if err := checkRunInfo(ri); err != nil {
+		return RunInfo{}, fmt.Errorf("%s: %w", path, err)
+	}
 	return ri, nil
 }
 

@@ -11,12 +11,14 @@
 // hosts of fio servers. Making a Plan changes nothing; ptsrun plan prints
 // one.
 //
-// Plan.Open makes file targets that do not exist yet and opens the engine
-// (sim, native or fio) on the run directory: a Set. The Plan also builds
-// what the PTS purge and the write-cache control need for its kind of
-// targets (precondition.Purger, engine.WriteCacher), including the gate of a
-// purge that would erase more than the targets (every namespace of an NVMe
-// controller), and describes the engine for run.json before it is opened.
+// Plan.Open holds the block devices it will write with O_EXCL, makes file
+// targets that do not exist yet and opens the engine (sim, native or fio)
+// on the run directory: a Set, which lets go of the devices when closed.
+// The Plan also builds what the PTS purge and the write-cache control need
+// for its kind of targets (precondition.Purger, engine.WriteCacher),
+// including the gate of a purge that would erase more than the targets (the
+// whole disk of a partition, every namespace of an NVMe controller), and
+// describes the engine for run.json before it is opened.
 //
 // The package sits beside precondition in DESIGN.md's data flow: it knows
 // devices, engines and purges, and nothing of the PTS tests that pts runs

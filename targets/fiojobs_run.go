@@ -276,6 +276,11 @@ func (f *FioJobs) Run(ctx context.Context, k int) ([]FioGroupResult, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
+	held, err := f.holdWritten(k)
+	if err != nil {
+		return nil, err
+	}
+	defer held.Release()
 	var errb bytes.Buffer
 	out, runErr, err := r.Run(ctx, &errb)
 	_ = os.WriteFile(strings.TrimSuffix(r.Output, ".json")+".stderr", errb.Bytes(), 0o644)

@@ -2,6 +2,7 @@ package targets
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -15,9 +16,11 @@ import (
 )
 
 // Set is an opened target set: its plan and the engine that drives it.
+// Close it, not only its engine: it holds the block devices it writes.
 type Set struct {
 	Plan   *Plan
 	Engine engine.Engine
+	holds  *device.Holds
 }
 
 // OpenOptions tune the engine Open opens.
@@ -27,11 +30,19 @@ type OpenOptions struct {
 	Poll time.Duration
 	// Trace keeps the first Trace I/Os of every thread in each measurement.
 	Trace int
+	// ReadOnly says nothing will be written: the block devices are not
+	// held exclusively (a device may be read while it is mounted).
+	ReadOnly bool
 }
 
 // Open makes file targets that do not exist yet and opens the engine. dir is
 // the run directory (sim drives keep their state in dir/sim/N, fio its job
-// files in dir/fio); "" keeps everything in memory or temporary.
+// files in dir/fio); "" keeps everything in memory or temporary. Unless
+// o.ReadOnly, every local block device is first held with O_EXCL
+// (device.HoldExclusive) until the Set is closed, whichever engine drives
+// it: a mount, md, dm or LVM claim then fails with EBUSY while the run
+// writes, and a device claimed since the gate checked it is refused
+// (device.ErrUnsafe).
 func (p *Plan) Open(dir string, o OpenOptions) (*Set, error) {
 	set := &Set{Plan: p}
 	var err error
@@ -39,8 +50,14 @@ func (p *Plan) Open(dir string, o OpenOptions) (*Set, error) {
 	case Simulated:
 		set.Engine, err = p.openSim(dir, o)
 	case Local:
+		if !o.ReadOnly {
+			if set.holds, err = device.HoldExclusive(p.blockPaths()); err != nil {
+				return nil, err
+			}
+		}
 		for i := range p.Local {
 			if err := p.Local[i].Prepare(p.fs); err != nil {
+				set.holds.Release()
 				return nil, err
 			}
 		}
@@ -55,9 +72,30 @@ func (p *Plan) Open(dir string, o OpenOptions) (*Set, error) {
 		err = fmt.Errorf("targets: no engine for a target set of kind %v", p.Kind)
 	}
 	if err != nil {
+		set.holds.Release()
 		return nil, err
 	}
 	return set, nil
+}
+
+// Close closes the engine, then lets go of the devices held.
+func (s *Set) Close() error {
+	err := s.Engine.Close()
+	return errors.Join(err, s.holds.Release())
+}
+
+// Held are the block devices the set holds exclusively.
+func (s *Set) Held() []string { return s.holds.Paths() }
+
+// blockPaths are the device nodes of the local block targets.
+func (p *Plan) blockPaths() []string {
+	var out []string
+	for _, t := range p.Local {
+		if t.Block != nil {
+			out = append(out, t.Block.Path())
+		}
+	}
+	return out
 }
 
 func (p *Plan) openSim(dir string, o OpenOptions) (engine.Engine, error) {

@@ -41,41 +41,45 @@ func (p *Plan) ChoosePurge(requested string) (string, error) {
 
 // purger is the purge of the target set with method: by eng for a
 // simulated drive and targets on fio servers, which only it reaches. For
-// local targets a method that erases more than the targets (every
-// namespace of an NVMe controller) is put to the safety gate of each
-// namespace it would erase besides them, with the confirmations of
-// destroy (--destroy-data).
+// local targets a method that erases more than the targets (the whole
+// disk of a partition, every namespace of an NVMe controller) is put to
+// the safety gate of each device it would erase besides them, with the
+// rules of a target and the confirmations of destroy (--destroy-data).
 func (p *Plan) purger(method string, destroy []string, eng engine.Engine, progress func(string)) *precondition.Purger {
 	pg := &precondition.Purger{Method: method, Progress: progress, Devs: p.devs}
 	if ep, ok := eng.(engine.Purger); ok && p.Kind != Local {
 		pg.Engine = ep
 	}
-	pg.ConfirmWide = func(d precondition.Dev, what string) error {
+	pg.ConfirmWide = func(d precondition.Dev, erased []string, what string) error {
 		for _, t := range p.Local {
-			if devicePath(t) != d.Path {
+			if devicePath(t) != d.Path || t.Block == nil {
 				continue
 			}
 			sys, err := p.fs.System()
 			if err != nil {
 				return err
 			}
-			return p.fs.GateNamespaces(t, p.fs.OtherNamespaces(t), sys, destroy, what)
+			others, err := p.fs.BlockTargets(erased)
+			if err != nil {
+				return err
+			}
+			return p.fs.GateErased(t, others, sys, destroy, what)
 		}
-		return fmt.Errorf("%w: %s is not a target of this run", device.ErrUnsafe, d.Path)
+		return fmt.Errorf("%w: %s is not a block device target of this run", device.ErrUnsafe, d.Path)
 	}
 	return pg
 }
 
 // WidePurge decides, before anything is written, the purge of targets that
-// share their NVMe controller with other namespaces: which method, what it
-// erases, or why it is refused (device.ErrUnsafe). ok is false when no
-// target has such neighbours.
+// are partitions or share their NVMe controller with other namespaces:
+// which method, what it erases, or why it is refused (device.ErrUnsafe).
+// ok is false when no target is such.
 func (p *Plan) WidePurge(ctx context.Context, method string, destroy []string) (ch precondition.Choice, ok bool, err error) {
 	if method == precondition.None {
 		return ch, false, nil
 	}
 	for _, t := range p.Local {
-		if t.Block != nil && len(t.Block.Namespaces) > 0 {
+		if t.Block != nil && (len(t.Block.Namespaces) > 0 || t.Block.Partition) {
 			ch, err = p.purger(method, destroy, nil, nil).Resolve(ctx)
 			return ch, true, err
 		}

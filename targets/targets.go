@@ -75,6 +75,10 @@ type Plan struct {
 	// Identities are the targets' identities, in the order named; Open
 	// updates a simulated drive's to the drive as it is.
 	Identities []device.Identity
+	// Specs are the --target specs as checked, relative paths made
+	// absolute (device.ParseSpec): what a run records, so that resume
+	// checks the same targets from any working directory.
+	Specs []string
 
 	fs   device.FS
 	devs []precondition.Dev // Local as the purge and the write cache see them
@@ -88,6 +92,7 @@ func Check(o Options) (*Plan, error) {
 		p.fs = device.Live
 	}
 	if len(o.FioServers) > 0 {
+		p.Specs = o.Specs
 		return p.checkRemote(o)
 	}
 	if len(o.Specs) == 0 {
@@ -100,6 +105,7 @@ func Check(o Options) (*Plan, error) {
 			return nil, err
 		}
 		specs = append(specs, sp)
+		p.Specs = append(p.Specs, sp.Raw)
 	}
 	sims := 0
 	for _, sp := range specs {
@@ -238,6 +244,32 @@ func simIdentity(spec string, id sim.Identity) device.Identity {
 		PhysicalBlock: 4096, Interface: "simulated NVMe", OverProvision: id.OP, WriteCache: "enabled",
 		Notes: fmt.Sprintf("model: %d dies, %.1f %% over-provisioning, power-loss protection %v", id.Dies, id.OP*100, id.PLP),
 	}
+}
+
+// Confirmations are the --destroy-data values that name the targets as
+// they are now: what resuming a run on them asks for (a file the run made
+// is there now, and named by its path).
+func (p *Plan) Confirmations() []string {
+	var out []string
+	switch p.Kind {
+	case Remote:
+		for _, t := range p.Remote {
+			out = append(out, t.Name)
+		}
+	case Local:
+		sys, err := p.fs.System()
+		for _, t := range p.Local {
+			switch {
+			case t.Block == nil:
+				out = append(out, t.Path)
+			case err != nil:
+				out = append(out, t.Block.Path())
+			default:
+				out = append(out, p.fs.Check(t, sys).Confirm)
+			}
+		}
+	}
+	return out
 }
 
 // Devs are the local targets as a purge and the write-cache control see

@@ -14,6 +14,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/ptsrun/ptsrun/device"
 	"github.com/ptsrun/ptsrun/golden"
 	"github.com/ptsrun/ptsrun/matrix"
 	"github.com/ptsrun/ptsrun/pdfreport"
@@ -109,10 +110,11 @@ func compareCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "compare",
 		Usage:     "compare runs side by side against the first: a PDF and CSV tables with ratios",
-		UsageText: "ptsrun compare REFERENCE RUN... [-o compare.pdf] [--csv DIR] [--paper a4|letter] [--json]",
+		UsageText: "ptsrun compare REFERENCE RUN... [-o compare.pdf] [--csv DIR] [--force] [--paper a4|letter] [--json]",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "o", Value: "compare.pdf", Usage: "the comparison PDF"},
 			&cli.StringFlag{Name: "csv", Usage: "directory for the CSV tables (default: the PDF's name without .pdf, plus -tables)"},
+			&cli.BoolFlag{Name: "force", Usage: "replace a PDF or CSV ptsrun did not write (never a device or other special file)"},
 			&cli.StringFlag{Name: "paper", Value: "a4", Usage: "paper size: a4 or letter"},
 			&cli.BoolFlag{Name: "json", Usage: "print the files written, the runs and the headline ratios as JSON on stdout"},
 		},
@@ -124,7 +126,15 @@ func compareCommand() *cli.Command {
 			if paper != "a4" && paper != "letter" {
 				return fmt.Errorf("unknown paper size %q: want a4 or letter", c.String("paper"))
 			}
-			opts := compareOptions{Runs: c.Args().Slice(), PDF: c.String("o"), CSVDir: c.String("csv"), Paper: paper, JSON: c.Bool("json")}
+			pdf, err := outPath(c, "o")
+			if err != nil {
+				return err
+			}
+			csvDir, err := outPath(c, "csv")
+			if err != nil {
+				return err
+			}
+			opts := compareOptions{Runs: c.Args().Slice(), PDF: pdf, CSVDir: csvDir, Force: c.Bool("force"), Paper: paper, JSON: c.Bool("json")}
 			if opts.CSVDir == "" {
 				opts.CSVDir = strings.TrimSuffix(opts.PDF, filepath.Ext(opts.PDF)) + "-tables"
 			}
@@ -138,6 +148,7 @@ type compareOptions struct {
 	Runs   []string // directories or results.json files; the first is the reference
 	PDF    string   // -o
 	CSVDir string   // --csv
+	Force  bool     // replace files ptsrun did not write
 	Paper  string   // a4 or letter
 	JSON   bool
 }
@@ -154,10 +165,14 @@ func runCompare(_ context.Context, opts compareOptions, stdout, stderr io.Writer
 		return err
 	}
 	pdf, csvDir := opts.PDF, opts.CSVDir
-	if err := cmp.WriteCSV(csvDir); err != nil {
+	// Every output is checked before any is written.
+	if err := device.CheckOutput(pdf, opts.Force, pdfreport.Produced); err != nil {
 		return err
 	}
-	if err := writeComparison(pdf, cmp.PDF(opts.Paper)); err != nil {
+	if err := cmp.WriteCSV(csvDir, opts.Force); err != nil {
+		return err
+	}
+	if err := writeComparison(pdf, opts.Force, cmp.PDF(opts.Paper)); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "ptsrun: wrote %s and %s\n", pdf, csvDir)
@@ -204,8 +219,12 @@ func importCommand() *cli.Command {
 					if err != nil {
 						return err
 					}
+					dir, err := outPath(c, "out")
+					if err != nil {
+						return err
+					}
 					opts := importFioOptions{Files: c.Args().Slice(), Profile: c.String("profile"), Name: c.String("name"),
-						Into: importOptions{Dir: c.String("out"), Operator: op, JSON: c.Bool("json")}}
+						Into: importOptions{Dir: dir, Operator: op, JSON: c.Bool("json")}}
 					return runImportFio(c.Context, opts, c.App.Writer, c.App.ErrWriter)
 				},
 			},
@@ -227,8 +246,12 @@ func importCommand() *cli.Command {
 					if err != nil {
 						return err
 					}
+					dir, err := outPath(c, "out")
+					if err != nil {
+						return err
+					}
 					opts := importTableOptions{File: c.Args().First(), Metric: strings.ToLower(c.String("metric")), Name: c.String("name"),
-						Into: importOptions{Dir: c.String("out"), Operator: op, JSON: c.Bool("json")}}
+						Into: importOptions{Dir: dir, Operator: op, JSON: c.Bool("json")}}
 					return runImportTable(c.Context, opts, c.App.Writer, c.App.ErrWriter)
 				},
 			},
@@ -330,7 +353,7 @@ func importInto(o importOptions, warnings []string, write func(dir string) error
 	if err := res.Save(dir); err != nil {
 		return fail(err)
 	}
-	out, err := writeReport(dir, "", "a4", ri, res)
+	out, err := writeReport(dir, "", "a4", false, ri, res)
 	if err != nil {
 		return fail(err)
 	}
@@ -348,8 +371,12 @@ func printJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// writeComparison renders the comparison PDF, atomically.
-func writeComparison(path string, c pdfreport.Comparison) error {
+// writeComparison renders the comparison PDF, atomically, where
+// device.CheckOutput allows.
+func writeComparison(path string, force bool, c pdfreport.Comparison) error {
+	if err := device.CheckOutput(path, force, pdfreport.Produced); err != nil {
+		return err
+	}
 	var buf bytes.Buffer
 	if err := c.Render(&buf); err != nil {
 		return fmt.Errorf("comparison %s: %w", path, err)

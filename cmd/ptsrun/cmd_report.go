@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/ptsrun/ptsrun/device"
 	"github.com/ptsrun/ptsrun/matrix"
 	"github.com/ptsrun/ptsrun/pdfreport"
 	"github.com/ptsrun/ptsrun/pts"
@@ -20,9 +21,10 @@ func reportCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "report",
 		Usage:     "rebuild results.json, the CSV tables and the PDF report of a run from its journal",
-		UsageText: "ptsrun report DIR [-o FILE] [--paper a4|letter] [--json]",
+		UsageText: "ptsrun report DIR [-o FILE] [--force] [--paper a4|letter] [--json]",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "o", Usage: "write the PDF here instead of DIR/report.pdf"},
+			&cli.BoolFlag{Name: "force", Usage: "replace the -o file even if ptsrun did not write it (never a device or other special file)"},
 			&cli.StringFlag{Name: "paper", Value: "a4", Usage: "paper size: a4 or letter"},
 			&cli.BoolFlag{Name: "json", Usage: "print the files written and the verdicts as JSON on stdout"},
 		},
@@ -34,20 +36,35 @@ func reportCommand() *cli.Command {
 			if paper != "a4" && paper != "letter" {
 				return fmt.Errorf("unknown paper size %q: want a4 or letter", c.String("paper"))
 			}
-			return reportDir(c.Args().First(), c.String("o"), paper, c.Bool("json"), c.App.Writer, c.App.ErrWriter)
+			out, err := outPath(c, "o")
+			if err != nil {
+				return err
+			}
+			dir, err := device.AbsPath(c.Args().First())
+			if err != nil {
+				return err
+			}
+			return reportDir(dir, out, paper, c.Bool("force"), c.Bool("json"), c.App.Writer, c.App.ErrWriter)
 		},
 	}
 }
 
-func reportDir(dir, pdfPath, paper string, asJSON bool, stdout, stderr io.Writer) error {
+// reportDir rebuilds the results, tables and report of the run in dir;
+// pdfPath, when set, is where the report goes instead of DIR/report.pdf,
+// which force lets replace a file ptsrun did not write.
+func reportDir(dir, pdfPath, paper string, force, asJSON bool, stdout, stderr io.Writer) error {
 	res, ri, err := matrix.Load(dir)
 	if err != nil {
+		return err
+	}
+	// Before anything is written.
+	if err := checkReportPath(dir, pdfPath, force); err != nil {
 		return err
 	}
 	if err := res.Save(dir); err != nil {
 		return err
 	}
-	out, err := writeReport(dir, pdfPath, paper, ri, res)
+	out, err := writeReport(dir, pdfPath, paper, force, ri, res)
 	if err != nil {
 		return err
 	}
@@ -56,10 +73,22 @@ func reportDir(dir, pdfPath, paper string, asJSON bool, stdout, stderr io.Writer
 	return nil
 }
 
+// checkReportPath refuses a report path (DIR/report.pdf unless pdfPath)
+// that is not a regular file, or one ptsrun did not write unless force.
+func checkReportPath(dir, pdfPath string, force bool) error {
+	if pdfPath == "" {
+		pdfPath = filepath.Join(dir, "report.pdf")
+	}
+	return device.CheckOutput(pdfPath, force, pdfreport.Produced)
+}
+
 // writeReport renders the PDF (DIR/report.pdf unless pdfPath says where),
-// atomically. pdfreport reads no files: the fio job files it shows are
-// read here.
-func writeReport(dir, pdfPath, paper string, ri pts.RunInfo, res *matrix.Results) (string, error) {
+// atomically, where checkReportPath allows. pdfreport reads no files: the
+// fio job files it shows are read here.
+func writeReport(dir, pdfPath, paper string, force bool, ri pts.RunInfo, res *matrix.Results) (string, error) {
+	if err := checkReportPath(dir, pdfPath, force); err != nil {
+		return "", err
+	}
 	if pdfPath == "" {
 		pdfPath = filepath.Join(dir, "report.pdf")
 	}

@@ -95,7 +95,25 @@ func runOptionsFrom(c *cli.Context) (runOptions, error) {
 	if err != nil {
 		return runOptions{}, err
 	}
-	return runOptions{Config: cfg, Operator: op, Dir: c.String("out"), JSON: c.Bool("json")}, nil
+	dir, err := outPath(c, "out")
+	if err != nil {
+		return runOptions{}, err
+	}
+	return runOptions{Config: cfg, Operator: op, Dir: dir, JSON: c.Bool("json")}, nil
+}
+
+// outPath is the path flag name names, made absolute against the working
+// directory before anything inspects it (device.AbsPath); "" when unset.
+func outPath(c *cli.Context, name string) (string, error) {
+	p := c.String(name)
+	if p == "" {
+		return "", nil
+	}
+	a, err := device.AbsPath(p)
+	if err != nil {
+		return "", fmt.Errorf("--%s: %w", name, err)
+	}
+	return a, nil
 }
 
 // configFromFlags reads the run configuration from the flags. It is checked
@@ -189,6 +207,7 @@ func checkRun(ctx context.Context, cfg pts.Config, gate bool) (checkedRun, error
 		return checkedRun{}, err
 	}
 	cfg.Engine = string(tp.Engine)
+	cfg.Targets = tp.Specs // relative paths made absolute: run.json names what was checked
 	cfg.MinBlock = max(cfg.MinBlock, tp.MinBlock())
 	method, err := tp.ChoosePurge(cfg.Purge)
 	if err != nil {
@@ -323,13 +342,13 @@ type execution struct {
 func execute(ctx context.Context, x execution, stdout, stderr io.Writer) error {
 	j, err := pts.OpenJournal(x.Dir)
 	if err != nil {
-		x.Set.Engine.Close()
+		x.Set.Close()
 		return err
 	}
 	obs := newProgress(stderr, stdout, x.JSON)
 	purger, err := x.Set.Purger(x.Purge, x.Info.Config.DestroyData, obs.note)
 	if err != nil {
-		x.Set.Engine.Close()
+		x.Set.Close()
 		j.Close()
 		return err
 	}
@@ -338,7 +357,7 @@ func execute(ctx context.Context, x execution, stdout, stderr io.Writer) error {
 	obs.begin(x.Info, x.Dir)
 	runErr := r.Run(ctx, x.Prior)
 	obs.finish()
-	if err := x.Set.Engine.Close(); err != nil && runErr == nil {
+	if err := x.Set.Close(); err != nil && runErr == nil {
 		runErr = err
 	}
 	if err := j.Close(); err != nil && runErr == nil {
@@ -351,11 +370,11 @@ func execute(ctx context.Context, x execution, stdout, stderr io.Writer) error {
 	if err := res.Save(x.Dir); err != nil {
 		return errors.Join(runErr, err)
 	}
-	if _, err := writeReport(x.Dir, "", "a4", x.Info, res); err != nil {
+	if _, err := writeReport(x.Dir, "", "a4", false, x.Info, res); err != nil {
 		return errors.Join(runErr, err)
 	}
 	if errors.Is(runErr, pts.ErrInterrupted) {
-		fmt.Fprintf(stderr, "ptsrun: interrupted; the journal is intact. Continue with: ptsrun resume %s\n", x.Dir)
+		fmt.Fprintf(stderr, "ptsrun: interrupted; the journal is intact. Continue with: %s\n", resumeCommandLine(x.Dir, x.Set.Plan))
 		return reported(runErr)
 	}
 	if runErr != nil {
@@ -374,26 +393,41 @@ func execute(ctx context.Context, x execution, stdout, stderr io.Writer) error {
 
 // resumeOptions are resume's options.
 type resumeOptions struct {
-	Dir  string
-	JSON bool
+	Dir string
+	// DestroyData confirms again, for whoever resumes, every target the
+	// run writes: run.json's confirmations are not theirs.
+	DestroyData []string
+	JSON        bool
 }
 
 func resumeCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "resume",
 		Usage:     "continue an interrupted run",
-		UsageText: "ptsrun resume DIR",
-		Flags:     []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print events as JSON lines on stdout"}},
+		UsageText: "ptsrun resume DIR [--destroy-data SERIAL-OR-PATH ...]",
+		Flags: []cli.Flag{
+			&cli.StringSliceFlag{Name: "destroy-data", Usage: "confirm again that the named target (serial or path) may be overwritten: every target the run writes"},
+			&cli.BoolFlag{Name: "json", Usage: "print events as JSON lines on stdout"},
+		},
 		Action: func(c *cli.Context) error {
 			if c.Args().Len() != 1 {
 				return fmt.Errorf("resume needs exactly one run directory")
 			}
-			return runResume(c.Context, resumeOptions{Dir: c.Args().First(), JSON: c.Bool("json")}, c.App.Writer, c.App.ErrWriter)
+			dir, err := device.AbsPath(c.Args().First())
+			if err != nil {
+				return err
+			}
+			return runResume(c.Context, resumeOptions{Dir: dir, DestroyData: c.StringSlice("destroy-data"), JSON: c.Bool("json")},
+				c.App.Writer, c.App.ErrWriter)
 		},
 	}
 }
 
 // runResume continues the run in opts.Dir on the targets it started on.
+// run.json is outside input: its configuration is checked as the command
+// line's would be, its targets are gated again with the confirmations of
+// whoever resumes, must be the devices it recorded, and the stages that
+// run are the ones its configuration builds, equal to those recorded.
 func runResume(ctx context.Context, opts resumeOptions, stdout, stderr io.Writer) error {
 	dir := opts.Dir
 	ri, err := pts.LoadRunInfo(dir)
@@ -404,43 +438,68 @@ func runResume(ctx context.Context, opts resumeOptions, stdout, stderr io.Writer
 	if err != nil {
 		return err
 	}
-	prior := pts.Replay(ri.Stages, recs)
-	if prior.Ended {
+	if pts.Replay(ri.Stages, recs).Ended {
 		fmt.Fprintf(stderr, "ptsrun: the run in %s is already complete; rebuilding its results\n", dir)
-		return reportDir(dir, "", "a4", opts.JSON, stdout, stderr)
+		return reportDir(dir, "", "a4", false, opts.JSON, stdout, stderr)
 	}
-	// The same targets, checked again: a device may have been mounted since.
-	tp, err := targets.Check(targets.Options{Specs: ri.Config.Targets, Engine: ri.Config.Engine,
-		FioServers: ri.Config.FioServers, DestroyData: ri.Config.DestroyData, Gate: true})
+	if ri.Workload || ri.Imported {
+		return fmt.Errorf("%s holds a workload or imported results, not a PTS run: there is nothing to resume", dir)
+	}
+	cfg := ri.Config
+	cfg.DestroyData = opts.DestroyData
+	run, err := checkRun(ctx, cfg, true)
 	if err != nil {
+		if errors.Is(err, device.ErrUnsafe) {
+			err = fmt.Errorf("%w (resume asks again for --destroy-data naming every target the run writes)", err)
+		}
 		return fmt.Errorf("%s: %w", dir, err)
+	}
+	tp := run.Targets
+	if len(tp.Identities) != len(ri.Targets) {
+		return fmt.Errorf("%w: %s was run on %d targets, now %d", device.ErrUnsafe, dir, len(ri.Targets), len(tp.Identities))
+	}
+	for i, id := range tp.Identities {
+		if d := ri.Targets[i].Differences(id); len(d) > 0 {
+			return fmt.Errorf("%w: target %d (%s) is not the device this run started on (%s): %s",
+				device.ErrUnsafe, i+1, id.Spec, ri.Targets[i].Label(), strings.Join(d, "; "))
+		}
+	}
+	stages := run.Config.Stages(run.Profile)
+	if err := pts.CheckStages(ri.Stages, stages); err != nil {
+		return fmt.Errorf("%s: %w: not resumed", filepath.Join(dir, pts.RunFile), err)
 	}
 	if err := tp.CheckRunDir(dir); err != nil {
 		return err
 	}
-	method, err := tp.ChoosePurge(ri.Config.Purge)
+	if err := pts.CheckTargets(stages, tp.Identities); err != nil {
+		return err
+	}
+	info := ri
+	info.Config, info.Profile, info.Stages = run.Config, run.Profile, stages
+	set, err := tp.Open(dir, targets.OpenOptions{Poll: run.Poll.Duration()})
 	if err != nil {
 		return err
 	}
-	// run checked the setting before it wrote run.json; one that does not
-	// parse lets the engine choose, as it always has.
-	poll, _ := pts.ParsePoll(ri.Config.Poll)
-	set, err := tp.Open(dir, targets.OpenOptions{Poll: poll.Duration()})
-	if err != nil {
-		return err
+	prior := pts.Replay(stages, recs)
+	return execute(ctx, execution{Dir: dir, Info: info, Set: set, Purge: run.Purge, Prior: prior, JSON: opts.JSON}, stdout, stderr)
+}
+
+// resumeCommandLine is the command that resumes the run in dir on plan's
+// targets, with the confirmations it asks for.
+func resumeCommandLine(dir string, plan *targets.Plan) string {
+	line := "ptsrun resume " + shellWord(dir)
+	for _, c := range plan.Confirmations() {
+		line += " --destroy-data " + shellWord(c)
 	}
-	if len(tp.Identities) != len(ri.Targets) {
-		set.Engine.Close()
-		return fmt.Errorf("%w: %s was run on %d targets, now %d", device.ErrUnsafe, dir, len(ri.Targets), len(tp.Identities))
+	return line
+}
+
+// shellWord quotes s for a POSIX shell when it needs it.
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@+,") == "" {
+		return s
 	}
-	for i, id := range tp.Identities {
-		if !id.SameDevice(ri.Targets[i]) {
-			set.Engine.Close()
-			return fmt.Errorf("%w: target %d is not the device this run started on (%s, now %s)",
-				device.ErrUnsafe, i+1, ri.Targets[i].Label(), id.Label())
-		}
-	}
-	return execute(ctx, execution{Dir: dir, Info: ri, Set: set, Purge: method, Prior: prior, JSON: opts.JSON}, stdout, stderr)
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // demoOptions are demo's options.
@@ -472,7 +531,11 @@ func demoCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			return runDemo(c.Context, demoOptions{Model: c.String("model"), Tests: tests, Dir: c.String("out"), Operator: op, JSON: c.Bool("json")},
+			dir, err := outPath(c, "out")
+			if err != nil {
+				return err
+			}
+			return runDemo(c.Context, demoOptions{Model: c.String("model"), Tests: tests, Dir: dir, Operator: op, JSON: c.Bool("json")},
 				c.App.Writer, c.App.ErrWriter)
 		},
 	}
@@ -494,7 +557,9 @@ func runDemo(ctx context.Context, opts demoOptions, stdout, stderr io.Writer) er
 	}
 	dir := opts.Dir
 	if dir == "" {
-		dir = "ptsrun-demo-" + time.Now().Format("20060102-150405")
+		if dir, err = device.AbsPath("ptsrun-demo-" + time.Now().Format("20060102-150405")); err != nil {
+			return err
+		}
 	}
 	return startRun(ctx, newRun{checkedRun: run, Operator: opts.Operator, Dir: dir, JSON: opts.JSON}, stdout, stderr)
 }

@@ -64,8 +64,12 @@ func vdbenchCommand(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	dir, err := outPath(c, "out")
+	if err != nil {
+		return err
+	}
 	opts := vdbenchOptions{File: c.String("vdbench"), Engine: c.String("engine"), DestroyData: c.StringSlice("destroy-data"),
-		Dir: c.String("out"), Seed: c.Uint64("seed"), Poll: c.String("poll"), Operator: op, JSON: c.Bool("json"), DryRun: c.Bool("dry-run")}
+		Dir: dir, Seed: c.Uint64("seed"), Poll: c.String("poll"), Operator: op, JSON: c.Bool("json"), DryRun: c.Bool("dry-run")}
 	return runVdbench(c.Context, opts, c.App.Writer, c.App.ErrWriter)
 }
 
@@ -182,7 +186,7 @@ func runVdbench(ctx context.Context, opts vdbenchOptions, stdout, stderr io.Writ
 	var setSpecs []string
 	defer func() {
 		if set != nil {
-			set.Engine.Close()
+			set.Close()
 		}
 	}()
 	for i, r := range runs {
@@ -201,14 +205,22 @@ func runVdbench(ctx context.Context, opts vdbenchOptions, stdout, stderr io.Writ
 		// run made are the run's own, and a new inspection opens them.
 		if set == nil || !slices.Equal(setSpecs, r.Targets) {
 			if set != nil {
-				set.Engine.Close()
+				set.Close()
 				set = nil
 			}
 			tp, err := targets.Check(targets.Options{Specs: r.Targets, Engine: opts.Engine})
 			if err != nil {
 				return fmt.Errorf("run %s: %w", r.Name, err)
 			}
-			if set, err = tp.Open(dir, targets.OpenOptions{Poll: poll.Duration()}); err != nil {
+			// Held exclusively while any of the runs on these targets writes.
+			writes := false
+			for _, q := range runs[i:] {
+				if !slices.Equal(q.Targets, r.Targets) {
+					break
+				}
+				writes = writes || q.Workload.ReadPct < 100
+			}
+			if set, err = tp.Open(dir, targets.OpenOptions{Poll: poll.Duration(), ReadOnly: !writes}); err != nil {
 				return fmt.Errorf("run %s: %w", r.Name, err)
 			}
 			setSpecs = r.Targets

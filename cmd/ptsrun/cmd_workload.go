@@ -249,10 +249,14 @@ func workloadOptionsFrom(c *cli.Context) (workloadOptions, error) {
 	if err := workloadFlags(c, set, &w, len(presets) > 0); err != nil {
 		return workloadOptions{}, err
 	}
+	dir, err := outPath(c, "out")
+	if err != nil {
+		return workloadOptions{}, err
+	}
 	opts := workloadOptions{
 		Targets: targets.Options{Specs: c.StringSlice("target"), Engine: c.String("engine"),
 			FioServers: c.StringSlice("fio-server"), DestroyData: c.StringSlice("destroy-data")},
-		Workload: w, Presets: presets, Set: set, Poll: c.String("poll"), Dir: c.String("out"), JSON: c.Bool("json"),
+		Workload: w, Presets: presets, Set: set, Poll: c.String("poll"), Dir: dir, JSON: c.Bool("json"),
 	}
 	if len(presets) > 0 {
 		if _, err := opts.cells(0); err != nil {
@@ -554,11 +558,11 @@ func runWorkload(ctx context.Context, opts workloadOptions, stdout, stderr io.Wr
 			}
 		}()
 	}
-	set, err := tp.Open(dir, targets.OpenOptions{Poll: poll.Duration()})
+	set, err := tp.Open(dir, targets.OpenOptions{Poll: poll.Duration(), ReadOnly: !to.Gate})
 	if err != nil {
 		return err
 	}
-	defer set.Engine.Close()
+	defer set.Close()
 	started := time.Now().UTC()
 	names := tp.Names()
 	desc := set.Engine.Describe()
@@ -770,7 +774,7 @@ func recordWorkload(r workloadRecord) error {
 	if err := res.Save(r.Dir); err != nil {
 		return err
 	}
-	_, err = writeReport(r.Dir, "", "a4", ri, res)
+	_, err = writeReport(r.Dir, "", "a4", false, ri, res)
 	return err
 }
 

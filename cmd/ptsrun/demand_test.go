@@ -64,7 +64,7 @@ func TestDemandIntensityOnLoopDevice(t *testing.T) {
 				}
 				require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
 				_ = cmd.Wait()
-				code, _, stderr := ptsrun("resume", dir)
+				code, _, stderr := ptsrun("resume", dir, "--destroy-data", dev) // whoever resumes confirms again
 				require.Contains(t, []int{0, 3}, code, "%s\n%s", serr.String(), stderr)
 			} else {
 				code, _, stderr := ptsrun(args...)

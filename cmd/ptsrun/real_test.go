@@ -457,7 +457,7 @@ func TestStopDuringFioCell(t *testing.T) {
 			}
 			assert.Empty(t, left, "processes of the stopped run still alive")
 
-			code, _, stderr := ptsrun("resume", dir)
+			code, _, stderr := ptsrun("resume", dir, "--destroy-data", dev) // whoever resumes confirms again
 			require.Contains(t, []int{0, 3}, code, stderr)
 			res, _, err := matrix.Load(dir)
 			require.NoError(t, err)
