@@ -50,31 +50,35 @@ type modelRow struct {
 	model Model
 	names []string
 	does  string
+	// label and shown stand for a long row's names in the README: how
+	// many, and a few of them.
+	label string
+	shown []string
 }
 
 var modelRows = []modelRow{
 	{OptNames, strings.Fields("filename directory filename_format nrfiles opendir unique_filename"),
-		"name the job's files and devices: each is a target, judged as the table below says (through fio servers, `directory` needs `unique_filename=0`)"},
+		"name the job's files and devices: each is a target, judged as the table below says (through fio servers, `directory` needs `unique_filename=0`)", "", nil},
 	{OptWrites, strings.Fields("rw unlink unlink_each_loop fill_device trim_percentage zonemode"),
-		"decide whether the job writes its files: writes, trims or a mix (a `rw` ptsrun does not know counts as one), deleting them, `fill_device` (all its files), `trim_percentage` above 0, `zonemode=zbd` (zone resets)"},
-	{OptEngine, []string{"ioengine"}, "one of " + engineList() + "; any other is refused"},
+		"decide whether the job writes its files: writes, trims or a mix (a `rw` ptsrun does not know counts as one), deleting them, `fill_device` (all its files), `trim_percentage` above 0, `zonemode=zbd` (zone resets)", "", nil},
+	{OptEngine, []string{"ioengine"}, "one of " + engineList() + "; any other is refused", "", nil},
 	{OptExtent, strings.Fields("size filesize offset offset_increment offset_align"),
-		"a file a job only reads that is smaller than where its I/O ends is laid out again by fio: it counts as written"},
+		"a file a job only reads that is smaller than where its I/O ends is laid out again by fio: it counts as written", "", nil},
 	{OptThreads, strings.Fields("numjobs stonewall new_group group_reporting stats name"),
-		"threads and reporting groups, as ptsrun matches fio's output to the jobs"},
+		"threads and reporting groups, as ptsrun matches fio's output to the jobs", "", nil},
 	{OptLogs, strings.Fields("write_bw_log write_lat_log write_iops_log write_hist_log write_iolog"),
-		"name files fio writes: only inside DIR (ptsrun logs every job's seconds itself)"},
+		"name files fio writes: only inside DIR (ptsrun logs every job's seconds itself)", "", nil},
 	{OptChecked, strings.Fields("mem buffer_pattern verify_pattern verify_dump"),
-		"`mem`/`iomem` without a file only (`malloc`, `shm`, `mmap`, …; with `:FILE` fio creates, truncates or overwrites it); a pattern written out, not read from a file (`'FILE'`); `verify_dump` not through fio servers (its dumps go into DIR/fio/aux here)"},
+		"`mem`/`iomem` without a file only (`malloc`, `shm`, `mmap`, …; with `:FILE` fio creates, truncates or overwrites it); a pattern written out, not read from a file (`'FILE'`); `verify_dump` not through fio servers (its dumps go into DIR/fio/aux here)", "", nil},
 	{OptRefused, strings.Fields("exec_prerun exec_postrun read_iolog replay_redirect merge_blktrace_file ioscheduler cgroup cgroup_weight profile"),
-		"refused: they run commands, replay traces whose targets ptsrun cannot follow, change the disk's scheduler or a cgroup, or run a profile's jobs"},
+		"refused: they run commands, replay traces whose targets ptsrun cannot follow, change the disk's scheduler or a cgroup, or run a profile's jobs", "", nil},
 	{OptHarmless, strings.Fields(`description wait_for lockfile bs ba bsrange bssplit bs_unaligned bs_is_seq_rand randrepeat randseed
 		norandommap softrandommap ignore_error rw_sequencer iodepth iodepth_batch iodepth_batch_complete_min iodepth_batch_complete_max
 		iodepth_low serialize_overlap io_submit_mode io_size file_append number_ios random_generator random_distribution
 		percentage_random allrandrepeat file_service_type openfiles fallocate fadvise_hint fsync fdatasync write_barrier
 		sync_file_range direct atomic buffered overwrite loops startdelay runtime time_based verify_only ramp_time clocksource
 		iomem_align verify do_verify verify_interval verify_offset verify_fatal verify_async verify_async_cpus verify_backlog
-		verify_backlog_batch verifysort verifysort_nr experimental_verify verify_state_load verify_state_save trim_verify_zero
+		verify_backlog_batch experimental_verify verify_state_load verify_state_save trim_verify_zero
 		trim_backlog trim_backlog_batch read_iolog_chunked replay_no_stall replay_scale replay_align replay_time_scale
 		replay_skip merge_blktrace_scalars merge_blktrace_iters zonesize zonecapacity zonerange zoneskip read_beyond_wp
 		max_open_zones job_max_open_zones ignore_zone_limits zone_reset_threshold zone_reset_frequency lockmem rwmixread
@@ -90,9 +94,10 @@ var modelRows = []modelRow{
 		dedupe_global clat_percentiles lat_percentiles slat_percentiles percentile_list significant_figures disk_util
 		gtod_reduce disable_lat disable_clat disable_slat disable_bw_measurement gtod_cpu unified_rw_reporting
 		continue_on_error error_dump cgroup_nodelete uid gid kb_base unit_base hugepage-size flow_id flow flow_sleep
-		flow_watermark steadystate steadystate_duration steadystate_ramp_time`),
-		"change how the job does its I/O or reports it, not what it touches: allowed"},
-	{OptHarmless, engineOptions, "the options of those engines: allowed"},
+		steadystate steadystate_duration steadystate_ramp_time`),
+		"change how the job does its I/O or reports it, not what it touches: allowed",
+		"the other %d", strings.Fields("bs iodepth runtime time_based direct rate verify")},
+	{OptHarmless, engineOptions, "the engines' own: how they submit and complete I/O; allowed", "%d of the engines", strings.Fields("hipri sqthread_poll fixedbufs userspace_reap")},
 }
 
 // engineOptions are the allowed engines' own options (fio --enghelp=ENGINE).
@@ -152,17 +157,31 @@ var engines = map[string]ioEngine{
 }
 
 func engineList() string {
-	var names []string
-	for n := range engines {
-		names = append(names, "`"+n+"`")
+	var names, changing, none []string
+	for n, e := range engines {
+		names = append(names, n)
+		switch {
+		case e.changes != "":
+			changing = append(changing, n)
+		case e.noIO:
+			none = append(none, n)
+		}
 	}
-	slices.Sort(names)
-	return strings.Join(names, ", ")
+	q := func(ns []string) string {
+		slices.Sort(ns)
+		return "`" + strings.Join(ns, "`, `") + "`"
+	}
+	return q(names) + " (" + q(changing) + " count as writing; " + q(none) + " do no I/O)"
 }
 
 func engineRefusal(v string) string {
+	var names []string
+	for n := range engines {
+		names = append(names, n)
+	}
+	slices.Sort(names)
 	return fmt.Sprintf("ioengine=%s: ptsrun's gate knows only the engines that do I/O on this host's files and devices (%s); "+
-		"run a job with another engine with fio itself", v, strings.ReplaceAll(engineList(), "`", ""))
+		"run a job with another engine with fio itself", v, strings.Join(names, ", "))
 }
 
 // memTypes are the mem= values without a file.
@@ -349,23 +368,22 @@ func GateTable() string {
 	var b strings.Builder
 	b.WriteString("| Options | What the gate does with them |\n|---|---|\n")
 	for _, r := range modelRows {
-		names := r.names
-		if len(names) > 12 {
-			shown := []string{}
-			for _, n := range names[:6] {
-				shown = append(shown, "`"+n+"`")
-			}
-			fmt.Fprintf(&b, "| %d others: %s, … (`engine/fio/options.go`) | %s |\n", len(names), strings.Join(shown, ", "), r.does)
-			continue
-		}
 		var quoted []string
+		names := r.names
+		if r.label != "" {
+			names = r.shown
+		}
 		for _, n := range names {
 			if n == "mem" {
 				n = "mem`/`iomem"
 			}
 			quoted = append(quoted, "`"+n+"`")
 		}
-		fmt.Fprintf(&b, "| %s | %s |\n", strings.Join(quoted, ", "), r.does)
+		list := strings.Join(quoted, ", ")
+		if r.label != "" {
+			list = fmt.Sprintf(r.label, len(r.names)) + ": " + list + ", … (`engine/fio/options.go` lists them)"
+		}
+		fmt.Fprintf(&b, "| %s | %s |\n", list, r.does)
 	}
 	b.WriteString("| any other option | refused by name: an option a later fio adds fails closed |\n")
 	return b.String()

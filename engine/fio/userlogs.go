@@ -226,4 +226,3 @@ func (jf *UserJobFile) LogFiles(th Thread, cwd string, remote bool) []FileRef {
 	}
 	return out
 }
-
