@@ -267,52 +267,79 @@ const (
 	kindMissing = "missing device"
 )
 
-func abs(cwd, p string) string { return fio.Abs(cwd, p) }
+func abs(cwd, p string) string { return fio.Place(cwd, p) }
 
 // live says the gate looks at this host, not a fixture tree.
 func (o FioJobsOptions) live() bool { return o.FS.Root == device.Live.Root }
 
-// real is p with symbolic links followed: of p itself when it exists, else
-// of the nearest directory above it that does (the rest fio would make).
+// real is path p (absolute) as the kernel resolves it: symbolic links
+// followed, a dangling one to where fio would create its target, each ".."
+// taken after them; the part that does not exist yet (fio makes the
+// missing directories) as written. On a fixture tree, p cleaned.
 func (o FioJobsOptions) real(p string) string {
-	if !o.live() || p == "" {
-		return p
+	switch {
+	case p == "":
+		return ""
+	case !o.live():
+		return filepath.Clean(p)
 	}
-	rest := ""
-	for d := p; ; d = filepath.Dir(d) {
-		if r, err := filepath.EvalSymlinks(d); err == nil {
-			return filepath.Join(r, rest)
-		}
-		if d == filepath.Dir(d) {
-			return p
-		}
-		rest = filepath.Join(filepath.Base(d), rest)
+	return resolve(p, 0)
+}
+
+func resolve(p string, depth int) string {
+	if depth > 40 {
+		return filepath.Clean(p) // the kernel says ELOOP: fio opens nothing
 	}
+	resolved := "/"
+	parts := strings.Split(p, "/")
+	for i, c := range parts {
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			resolved = filepath.Dir(resolved)
+			continue
+		}
+		next := filepath.Join(resolved, c)
+		fi, err := os.Lstat(next)
+		if err != nil {
+			return filepath.Join(append([]string{resolved}, parts[i:]...)...)
+		}
+		if fi.Mode()&os.ModeSymlink != 0 {
+			target, err := os.Readlink(next)
+			if err != nil {
+				return next
+			}
+			if !filepath.IsAbs(target) {
+				target = resolved + "/" + target
+			}
+			return resolve(target+"/"+strings.Join(parts[i+1:], "/"), depth+1)
+		}
+		resolved = next
+	}
+	return resolved
 }
 
 // target places a file fio names and says what it is, on this host or on
 // the fio server h.
 func (o FioJobsOptions) target(f fio.FileRef, h string) FioTarget {
-	t := FioTarget{Name: f.Name, At: f.At, Path: abs(o.Cwd, f.Name), Host: h}
 	if h != "" {
-		t.Path = f.Name
-		t.Kind, t.key = kindRemote, h+"="+f.Name
-		return t
+		return FioTarget{Name: f.Name, At: f.At, Path: f.Name, Host: h, Kind: kindRemote, key: h + "=" + f.Name}
 	}
-	t.stat = o.Stat.Stat(t.Path)
+	// What the kernel opens: the name as fio has it, in its working
+	// directory, links followed (a link in the job's directory to a file
+	// elsewhere is that file; a ".." after a link is the target's).
+	raw := abs(o.Cwd, f.Name)
+	t := FioTarget{Name: f.Name, At: f.At, Path: o.real(raw)}
+	t.stat = o.Stat.Stat(raw)
 	switch t.stat.Kind {
 	case fio.Missing:
 		t.Kind = kindNewFile
 		if t.Path == "/dev" || strings.HasPrefix(t.Path, "/dev/") {
 			t.Kind = kindMissing
 		}
-		// Where it will be made: its directories with links followed.
-		t.Path = o.real(t.Path)
 	case fio.Regular:
-		// The file itself, links followed: a link in the job's directory
-		// to a file elsewhere is that file.
 		t.Kind = kindFile
-		t.Path = o.real(t.Path)
 	case fio.Directory:
 		t.Kind = kindDir
 	case fio.Char:
@@ -345,7 +372,7 @@ type gateDirs struct {
 func (o FioJobsOptions) gateDirs() gateDirs {
 	var g gateDirs
 	for _, jf := range o.Files {
-		g.jobDirs = append(g.jobDirs, o.real(filepath.Dir(abs(o.Cwd, jf.Path))))
+		g.jobDirs = append(g.jobDirs, filepath.Dir(o.real(abs(o.Cwd, jf.Path))))
 		for _, s := range jf.Sources {
 			g.sources = append(g.sources, o.real(abs(o.Cwd, s.Path)))
 		}
@@ -425,7 +452,16 @@ func (o FioJobsOptions) judge(t *FioTarget, g gateDirs, sys *device.System) {
 			return
 		}
 	}
-	confirmed := func() bool { return inside(t.Path, o.DestroyData) }
+	confirmed := func() bool {
+		// A directory confirmed is the one its path names, links followed.
+		var named []string
+		for _, d := range o.DestroyData {
+			if filepath.IsAbs(d) {
+				named = append(named, d, o.real(d))
+			}
+		}
+		return inside(t.Path, named)
+	}
 	switch t.Kind {
 	case kindRemote:
 		if !t.Written {

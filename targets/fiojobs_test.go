@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -310,7 +311,13 @@ func TestFioGateRealPath(t *testing.T) {
 	dir := t.TempDir()
 	elsewhere := t.TempDir()
 	require.NoError(t, os.Symlink(elsewhere, dir+"/link"))
+	require.NoError(t, os.Symlink("nowhere/x", dir+"/dangling"))
 	o := FioJobsOptions{FS: device.Live}
 	assert.Equal(t, elsewhere+"/a/b/c", o.real(dir+"/link/a/b/c"))
 	assert.Equal(t, elsewhere, o.real(dir+"/link"))
+	assert.Equal(t, dir+"/x", o.real(dir+"/link/../"+filepath.Base(dir)+"/x"), "a .. after a link is the target's")
+	assert.Equal(t, filepath.Dir(elsewhere)+"/y", o.real(dir+"/link/../y"))
+	assert.Equal(t, dir+"/nowhere/x", o.real(dir+"/dangling"), "a dangling link: where fio would create its target")
+	assert.Equal(t, dir+"/new/z", o.real(dir+"/new/sub/../z"), "directories fio makes as written")
+	assert.Equal(t, "", o.real(""))
 }

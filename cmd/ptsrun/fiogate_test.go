@@ -254,3 +254,25 @@ func TestFioGateRepro14Scheduler(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, string(b), string(after))
 }
+
+// Found while breaking the new gate: the kernel takes a ".." after a
+// symbolic link from the link's target. jobs/link -> elsewhere/sub made
+// jobs/link/../victim look like a new file beside the job file, where fio
+// opens elsewhere/victim; a dangling link opened with O_CREAT makes its
+// target.
+func TestFioGateDotDotAfterALink(t *testing.T) {
+	needFioBinary(t)
+	work, elsewhere := t.TempDir(), t.TempDir()
+	victim := randomFile(t, elsewhere, "victim", 4096)
+	require.NoError(t, os.MkdirAll(filepath.Join(elsewhere, "sub"), 0o755))
+	require.NoError(t, os.Symlink(filepath.Join(elsewhere, "sub"), filepath.Join(work, "link")))
+	require.NoError(t, os.Symlink(filepath.Join(elsewhere, "made-by-fio"), filepath.Join(work, "dangling")))
+	before := sum(t, victim)
+	job := jobFile(t, work, "dotdot.fio", fmt.Sprintf("[w]\nrw=write\nbs=4k\nsize=4k\nfilename=%s\n[d]\nrw=write\nbs=4k\nsize=4k\nfilename=%s\n",
+		work+"/link/../victim", filepath.Join(work, "dangling")))
+	refusedFio(t, filepath.Join(work, "run"), []string{job}, "writing overwrites it: confirm with --destroy-data "+victim,
+		"fio would make it (and any directory missing above it) outside the run directory and the job file's directory: confirm with --destroy-data "+
+			filepath.Join(elsewhere, "made-by-fio"))
+	assert.Equal(t, before, sum(t, victim))
+	assert.NoFileExists(t, filepath.Join(elsewhere, "made-by-fio"))
+}

@@ -402,24 +402,21 @@ func withDirectory(dirs, name string, idx int) string {
 	return ds[idx%len(ds)] + "/" + name
 }
 
-// Abs places a file name fio opens relative to its working directory.
-func Abs(cwd, name string) string {
-	if path.IsAbs(name) {
-		return path.Clean(name)
+// Place is where fio opens name: in its working directory cwd when
+// relative. It is not cleaned: the kernel takes a ".." after a symbolic
+// link from the link's target, not from the name.
+func Place(cwd, name string) string {
+	if path.IsAbs(name) || cwd == "" {
+		return name
 	}
-	return path.Join(cwd, name)
+	return strings.TrimSuffix(cwd, "/") + "/" + name
 }
 
 // LiveStat is Stat on this host, relative paths placed in Dir (the
 // working directory when empty): fio's working directory.
 type LiveStat struct{ Dir string }
 
-func (l LiveStat) abs(p string) string {
-	if l.Dir == "" || path.IsAbs(p) {
-		return p
-	}
-	return path.Join(l.Dir, p)
-}
+func (l LiveStat) abs(p string) string { return Place(l.Dir, p) }
 
 // Stat says what path is.
 func (l LiveStat) Stat(p string) FileStat {

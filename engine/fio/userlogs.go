@@ -192,7 +192,7 @@ func (j JobDef) logName(th Thread, option, kind, ours, cwd string) string {
 				prefix = n.Value
 			}
 		}
-		prefix = Abs(cwd, prefix)
+		prefix = Place(cwd, prefix)
 	}
 	suf := "log"
 	if j.Flag("log_store_compressed") {
@@ -222,7 +222,7 @@ func (jf *UserJobFile) LogFiles(th Thread, cwd string, remote bool) []FileRef {
 		}
 	}
 	if o, ok := j.Get("write_iolog"); ok && !remote {
-		out = append(out, FileRef{Name: Abs(cwd, o.Value), At: o.At})
+		out = append(out, FileRef{Name: Place(cwd, o.Value), At: o.At})
 	}
 	return out
 }
