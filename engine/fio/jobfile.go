@@ -260,7 +260,7 @@ func (jf *UserJobFile) include(b *bytes.Buffer, file, line string, at Pos, opt R
 	if err != nil {
 		return err
 	}
-	jf.addCopy(b, "; ptsrun: "+line+" ("+at.String()+"), inlined:", at)
+	jf.addCopy(b, "; ptsrun: "+line+" ("+printable(at.String())+"), inlined:", at)
 	for _, l := range lines {
 		if isEmptyOrComment(l.text) {
 			jf.addCopy(b, l.text, l.at)
@@ -279,8 +279,19 @@ func (jf *UserJobFile) include(b *bytes.Buffer, file, line string, at Pos, opt R
 		}
 		jf.addOption(b, l.text, p, l.at)
 	}
-	jf.addCopy(b, "; ptsrun: the end of "+name, at)
+	jf.addCopy(b, "; ptsrun: the end of "+printable(name), at)
 	return nil
+}
+
+// printable is s for a comment of the copy: a control character (a
+// newline in a file's name) would end the comment and start an option.
+func printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return '?'
+		}
+		return r
+	}, s)
 }
 
 // splitLines splits a file into lines as fgets reads them, refusing what

@@ -205,7 +205,12 @@ func TestJobFileIncludes(t *testing.T) {
 	assert.Equal(t, "4", o.Value, "an include that exists as written is taken from there (fio's working directory)")
 	o, _ = jfs[2].Jobs[0].Get("rw")
 	assert.Equal(t, "randwrite", o.Value, "include=FILE works too: fio skips one byte after include")
-	_, err := ReadJobFile("jobs/spaced.fio", files.opts())
+	// A newline in a file's name does not end the copy's comment.
+	evil := memFiles{"a\nrw=write\n/job.fio": "[j]\ninclude inc.fio\n", "a\nrw=write\n/inc.fio": "bs=4k\n"}
+	jf, err := ReadJobFile("a\nrw=write\n/job.fio", evil.opts())
+	require.NoError(t, err)
+	assert.Equal(t, 4, strings.Count(string(jf.Copy), "\n"), "%q", jf.Copy)
+	_, err = ReadJobFile("jobs/spaced.fio", files.opts())
 	assert.ErrorContains(t, err, `unable to open include file " common.fio"`, "the name is what follows that byte")
 }
 
