@@ -12,43 +12,52 @@ import (
 	"github.com/ptsrun/ptsrun/engine/fio"
 )
 
-// The gate of `ptsrun fio`: a user's job files run as they are, so the gate
-// reads them the way fio does (fio.ParseJobFiles, Threads, Access) and
-// judges every file and device a job does I/O on:
+// The gate of `ptsrun fio`: a user's job files run as fio reads them, so
+// the gate takes fio's reading (fio.FioReading), refuses every option
+// whose effect it does not model (fio.Refusals: the allow-list), and
+// judges every path a job writes or reads:
 //
 //   - A block device a job writes (rw with writes or trims, an engine that
-//     deletes, truncates or allocates, unlink) passes the same check as a
-//     target of `run`: refused when mounted, holding a mounted partition,
-//     held by md, dm or LVM, active swap or read-only; otherwise it needs
-//     --destroy-data naming its serial or path.
+//     deletes, truncates or allocates, unlink, fill_device) passes the same
+//     check as a target of `run`: refused when mounted, holding a mounted
+//     partition, held by md, dm or LVM, active swap or read-only; otherwise
+//     it needs --destroy-data naming its serial or path.
 //   - A block device a job only reads needs nothing.
 //   - A path under /dev that does not exist is refused: fio would make a
 //     regular file there (the device is missing, or misspelt).
 //   - A character device, directory, fifo or socket a job writes is
 //     refused: ptsrun cannot tell what writing it destroys.
-//   - A regular file a job writes that exists is overwritten: inside the
-//     job file's directory or the run directory it is the job's own;
+//   - A regular file is written when a job writes it, or lays it out: it
+//     is smaller than where a read job's I/O ends (offset + size), or the
+//     job has fill_device. One with more than one hard link is refused
+//     (writing it changes it under its other names); so is a job file or
+//     include file of the run, and a file of a run directory (ptsrun's own
+//     in DIR, or any in another run directory). Otherwise it is the job's
+//     own in DIR or in the job file's own directory (not below it);
 //     elsewhere it needs --destroy-data naming it or a directory above it.
-//   - A file a job creates is fine; the plan lists it, and says when it is
-//     outside the job file's directory and the run directory.
-//   - What the gate cannot resolve for a job that writes (an unset
-//     ${VAR}, $ncpus-style keywords in a file name, $clientuid, a trace to
-//     replay, an engine whose targets are not local paths) is refused,
-//     naming the line. A command run by the job (exec_prerun,
-//     exec_postrun, ioengine=exec or a library) is refused whatever the
-//     job does.
+//   - A file a job creates is written: in DIR or the job file's own
+//     directory it is the job's; elsewhere (fio makes missing directories
+//     too) it needs --destroy-data naming it or a directory above it.
+//   - A log a job writes (write_*_log, write_iolog) must be in DIR.
+//   - What the gate cannot resolve for a job that writes (opendir it
+//     cannot list, $clientuid) is refused, naming the line.
 //   - Through fio servers ptsrun sees nothing of the servers' hosts: every
 //     path a job writes needs --destroy-data HOST:PORT=PATH for each
-//     server, include files and ${VAR} (read on the server) are refused.
+//     server; ${VAR} and $ncpus-style keywords (read on the server) are
+//     refused.
 //
 // When no job writes or creates anything, fio runs with --readonly: fio
 // itself then refuses any write.
 
 // FioJobsOptions are what `ptsrun fio` was given.
 type FioJobsOptions struct {
-	Files       []*fio.UserJobFile
-	Cwd         string   // fio's working directory, absolute
-	RunDir      string   // --out, absolute
+	Files  []*fio.UserJobFile
+	Cwd    string // fio's working directory, absolute
+	RunDir string // --out, absolute; "" for a plan without one
+	// RunDirFiles are the names ptsrun writes at the top of a run
+	// directory, the first ones those that make a directory one (run.json):
+	// a job writes none of them, in DIR or in another run directory.
+	RunDirFiles []string
 	FioServers  []string // HOST:PORT
 	DestroyData []string
 	// Gate refuses what may not run; without it CheckFioJobs only reports
@@ -58,7 +67,8 @@ type FioJobsOptions struct {
 	Stat fio.Stat // LiveStat in Cwd when nil
 }
 
-// FioTarget is one file or device the job files do I/O on.
+// FioTarget is one file or device the job files do I/O on, or a log they
+// write.
 type FioTarget struct {
 	Name    string   `json:"name"`           // as fio names it (the first job's spelling)
 	At      fio.Pos  `json:"at"`             // where the first job names it
@@ -73,8 +83,11 @@ type FioTarget struct {
 	// Outside marks a file written outside the job file's directory and
 	// the run directory.
 	Outside bool `json:"outside,omitempty"`
+	// Log marks a log file a job writes (not I/O).
+	Log bool `json:"log,omitempty"`
 
 	key        string
+	stat       fio.FileStat
 	id         *device.Identity
 	dev        *device.Target
 	inspectErr error
@@ -112,9 +125,11 @@ func CheckFioJobs(o FioJobsOptions) (*FioJobsPlan, error) {
 	remote := len(o.FioServers) > 0
 	if o.Stat == nil {
 		o.Stat = fio.LiveStat{Dir: o.Cwd}
-		if remote {
-			o.Stat = remoteStat{}
-		}
+	}
+	// The jobs' files are on the servers' hosts, the logs here.
+	var jobStat fio.Stat = o.Stat
+	if remote {
+		jobStat = remoteStat{}
 	}
 	p := &FioJobsPlan{ReadOnly: true}
 	byKey := map[string]int{}
@@ -127,49 +142,64 @@ func CheckFioJobs(o FioJobsOptions) (*FioJobsPlan, error) {
 			p.Refusals = append(p.Refusals, msg)
 		}
 	}
+	// use adds what a job does to a target.
+	use := func(ft *FioThread, t FioTarget, job string, written bool, why string) {
+		idx, ok := byKey[t.key]
+		if !ok {
+			idx = len(p.Targets)
+			byKey[t.key] = idx
+			p.Targets = append(p.Targets, t)
+		}
+		tg := &p.Targets[idx]
+		if !slices.Contains(tg.Jobs, job) {
+			tg.Jobs = append(tg.Jobs, job)
+		}
+		if written && !tg.Written {
+			tg.Written = true
+			tg.Why = fmt.Sprintf("written by job %s: %s", job, why)
+		}
+		if tg.Why == "" {
+			tg.Why = fmt.Sprintf("read by job %s: %s", job, why)
+		}
+		if !t.Log && !slices.Contains(ft.Targets, idx) {
+			ft.Targets = append(ft.Targets, idx)
+		}
+	}
+	hosts := []string{""}
+	if remote {
+		hosts = o.FioServers
+	}
 	for fi, jf := range o.Files {
-		if remote {
-			for _, src := range jf.Sources[1:] {
-				refuse(fio.Pos{File: src.Path}, "an include file: a fio server reads it on its own host, where ptsrun cannot see it")
-			}
+		for _, r := range jf.Refusals(remote) {
+			refuse(r.At, "%s", r.Msg)
 		}
 		// Each job file runs in a fio of its own: its threads are numbered
 		// from 1 (fio's thread numbers name their log files).
-		threads := jf.Threads(1, o.Stat)
-		for _, th := range threads {
+		for _, th := range jf.Threads(1, jobStat) {
 			j := jf.Jobs[th.Job]
 			a := j.Access()
 			ft := FioThread{Thread: th, File: fi, JobName: j.Name, Writes: a.Writes && !a.NoIO}
-			for _, r := range a.Refuse {
-				refuse(r.At, "%s", r.Msg)
-			}
-			if remote {
-				for _, opt := range j.Options {
-					if len(opt.Unset) > 0 || strings.Contains(opt.Raw, "${") && slices.Contains([]string{"filename", "directory", "opendir",
-						"filename_format", "rw", "ioengine"}, opt.Name) {
-						refuse(opt.At, "%s: a fio server puts its own environment's values for ${VAR}, which ptsrun cannot see", opt.Raw)
+			for _, l := range jf.LogFiles(th, o.Cwd, remote) {
+				for _, h := range hosts {
+					name := l.Name
+					if h != "" {
+						// The fio client writes a server's logs here, named
+						// after the server (client.c fio_client_handle_iolog).
+						name += "." + strings.Split(h, ":")[0]
 					}
+					t := o.target(fio.FileRef{Name: name, At: l.At}, "")
+					t.Log = true
+					use(&ft, t, j.Name, true, "its log ("+l.At.String()+")")
 				}
 			}
 			if a.Writes {
 				p.ReadOnly = false // fio --readonly refuses a writing job, whatever its engine
 			}
-			switch {
-			case a.NoIO:
-				p.Threads = append(p.Threads, ft)
-				continue
-			case !a.Files && a.Writes:
-				refuse(j.At, "job %s: %s: ptsrun cannot check what it writes to", j.Name, a.Why)
-				p.ReadOnly = false
-				p.Threads = append(p.Threads, ft)
-				continue
-			case !a.Files:
-				p.Notes = append(p.Notes, fmt.Sprintf("job %s (%s): ioengine=%s reads from targets that are not paths on this host", j.Name, j.At, a.Engine))
+			if a.NoIO {
 				p.Threads = append(p.Threads, ft)
 				continue
 			}
 			if a.Writes {
-				p.ReadOnly = false
 				for _, u := range th.Unresolved {
 					refuse(u.At, "%s (job %s writes: %s)", u.Msg, j.Name, a.Why)
 				}
@@ -181,61 +211,23 @@ func CheckFioJobs(o FioJobsOptions) (*FioJobsPlan, error) {
 					}
 				}
 			}
-			files := append(slices.Clone(th.Files), a.Also...)
-			for k, f := range files {
-				written := a.Writes || k >= len(th.Files) // write_iolog is written
-				why := a.Why
-				if k >= len(th.Files) {
-					why = "its I/O log (" + f.At.String() + ")"
-				}
-				hosts := []string{""}
-				if remote {
-					hosts = o.FioServers
-				}
+			for _, f := range th.Files {
 				for _, h := range hosts {
 					t := o.target(f, h)
-					idx, ok := byKey[t.key]
-					if !ok {
-						idx = len(p.Targets)
-						byKey[t.key] = idx
-						p.Targets = append(p.Targets, t)
+					written, why := a.Writes, a.Why
+					if !written && t.Kind == kindFile {
+						// A file a read job's I/O goes beyond is laid out again.
+						if lays, reason := j.LaysOut(th.JobNum, len(th.Files), t.stat.Size); lays {
+							written, why = true, "fio lays it out again: "+reason
+						}
 					}
-					tg := &p.Targets[idx]
-					if !slices.Contains(tg.Jobs, j.Name) {
-						tg.Jobs = append(tg.Jobs, j.Name)
-					}
-					if written && !tg.Written {
-						tg.Written = true
-						tg.Why = fmt.Sprintf("written by job %s: %s", j.Name, why)
-					}
-					if tg.Why == "" {
-						tg.Why = fmt.Sprintf("read by job %s: %s", j.Name, why)
-					}
-					if !slices.Contains(ft.Targets, idx) {
-						ft.Targets = append(ft.Targets, idx)
-					}
+					use(&ft, t, j.Name, written, why)
 				}
 			}
 			p.Threads = append(p.Threads, ft)
 		}
 	}
-	real := func(p string) string {
-		if !o.live() || p == "" {
-			return p
-		}
-		if r, err := filepath.EvalSymlinks(p); err == nil {
-			return r
-		}
-		if r, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
-			return filepath.Join(r, filepath.Base(p))
-		}
-		return p
-	}
-	jobDirs := []string{}
-	for _, jf := range o.Files {
-		jobDirs = append(jobDirs, real(filepath.Dir(abs(o.Cwd, jf.Path))))
-	}
-	o.RunDir = real(o.RunDir)
+	g := o.gateDirs()
 	var sys *device.System
 	for _, t := range p.Targets {
 		if t.Kind == kindBlock && t.Written && t.dev != nil && sys == nil {
@@ -248,15 +240,12 @@ func CheckFioJobs(o FioJobsOptions) (*FioJobsPlan, error) {
 	}
 	for i := range p.Targets {
 		t := &p.Targets[i]
-		o.judge(t, jobDirs, sys)
+		o.judge(t, g, sys)
 		if t.Refused != "" {
 			refuse(t.At, "%s", t.Refused)
 		}
-		if t.Kind == kindNewFile {
-			p.ReadOnly = false // fio lays the file out: it writes it
-		}
-		if t.Outside {
-			p.Notes = append(p.Notes, fmt.Sprintf("%s %s is outside the job file's directory and the run directory", t.Kind, t.Path))
+		if t.Written && !t.Log {
+			p.ReadOnly = false // fio lays out or writes the file
 		}
 	}
 	p.Identities = identities(p.Targets)
@@ -278,43 +267,79 @@ const (
 	kindMissing = "missing device"
 )
 
-func abs(cwd, p string) string { return fio.Abs(cwd, p) }
+func abs(cwd, p string) string { return fio.Place(cwd, p) }
 
 // live says the gate looks at this host, not a fixture tree.
 func (o FioJobsOptions) live() bool { return o.FS.Root == device.Live.Root }
 
+// real is path p (absolute) as the kernel resolves it: symbolic links
+// followed, a dangling one to where fio would create its target, each ".."
+// taken after them; the part that does not exist yet (fio makes the
+// missing directories) as written. On a fixture tree, p cleaned.
+func (o FioJobsOptions) real(p string) string {
+	switch {
+	case p == "":
+		return ""
+	case !o.live():
+		return filepath.Clean(p)
+	}
+	return resolve(p, 0)
+}
+
+func resolve(p string, depth int) string {
+	if depth > 40 {
+		return filepath.Clean(p) // the kernel says ELOOP: fio opens nothing
+	}
+	resolved := "/"
+	parts := strings.Split(p, "/")
+	for i, c := range parts {
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			resolved = filepath.Dir(resolved)
+			continue
+		}
+		next := filepath.Join(resolved, c)
+		fi, err := os.Lstat(next)
+		if err != nil {
+			return filepath.Join(append([]string{resolved}, parts[i:]...)...)
+		}
+		if fi.Mode()&os.ModeSymlink != 0 {
+			target, err := os.Readlink(next)
+			if err != nil {
+				return next
+			}
+			if !filepath.IsAbs(target) {
+				target = resolved + "/" + target
+			}
+			return resolve(target+"/"+strings.Join(parts[i+1:], "/"), depth+1)
+		}
+		resolved = next
+	}
+	return resolved
+}
+
 // target places a file fio names and says what it is, on this host or on
 // the fio server h.
 func (o FioJobsOptions) target(f fio.FileRef, h string) FioTarget {
-	t := FioTarget{Name: f.Name, At: f.At, Path: abs(o.Cwd, f.Name), Host: h}
 	if h != "" {
-		t.Path = f.Name
-		t.Kind, t.key = kindRemote, h+"="+f.Name
-		return t
+		return FioTarget{Name: f.Name, At: f.At, Path: f.Name, Host: h, Kind: kindRemote, key: h + "=" + f.Name}
 	}
-	t.key = t.Path
-	switch o.Stat.Kind(t.Path) {
+	// What the kernel opens: the name as fio has it, in its working
+	// directory, links followed (a link in the job's directory to a file
+	// elsewhere is that file; a ".." after a link is the target's).
+	raw := abs(o.Cwd, f.Name)
+	t := FioTarget{Name: f.Name, At: f.At, Path: o.real(raw)}
+	t.stat = o.Stat.Stat(raw)
+	switch t.stat.Kind {
 	case fio.Missing:
 		t.Kind = kindNewFile
-		if strings.HasPrefix(t.Path, "/dev/") {
+		if t.Path == "/dev" || strings.HasPrefix(t.Path, "/dev/") {
 			t.Kind = kindMissing
 		}
-		// Where it will be made: its directory with links followed.
-		if o.live() {
-			if d, err := filepath.EvalSymlinks(filepath.Dir(t.Path)); err == nil {
-				t.Path = filepath.Join(d, filepath.Base(t.Path))
-				t.key = t.Path
-			}
-		}
 	case fio.Regular:
-		// The file itself, links followed: a link in the job's directory
-		// to a file elsewhere is that file.
 		t.Kind = kindFile
-		if o.live() {
-			if real, err := filepath.EvalSymlinks(t.Path); err == nil {
-				t.Path, t.key = real, real
-			}
-		}
 	case fio.Directory:
 		t.Kind = kindDir
 	case fio.Char:
@@ -326,20 +351,74 @@ func (o FioJobsOptions) target(f fio.FileRef, h string) FioTarget {
 		dt, err := o.FS.Inspect(device.Spec{Raw: t.Path, Kind: device.KindBlock, Path: t.Path})
 		if err != nil {
 			t.inspectErr = err
+			t.key = t.Path
 			return t
 		}
 		t.dev = &dt
-		t.key = dt.Block.Path()
 		t.Path = dt.Block.Path()
 	}
+	t.key = t.Path
 	return t
 }
 
+// gateDirs are the places the judging needs: the job files' directories,
+// the job files and include files themselves, and the run directory.
+type gateDirs struct {
+	jobDirs []string // each job file's own directory, links followed
+	sources []string // every job file and include file, links followed
+	runDir  string
+}
+
+func (o FioJobsOptions) gateDirs() gateDirs {
+	var g gateDirs
+	for _, jf := range o.Files {
+		g.jobDirs = append(g.jobDirs, filepath.Dir(o.real(abs(o.Cwd, jf.Path))))
+		for _, s := range jf.Sources {
+			g.sources = append(g.sources, o.real(abs(o.Cwd, s.Path)))
+		}
+	}
+	g.runDir = o.real(o.RunDir)
+	return g
+}
+
+// ownPlace says a file written at path is the job's own: in DIR, or in a
+// job file's own directory (not below it).
+func (g gateDirs) ownPlace(path string) bool {
+	return inside(path, []string{g.runDir}) || slices.Contains(g.jobDirs, filepath.Dir(path))
+}
+
+// ptsrunsFile says which file of a run directory path is, if it is one
+// ptsrun writes (RunDirFiles in DIR), or one in another run directory.
+func (o FioJobsOptions) ptsrunsFile(path string, g gateDirs) string {
+	if g.runDir != "" && inside(path, []string{g.runDir}) {
+		rel, _ := filepath.Rel(g.runDir, path)
+		first := strings.Split(rel, string(filepath.Separator))[0]
+		if rel == "." || slices.Contains(o.RunDirFiles, first) || strings.HasPrefix(first, ".") {
+			return "ptsrun's own file of the run directory " + g.runDir
+		}
+		return ""
+	}
+	markers := o.RunDirFiles[:min(2, len(o.RunDirFiles))]
+	for d := filepath.Dir(path); ; d = filepath.Dir(d) {
+		for _, m := range markers {
+			if o.Stat.Stat(filepath.Join(d, m)).Kind == fio.Regular {
+				return "a file of the run directory " + d
+			}
+		}
+		if d == filepath.Dir(d) {
+			return ""
+		}
+	}
+}
+
 // judge decides a target.
-func (o FioJobsOptions) judge(t *FioTarget, jobDirs []string, sys *device.System) {
+func (o FioJobsOptions) judge(t *FioTarget, g gateDirs, sys *device.System) {
 	t.Verdict = "read only: nothing to confirm"
 	refuse := func(why string) {
 		t.Refused = fmt.Sprintf("%s is a %s, %s: %s", t.Name, t.Kind, t.Why, why)
+		if t.Log {
+			t.Refused = fmt.Sprintf("%s is a log the job writes (%s): %s", t.Path, t.Kind, why)
+		}
 		t.Verdict = "refused: " + why
 	}
 	if t.inspectErr != nil {
@@ -349,6 +428,39 @@ func (o FioJobsOptions) judge(t *FioTarget, jobDirs []string, sys *device.System
 			t.Verdict = "read only; ptsrun cannot identify it: " + t.inspectErr.Error()
 		}
 		return
+	}
+	if t.Log && t.Host == "" {
+		switch {
+		case g.runDir == "":
+			refuse("a job's logs go only into the run directory, and there is none (--out)")
+			return
+		case !inside(t.Path, []string{g.runDir}):
+			refuse("a job's logs go only into the run directory " + g.runDir + ": drop the option (ptsrun logs every job's IOPS, bandwidth and latency per second itself) or name a path in it")
+			return
+		case o.ptsrunsFile(t.Path, g) != "":
+			refuse("it is " + o.ptsrunsFile(t.Path, g) + ": name another path in DIR")
+			return
+		}
+	}
+	if t.Written && (t.Kind == kindFile || t.Kind == kindNewFile) {
+		if slices.Contains(g.sources, t.Path) {
+			refuse("it is a job file or include file of this run: a job may not write what the gate reads")
+			return
+		}
+		if what := o.ptsrunsFile(t.Path, g); what != "" {
+			refuse("it is " + what + ": a job may not write it")
+			return
+		}
+	}
+	confirmed := func() bool {
+		// A directory confirmed is the one its path names, links followed.
+		var named []string
+		for _, d := range o.DestroyData {
+			if filepath.IsAbs(d) {
+				named = append(named, d, o.real(d))
+			}
+		}
+		return inside(t.Path, named)
 	}
 	switch t.Kind {
 	case kindRemote:
@@ -387,17 +499,32 @@ func (o FioJobsOptions) judge(t *FioTarget, jobDirs []string, sys *device.System
 			refuse("ptsrun cannot tell what writing it destroys")
 		}
 	case kindNewFile:
-		t.Verdict = "made by fio: nothing to destroy"
-		t.Outside = !inside(t.Path, append(slices.Clone(jobDirs), o.RunDir))
+		t.Written = true
+		switch {
+		case t.Log:
+			t.Verdict = "a log of the job's, in the run directory"
+		case g.ownPlace(t.Path):
+			t.Verdict = "made by fio, in the run directory or beside the job file"
+		case confirmed():
+			t.Verdict, t.Outside = "made by fio; confirmed by --destroy-data", true
+		default:
+			t.Outside = true
+			refuse("fio would make it (and any directory missing above it) outside the run directory and the job file's directory: " +
+				"confirm with --destroy-data " + t.Path + " (or a directory above it)")
+		}
 	case kindFile:
 		if !t.Written {
 			return
 		}
-		own := append(slices.Clone(jobDirs), o.RunDir)
+		t.Outside = !g.ownPlace(t.Path)
 		switch {
-		case inside(t.Path, own):
+		case t.stat.Links != 1:
+			refuse(fmt.Sprintf("it has %d hard links (or ptsrun cannot tell): writing it changes the file under its other names too", t.stat.Links))
+		case t.Log:
+			t.Verdict = "a log of the job's, in the run directory"
+		case !t.Outside:
 			t.Verdict = "the job's own file (beside its job file or in the run directory)"
-		case inside(t.Path, o.DestroyData):
+		case confirmed():
 			t.Verdict = "confirmed by --destroy-data"
 		default:
 			refuse("writing overwrites it: confirm with --destroy-data " + t.Path + " (or a directory above it)")
@@ -427,6 +554,7 @@ func identities(ts []FioTarget) []device.Identity {
 	const maxFiles = 8
 	for _, t := range ts {
 		switch {
+		case t.Log:
 		case t.id != nil:
 			id := *t.id
 			id.Spec = t.Path
@@ -457,11 +585,11 @@ func identities(ts []FioTarget) []device.Identity {
 // named like a path may name a device there.
 type remoteStat struct{}
 
-func (remoteStat) Kind(p string) fio.FileKind {
+func (remoteStat) Stat(p string) fio.FileStat {
 	if strings.Contains(p, "/") {
-		return fio.Other
+		return fio.FileStat{Kind: fio.Other, NotRegular: true}
 	}
-	return fio.Missing
+	return fio.FileStat{}
 }
 
 func (remoteStat) List(string) ([]string, error) {

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -17,10 +16,11 @@ import (
 	"github.com/ptsrun/ptsrun/engine/fio"
 )
 
-// FioJobs are a user's fio job files, read, checked by fio and by the
+// FioJobs are a user's fio job files, read by fio and checked by the
 // gate, ready to run one after the other (each in a fio of its own: fio
 // resets the defaults ptsrun's options set before every further job
-// file).
+// file). fio runs the copies the gate judged, saved in the run directory
+// (Save), never the user's files.
 type FioJobs struct {
 	Plan    *FioJobsPlan
 	Version string // fio's
@@ -31,25 +31,29 @@ type FioJobs struct {
 	notes    []string // per job file: why ptsrun adds no log options
 	dir      string
 	cwd      string
+	saved    bool
 }
 
 // FioRunOptions are what `ptsrun fio` was given.
 type FioRunOptions struct {
-	Paths       []string // the job files
-	Binary      string   // fio; "fio" on PATH when empty
-	Dir         string   // the run directory, absolute ("" for a plan)
+	Paths  []string // the job files
+	Binary string   // fio; "fio" on PATH when empty
+	Dir    string   // the run directory, absolute ("" for a plan)
+	// RunDirFiles are the names ptsrun writes at the top of a run
+	// directory, those that make a directory one first (FioJobsOptions).
+	RunDirFiles []string
 	FioServers  []string
 	DestroyData []string
 	// Plan reports what the gate would refuse instead of refusing it.
 	Plan bool
 }
 
-// OpenFioJobs reads the job files and has fio check each (`fio
+// OpenFioJobs reads the job files and has fio read each (`fio
 // --parse-only` with the options ptsrun will add): a file fio rejects is an
 // error in fio's words, naming the line (ErrFioRejects), before anything
-// else; fio's reading of every option the gate reads must be ptsrun's.
-// Then the gate judges the targets: unless o.Plan, a refusal is an error
-// wrapping device.ErrUnsafe.
+// else; one fio reads otherwise than ptsrun can follow, or with an option
+// the gate does not model, is refused. Then the gate judges the targets:
+// unless o.Plan, a refusal is an error wrapping device.ErrUnsafe.
 func OpenFioJobs(ctx context.Context, o FioRunOptions) (*FioJobs, error) {
 	cwd, err := os.Getwd()
 	if err != nil {
@@ -66,50 +70,37 @@ func OpenFioJobs(ctx context.Context, o FioRunOptions) (*FioJobs, error) {
 		o.Dir = "DIR" // a plan's placeholder for the run directory
 	}
 	f := &FioJobs{Version: v.Raw, dir: o.Dir, cwd: cwd}
-	parsed, perr := fio.ParseJobFiles(o.Paths, fio.ParseOptions{})
+	remote := len(o.FioServers) > 0
 	for k, path := range o.Paths {
-		data, err := os.ReadFile(path)
+		jf, err := fio.ReadJobFile(path, fio.ReadOptions{})
 		if err != nil {
-			return nil, fmt.Errorf("job file %s: %w", path, err)
+			return nil, refusedIf(err)
 		}
-		jf := &fio.UserJobFile{Path: path, Sources: []fio.Source{{Path: path, Text: string(data)}}}
-		var args []string
-		if perr == nil {
-			jf = parsed[k]
-			if len(o.FioServers) == 0 {
-				args, _ = jf.LogArgs(f.logDir(k))
-			}
+		r := fio.FioReading{Binary: o.Binary, Args: f.auxArgs()}
+		if !remote {
+			r.Args = append(fio.AllLogArgs(f.logDir(k)), r.Args...)
 		}
-		po, err := fio.CheckJobFile(ctx, o.Binary, args, jf, "")
-		if err != nil {
-			return nil, err
-		}
-		if perr == nil {
-			if err := jf.CrossCheck(po); err != nil {
-				return nil, fmt.Errorf("%w: %v", device.ErrUnsafe, err)
-			}
+		if err := r.Read(ctx, jf); err != nil {
+			return nil, refusedIf(err)
 		}
 		f.files = append(f.files, jf)
 	}
-	if perr != nil {
-		return nil, fmt.Errorf("%w: %v (fio's --parse-only accepts it, but ptsrun does not read it as fio does, so it cannot judge it)",
-			device.ErrUnsafe, perr)
-	}
+	fio.NumberGroups(f.files)
 	runDir := o.Dir
 	if !filepath.IsAbs(runDir) {
 		runDir = ""
 	}
-	plan, gerr := CheckFioJobs(FioJobsOptions{Files: f.files, Cwd: cwd, RunDir: runDir, FioServers: o.FioServers,
-		DestroyData: o.DestroyData, Gate: !o.Plan})
+	plan, gerr := CheckFioJobs(FioJobsOptions{Files: f.files, Cwd: cwd, RunDir: runDir, RunDirFiles: o.RunDirFiles,
+		FioServers: o.FioServers, DestroyData: o.DestroyData, Gate: !o.Plan})
 	if gerr != nil {
 		return nil, gerr
 	}
 	f.Plan = plan
 	for k, jf := range f.files {
-		r := fio.UserRun{Binary: o.Binary, JobFile: jf, Output: filepath.Join(o.Dir, "fio", fmt.Sprintf("%02d-%s.json", k+1, filepath.Base(jf.Path))),
-			Servers: o.FioServers}
+		r := fio.UserRun{Binary: o.Binary, JobFile: jf, Path: f.copyPath(k),
+			Output: filepath.Join(o.Dir, "fio", fmt.Sprintf("%02d-%s.json", k+1, filepath.Base(jf.Path))), Servers: o.FioServers}
 		note := ""
-		if len(o.FioServers) == 0 {
+		if !remote {
 			r.Args, note = jf.LogArgs(f.logDir(k))
 			if plan.ReadOnly {
 				r.Args = append(r.Args, "--readonly")
@@ -118,15 +109,55 @@ func OpenFioJobs(ctx context.Context, o FioRunOptions) (*FioJobs, error) {
 		} else {
 			note = "through fio servers ptsrun's log options do not reach the jobs (fio sends the servers only the job files): no per-second series"
 		}
+		r.Args = append(r.Args, f.auxArgs()...)
 		f.runs = append(f.runs, r)
 		f.notes = append(f.notes, note)
 	}
 	return f, nil
 }
 
+// refusedIf makes a job file the gate cannot judge as fio runs it a
+// refusal (exit 4); a job file fio rejects too stays bad input.
+func refusedIf(err error) error {
+	if errors.Is(err, fio.ErrCannotJudge) {
+		return fmt.Errorf("%w: %v", device.ErrUnsafe, err)
+	}
+	return err
+}
+
 // logDir is where job file k's fio writes ptsrun's logs.
 func (f *FioJobs) logDir(k int) string {
 	return filepath.Join(f.dir, "fio", "logs", fmt.Sprintf("%02d", k+1))
+}
+
+// auxArgs put the files fio writes of its own (verify state, verify
+// dumps) into the run directory rather than fio's working directory.
+func (f *FioJobs) auxArgs() []string {
+	return []string{"--aux-path=" + filepath.Join(f.dir, "fio", "aux")}
+}
+
+// copyPath is where job file k's copy is saved: what fio runs.
+func (f *FioJobs) copyPath(k int) string {
+	return filepath.Join(f.dir, "fio", "jobs", fmt.Sprintf("%02d-%s", k+1, filepath.Base(f.files[k].Path)))
+}
+
+// Save writes the copy of every job file, include files inlined, into the
+// run directory, read-only: fio runs these, never the user's files. It
+// returns their paths.
+func (f *FioJobs) Save() ([]string, error) {
+	var out []string
+	for k, jf := range f.files {
+		p := f.copyPath(k)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(p, jf.Copy, 0o444); err != nil {
+			return nil, fmt.Errorf("saving the copy of %s: %w", jf.Path, err)
+		}
+		out = append(out, p)
+	}
+	f.saved = true
+	return out, nil
 }
 
 // Len is the number of job files.
@@ -140,6 +171,7 @@ type FioJobFile struct {
 	Output  string       `json:"output"`             // fio's json+ output
 	Logs    string       `json:"logs,omitempty"`     // where ptsrun's per-second logs go; "" when it adds none
 	LogNote string       `json:"log_note,omitempty"` // why not
+	Saved   string       `json:"-"`                  // the copy fio runs
 	Sources []fio.Source `json:"-"`                  // the job file and its include files, as read
 	Groups  []string     `json:"groups"`             // "w0×2 w1×2": each reporting group's jobs and threads
 	// Seconds is how long its time-based groups run (ramp_time +
@@ -150,7 +182,7 @@ type FioJobFile struct {
 // File describes job file k.
 func (f *FioJobs) File(k int) FioJobFile {
 	jf, r := f.files[k], f.runs[k]
-	d := FioJobFile{Path: jf.Path, Command: r.Command(), Output: r.Output, LogNote: f.notes[k], Sources: jf.Sources}
+	d := FioJobFile{Path: jf.Path, Command: r.Command(), Output: r.Output, LogNote: f.notes[k], Saved: r.Path, Sources: jf.Sources}
 	if slices.ContainsFunc(r.Args, isLogArg) {
 		d.Logs = f.logDir(k)
 	}
@@ -174,7 +206,7 @@ func (f *FioJobs) File(k int) FioJobFile {
 			*g = strings.TrimSpace(*g + " " + item)
 		}
 		t, ok := jobTime(j)
-		timed = timed && ok
+		timed = timed && ok && t > 0
 		per[j.Group] = max(per[j.Group], t)
 	}
 	if timed {
@@ -192,26 +224,7 @@ func jobTime(j fio.JobDef) (time.Duration, bool) {
 	if !j.Flag("time_based") {
 		return 0, false
 	}
-	var d time.Duration
-	for _, name := range []string{"runtime", "ramp_time"} {
-		if o, ok := j.Get(name); ok {
-			x, err := fioDuration(o.Value)
-			if err != nil {
-				return 0, false
-			}
-			d += x
-		}
-	}
-	return d, d > 0
-}
-
-// fioDuration reads a fio time: seconds without a unit.
-func fioDuration(s string) (time.Duration, error) {
-	s = strings.TrimSpace(s)
-	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
-		return time.Duration(n) * time.Second, nil
-	}
-	return time.ParseDuration(s)
+	return fio.JobTime(j)
 }
 
 // FioGroupResult is a reporting group as it ran: a cell of the run.
@@ -273,8 +286,13 @@ func (f *FioJobs) Run(ctx context.Context, k int) ([]FioGroupResult, error) {
 	if slices.ContainsFunc(r.Args, isLogArg) {
 		dir = f.logDir(k)
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
+	if !f.saved {
+		return nil, fmt.Errorf("%s: the copy fio runs is not saved", jf.Path)
+	}
+	for _, d := range []string{dir, filepath.Join(f.dir, "fio", "aux")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, err
+		}
 	}
 	held, err := f.holdWritten(k)
 	if err != nil {

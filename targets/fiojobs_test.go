@@ -1,6 +1,10 @@
 package targets
 
 import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -13,40 +17,66 @@ import (
 
 // gateStat is the host the gate's tests see: the fixture tree's devices
 // (device/testdata/sysfs) and a few files.
-type gateStat map[string]fio.FileKind
+type gateStat map[string]fio.FileStat
 
-func (g gateStat) Kind(p string) fio.FileKind { return g[p] }
+func (g gateStat) Stat(p string) fio.FileStat { return g[p] }
 func (g gateStat) List(d string) ([]string, error) {
 	var out []string
-	for p, k := range g {
-		if k == fio.Regular && strings.HasPrefix(p, d+"/") {
+	for p, s := range g {
+		if s.Kind == fio.Regular && strings.HasPrefix(p, d+"/") {
 			out = append(out, p)
 		}
 	}
 	return out, nil
 }
 
-var gateHost = gateStat{
-	"/dev/nvme0n1": fio.Block, "/dev/nvme0n1p1": fio.Block, "/dev/sda": fio.Block, "/dev/sdb": fio.Block, "/dev/vda": fio.Block,
-	"/dev/loop7": fio.Block, "/dev/dm-0": fio.Block, "/dev/sg0": fio.Char, "/dev/null": fio.Char,
-	"/home/u/data.bin": fio.Regular, "/work/jobs/own.dat": fio.Regular, "/srv/scratch/x.dat": fio.Regular,
-	"/work/jobs": fio.Directory,
+func file(size int64) fio.FileStat { return fio.FileStat{Kind: fio.Regular, Size: size, Links: 1} }
+func node(k fio.FileKind) fio.FileStat {
+	return fio.FileStat{Kind: k, NotRegular: true}
 }
 
-// gate checks one job file, /work/jobs/job.fio, on the fixture host.
+var gateHost = gateStat{
+	"/dev/nvme0n1": node(fio.Block), "/dev/nvme0n1p1": node(fio.Block), "/dev/sda": node(fio.Block), "/dev/sdb": node(fio.Block),
+	"/dev/vda": node(fio.Block), "/dev/loop7": node(fio.Block), "/dev/dm-0": node(fio.Block), "/dev/sg0": node(fio.Char),
+	"/dev/null": node(fio.Char), "/home/u/data.bin": file(1 << 30), "/work/jobs/own.dat": file(1 << 20),
+	"/srv/scratch/x.dat": file(1 << 20), "/work/jobs": node(fio.Directory), "/work/jobs/small.dat": file(14),
+	"/srv/small.dat": file(14), "/work/jobs/x/victims/important.dat": file(1 << 20),
+	"/work/jobs/linked.dat": {Kind: fio.Regular, Size: 1 << 20, Links: 2}, "/work/jobs/job.fio": file(100),
+	"/work/jobs/inc.fio": file(9), "/srv/oldrun/run.json": file(100), "/srv/oldrun/fio/logs/01/ptsrun_lat.1.log": file(100),
+}
+
+// runDirFiles are the names of a run directory (cmd's list).
+var runDirFiles = []string{"run.json", "journal.jsonl", "results.json", "report.pdf", "tables", "fio-run.json", "fio"}
+
+// gate checks one job file, /work/jobs/job.fio, on the fixture host, as
+// fio reads it.
 func gate(t *testing.T, text string, destroy []string, servers ...string) (*FioJobsPlan, error) {
 	t.Helper()
-	files := map[string]string{"/work/jobs/job.fio": text, "/work/jobs/inc.fio": "rw=write\n"}
-	opt := fio.ParseOptions{
-		ReadFile: func(n string) ([]byte, error) { return []byte(files[n]), nil },
-		Exists:   func(n string) bool { _, ok := files[n]; return ok },
-		Getenv:   func(n string) (string, bool) { return map[string]string{"DEV": "/dev/nvme0n1"}[n], n == "DEV" },
-		Host:     fio.Host{PageSize: 4096, MemMB: 1024, NCPUs: 2},
+	return gateIn(t, text, "/work/run", destroy, servers...)
+}
+
+func gateIn(t *testing.T, text, runDir string, destroy []string, servers ...string) (*FioJobsPlan, error) {
+	t.Helper()
+	if _, err := exec.LookPath("fio"); err != nil {
+		t.Skip("fio is not installed (Debian: apt-get install fio); CI installs it")
 	}
-	jfs, err := fio.ParseJobFiles([]string{"/work/jobs/job.fio"}, opt)
+	t.Setenv("DEV", "/dev/nvme0n1")
+	files := map[string]string{"/work/jobs/job.fio": text, "/work/jobs/inc.fio": "rw=write\n"}
+	jf, err := fio.ReadJobFile("/work/jobs/job.fio", fio.ReadOptions{
+		ReadFile: func(n string) ([]byte, error) { return []byte(files[n]), nil },
+		Kind: func(n string) fio.FileKind {
+			if _, ok := files[n]; ok {
+				return fio.Regular
+			}
+			return fio.Missing
+		},
+	})
 	require.NoError(t, err)
-	return CheckFioJobs(FioJobsOptions{Files: jfs, Cwd: "/work/jobs", RunDir: "/work/run", FioServers: servers,
-		DestroyData: destroy, Gate: true, FS: device.FS{Root: "../device/testdata/sysfs"}, Stat: gateHost})
+	if err := (fio.FioReading{}).Read(context.Background(), jf); err != nil {
+		return nil, refusedIf(err)
+	}
+	return CheckFioJobs(FioJobsOptions{Files: []*fio.UserJobFile{jf}, Cwd: "/work/jobs", RunDir: runDir, RunDirFiles: runDirFiles,
+		FioServers: servers, DestroyData: destroy, Gate: true, FS: device.FS{Root: "../device/testdata/sysfs"}, Stat: gateHost})
 }
 
 func TestFioGate(t *testing.T) {
@@ -56,6 +86,7 @@ func TestFioGate(t *testing.T) {
 		destroy  []string
 		refused  []string // each must be in the error; none: accepted
 		readOnly bool
+		rejects  bool // fio rejects the job file (exit 1), rather than the gate (exit 4)
 	}{
 		{name: "reads need nothing", job: "[r]\nrw=randread\nfilename=/dev/nvme0n1:/dev/vda\n", readOnly: true},
 		{name: "a write needs --destroy-data", job: "[w]\nrw=randwrite\nfilename=/dev/nvme0n1\n",
@@ -66,6 +97,7 @@ func TestFioGate(t *testing.T) {
 		{name: "another device's confirmation", job: "[w]\nrw=write\nfilename=/dev/nvme0n1\n", destroy: []string{"/dev/loop7"},
 			refused: []string{"confirm with --destroy-data S64HNE0T123456"}},
 		{name: "trim destroys too", job: "[w]\nrw=randtrim\nfilename=/dev/loop7\n", refused: []string{"rw=randtrim", "--destroy-data /dev/loop7"}},
+		{name: "fill_device destroys too", job: "[w]\nfill_device=1\nfilename=/dev/loop7\n", refused: []string{"fill_device=1", "--destroy-data /dev/loop7"}},
 		{name: "root filesystem, confirmed or not", job: "[w]\nrw=randrw\nfilename=/dev/vda\n", destroy: []string{"/dev/vda"},
 			refused: []string{"refusing to write to it: it holds the root filesystem (/)"}},
 		{name: "active swap", job: "[w]\nrw=write\nfilename=/dev/sdb\n", destroy: []string{"/dev/sdb"}, refused: []string{"/dev/sdb is active swap"}},
@@ -75,11 +107,11 @@ func TestFioGate(t *testing.T) {
 		{name: "numjobs and two devices", job: "[global]\nrw=randwrite\nnumjobs=2\n[a]\nfilename=/dev/loop7\n[b]\nfilename=/dev/nvme0n1\n",
 			destroy: []string{"/dev/loop7", "S64HNE0T123456"}},
 		{name: "the environment names the device", job: "[w]\nrw=write\nfilename=${DEV}\n", refused: []string{"--destroy-data S64HNE0T123456"}},
-		{name: "an unset variable in a written file name", job: "[w]\nrw=write\nfilename=/dev/${NOPE}\n",
-			refused: []string{"/work/jobs/job.fio:3: filename=/dev/${NOPE}: ${NOPE} is not set: fio would put nothing in its place (job w writes: rw=write (/work/jobs/job.fio:2))"}},
-		{name: "an unset variable in rw", job: "[w]\nrw=${RW}\nfilename=/dev/loop7\n", refused: []string{"written by job w: cannot tell: rw=${RW} (/work/jobs/job.fio:2)"}},
+		{name: "an unset variable in a written file name: fio's name", job: "[w]\nrw=write\nfilename=/dev/${NOPE}\n",
+			refused: []string{"/work/jobs/job.fio:3: /dev/ is a missing device, written by job w: rw=write (/work/jobs/job.fio:2)"}},
+		{name: "a keyword in a written file name", job: "[w]\nrw=write\ndirectory=/srv\nfilename=f.$pagesize\n",
+			refused: []string{"/srv/f.4096 is a new file", "confirm with --destroy-data /srv/f.4096"}},
 		{name: "an unset variable in a read file name", job: "[r]\nrw=read\nfilename=/dev/${NOPE}null\n", readOnly: true},
-		{name: "a keyword in a written file name", job: "[w]\nrw=write\nfilename=/srv/f.$ncpus\n", refused: []string{"fio replaces $ncpus"}},
 		{name: "a command", job: "[r]\nexec_prerun=wipefs -a /dev/sda\n", refused: []string{"/work/jobs/job.fio:2: exec_prerun=wipefs -a /dev/sda: runs a command, which no gate can check"}},
 		{name: "a missing device", job: "[w]\nrw=read\nfilename=/dev/sdz\n", refused: []string{"/dev/sdz is a missing device, read by job w: rw=read (/work/jobs/job.fio:2): there is no such device"}},
 		{name: "a character device written", job: "[w]\nrw=write\nioengine=sg\nfilename=/dev/sg0\n", refused: []string{"/dev/sg0 is a character device"}},
@@ -87,14 +119,60 @@ func TestFioGate(t *testing.T) {
 		{name: "an existing file elsewhere", job: "[w]\nrw=write\nfilename=/home/u/data.bin\n", refused: []string{"writing overwrites it: confirm with --destroy-data /home/u/data.bin (or a directory above it)"}},
 		{name: "an existing file, its directory confirmed", job: "[w]\nrw=write\nfilename=/home/u/data.bin\n", destroy: []string{"/home/u"}},
 		{name: "the job's own file", job: "[w]\nrw=write\nfilename=own.dat\n"},
-		{name: "a new file", job: "[w]\nrw=read\nfilename=/srv/scratch/new.dat\n"},
+		{name: "a file below the job file's directory is not its own", job: "[w]\nrw=write\nfilename=x/victims/important.dat\n",
+			refused: []string{"x/victims/important.dat is a file, written by job w", "confirm with --destroy-data /work/jobs/x/victims/important.dat"}},
+		{name: "a file with two hard links", job: "[w]\nrw=write\nfilename=linked.dat\n", destroy: []string{"/work/jobs"},
+			refused: []string{"linked.dat is a file, written by job w: rw=write (/work/jobs/job.fio:2): it has 2 hard links"}},
+		{name: "a new file outside", job: "[w]\nrw=read\nfilename=/srv/scratch/new.dat\n",
+			refused: []string{"/srv/scratch/new.dat is a new file, read by job w: rw=read (/work/jobs/job.fio:2): fio would make it",
+				"confirm with --destroy-data /srv/scratch/new.dat (or a directory above it)"}},
+		{name: "a new file, confirmed", job: "[w]\nrw=write\nfilename=/srv/scratch/new.dat\n", destroy: []string{"/srv/scratch"}},
+		{name: "a new file beside the job file", job: "[w]\nrw=write\nfilename=new.dat\n"},
+		{name: "a new file below the job file's directory", job: "[w]\nrw=write\nfilename=/work/jobs/cron.d/x\n",
+			refused: []string{"confirm with --destroy-data /work/jobs/cron.d/x"}},
+		{name: "a new file in the run directory", job: "[w]\nrw=write\nfilename=/work/run/scratch.dat\n"},
+		{name: "ptsrun's own file of the run directory", job: "[w]\nrw=write\nfilename=/work/run/run.json\n",
+			refused: []string{"it is ptsrun's own file of the run directory /work/run: a job may not write it"}},
+		{name: "a file of another run directory", job: "[w]\nrw=write\nfilename=/srv/oldrun/fio/logs/01/ptsrun_lat.1.log\n", destroy: []string{"/srv"},
+			refused: []string{"it is a file of the run directory /srv/oldrun: a job may not write it"}},
+		{name: "its own job file", job: "[w]\nrw=write\nfilename=job.fio\nbuffer_pattern=0x5b775d\n",
+			refused: []string{"it is a job file or include file of this run: a job may not write what the gate reads"}},
+		{name: "its include file", job: "[w]\ninclude inc.fio\nfilename=/work/jobs/inc.fio\n", destroy: []string{"/work"},
+			refused: []string{"it is a job file or include file of this run"}},
+		{name: "a read job's file smaller than its size is laid out", job: "[r]\nrw=read\nsize=1m\nfilename=/srv/small.dat\n",
+			refused: []string{"/srv/small.dat is a file, written by job r: fio lays it out again: size=1m: its I/O ends at byte 1048576, beyond the file's 14 bytes",
+				"confirm with --destroy-data /srv/small.dat"}},
+		{name: "a read job's file large enough is read", job: "[r]\nrw=read\nsize=1m\nfilename=/srv/scratch/x.dat\n", readOnly: true},
+		{name: "a read job's offset beyond", job: "[r]\nrw=read\nsize=512k\noffset=768k\nfilename=/srv/scratch/x.dat\n",
+			refused: []string{"its I/O ends at byte 1310720 (offset=768k)"}},
+		{name: "a read job's clones' offsets", job: "[r]\nrw=read\nsize=256k\noffset_increment=256k\nnumjobs=5\nfilename=/srv/scratch/x.dat\n",
+			refused: []string{"its I/O ends at byte 1310720"}},
+		{name: "a read job's percentages stay in the file", job: "[r]\nrw=read\nsize=50%\noffset=50%\nfilename=/srv/scratch/x.dat\n", readOnly: true},
+		{name: "a read job under fill_device", job: "[r]\nrw=read\nfill_device=1\nfilename=/srv/scratch/x.dat\n",
+			refused: []string{"confirm with --destroy-data /srv/scratch/x.dat"}},
+		{name: "a small file beside the job file is its own", job: "[r]\nrw=read\nsize=1m\nfilename=small.dat\n"},
 		{name: "a job named after a device", job: "[/dev/nvme0n1]\nrw=write\n", refused: []string{"--destroy-data S64HNE0T123456"}},
 		{name: "a write through an include", job: "[w]\nfilename=/dev/loop7\ninclude inc.fio\n", refused: []string{"written by job w: rw=write (/work/jobs/inc.fio:1)"}},
-		{name: "a network engine writing", job: "[w]\nioengine=rbd\nrw=write\n", refused: []string{"/work/jobs/job.fio:1: job w: rw=write (/work/jobs/job.fio:3): ptsrun cannot check what it writes to"}},
-		{name: "a network engine reading", job: "[r]\nioengine=http\nrw=read\n", readOnly: true},
-		{name: "an engine ptsrun does not know", job: "[r]\nioengine=fancy\nrw=read\n", refused: []string{"cannot tell: ioengine=fancy does I/O ptsrun cannot follow"}},
+		{name: "a network engine", job: "[w]\nioengine=rbd\nrw=write\n", refused: []string{"/work/jobs/job.fio:2: ioengine=rbd: ptsrun's gate knows only the engines"}},
+		{name: "a network engine reading", job: "[r]\nioengine=http\nrw=read\n", refused: []string{"ioengine=http"}},
+		{name: "an engine ptsrun does not know", job: "[r]\nioengine=fancy\nrw=read\n", refused: []string{"ioengine=fancy"}},
 		{name: "the null engine", job: "[w]\nioengine=null\nrw=write\nfilename=/dev/vda\n"},
+		{name: "bc fails on a keyword in a path: fio rejects it", job: "[w]\nrw=write\nfilename=/srv/f.$pagesize\n",
+			refused: []string{"fio: failed parsing filename=/srv/f.$pagesize"}, rejects: true},
 		{name: "a trace", job: "[t]\nread_iolog=trace.log\nfilename=/dev/loop7\n", refused: []string{"read_iolog=trace.log: replays I/O from a trace"}},
+		{name: "a mapped file as I/O memory", job: "[r]\nrw=read\nfilename=/dev/nvme0n1\nmem=mmapshared:/dev/loop7\n",
+			refused: []string{"/work/jobs/job.fio:4: mem=mmapshared:/dev/loop7: the gate takes mem (iomem) only without a file"}},
+		{name: "I/O memory without a file", job: "[r]\nrw=read\nfilename=/dev/nvme0n1\niomem=mmapshared\n", readOnly: true},
+		{name: "a scheduler", job: "[r]\nrw=read\nfilename=/dev/nvme0n1\nioscheduler=none\n", refused: []string{"ioscheduler=none: changes the I/O scheduler"}},
+		{name: "a log in the run directory", job: "[r]\nrw=read\nfilename=/dev/nvme0n1\nwrite_lat_log=/work/run/mine\n", readOnly: true},
+		{name: "a log elsewhere", job: "[r]\nrw=read\nfilename=/dev/nvme0n1\nwrite_lat_log=/srv/oldrun/fio/logs/01/ptsrun\n",
+			refused: []string{"/srv/oldrun/fio/logs/01/ptsrun_lat.1.log is a log the job writes (file): a job's logs go only into the run directory /work/run"}},
+		{name: "a log named after the job, in fio's working directory", job: "[r]\nrw=read\nfilename=/dev/nvme0n1\nwrite_bw_log\n",
+			refused: []string{"/work/jobs/r_bw.1.log is a log the job writes"}},
+		{name: "a log among ptsrun's", job: "[r]\nrw=read\nfilename=/dev/nvme0n1\nwrite_iops_log=/work/run/fio/logs/01/ptsrun\n",
+			refused: []string{"it is ptsrun's own file of the run directory /work/run: name another path in DIR"}},
+		{name: "an I/O log elsewhere", job: "[r]\nrw=read\nfilename=/dev/nvme0n1\nwrite_iolog=/etc/cron.d/x\n",
+			refused: []string{"/etc/cron.d/x is a log the job writes"}},
 		{name: "every refusal at once", job: "[a]\nrw=write\nfilename=/dev/loop7\n[b]\nrw=write\nfilename=/dev/vda\n",
 			refused: []string{"--destroy-data /dev/loop7", "root filesystem"}},
 	} {
@@ -106,7 +184,11 @@ func TestFioGate(t *testing.T) {
 				return
 			}
 			require.Error(t, err)
-			assert.ErrorIs(t, err, device.ErrUnsafe)
+			if tc.rejects {
+				assert.ErrorIs(t, err, fio.ErrFioRejects)
+			} else {
+				assert.ErrorIs(t, err, device.ErrUnsafe)
+			}
 			for _, r := range tc.refused {
 				assert.Contains(t, err.Error(), r)
 			}
@@ -114,8 +196,16 @@ func TestFioGate(t *testing.T) {
 	}
 }
 
+// Without a run directory (a plan without --out) a job's own log has
+// nowhere to go.
+func TestFioGateLogWithoutRunDir(t *testing.T) {
+	_, err := gateIn(t, "[r]\nrw=read\nfilename=/dev/nvme0n1\nwrite_lat_log=/work/run/mine\n", "", nil)
+	assert.ErrorContains(t, err, "a job's logs go only into the run directory, and there is none (--out)")
+}
+
 func TestFioGatePlan(t *testing.T) {
-	p, err := gate(t, "[global]\nrw=randwrite\nnumjobs=2\n[a]\nfilename=/dev/loop7\n[b]\nrw=read\nfilename=/dev/nvme0n1:/srv/scratch/new.dat\n", []string{"/dev/loop7"})
+	p, err := gate(t, "[global]\nrw=randwrite\nnumjobs=2\n[a]\nfilename=/dev/loop7\n[b]\nrw=read\nfilename=/dev/nvme0n1:/srv/scratch/new.dat\n",
+		[]string{"/dev/loop7", "/srv/scratch"})
 	require.NoError(t, err)
 	require.Len(t, p.Targets, 3)
 	assert.Equal(t, "/dev/loop7", p.Targets[0].Path)
@@ -126,7 +216,8 @@ func TestFioGatePlan(t *testing.T) {
 	assert.Equal(t, "read only: nothing to confirm", p.Targets[1].Verdict)
 	assert.Equal(t, "new file", p.Targets[2].Kind)
 	assert.True(t, p.Targets[2].Outside)
-	assert.Contains(t, p.Notes, "new file /srv/scratch/new.dat is outside the job file's directory and the run directory")
+	assert.True(t, p.Targets[2].Written, "fio makes it")
+	assert.Equal(t, "made by fio; confirmed by --destroy-data", p.Targets[2].Verdict)
 	assert.False(t, p.ReadOnly, "fio lays out a new file: it writes it")
 	require.Len(t, p.Threads, 4)
 	assert.Equal(t, []int{1, 2, 3, 4}, []int{p.Threads[0].Number, p.Threads[1].Number, p.Threads[2].Number, p.Threads[3].Number})
@@ -137,19 +228,30 @@ func TestFioGatePlan(t *testing.T) {
 	assert.Equal(t, "S64HNE0T123456", p.Identities[1].Serial)
 
 	// A plan reports what the gate would refuse, and refuses nothing.
-	files := map[string]string{"/work/jobs/job.fio": "[w]\nrw=write\nfilename=/dev/vda\n"}
-	opt := fio.ParseOptions{ReadFile: func(n string) ([]byte, error) { return []byte(files[n]), nil }, Host: fio.Host{NCPUs: 1}}
-	jfs, err := fio.ParseJobFiles([]string{"/work/jobs/job.fio"}, opt)
-	require.NoError(t, err)
-	p, err = CheckFioJobs(FioJobsOptions{Files: jfs, Cwd: "/work/jobs", FS: device.FS{Root: "../device/testdata/sysfs"}, Stat: gateHost})
+	jf := readJob(t, "/work/jobs/job.fio", "[w]\nrw=write\nfilename=/dev/vda\n")
+	p, err = CheckFioJobs(FioJobsOptions{Files: []*fio.UserJobFile{jf}, Cwd: "/work/jobs", FS: device.FS{Root: "../device/testdata/sysfs"}, Stat: gateHost})
 	require.NoError(t, err)
 	require.Len(t, p.Refusals, 1)
 	assert.Contains(t, p.Refusals[0], "root filesystem")
 }
 
+// readJob reads one job file held in memory, with fio.
+func readJob(t *testing.T, path, text string) *fio.UserJobFile {
+	t.Helper()
+	if _, err := exec.LookPath("fio"); err != nil {
+		t.Skip("fio is not installed (Debian: apt-get install fio); CI installs it")
+	}
+	jf, err := fio.ReadJobFile(path, fio.ReadOptions{ReadFile: func(string) ([]byte, error) { return []byte(text), nil },
+		Kind: func(string) fio.FileKind { return fio.Regular }})
+	require.NoError(t, err)
+	require.NoError(t, fio.FioReading{}.Read(context.Background(), jf))
+	return jf
+}
+
 // Through fio servers nothing of the servers' hosts is seen: every path
 // written needs HOST:PORT=PATH, and what a server reads on its own host
-// (include files, ${VAR}) is refused.
+// (${VAR}, keywords) is refused. Include files are inlined in the copy:
+// the servers never read them.
 func TestFioGateRemote(t *testing.T) {
 	job := "[w]\nrw=write\nfilename=/dev/sdb\n"
 	_, err := gate(t, job, nil, "h1:8765", "h2:8765")
@@ -162,19 +264,37 @@ func TestFioGateRemote(t *testing.T) {
 	_, err = gate(t, "[r]\nrw=read\nfilename=/dev/sdb\n", nil, "h1:8765")
 	assert.NoError(t, err, "reading needs nothing")
 	_, err = gate(t, "[r]\nfilename=/dev/sdb\ninclude inc.fio\n", []string{"h1:8765=/dev/sdb"}, "h1:8765")
-	assert.ErrorContains(t, err, "/work/jobs/inc.fio: an include file: a fio server reads it on its own host")
+	assert.NoError(t, err, "the include file is in the copy the server gets")
 	_, err = gate(t, "[r]\nrw=read\nfilename=${DEV}\n", nil, "h1:8765")
-	assert.ErrorContains(t, err, "a fio server puts its own environment's values for ${VAR}")
+	assert.ErrorContains(t, err, "through fio servers, ${VAR} and $ncpus, $pagesize and $mb_memory take the server's values")
+	_, err = gate(t, "[r]\nrw=read\nnumjobs=$ncpus\nfilename=/dev/sdb\n", nil, "h1:8765")
+	assert.ErrorContains(t, err, "numjobs=$ncpus: through fio servers")
 	_, err = gate(t, "[/dev/nvme9n1]\nrw=write\n", nil, "h1:8765")
 	assert.ErrorContains(t, err, "--destroy-data h1:8765=/dev/nvme9n1", "a job named like a path may name a device there")
+	_, err = gate(t, "[r]\nrw=read\ndirectory=/data\n", nil, "h1:8765")
+	assert.ErrorContains(t, err, "directory=/data: through fio servers fio puts the client's address in the name of every file")
+	_, err = gate(t, "[r]\nrw=read\ndirectory=/data\nunique_filename=0\n", nil, "h1:8765")
+	assert.NoError(t, err)
+	_, err = gate(t, "[r]\nrw=read\nfilename=/dev/sdb\nwrite_iolog=/work/run/io.log\n", nil, "h1:8765")
+	assert.ErrorContains(t, err, "a fio server writes the I/O log on its own host")
+	_, err = gate(t, "[r]\nrw=read\nfilename=/dev/sdb\nverify=md5\nverify_dump=1\n", nil, "h1:8765")
+	assert.ErrorContains(t, err, "a fio server writes the dumps into its own working directory")
+	_, err = gate(t, "[r]\nrw=read\nfilename=/dev/sdb\nmem=mmapshared:/dev/sdc\n", nil, "h1:8765")
+	assert.ErrorContains(t, err, "mem=mmapshared:/dev/sdc: the gate takes mem (iomem) only without a file")
+	// The client writes a server's logs here, named after it.
+	p, err = gate(t, "[r]\nrw=read\nfilename=/dev/sdb\nwrite_bw_log=/work/run/mine\n", nil, "h1:8765")
+	require.NoError(t, err)
+	assert.Equal(t, "/work/run/mine_bw.1.log.h1", p.Targets[0].Path)
+	_, err = gate(t, "[r]\nrw=read\nfilename=/dev/sdb\nwrite_bw_log=/srv/mine\n", nil, "h1:8765")
+	assert.ErrorContains(t, err, "/srv/mine_bw.1.log.h1 is a log the job writes")
 }
 
 // Each job file runs in a fio of its own: its threads are numbered from 1.
 func TestFioGateThreadsPerJobFile(t *testing.T) {
-	files := map[string]string{"/work/jobs/a.fio": "[a]\nnumjobs=2\nfilename=/dev/loop7\n", "/work/jobs/b.fio": "[b]\nfilename=/dev/loop7\n"}
-	opt := fio.ParseOptions{ReadFile: func(n string) ([]byte, error) { return []byte(files[n]), nil }, Host: fio.Host{NCPUs: 1}}
-	jfs, err := fio.ParseJobFiles([]string{"/work/jobs/a.fio", "/work/jobs/b.fio"}, opt)
-	require.NoError(t, err)
+	a := readJob(t, "/work/jobs/a.fio", "[a]\nnumjobs=2\nfilename=/dev/loop7\n")
+	b := readJob(t, "/work/jobs/b.fio", "[b]\nfilename=/dev/loop7\n")
+	jfs := []*fio.UserJobFile{a, b}
+	fio.NumberGroups(jfs)
 	p, err := CheckFioJobs(FioJobsOptions{Files: jfs, Cwd: "/work/jobs", Gate: true, FS: device.FS{Root: "../device/testdata/sysfs"}, Stat: gateHost})
 	require.NoError(t, err)
 	require.Len(t, p.Threads, 3)
@@ -183,4 +303,21 @@ func TestFioGateThreadsPerJobFile(t *testing.T) {
 	assert.True(t, p.ReadOnly)
 	require.Len(t, p.Targets, 1, "one device, named by both")
 	assert.Equal(t, []string{"a", "b"}, p.Targets[0].Jobs)
+}
+
+// On the live host a new file's path is where it will be made: links in
+// the directories above it followed, those missing taken as written.
+func TestFioGateRealPath(t *testing.T) {
+	dir := t.TempDir()
+	elsewhere := t.TempDir()
+	require.NoError(t, os.Symlink(elsewhere, dir+"/link"))
+	require.NoError(t, os.Symlink("nowhere/x", dir+"/dangling"))
+	o := FioJobsOptions{FS: device.Live}
+	assert.Equal(t, elsewhere+"/a/b/c", o.real(dir+"/link/a/b/c"))
+	assert.Equal(t, elsewhere, o.real(dir+"/link"))
+	assert.Equal(t, dir+"/x", o.real(dir+"/link/../"+filepath.Base(dir)+"/x"), "a .. after a link is the target's")
+	assert.Equal(t, filepath.Dir(elsewhere)+"/y", o.real(dir+"/link/../y"))
+	assert.Equal(t, dir+"/nowhere/x", o.real(dir+"/dangling"), "a dangling link: where fio would create its target")
+	assert.Equal(t, dir+"/new/z", o.real(dir+"/new/sub/../z"), "directories fio makes as written")
+	assert.Equal(t, "", o.real(""))
 }

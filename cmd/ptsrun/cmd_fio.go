@@ -19,6 +19,7 @@ import (
 	"github.com/ptsrun/ptsrun/device"
 	"github.com/ptsrun/ptsrun/engine"
 	"github.com/ptsrun/ptsrun/golden"
+	"github.com/ptsrun/ptsrun/matrix"
 	"github.com/ptsrun/ptsrun/pdfreport"
 	"github.com/ptsrun/ptsrun/pts"
 	"github.com/ptsrun/ptsrun/targets"
@@ -71,6 +72,13 @@ const (
 	fioSecondsCSV = "fio-seconds.csv"
 )
 
+// fioRunDirFiles are the names ptsrun writes at the top of a run
+// directory, run.json and the journal first (they make a directory one):
+// the gate refuses a job that writes any of them, in DIR or in another
+// run directory.
+var fioRunDirFiles = []string{pts.RunFile, pts.JournalFile, matrix.ResultsFile, "report.pdf", "tables", fioRunFile, fioJobsCSV,
+	fioSecondsCSV, "fio", "seconds.csv", "workload.json", "vdbench.json"}
+
 // fioRecord is DIR/fio-run.json: what ran, what the gate made of it, and
 // fio's figures of every job, which the report shows beside the cells.
 type fioRecord struct {
@@ -90,13 +98,13 @@ type fioRecord struct {
 // fioRecordFile is a job file, paths relative to the run directory.
 type fioRecordFile struct {
 	targets.FioJobFile
-	Saved    string      `json:"saved"` // the copy of it as it ran
+	Saved    string      `json:"saved"` // the copy of it that ran, include files inlined
 	Includes []fioSource `json:"includes,omitempty"`
 }
 
 type fioSource struct {
 	Path  string `json:"path"`
-	Saved string `json:"saved"`
+	Saved string `json:"saved,omitempty"` // none: inlined in the job file's copy
 }
 
 type fioRecordGroup struct {
@@ -147,7 +155,7 @@ func runFioJobs(ctx context.Context, opts fioOptions, stdout, stderr io.Writer) 
 		}
 	}
 	jobs, err := targets.OpenFioJobs(ctx, targets.FioRunOptions{Paths: opts.JobFiles, Binary: opts.Binary, Dir: dir,
-		FioServers: opts.Servers, DestroyData: opts.DestroyData, Plan: opts.Plan})
+		RunDirFiles: fioRunDirFiles, FioServers: opts.Servers, DestroyData: opts.DestroyData, Plan: opts.Plan})
 	if err != nil {
 		return err
 	}
@@ -172,8 +180,10 @@ func runFioJobs(ctx context.Context, opts fioOptions, stdout, stderr io.Writer) 
 		default:
 			err = fmt.Errorf("%w; fio's output of the %d job file(s) that ran is kept in %s (not a run directory)", err, ran,
 				filepath.Join(opts.Dir, "fio"))
-			for _, f := range []string{pts.RunFile, pts.JournalFile, "results.json", "report.pdf", fioRunFile, fioJobsCSV, fioSecondsCSV, "tables"} {
-				os.RemoveAll(filepath.Join(dir, f))
+			for _, f := range fioRunDirFiles {
+				if f != "fio" {
+					os.RemoveAll(filepath.Join(dir, f))
+				}
 			}
 		}
 	}()
@@ -291,11 +301,10 @@ func recordFio(dir string, opts fioOptions, jobs *targets.FioJobs, plan *targets
 		Operator: opts.Operator, Cells: cells, Source: "ptsrun fio: " + strings.Join(names, ", ")})
 }
 
-// saveJobFiles keeps a copy of every job file and include file, as read,
-// in DIR/fio/jobs, and describes them in rec.
+// saveJobFiles saves the copy of every job file that fio runs, include
+// files inlined, in DIR/fio/jobs, and describes them in rec.
 func saveJobFiles(dir string, jobs *targets.FioJobs, rec *fioRecord) error {
-	jobsDir := filepath.Join(dir, "fio", "jobs")
-	if err := os.MkdirAll(jobsDir, 0o755); err != nil {
+	if _, err := jobs.Save(); err != nil {
 		return err
 	}
 	rel := func(p string) string {
@@ -306,22 +315,10 @@ func saveJobFiles(dir string, jobs *targets.FioJobs, rec *fioRecord) error {
 	}
 	for k := 0; k < jobs.Len(); k++ {
 		jf := jobs.File(k)
-		f := fioRecordFile{FioJobFile: jf}
+		f := fioRecordFile{FioJobFile: jf, Saved: rel(jf.Saved)}
 		f.Output, f.Logs = rel(jf.Output), rel(jf.Logs)
-		for i, src := range jf.Sources {
-			name := fmt.Sprintf("%02d-%s", k+1, filepath.Base(src.Path))
-			if i > 0 {
-				name = fmt.Sprintf("%02d-include-%d-%s", k+1, i, filepath.Base(src.Path))
-			}
-			if err := os.WriteFile(filepath.Join(jobsDir, name), []byte(src.Text), 0o644); err != nil {
-				return err
-			}
-			saved := filepath.Join("fio", "jobs", name)
-			if i == 0 {
-				f.Saved = saved
-			} else {
-				f.Includes = append(f.Includes, fioSource{Path: src.Path, Saved: saved})
-			}
+		for _, src := range jf.Sources[1:] {
+			f.Includes = append(f.Includes, fioSource{Path: src.Path})
 		}
 		rec.JobFiles = append(rec.JobFiles, f)
 	}
@@ -502,6 +499,9 @@ func fioReport(dir string) *pdfreport.FioRun {
 	out := &pdfreport.FioRun{}
 	for _, f := range rec.JobFiles {
 		for _, src := range append([]fioSource{{Path: f.Path, Saved: f.Saved}}, f.Includes...) {
+			if src.Saved == "" {
+				continue // inlined in the job file's copy
+			}
 			text, err := os.ReadFile(filepath.Join(dir, src.Saved))
 			if err != nil {
 				continue

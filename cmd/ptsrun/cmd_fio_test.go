@@ -99,10 +99,10 @@ filename=%s
 [r1]
 rw=randread
 filename=%s
-; the job's own log, which ptsrun leaves where fio puts it
+; the job's own log, which ptsrun leaves where fio puts it (in the run directory)
 write_bw_log=%s
 log_avg_msec=1000
-`, dev0, dev1, dev0, dev1, filepath.Join(work, "own"))
+`, dev0, dev1, dev0, dev1, filepath.Join(work, "run", "own"))
 	require.NoError(t, os.WriteFile(job, []byte(text), 0o644))
 	dir := filepath.Join(work, "run")
 
@@ -198,7 +198,7 @@ log_avg_msec=1000
 
 	logs, _ := filepath.Glob(filepath.Join(dir, "fio", "logs", "01", "ptsrun_iops.*.log"))
 	assert.Len(t, logs, 8, "ptsrun's per-second iops logs, one per thread")
-	own, _ := filepath.Glob(filepath.Join(work, "own_bw.*.log"))
+	own, _ := filepath.Glob(filepath.Join(dir, "own_bw.*.log"))
 	assert.Len(t, own, 2, "the job's own bw logs, where its option says (threads 7 and 8)")
 	seconds, err := os.ReadFile(filepath.Join(dir, fioSecondsCSV))
 	require.NoError(t, err)
@@ -209,7 +209,7 @@ log_avg_msec=1000
 	assert.Contains(t, string(seconds), ",clat\n", "per-second percentiles from the histogram logs")
 	saved, err := os.ReadFile(filepath.Join(dir, "fio", "jobs", "01-two-devices.fio"))
 	require.NoError(t, err)
-	assert.Equal(t, text, string(saved))
+	assert.Equal(t, text, string(saved), "the copy fio ran")
 
 	if _, err := exec.LookPath("pdftotext"); err == nil {
 		out, err := exec.Command("pdftotext", filepath.Join(dir, "report.pdf"), "-").Output()
@@ -248,8 +248,8 @@ func TestFioBadInput(t *testing.T) {
 		{"unknown option", []string{write("bad.fio", "[global]\nrw=read\n[j]\nfilename="+data+"\nbogus_option=3\n")}, 1,
 			"fio rejects the job file " + work + "/bad.fio: " + work + "/bad.fio:5: Bad option <bogus_option=3>"},
 		{"bad value", []string{write("rw.fio", "[j]\nrw=randreadx\n")}, 1, "rw.fio:2: fio: failed parsing rw=randreadx"},
-		{"option outside a section", []string{write("out.fio", "rw=read\n[j]\n")}, 1, "fio: option <rw=read> outside of [] job section"},
-		{"missing include", []string{write("inc.fio", "[j]\ninclude nope.fio\n")}, 1, "inc.fio:2: fio: unable to open"},
+		{"option outside a section", []string{write("out.fio", "rw=read\n[j]\n")}, 1, "out.fio:1: option <rw=read> outside of [] job section"},
+		{"missing include", []string{write("inc.fio", "[j]\ninclude nope.fio\n")}, 1, `inc.fio:2: unable to open include file "nope.fio": it is neither in fio's working directory nor beside `},
 		{"no such job file", []string{filepath.Join(work, "nope.fio")}, 1, "no such file or directory"},
 		{"no job file", nil, 1, "fio needs at least one job file"},
 		{"a command", []string{write("cmd.fio", "[j]\nfilename="+data+"\nexec_prerun=touch /tmp/x\n")}, 4,
@@ -315,9 +315,14 @@ func TestFioReadOnlyAndPlan(t *testing.T) {
 	code, stdout, stderr = ptsrun("fio", wjob, "--plan")
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, stdout, "/var/tmp/ptsrun-never/x.dat (new file): written by job w: rw=write")
-	assert.Contains(t, stdout, "note: new file /var/tmp/ptsrun-never/x.dat is outside the job file's directory and the run directory")
+	assert.Contains(t, stdout, "the gate would refuse:\n  "+wjob+":4: /var/tmp/ptsrun-never/x.dat is a new file, written by job w: rw=write ("+wjob+
+		":2): fio would make it (and any directory missing above it) outside the run directory and the job file's directory: "+
+		"confirm with --destroy-data /var/tmp/ptsrun-never/x.dat (or a directory above it)")
 	assert.Contains(t, stdout, "$ fio --output-format=json+ --output=DIR/fio/01-write.fio.json --write_iops_log=DIR/fio/logs/01/ptsrun")
-	assert.NotContains(t, stdout, "the gate would refuse", "the job's own file, beside its job file")
+	assert.Contains(t, stdout, " DIR/fio/jobs/01-write.fio\n", "fio runs the copy")
+	code, stdout, stderr = ptsrun("fio", wjob, "--plan", "--destroy-data", "/var/tmp/ptsrun-never")
+	require.Equal(t, 0, code, stderr)
+	assert.NotContains(t, stdout, "the gate would refuse", "the new file confirmed; the other the job's own file, beside its job file")
 	// A link beside the job file to a file elsewhere is that file.
 	elsewhere := filepath.Join(t.TempDir(), "precious.db")
 	require.NoError(t, os.WriteFile(elsewhere, []byte("data"), 0o644))
@@ -335,7 +340,7 @@ func TestFioReadOnlyAndPlan(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "data", string(got))
 
-	code, stdout, stderr = ptsrun("fio", wjob, "--plan", "--json")
+	code, stdout, stderr = ptsrun("fio", wjob, "--plan", "--json", "--destroy-data", "/var/tmp/ptsrun-never")
 	require.Equal(t, 0, code, stderr)
 	var plan fioPlanJSON
 	require.NoError(t, json.Unmarshal([]byte(stdout), &plan))
@@ -395,7 +400,7 @@ func TestFioFailsAsItRuns(t *testing.T) {
 	missing := "/proc/ptsrun-test-never/x.dat"
 	require.NoError(t, os.WriteFile(job, []byte("[r]\nrw=read\nsize=64k\nfilename="+missing+"\n"), 0o644))
 	dir := filepath.Join(work, "run")
-	code, _, stderr := ptsrun("fio", job, "--out", dir)
+	code, _, stderr := ptsrun("fio", job, "--out", dir, "--destroy-data", filepath.Dir(missing))
 	assert.Equal(t, 1, code, stderr)
 	assert.Contains(t, stderr, "fio failed (exit status 1): fio: failed to create dir (/proc/ptsrun-test-never)")
 	assert.Contains(t, stderr, "fio's output of the 1 job file(s) that ran is kept in "+filepath.Join(dir, "fio")+" (not a run directory)")
@@ -416,7 +421,7 @@ func TestFioKeepsTheJobFilesThatRan(t *testing.T) {
 		fails := filepath.Join(work, "fails.fio")
 		require.NoError(t, os.WriteFile(fails, []byte("[r]\nrw=read\nsize=64k\nfilename=/proc/ptsrun-test-never/x.dat\n"), 0o644))
 		dir := filepath.Join(work, "run-fails")
-		code, _, stderr := ptsrun("fio", first, fails, "--out", dir)
+		code, _, stderr := ptsrun("fio", first, fails, "--out", dir, "--destroy-data", "/proc/ptsrun-test-never")
 		assert.Equal(t, 1, code, stderr)
 		assert.Contains(t, stderr, fails+": fio failed (exit status 1)")
 		assert.Contains(t, stderr, "(the 1 job file(s) before it are recorded in "+dir+")")

@@ -18,4 +18,11 @@
 // words and strips blanks at the ends. Open refuses target paths and work
 // directories that fio would read as another file (CheckPath), so the file
 // fio loads is the one the safety gate looked at.
+//
+// A user's own job files (`ptsrun fio`) are read in two halves: ptsrun
+// reads their lines, sections and include lines and inlines the includes
+// into one copy (ReadJobFile); fio itself reads the copy (FioReading) and
+// is the authority on every option's name, value and files. The gate's
+// allow-list (options.go) says what each option does to files; fio runs
+// the copy the gate judged, never the user's file.
 package fio

@@ -24,213 +24,25 @@ import (
 // before any --name go to the global defaults; fill_def_thread resets them
 // before every further job file). So each job file runs in a fio of its
 // own, one after the other, which is how fio runs several anyway: a
-// stonewall between them.
+// stonewall between them. fio runs the copy of the job file the gate
+// judged (UserJobFile.Copy, saved in the run directory), never the
+// user's file.
 //
-// The options ptsrun adds: --output-format=json+ and --output; the
+// The options ptsrun adds: --output-format=json+ and --output;
+// --aux-path into the run directory, where fio writes the verify state
+// and dump files it would write into its working directory; the
 // per-second logs --write_iops_log, --write_bw_log, --write_lat_log and
 // --write_hist_log into ptsrun's directory with --log_avg_msec=1000 and
 // --log_hist_msec=1000, which a job's own log options override for that
 // job (the histogram log only within fio's memory budget, histLogNeed);
-// and --readonly when the gate found no
-// job that writes. A job that asks for per-I/O logs of its own (a
-// write_*_log and no log_avg_msec) would get one-second averages from
-// ptsrun's --log_avg_msec: then ptsrun adds no log option to that job file
-// at all and reads the per-second series from the logs the jobs write
-// themselves, where they have some. Through fio servers, the command
-// line's job options do not reach the servers (only the job files go):
-// the series come from the jobs' own logs there, which fio returns to
-// ptsrun's directory.
-
-// LogPrefix is the name ptsrun's log files start with, in their directory:
-// ptsrun_iops.N.log for thread N.
-const LogPrefix = "ptsrun"
-
-// avgWindow is the averaging ptsrun asks of fio's logs, in ms.
-const avgWindow = 1000
-
-// LogArgs are the log options ptsrun adds to a job file's fio, logging
-// into dir, and why it adds none (a job logs every I/O itself).
-func (jf *UserJobFile) LogArgs(dir string) ([]string, string) {
-	for _, j := range jf.Jobs {
-		avg, _ := j.Get("log_avg_msec")
-		for _, kind := range []string{"write_iops_log", "write_bw_log", "write_lat_log"} {
-			if o, ok := j.Get(kind); ok && (avg.Raw == "" || strings.TrimSpace(avg.Value) == "0") {
-				return nil, fmt.Sprintf("job %s logs every I/O itself (%s, no log_avg_msec): ptsrun's one-second logs would change that, "+
-					"so it adds none and reads the jobs' own logs", j.Name, o)
-			}
-		}
-	}
-	p := filepath.Join(dir, LogPrefix)
-	// The histogram log gives each second's percentiles and maximum; a
-	// job's own log_hist_msec or write_hist_log overrides these, as its
-	// other log options do.
-	if need, known := jf.histLogNeed(); known && need > histLogBudget {
-		return []string{"--write_iops_log=" + p, "--write_bw_log=" + p, "--write_lat_log=" + p, "--log_avg_msec=" + strconv.Itoa(avgWindow)},
-			fmt.Sprintf("no per-second percentiles: ptsrun adds no histogram log (--write_hist_log), for which fio would keep "+
-				"about %d MiB in memory until the jobs end, over ptsrun's %d MiB", need>>20, histLogBudget>>20)
-	}
-	return []string{"--write_iops_log=" + p, "--write_bw_log=" + p, "--write_lat_log=" + p, "--write_hist_log=" + p,
-		"--log_avg_msec=" + strconv.Itoa(avgWindow), "--log_hist_msec=" + strconv.Itoa(avgWindow)}, ""
-}
-
-// histLogNeed estimates the memory fio keeps for the histogram logs
-// ptsrun would add to jf's jobs (histLogBudget, which HistLogFits applies
-// to ptsrun's own jobs): over the jobs that write no histogram log of
-// their own, numjobs × windows × directions × 14.8 KB, the windows those
-// of the job's log_hist_msec (ptsrun's second unless it sets its own)
-// over its ramp_time and runtime, the directions 2 for a mix of reads
-// and writes. known is false when a job's time is not known: not time
-// based and without a runtime (it ends with its I/O), or written in a way
-// ptsrun does not read; ptsrun then adds the log as it always did.
-func (jf *UserJobFile) histLogNeed() (need int64, known bool) {
-	for _, j := range jf.Jobs {
-		if _, own := j.Get("write_hist_log"); own {
-			continue
-		}
-		var run time.Duration
-		rt, ok := j.Get("runtime")
-		if !ok {
-			return 0, false
-		}
-		for _, o := range []Option{rt, lastOption(j, "ramp_time")} {
-			if o.Raw == "" {
-				continue
-			}
-			d, ok := fioTime(o)
-			if !ok {
-				return 0, false
-			}
-			run += d
-		}
-		win := time.Duration(avgWindow) * time.Millisecond
-		if o, ok := j.Get("log_hist_msec"); ok {
-			ms, err := strconv.Atoi(strings.TrimSpace(o.Value))
-			if err != nil || ms <= 0 {
-				continue // no histogram log of ours for it
-			}
-			win = time.Duration(ms) * time.Millisecond
-		}
-		threads, err := j.count("numjobs", 1)
-		if err != nil {
-			return 0, false
-		}
-		dirs := int64(1)
-		if o, ok := j.Get("rw"); ok {
-			rw, _, _ := strings.Cut(strings.TrimSpace(o.Value), ":")
-			switch rw {
-			case "read", "randread", "write", "randwrite", "trim", "randtrim":
-			default: // rw, randrw, trimwrite, randtrimwrite, or not known: two
-				dirs = 2
-			}
-		}
-		need += int64((run+win-1)/win) * int64(threads) * dirs * histWindowBytes
-	}
-	return need, true
-}
-
-// lastOption is j's option name, or none.
-func lastOption(j JobDef, name string) Option {
-	o, _ := j.Get(name)
-	return o
-}
-
-// fioTime reads a fio time option (parse.c check_str_time): a whole
-// number, in seconds without a unit.
-func fioTime(o Option) (time.Duration, bool) {
-	if len(o.Unset) > 0 || o.Calc {
-		return 0, false
-	}
-	v := strings.ToLower(strings.TrimSpace(o.Value))
-	i := 0
-	for i < len(v) && v[i] >= '0' && v[i] <= '9' {
-		i++
-	}
-	n, err := strconv.ParseInt(v[:i], 10, 64)
-	if err != nil || n > 1<<31 {
-		return 0, false
-	}
-	unit, ok := map[string]time.Duration{"": time.Second, "s": time.Second, "sec": time.Second, "ms": time.Millisecond,
-		"msec": time.Millisecond, "us": time.Microsecond, "usec": time.Microsecond, "m": time.Minute, "min": time.Minute,
-		"h": time.Hour, "d": 24 * time.Hour}[strings.TrimSpace(v[i:])]
-	return time.Duration(n) * unit, ok
-}
-
-// ThreadLogs are the log files fio writes for a thread, and their
-// averaging window.
-type ThreadLogs struct {
-	IOPS, BW, Lat string
-	Clat          string // the completion latency's log, beside Lat (write_lat_log writes both)
-	AvgMs         int    // 0: one line per I/O
-	// Hist is the completion-latency histogram log (fio 3.18 and later;
-	// before, with lat_percentiles=1, of total latency), HistMs its
-	// window: only one-second windows make the series' percentiles.
-	Hist   string
-	HistMs int
-	// Readable is false when fio writes them compressed (log_compression
-	// with log_store_compressed).
-	Readable bool
-}
-
-// Logs are where thread th's logs are: ptsrun's in dir (when ptsrun added
-// its options: own is false), or the job's own, as init.c add_job names
-// them (<prefix>_<kind>.<thread>.log, the prefix the option's value or the
-// job's name, in fio's working directory cwd).
-func (jf *UserJobFile) Logs(th Thread, dir, cwd string, ours bool) ThreadLogs {
-	j := jf.Jobs[th.Job]
-	l := ThreadLogs{AvgMs: avgWindow, Readable: true}
-	if o, ok := j.Get("log_avg_msec"); ok {
-		l.AvgMs, _ = strconv.Atoi(strings.TrimSpace(o.Value))
-	} else if !ours {
-		l.AvgMs = 0
-	}
-	// ptsrun's histogram log, when LogArgs added it.
-	_, ownHist := j.Get("write_hist_log")
-	oursHist := false
-	if ours && !ownHist {
-		need, known := jf.histLogNeed()
-		oursHist = !known || need <= histLogBudget
-	}
-	if o, ok := j.Get("log_hist_msec"); ok {
-		l.HistMs, _ = strconv.Atoi(strings.TrimSpace(o.Value))
-	} else if oursHist {
-		l.HistMs = avgWindow
-	}
-	if j.Flag("log_store_compressed") {
-		l.Readable = false
-	}
-	perJob := true
-	if o, ok := j.Get("per_job_logs"); ok && strings.TrimSpace(o.Value) == "0" {
-		perJob = false
-	}
-	name := j.Name
-	if o, ok := j.Get("name"); ok && o.HasValue {
-		name = o.Value
-	}
-	path := func(option, kind string) string {
-		prefix := ""
-		if o, ok := j.Get(option); ok {
-			prefix = strings.TrimSpace(o.Value)
-			if prefix == "" {
-				prefix = name
-			}
-			prefix = Abs(cwd, prefix)
-		} else if ours {
-			prefix = filepath.Join(dir, LogPrefix)
-		} else {
-			return ""
-		}
-		if perJob {
-			return fmt.Sprintf("%s_%s.%d.log", prefix, kind, th.Number)
-		}
-		return fmt.Sprintf("%s_%s.log", prefix, kind)
-	}
-	l.IOPS, l.BW, l.Lat = path("write_iops_log", "iops"), path("write_bw_log", "bw"), path("write_lat_log", "lat")
-	l.Clat = path("write_lat_log", "clat")
-	if l.HistMs > 0 && (ownHist || oursHist) {
-		l.Hist = path("write_hist_log", "clat_hist")
-	}
-	return l
-}
+// and --readonly when the gate found no job that writes. A job that asks
+// for per-I/O logs of its own (a write_*_log and no log_avg_msec) would
+// get one-second averages from ptsrun's --log_avg_msec: then ptsrun adds
+// no log option to that job file at all and reads the per-second series
+// from the logs the jobs write themselves, where they have some. Through
+// fio servers, the command line's job options do not reach the servers
+// (only the job files go): the series come from the jobs' own logs there,
+// which fio returns to ptsrun's directory.
 
 // Series is one thread's per-second figures read from its logs.
 type Series struct {
@@ -550,6 +362,9 @@ func (s Series) addHist(acc [][2]dirInterval) (has [2][]bool) {
 type UserRun struct {
 	Binary  string
 	JobFile *UserJobFile
+	// Path is the file fio runs: JobFile's copy, saved; Run refuses to run
+	// it when it no longer holds the copy.
+	Path    string
 	Output  string   // fio's JSON output (--output)
 	Cwd     string   // fio's working directory; "" for ptsrun's
 	Args    []string // the options ptsrun adds besides the output's
@@ -565,10 +380,10 @@ func (r UserRun) Command() []string {
 	args := []string{bin, "--output-format=json+", "--output=" + r.Output}
 	args = append(args, r.Args...)
 	if len(r.Servers) == 0 {
-		return append(args, r.JobFile.Path)
+		return append(args, r.Path)
 	}
 	for _, s := range r.Servers {
-		args = append(args, "--client="+clientAddr(s), r.JobFile.Path)
+		args = append(args, "--client="+clientAddr(s), r.Path)
 	}
 	return args
 }
@@ -577,6 +392,10 @@ func (r UserRun) Command() []string {
 // there as it runs. fio's own failure after it wrote results comes back
 // with them, as runErr.
 func (r UserRun) Run(ctx context.Context, stderr *bytes.Buffer) (out *Output, runErr, err error) {
+	// What runs is what the gate judged.
+	if data, err := os.ReadFile(r.Path); err != nil || !bytes.Equal(data, r.JobFile.Copy) {
+		return nil, nil, fmt.Errorf("%w: %s no longer holds the copy of %s the gate judged: ptsrun runs nothing of it", ErrCannotJudge, r.Path, r.JobFile.Path)
+	}
 	argv := r.Command()
 	var live *liveFeed
 	if engine.WantsIntervals(ctx) {
@@ -652,7 +471,7 @@ func MatchJobs(out *Output, jf *UserJobFile, threads []Thread) ([]JobResult, err
 	last, idx := -1, 0
 	for i, th := range threads {
 		j := jf.Jobs[th.Job]
-		if o, ok := j.Get("stats"); ok && strings.TrimSpace(o.Value) == "0" {
+		if _, ok := j.Get("stats"); ok && !j.Flag("stats") {
 			continue // no statistics: not in the output
 		}
 		if idx > 0 && (!j.Flag("group_reporting") || last != j.Group) {

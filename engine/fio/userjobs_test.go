@@ -1,6 +1,8 @@
 package fio
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -154,12 +156,29 @@ func TestLogArgsAndPaths(t *testing.T) {
 }
 
 func TestUserRunCommand(t *testing.T) {
-	jf := &UserJobFile{Path: "job.fio"}
-	r := UserRun{JobFile: jf, Output: "/run/fio/01-job.fio.json", Args: []string{"--readonly"}}
-	assert.Equal(t, []string{"fio", "--output-format=json+", "--output=/run/fio/01-job.fio.json", "--readonly", "job.fio"}, r.Command())
-	r = UserRun{Binary: "/opt/fio", JobFile: jf, Output: "o.json", Servers: []string{"h1:8765", "h2:8765"}}
-	assert.Equal(t, []string{"/opt/fio", "--output-format=json+", "--output=o.json", "--client=ip:h1,8765", "job.fio",
-		"--client=ip:h2,8765", "job.fio"}, r.Command())
+	jf := &UserJobFile{Path: "job.fio", Copy: []byte("[j]\n")}
+	r := UserRun{JobFile: jf, Path: "/run/fio/jobs/01-job.fio", Output: "/run/fio/01-job.fio.json", Args: []string{"--readonly"}}
+	assert.Equal(t, []string{"fio", "--output-format=json+", "--output=/run/fio/01-job.fio.json", "--readonly", "/run/fio/jobs/01-job.fio"},
+		r.Command(), "fio runs the copy")
+	r = UserRun{Binary: "/opt/fio", JobFile: jf, Path: "c.fio", Output: "o.json", Servers: []string{"h1:8765", "h2:8765"}}
+	assert.Equal(t, []string{"/opt/fio", "--output-format=json+", "--output=o.json", "--client=ip:h1,8765", "c.fio",
+		"--client=ip:h2,8765", "c.fio"}, r.Command())
+}
+
+// What runs is what the gate judged: a copy that changed since is not
+// run.
+func TestUserRunRefusesAChangedCopy(t *testing.T) {
+	dir := t.TempDir()
+	jf := &UserJobFile{Path: "job.fio", Copy: []byte("[j]\nrw=read\n")}
+	p := filepath.Join(dir, "01-job.fio")
+	require.NoError(t, os.WriteFile(p, []byte("[j]\nrw=write\n"), 0o644))
+	r := UserRun{Binary: "/nonexistent/fio", JobFile: jf, Path: p, Output: filepath.Join(dir, "o.json")}
+	_, _, err := r.Run(context.Background(), &bytes.Buffer{})
+	assert.ErrorIs(t, err, ErrCannotJudge)
+	assert.ErrorContains(t, err, p+" no longer holds the copy of job.fio the gate judged")
+	require.NoError(t, os.Remove(p))
+	_, _, err = r.Run(context.Background(), &bytes.Buffer{})
+	assert.ErrorIs(t, err, ErrCannotJudge)
 }
 
 // With histogram logs of one-second windows, each second carries each
