@@ -21,9 +21,14 @@ import (
 
 // Comparison is several runs lined up against the first.
 type Comparison struct {
-	Runs      []*Run
-	Tables    []pdfreport.ComparedTable
-	Headlines []pdfreport.ComparedHeadline
+	Runs []*Run
+	// Tests are the tests compared: those the reference and at least one
+	// other run hold. NotCompared are the others, with the runs that hold
+	// them.
+	Tests       []pts.TestID
+	NotCompared []pdfreport.HeldBy
+	Tables      []pdfreport.ComparedTable // of the tests compared
+	Headlines   []pdfreport.ComparedHeadline
 	// HeatMap is the runs' workloads outside the PTS (presets, vdbench
 	// runs, fio job groups) as ratios to the reference; nil without any.
 	HeatMap *pdfreport.ComparedHeatMap
@@ -62,12 +67,14 @@ func Compare(runs []*Run) (*Comparison, error) {
 		}
 	}
 	c := &Comparison{Runs: runs}
+	c.Tests, c.NotCompared = comparedTests(runs)
 	perRun := make([]map[string]matrix.Table, len(runs))
 	var names []string
 	for i, r := range runs {
 		perRun[i] = map[string]matrix.Table{}
 		for _, t := range r.Results.Tables() {
-			if strings.HasSuffix(t.Name, "_tracking") {
+			td, _, _ := pts.LookupTable(t.Name)
+			if strings.HasSuffix(t.Name, "_tracking") || td == nil || !slices.Contains(c.Tests, td.ID) {
 				continue
 			}
 			perRun[i][t.Name] = t
@@ -95,7 +102,7 @@ func Compare(runs []*Run) (*Comparison, error) {
 	var heads []quoted
 	for _, r := range runs {
 		for _, h := range r.Results.Headlines() {
-			if !h.Brief {
+			if !h.Brief || !slices.Contains(c.Tests, h.Test) {
 				continue
 			}
 			for _, m := range h.Metrics {
@@ -120,7 +127,7 @@ func Compare(runs []*Run) (*Comparison, error) {
 		hl := pdfreport.ComparedHeadline{Label: label + " " + quoteSuffix(h.metric), Metric: h.metric}
 		any := false
 		for _, r := range runs {
-			v := math.NaN()
+			v, load := math.NaN(), ""
 			cell := r.Results.Cell(h.test, h.key)
 			if h.label != "" {
 				cell = nil
@@ -129,6 +136,9 @@ func Compare(runs []*Run) (*Comparison, error) {
 						cell = rh.Cell
 					}
 				}
+				if cell != nil {
+					load = fmt.Sprintf("TC%d/QD%d", cell.TC, cell.QD)
+				}
 			}
 			if cell != nil {
 				if x, ok := cell.Value(h.metric); ok {
@@ -136,12 +146,82 @@ func Compare(runs []*Run) (*Comparison, error) {
 				}
 			}
 			hl.Values = append(hl.Values, v)
+			hl.Loads = append(hl.Loads, load)
 		}
+		if h.label == "" {
+			hl.Loads = nil
+		}
+		hl.Point = h.label
+		hl.Differ = differentLoads(hl.Loads)
 		if any {
 			c.Headlines = append(c.Headlines, hl)
 		}
 	}
 	return c, nil
+}
+
+// comparedTests are the tests the reference and at least one other run
+// hold, in the reference's order; the others are named with the runs that
+// hold them, in the order the runs first hold them.
+func comparedTests(runs []*Run) ([]pts.TestID, []pdfreport.HeldBy) {
+	var compared []pts.TestID
+	var others []pdfreport.HeldBy
+	for _, r := range runs {
+		for _, t := range r.Results.Tests {
+			if slices.Contains(compared, t.Test) || slices.ContainsFunc(others, func(h pdfreport.HeldBy) bool { return h.Test == t.Test }) {
+				continue
+			}
+			var holders []int
+			for i, x := range runs {
+				if x.Results.Find(t.Test) != nil {
+					holders = append(holders, i)
+				}
+			}
+			if holders[0] == 0 && len(holders) > 1 {
+				compared = append(compared, t.Test)
+			} else {
+				others = append(others, pdfreport.HeldBy{Test: t.Test, Name: t.Name, Runs: holders})
+			}
+		}
+	}
+	return compared, others
+}
+
+// differentLoads says which loads the runs chose an operating point at,
+// when they differ ("A TC32/QD4, B TC32/QD8"); "" when every run that has
+// the point chose it at one.
+func differentLoads(loads []string) string {
+	var seen, each []string
+	for i, l := range loads {
+		if l == "" {
+			continue
+		}
+		if !slices.Contains(seen, l) {
+			seen = append(seen, l)
+		}
+		each = append(each, pdfreport.RunLetter(i)+" "+l)
+	}
+	if len(seen) < 2 {
+		return ""
+	}
+	return strings.Join(each, ", ")
+}
+
+// pointColumnMetric is the metric of an operating-points table's column,
+// by its name's unit ("chosen_iops", "histogram_art_ms"); "" for the
+// point's TC and QD, which are not scored.
+func pointColumnMetric(col string) pts.Metric {
+	switch {
+	case strings.HasSuffix(col, "_iops"):
+		return pts.MetricIOPS
+	case strings.HasSuffix(col, "_art_ms"), strings.HasSuffix(col, "_mean_ms"):
+		return pts.MetricLatMean
+	case strings.HasSuffix(col, "_p99_999_ms"):
+		return pts.MetricLatP99999
+	case strings.HasSuffix(col, "_mrt_ms"), strings.HasSuffix(col, "_max_ms"):
+		return pts.MetricLatMax
+	}
+	return ""
 }
 
 // unionTable aligns one table of every run on the union of their rows and
@@ -191,10 +271,14 @@ func unionTable(name string, perRun []map[string]matrix.Table) pdfreport.Compare
 		out.RowBytes = append(out.RowBytes, r.bytes)
 	}
 	out.Cols = cols
+	out.Points = def.Points
 	for _, c := range cols {
 		m := def.Metric
-		if len(def.Columns) > 0 {
+		switch {
+		case len(def.Columns) > 0:
 			m = pts.Metric(c) // a column per metric
+		case def.Points:
+			m = pointColumnMetric(c)
 		}
 		out.ColMetric = append(out.ColMetric, m)
 	}
@@ -224,6 +308,22 @@ func unionTable(name string, perRun []map[string]matrix.Table) pdfreport.Compare
 			}
 		}
 		out.Values = append(out.Values, vals)
+	}
+	if out.Points {
+		// Each run's TC/QD of each point: chosen at other loads, it is
+		// shown, never scored.
+		tc, qd := slices.Index(cols, "tc"), slices.Index(cols, "qd")
+		for ri := range rows {
+			var loads []string
+			for i := range out.Values {
+				load := ""
+				if tc >= 0 && qd >= 0 && !math.IsNaN(out.Values[i][ri][tc]) {
+					load = fmt.Sprintf("TC%g/QD%g", out.Values[i][ri][tc], out.Values[i][ri][qd])
+				}
+				loads = append(loads, load)
+			}
+			out.Differ = append(out.Differ, differentLoads(loads))
+		}
 	}
 	return out
 }
@@ -366,7 +466,7 @@ func (c *Comparison) csvFiles() []csvFile {
 					row = append(row, matrix.FormatValue(t.Values[i][ri][ci]))
 				}
 				for i := 1; i < len(c.Runs); i++ {
-					row = append(row, matrix.FormatValue(t.Values[i][ri][ci]/t.Values[0][ri][ci]))
+					row = append(row, matrix.FormatValue(t.Ratio(i, ri, ci)))
 				}
 				rows = append(rows, row)
 			}
@@ -408,8 +508,8 @@ func (c *Comparison) csvFiles() []csvFile {
 		for _, v := range h.Values {
 			row = append(row, matrix.FormatValue(v))
 		}
-		for _, v := range h.Values[1:] {
-			row = append(row, matrix.FormatValue(v/h.Values[0]))
+		for i := 1; i < len(h.Values); i++ {
+			row = append(row, matrix.FormatValue(h.Ratio(i)))
 		}
 		rows = append(rows, row)
 	}
@@ -432,9 +532,20 @@ func (c *Comparison) CSVFiles() []string {
 // the reference first, and every headline cell with each run's value and
 // ratio to the reference; null where a run has no value.
 type ComparisonSummary struct {
-	Runs      []ComparedRunSummary `json:"runs"`
-	Headlines []HeadlineSummary    `json:"headlines"`
-	HeatMap   *HeatMapSummary      `json:"heatmap,omitempty"`
+	Runs []ComparedRunSummary `json:"runs"`
+	// Tests are the tests compared (the reference and another run hold
+	// them); NotCompared the others, with the runs that hold them.
+	Tests       []pts.TestID         `json:"tests"`
+	NotCompared []NotComparedSummary `json:"not_compared"`
+	Headlines   []HeadlineSummary    `json:"headlines"`
+	HeatMap     *HeatMapSummary      `json:"heatmap,omitempty"`
+}
+
+// NotComparedSummary is a test only some runs hold, not the reference and
+// another: the runs that hold it.
+type NotComparedSummary struct {
+	Test pts.TestID `json:"test"`
+	Runs []string   `json:"runs"`
 }
 
 // HeatMapSummary is the ratio heat-map of the runs' workloads outside the
@@ -462,7 +573,12 @@ type HeadlineSummary struct {
 	Unit          string     `json:"unit"`
 	LowerIsBetter bool       `json:"lower_is_better"`
 	Values        []*float64 `json:"values"` // per run
-	Ratios        []*float64 `json:"ratios"` // run ÷ reference, per run after the reference
+	Ratios        []*float64 `json:"ratios"` // run ÷ reference, per run after the reference; null when not scored
+	// Loads are each run's TC/QD of an operating point ("" without it);
+	// DifferentLoads names them when the runs chose the point at different
+	// loads, which is then not scored.
+	Loads          []string `json:"loads,omitempty"`
+	DifferentLoads string   `json:"different_loads,omitempty"`
 }
 
 // Summary is the comparison for scripts.
@@ -473,17 +589,24 @@ func (c *Comparison) Summary() ComparisonSummary {
 		}
 		return &v
 	}
-	out := ComparisonSummary{Runs: []ComparedRunSummary{}, Headlines: []HeadlineSummary{}}
+	out := ComparisonSummary{Runs: []ComparedRunSummary{}, Headlines: []HeadlineSummary{}, Tests: c.Tests, NotCompared: []NotComparedSummary{}}
+	for _, h := range c.NotCompared {
+		n := NotComparedSummary{Test: h.Test}
+		for _, i := range h.Runs {
+			n.Runs = append(n.Runs, c.Runs[i].Name)
+		}
+		out.NotCompared = append(out.NotCompared, n)
+	}
 	for _, r := range c.Runs {
 		out.Runs = append(out.Runs, ComparedRunSummary{Name: r.Name, Path: r.Path, Profile: r.Results.Profile, Conforming: r.Results.Conforming})
 	}
 	for _, h := range c.Headlines {
 		hs := HeadlineSummary{Label: h.Label, Metric: h.Metric, Unit: h.Metric.Unit(), LowerIsBetter: h.Metric.LowerIsBetter(),
-			Values: []*float64{}, Ratios: []*float64{}}
+			Values: []*float64{}, Ratios: []*float64{}, Loads: h.Loads, DifferentLoads: h.Differ}
 		for i, v := range h.Values {
 			hs.Values = append(hs.Values, num(v))
 			if i > 0 {
-				hs.Ratios = append(hs.Ratios, num(v/h.Values[0]))
+				hs.Ratios = append(hs.Ratios, num(h.Ratio(i)))
 			}
 		}
 		out.Headlines = append(out.Headlines, hs)
@@ -512,7 +635,8 @@ func (c *Comparison) Summary() ComparisonSummary {
 
 // PDF is the comparison for pdfreport.
 func (c *Comparison) PDF(paper string) pdfreport.Comparison {
-	out := pdfreport.Comparison{Paper: paper, Tables: c.Tables, Headlines: c.Headlines, HeatMap: c.HeatMap}
+	out := pdfreport.Comparison{Paper: paper, Tables: c.Tables, Headlines: c.Headlines, HeatMap: c.HeatMap,
+		Tests: c.Tests, NotCompared: c.NotCompared}
 	for _, r := range c.Runs {
 		out.Runs = append(out.Runs, pdfreport.ComparedRun{Name: r.Name, Info: r.Info, Results: r.Results})
 	}
@@ -525,9 +649,23 @@ func (c *Comparison) PrintSummary(w io.Writer) {
 	for _, h := range c.Headlines {
 		width = max(width, len([]rune(h.Label)))
 	}
+	// A value, with the load of an operating point.
+	value := func(h pdfreport.ComparedHeadline, i int) string {
+		s := FormatValue(h.Metric, h.Values[i])
+		if i < len(h.Loads) && h.Loads[i] != "" {
+			s += " at " + h.Loads[i]
+		}
+		return s
+	}
+	col := 16
+	for _, h := range c.Headlines {
+		for i := range h.Values {
+			col = max(col, len([]rune(value(h, i))))
+		}
+	}
 	fmt.Fprintf(w, "%-*s", width, "headline")
 	for i, r := range c.Runs {
-		fmt.Fprintf(w, " %16s", clip(fmt.Sprintf("%c %s", 'A'+i, r.Name), 16))
+		fmt.Fprintf(w, " %*s", col, clip(fmt.Sprintf("%c %s", 'A'+i, r.Name), col))
 	}
 	for i := 1; i < len(c.Runs); i++ {
 		fmt.Fprintf(w, " %8s", fmt.Sprintf("%c/A", 'A'+i))
@@ -535,18 +673,24 @@ func (c *Comparison) PrintSummary(w io.Writer) {
 	fmt.Fprintln(w)
 	for _, h := range c.Headlines {
 		fmt.Fprintf(w, "%-*s", width, h.Label)
-		for _, v := range h.Values {
-			fmt.Fprintf(w, " %16s", FormatValue(h.Metric, v))
+		for i := range h.Values {
+			fmt.Fprintf(w, " %*s", col, value(h, i))
 		}
-		for _, v := range h.Values[1:] {
-			r := v / h.Values[0]
+		for i := 1; i < len(h.Values); i++ {
+			r := h.Ratio(i)
 			s := "–"
 			if !math.IsNaN(r) && !math.IsInf(r, 0) {
 				s = fmt.Sprintf("%.3f", r)
 			}
 			fmt.Fprintf(w, " %8s", s)
 		}
+		if h.Differ != "" {
+			fmt.Fprintf(w, "  chosen at different loads: not scored")
+		}
 		fmt.Fprintln(w)
+	}
+	for _, l := range c.PDF("").Scope() {
+		fmt.Fprintln(w, l)
 	}
 }
 

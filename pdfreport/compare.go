@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -28,8 +29,25 @@ type ComparedTable struct {
 	Rows              []string
 	RowBytes          []int64
 	Cols              []string
-	ColMetric         []pts.Metric // the metric of each column (its direction)
+	ColMetric         []pts.Metric // the metric of each column (its direction); "" for a column not scored
 	Values            [][][]float64
+	// Points marks a table of operating points, a row per point; Differ
+	// says, per row, the loads the runs chose the point at when they differ
+	// ("A TC32/QD4, B TC32/QD8"), "" when they chose it at one. A point
+	// chosen at different loads is shown, never scored: its figures are of
+	// different workloads.
+	Points bool
+	Differ []string
+}
+
+// Ratio is run ÷ reference of a cell of the table, NaN where either has no
+// value or the cell is not scored (a point chosen at different loads, a
+// column that is no metric).
+func (t ComparedTable) Ratio(run, row, col int) float64 {
+	if t.metric(col) == "" || row < len(t.Differ) && t.Differ[row] != "" {
+		return math.NaN()
+	}
+	return t.Values[run][row][col] / t.Values[0][row][col]
 }
 
 // ComparedHeadline is one headline cell across runs.
@@ -37,6 +55,29 @@ type ComparedHeadline struct {
 	Label  string
 	Metric pts.Metric
 	Values []float64
+	// Loads are each run's TC/QD of a headline the test chose as it ran
+	// (an operating point), "" for a run without it; nil for the others.
+	// Differ names them when they differ: the headline is then not scored.
+	Loads  []string
+	Differ string
+	Point  string // the operating point's name ("DIRTH MaxIOPS"); "" for the other headlines
+}
+
+// Ratio is run ÷ reference of the headline, NaN where either has no value
+// or the runs chose it at different loads.
+func (h ComparedHeadline) Ratio(run int) float64 {
+	if h.Differ != "" {
+		return math.NaN()
+	}
+	return h.Values[run] / h.Values[0]
+}
+
+// HeldBy is a test some runs hold, with the runs (their index from 0, the
+// reference) that hold it.
+type HeldBy struct {
+	Test pts.TestID
+	Name string
+	Runs []int
 }
 
 // ComparedHeatMap is the ratio heat-map of workloads outside the PTS
@@ -61,6 +102,10 @@ type Comparison struct {
 	Tables    []ComparedTable
 	Headlines []ComparedHeadline
 	HeatMap   *ComparedHeatMap // nil unless the runs share workloads outside the PTS
+	// Tests are the tests compared; NotCompared those the reference and
+	// another run do not both hold, named on the summary page.
+	Tests       []pts.TestID
+	NotCompared []HeldBy
 }
 
 func fmtRatio(v float64) string {
@@ -148,7 +193,8 @@ func (c Comparison) Doc() *Doc {
 			"green is better and brown worse, whichever way the metric improves (more IOPS and MB/s, less response time).",
 			len(c.Runs), ref.Name)}},
 		Table{Caption: "The runs compared", Head: []string{"", "Run", "Role", "Device", "Engine", "Compliance"},
-			Widths: []float64{0.25, 1.1, 0.7, 2.9, 1.6, 1.7}, Align: "CLLLLL", Rows: runRows})
+			Widths: []float64{0.25, 1.1, 0.7, 2.9, 1.6, 1.7}, Align: "CLLLLL", Rows: runRows},
+		Paragraph{Lines: c.Scope()})
 	if len(c.Headlines) > 0 {
 		head := []string{"Headline cell"}
 		for i, r := range c.Runs {
@@ -157,17 +203,29 @@ func (c Comparison) Doc() *Doc {
 		var rows [][]string
 		ratioRows, ratioVals := []string{}, [][]float64{}
 		var lowCols []bool
+		var differ []string
 		for _, hl := range c.Headlines {
 			row := []string{hl.Label}
-			for _, v := range hl.Values {
-				row = append(row, hl.Metric.Format(v)+" "+hl.Metric.Unit())
+			for i, v := range hl.Values {
+				cell := hl.Metric.Format(v) + " " + hl.Metric.Unit()
+				if i < len(hl.Loads) && hl.Loads[i] != "" {
+					cell += " at " + hl.Loads[i]
+				}
+				row = append(row, cell)
 			}
 			rows = append(rows, row)
 			var rv []float64
-			for _, v := range hl.Values[1:] {
-				rv = append(rv, v/hl.Values[0])
+			for i := 1; i < len(hl.Values); i++ {
+				rv = append(rv, hl.Ratio(i))
 			}
-			ratioRows = append(ratioRows, hl.Label)
+			label := hl.Label
+			if hl.Differ != "" {
+				label += " (different loads)"
+				if d := fmt.Sprintf("%s: chosen at different loads (%s).", hl.Point, hl.Differ); !slices.Contains(differ, d) {
+					differ = append(differ, d)
+				}
+			}
+			ratioRows = append(ratioRows, label)
 			ratioVals = append(ratioVals, rv)
 			lowCols = append(lowCols, hl.Metric.LowerIsBetter())
 		}
@@ -176,6 +234,11 @@ func (c Comparison) Doc() *Doc {
 		if len(c.Runs) > 1 {
 			sum.Blocks = append(sum.Blocks, rowShadedRatios("Headline cells: run ÷ reference", ratioRows,
 				otherRuns(c.Runs), ratioVals, lowCols))
+		}
+		if len(differ) > 0 {
+			sum.Blocks = append(sum.Blocks, Paragraph{Lines: append([]string{"An operating point is chosen by each run at the load " +
+				"its own rule picks; chosen at different loads, its figures are of different workloads: shown, not scored (–). " +
+				"The TC × QD tables compare every load with itself."}, differ...)})
 		}
 	}
 	add(sum)
@@ -246,8 +309,22 @@ func rowShadedRatios(caption string, headlines, runs []string, vals [][]float64,
 }
 
 func (c Comparison) tablePages(t ComparedTable, add func(*Page)) {
+	if _, def, _ := pts.LookupTable(t.Name); len(def.SampleColumns) > 0 {
+		// A row per sample is for spreadsheets (--csv); people see the runs
+		// overlaid.
+		if p := c.timelineOverlay(t); p != nil {
+			add(p)
+		}
+		return
+	}
 	p := &Page{Test: t.testName(), Title: "Comparison: " + t.Title, Landmark: "compare-" + t.Name, Flow: true}
 	heads := t.Cols
+	if t.Points {
+		heads = nil
+		for _, col := range t.Cols {
+			heads = append(heads, pointHead(col))
+		}
+	}
 	heatMap := t.Name == "custom" && c.HeatMap != nil
 	if heatMap {
 		// A column per metric: named as people read them; the ratios are
@@ -263,12 +340,15 @@ func (c Comparison) tablePages(t ComparedTable, add func(*Page)) {
 		for ri, rl := range t.Rows {
 			row := []string{rl}
 			for ci := range t.Cols {
-				row = append(row, t.metric(ci).Format(t.Values[i][ri][ci]))
+				row = append(row, t.format(ci, t.Values[i][ri][ci]))
 			}
 			rows = append(rows, row)
 		}
 		caption := runLetter(i) + ": " + r.Name + " — " + t.Title
-		if t.Unit != "" && t.Unit != t.Title {
+		switch {
+		case t.Points:
+			caption += " (response times in ms)"
+		case t.Unit != "" && t.Unit != t.Title:
 			caption += " (" + t.Unit + ")"
 		}
 		p.Blocks = append(p.Blocks, Table{Caption: caption,
@@ -279,21 +359,45 @@ func (c Comparison) tablePages(t ComparedTable, add func(*Page)) {
 		add(p)
 		return
 	}
-	low := make([]bool, len(t.Cols))
+	// The ratios of the columns that are metrics (an operating point's TC
+	// and QD are not), shaded the way each improves.
+	var cols []int
+	var low []bool
+	var scored []string
 	for ci := range t.Cols {
-		low[ci] = t.metric(ci).LowerIsBetter()
+		if t.metric(ci) != "" {
+			cols, low, scored = append(cols, ci), append(low, t.metric(ci).LowerIsBetter()), append(scored, heads[ci])
+		}
+	}
+	rows := append([]string(nil), t.Rows...)
+	var differ []string
+	for ri := range t.Rows {
+		if ri < len(t.Differ) && t.Differ[ri] != "" {
+			rows[ri] += " (different loads)"
+			differ = append(differ, fmt.Sprintf("%s: chosen at different loads (%s).", t.Rows[ri], t.Differ[ri]))
+		}
 	}
 	for i := 1; i < len(c.Runs); i++ {
 		m := Matrix{Caption: fmt.Sprintf("%s ÷ %s: %s", c.Runs[i].Name, c.Runs[0].Name, t.Title), RowHead: t.RowHead,
-			Rows: t.Rows, Cols: t.Cols, Ratio: true, Format: fmtRatio, Unit: "ratio", LowIsGoodCol: low}
+			Rows: rows, Cols: scored, Ratio: true, Format: fmtRatio, Unit: "ratio", LowIsGoodCol: low}
+		if t.RowHead != "Block size" {
+			m.Corner = t.RowHead // its columns are no R/W mixes
+		}
+		if len(differ) > 0 {
+			m.LabelWidth = 40
+		}
 		for ri := range t.Rows {
-			row := make([]float64, len(t.Cols))
-			for ci := range t.Cols {
-				row[ci] = t.Values[i][ri][ci] / t.Values[0][ri][ci]
+			row := make([]float64, len(cols))
+			for k, ci := range cols {
+				row[k] = t.Ratio(i, ri, ci)
 			}
 			m.Values = append(m.Values, row)
 		}
 		p.Blocks = append(p.Blocks, m)
+	}
+	if len(differ) > 0 {
+		p.Blocks = append(p.Blocks, Paragraph{Lines: append([]string{"Each run chooses its operating points by its own rule; a point " +
+			"chosen at different loads is of different workloads: shown, not scored (–)."}, differ...)})
 	}
 	add(p)
 	// The overlays its test's page file registered.
@@ -302,6 +406,97 @@ func (c Comparison) tablePages(t ComparedTable, add func(*Page)) {
 			add(p)
 		}
 	}
+}
+
+// Scope says which tests are compared, and names each test the reference
+// and another run do not both hold: the summary page's lines, and the
+// terminal's.
+func (c Comparison) Scope() []string {
+	var names []string
+	for _, t := range c.Tests {
+		if td := pts.Def(t); td != nil {
+			names = append(names, td.Name)
+		} else {
+			names = append(names, "Custom workloads")
+		}
+	}
+	lines := []string{"Compared: " + orDash(pts.JoinAnd(names)) + "."}
+	// One line per set of runs that hold tests the others lack.
+	var whys []string
+	tests := map[string][]string{}
+	for _, n := range c.NotCompared {
+		var in []string
+		for _, i := range n.Runs {
+			in = append(in, runLetter(i)+" ("+c.Runs[i].Name+")")
+		}
+		why := "only in " + pts.JoinAnd(in)
+		if len(n.Runs) > 1 {
+			why = "in " + pts.JoinAnd(in) + ", not in the reference"
+		}
+		if tests[why] == nil {
+			whys = append(whys, why)
+		}
+		tests[why] = append(tests[why], n.Name)
+	}
+	for _, why := range whys {
+		lines = append(lines, fmt.Sprintf("Not compared, %s: %s.", why, pts.JoinAnd(tests[why])))
+	}
+	return lines
+}
+
+// timelineOverlay draws a test over time of every run in one figure per
+// metric: its throughput and its average response time against the minute
+// each sample ended, bursts apart where the test idles between them.
+func (c Comparison) timelineOverlay(t ComparedTable) *Page {
+	col := func(name string) int { return slices.Index(t.Cols, name) }
+	minute, idle := col(pts.ColMinute), col(pts.ColIdle)
+	if minute < 0 {
+		return nil
+	}
+	p := &Page{Test: t.testName(), Title: "Comparison: " + t.Title + ", every run", Landmark: "compare-" + t.Name, Flow: true}
+	for _, m := range []struct {
+		col, label string
+		format     func(float64) string
+	}{{pts.ColIOPS, "IOPS", fmtIOPS}, {pts.ColMBps, "MB/s", fmtMBps}, {pts.ColLatMean, "Average response time (ms)", fmtMs}} {
+		y := col(m.col)
+		if y < 0 {
+			continue
+		}
+		var ss []series
+		for i, r := range c.Runs {
+			s := series{name: runLetter(i) + ": " + r.Name, points: idle >= 0}
+			for ri := range t.Rows {
+				x, v := t.Values[i][ri][minute], t.Values[i][ri][y]
+				if math.IsNaN(x) || idle >= 0 && t.Values[i][ri][idle] == 1 {
+					continue
+				}
+				s.xs, s.ys = append(s.xs, x), append(s.ys, v)
+			}
+			if len(s.xs) > 0 {
+				ss = append(ss, s)
+			}
+		}
+		if len(ss) == 0 {
+			continue
+		}
+		p.Blocks = append(p.Blocks, Chart{Caption: fmt.Sprintf("%s: %s of every sample, every run (every sample is in the CSV)", t.testName(), m.label),
+			Plot: timePlot(m.label+", every run", m.label, thinSeries(ss, maxSecondsBuckets), false), Height: 95,
+			Summary: seriesRanges(ss, m.format)})
+	}
+	if len(p.Blocks) == 0 {
+		return nil
+	}
+	return p
+}
+
+// seriesRanges sums long series up for the text of a figure: each one's
+// samples and the range of its values.
+func seriesRanges(ss []series, f func(float64) string) string {
+	var lines []string
+	for _, s := range ss {
+		lines = append(lines, fmt.Sprintf("%s: %d samples, %s … %s", s.name, len(s.ys), f(minOf(s.ys)), f(maxOf(s.ys))))
+	}
+	return strings.Join(lines, "\n")
 }
 
 // testName names the table's test in the page header.
@@ -362,6 +557,31 @@ func (t ComparedTable) metric(col int) pts.Metric {
 	}
 	return pts.MetricIOPS
 }
+
+// format writes a value of a column: by its metric, or as a count (an
+// operating point's TC and QD).
+func (t ComparedTable) format(col int, v float64) string {
+	if m := t.metric(col); m != "" {
+		return m.Format(v)
+	}
+	return fmtNum(v)
+}
+
+// pointHead names a column of an operating-points table for people, in a
+// narrow column: "histogram_p99_999_ms" is "Hist. 99.999 %" (the caption
+// says response times are in ms).
+func pointHead(col string) string {
+	r := strings.NewReplacer("histogram", "hist.", "p99_999", "99.999 %", "art", "ART", "mrt", "MRT", "iops", "IOPS", "_ms", "", "_", " ")
+	h := r.Replace(col)
+	switch h {
+	case "tc", "qd":
+		return strings.ToUpper(h)
+	}
+	return strings.ToUpper(h[:1]) + h[1:]
+}
+
+// RunLetter names the i-th run of a comparison: A, the reference, B, …
+func RunLetter(i int) string { return runLetter(i) }
 
 func repeat(v float64, n int) []float64 {
 	out := make([]float64, n)
