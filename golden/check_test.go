@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -199,4 +201,20 @@ func TestCheckSameDriveTwice(t *testing.T) {
 	out.Reset()
 	res.Print(&out)
 	assert.Contains(t, out.String(), "REGRESSION")
+}
+
+// The README quotes the rule check applies, with its defaults: the text
+// Tolerance.Rule writes, so that the two cannot drift.
+func TestRuleInREADME(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "README.md"))
+	require.NoError(t, err)
+	var quoted []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if q, ok := strings.CutPrefix(strings.TrimSpace(l), "> "); ok {
+			quoted = append(quoted, q)
+		}
+	}
+	words := func(s string) string { return strings.Join(strings.Fields(s), " ") }
+	assert.Contains(t, words(strings.Join(quoted, " ")), words(DefaultTolerance.Rule()),
+		"the README's check section quotes a rule check does not apply: paste Tolerance.Rule()")
 }

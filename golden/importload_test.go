@@ -270,3 +270,35 @@ func TestImportRealFioLoad(t *testing.T) {
 		})
 	}
 }
+
+// FuzzImportFio feeds ImportFio what a fio output file might hold: it
+// refuses or imports, never panics, and what it imports has a load.
+func FuzzImportFio(f *testing.F) {
+	for _, p := range []string{"testdata/fio-tc2qd32-3.33.json", "testdata/fio-tc2qd32-grouped-3.33.json", "testdata/fio-hidden-3.33.json",
+		"testdata/fio-together-3.33.json", "../engine/fio/testdata/clients-3.33.json"} {
+		b, err := os.ReadFile(p)
+		require.NoError(f, err)
+		f.Add(b)
+	}
+	f.Add([]byte(`{"fio version": "fio-3.33", "jobs": [{"jobname": "a", "groupid": 0, "job options": {"rw": "randread", "numjobs": "3"}, ` +
+		`"read": {"io_bytes": 4096, "iops": 1, "runtime": 1000, "total_ios": 1}, "job_runtime": 0}]}`))
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p := filepath.Join(dir, "out.json")
+		require.NoError(t, os.WriteFile(p, data, 0o644))
+		ri, rounds, _, err := ImportFio([]string{p}, FioOptions{Version: "fuzz"})
+		if err != nil {
+			assert.Contains(t, err.Error(), p, "an error names the file")
+			return
+		}
+		for _, s := range ri.Stages {
+			for _, c := range s.Cells {
+				assert.GreaterOrEqual(t, c.Workload.TC, 1)
+				assert.GreaterOrEqual(t, c.Workload.QD, 1)
+			}
+			for _, r := range rounds[s.ID] {
+				assert.Len(t, r, len(s.Cells))
+			}
+		}
+	})
+}
