@@ -224,6 +224,26 @@ func pointColumnMetric(col string) pts.Metric {
 	return ""
 }
 
+// unitMetric is the metric a summary column's or a figure's unit makes it
+// (the summaries and figures of the tests over time carry units, not
+// metrics), for the way it improves: IOPS and MB/s up, response times
+// (ms) and recovery times (min) down, a ratio to the baseline up. A
+// quantity that is neither better nor worse (hours, minutes of a
+// segment, GB written, bursts) is "", not scored.
+func unitMetric(unit string) pts.Metric {
+	switch {
+	case strings.HasSuffix(unit, "IOPS"), unit == "× the baseline", unit == "ratio to the baseline":
+		return pts.MetricIOPS
+	case strings.HasPrefix(unit, "MB/s"), strings.HasSuffix(unit, "MB/s"):
+		return pts.MetricMBps
+	case strings.HasSuffix(unit, "ms"):
+		return pts.MetricLatMean
+	case unit == "min": // a figure's: XSR's recovery times
+		return pts.MetricLatMax
+	}
+	return ""
+}
+
 // unionTable aligns one table of every run on the union of their rows and
 // columns.
 func unionTable(name string, perRun []map[string]matrix.Table) pdfreport.ComparedTable {
@@ -279,8 +299,20 @@ func unionTable(name string, perRun []map[string]matrix.Table) pdfreport.Compare
 			m = pts.Metric(c) // a column per metric
 		case def.Points:
 			m = pointColumnMetric(c)
+		case def.Summary:
+			m = unitMetric(c)
 		}
 		out.ColMetric = append(out.ColMetric, m)
+	}
+	if def.Figures {
+		// A figure a row, its unit in its label: "recovery time (min)".
+		for _, r := range rows {
+			unit := ""
+			if i := strings.LastIndex(r.label, " ("); i >= 0 {
+				unit = strings.TrimSuffix(r.label[i+2:], ")")
+			}
+			out.RowMetric = append(out.RowMetric, unitMetric(unit))
+		}
 	}
 	if out.RowHead == "bs" {
 		out.RowHead = "Block size"

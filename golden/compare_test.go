@@ -193,3 +193,18 @@ func TestCompareOperatingPoints(t *testing.T) {
 		}
 	}
 }
+
+// The summaries and figures of the tests over time carry units: those
+// that say which way is better are scored, the others shown only.
+func TestUnitMetric(t *testing.T) {
+	for unit, want := range map[string]pts.Metric{
+		"mean IOPS": pts.MetricIOPS, "IOPS": pts.MetricIOPS, "× the baseline": pts.MetricIOPS, "ratio to the baseline": pts.MetricIOPS,
+		"mean MB/s": pts.MetricMBps, "MB/s at the end": pts.MetricMBps,
+		"mean ART ms": pts.MetricLatMean, "peak MRT ms": pts.MetricLatMean, "ms": pts.MetricLatMean,
+		"min":  pts.MetricLatMax, // a recovery time: less is better
+		"hour": "", "minutes": "", "TGBW GB": "", "GB written": "", "bursts": "", "idle s": "", "wait state": "",
+	} {
+		assert.Equal(t, want, unitMetric(unit), unit)
+		assert.Equal(t, want != "" && want != pts.MetricIOPS && want != pts.MetricMBps, want.LowerIsBetter(), unit)
+	}
+}

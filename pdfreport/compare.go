@@ -38,13 +38,28 @@ type ComparedTable struct {
 	// different workloads.
 	Points bool
 	Differ []string
+	// RowMetric, when set, is the metric of each row instead of each
+	// column's (a table of figures, one per row, each with its unit).
+	RowMetric []pts.Metric
+}
+
+// metricAt is the metric of a cell of the table: its row's or its
+// column's; "" for one that is not scored.
+func (t ComparedTable) metricAt(row, col int) pts.Metric {
+	if t.RowMetric != nil {
+		if row < len(t.RowMetric) {
+			return t.RowMetric[row]
+		}
+		return ""
+	}
+	return t.metric(col)
 }
 
 // Ratio is run ÷ reference of a cell of the table, NaN where either has no
 // value or the cell is not scored (a point chosen at different loads, a
-// column that is no metric).
+// value that is no metric).
 func (t ComparedTable) Ratio(run, row, col int) float64 {
-	if t.metric(col) == "" || row < len(t.Differ) && t.Differ[row] != "" {
+	if t.metricAt(row, col) == "" || row < len(t.Differ) && t.Differ[row] != "" {
 		return math.NaN()
 	}
 	return t.Values[run][row][col] / t.Values[0][row][col]
@@ -340,7 +355,7 @@ func (c Comparison) tablePages(t ComparedTable, add func(*Page)) {
 		for ri, rl := range t.Rows {
 			row := []string{rl}
 			for ci := range t.Cols {
-				row = append(row, t.format(ci, t.Values[i][ri][ci]))
+				row = append(row, t.format(ri, ci, t.Values[i][ri][ci]))
 			}
 			rows = append(rows, row)
 		}
@@ -359,15 +374,28 @@ func (c Comparison) tablePages(t ComparedTable, add func(*Page)) {
 		add(p)
 		return
 	}
-	// The ratios of the columns that are metrics (an operating point's TC
-	// and QD are not), shaded the way each improves.
+	// The ratios of the values that are metrics (an operating point's TC
+	// and QD, a summary's minutes are not), shaded the way each improves.
 	var cols []int
-	var low []bool
+	var low, lowRow []bool
 	var scored []string
 	for ci := range t.Cols {
-		if t.metric(ci) != "" {
-			cols, low, scored = append(cols, ci), append(low, t.metric(ci).LowerIsBetter()), append(scored, heads[ci])
+		for ri := range t.Rows {
+			if t.metricAt(ri, ci) != "" {
+				cols, low, scored = append(cols, ci), append(low, t.metric(ci).LowerIsBetter()), append(scored, heads[ci])
+				break
+			}
 		}
+	}
+	if t.RowMetric != nil {
+		low = nil
+		for _, m := range t.RowMetric {
+			lowRow = append(lowRow, m.LowerIsBetter())
+		}
+	}
+	if len(cols) == 0 {
+		add(p) // nothing to score: the tables are the comparison
+		return
 	}
 	rows := append([]string(nil), t.Rows...)
 	var differ []string
@@ -379,12 +407,16 @@ func (c Comparison) tablePages(t ComparedTable, add func(*Page)) {
 	}
 	for i := 1; i < len(c.Runs); i++ {
 		m := Matrix{Caption: fmt.Sprintf("%s ÷ %s: %s", c.Runs[i].Name, c.Runs[0].Name, t.Title), RowHead: t.RowHead,
-			Rows: rows, Cols: scored, Ratio: true, Format: fmtRatio, Unit: "ratio", LowIsGoodCol: low}
+			Rows: rows, Cols: scored, Ratio: true, Format: fmtRatio, Unit: "ratio", LowIsGoodCol: low, LowIsGoodRow: lowRow}
 		if t.RowHead != "Block size" {
 			m.Corner = t.RowHead // its columns are no R/W mixes
 		}
-		if len(differ) > 0 {
-			m.LabelWidth = 40
+		for _, r := range rows {
+			// Room for the longest row label (a figure's name and unit),
+			// never less than the matrix's own 24 mm.
+			if w := min(70, 1.9*float64(len([]rune(r)))+4); w > 24 {
+				m.LabelWidth = max(m.LabelWidth, w)
+			}
 		}
 		for ri := range t.Rows {
 			row := make([]float64, len(cols))
@@ -558,10 +590,13 @@ func (t ComparedTable) metric(col int) pts.Metric {
 	return pts.MetricIOPS
 }
 
-// format writes a value of a column: by its metric, or as a count (an
-// operating point's TC and QD).
-func (t ComparedTable) format(col int, v float64) string {
-	if m := t.metric(col); m != "" {
+// format writes a value of the table: by its metric, or as a plain number
+// (an operating point's TC and QD, a summary's minutes).
+func (t ComparedTable) format(row, col int, v float64) string {
+	if _, def, _ := pts.LookupTable(t.Name); def.Summary || def.Figures {
+		return fmtNum(v) // units of their own (× the baseline, min), which no metric formats
+	}
+	if m := t.metricAt(row, col); m != "" {
 		return m.Format(v)
 	}
 	return fmtNum(v)
