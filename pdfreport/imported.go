@@ -52,7 +52,7 @@ func (b *builder) software() string {
 	}
 	s := "ptsrun " + ri.Version + " (" + orDash(ri.Host.Go) + ")"
 	if ri.Host.Fio != "" {
-		s += ", fio " + ri.Host.Fio
+		s += ", " + ri.Host.Fio // as fio names itself: "fio-3.33"
 	}
 	return s
 }
