@@ -26,7 +26,7 @@ type Comparison struct {
 	// other run hold. NotCompared are the others, with the runs that hold
 	// them.
 	Tests       []pts.TestID
-	NotCompared []pdfreport.HeldBy
+	NotCompared []HeldBy
 	Tables      []pdfreport.ComparedTable // of the tests compared
 	Headlines   []pdfreport.ComparedHeadline
 	// HeatMap is the runs' workloads outside the PTS (presets, vdbench
@@ -163,12 +163,12 @@ func Compare(runs []*Run) (*Comparison, error) {
 // comparedTests are the tests the reference and at least one other run
 // hold, in the reference's order; the others are named with the runs that
 // hold them, in the order the runs first hold them.
-func comparedTests(runs []*Run) ([]pts.TestID, []pdfreport.HeldBy) {
+func comparedTests(runs []*Run) ([]pts.TestID, []HeldBy) {
 	var compared []pts.TestID
-	var others []pdfreport.HeldBy
+	var others []HeldBy
 	for _, r := range runs {
 		for _, t := range r.Results.Tests {
-			if slices.Contains(compared, t.Test) || slices.ContainsFunc(others, func(h pdfreport.HeldBy) bool { return h.Test == t.Test }) {
+			if slices.Contains(compared, t.Test) || slices.ContainsFunc(others, func(h HeldBy) bool { return h.Test == t.Test }) {
 				continue
 			}
 			var holders []int
@@ -180,11 +180,67 @@ func comparedTests(runs []*Run) ([]pts.TestID, []pdfreport.HeldBy) {
 			if holders[0] == 0 && len(holders) > 1 {
 				compared = append(compared, t.Test)
 			} else {
-				others = append(others, pdfreport.HeldBy{Test: t.Test, Name: t.Name, Runs: holders})
+				others = append(others, HeldBy{Test: t.Test, Name: t.Name, Runs: holders})
 			}
 		}
 	}
 	return compared, others
+}
+
+// HeldBy is a test some runs hold, with the runs (their index from 0, the
+// reference) that hold it.
+type HeldBy struct {
+	Test pts.TestID
+	Name string
+	Runs []int
+}
+
+// letter names the i-th run of a comparison, as its pages do: A, the
+// reference, B, …
+func letter(i int) string {
+	if i < 26 {
+		return string(rune('A' + i))
+	}
+	return fmt.Sprint(i + 1)
+}
+
+// Scope says which tests are compared, and names each test the reference
+// and another run do not both hold, one line per set of runs that hold
+// them: the summary page's lines, and the terminal's.
+func (c *Comparison) Scope() []string {
+	var names []string
+	for _, t := range c.Tests {
+		if td := pts.Def(t); td != nil {
+			names = append(names, td.Name)
+		} else {
+			names = append(names, pts.CustomTest.Name)
+		}
+	}
+	compared := pts.JoinAnd(names)
+	if compared == "" {
+		compared = "–"
+	}
+	lines := []string{"Compared: " + compared + "."}
+	var whys []string
+	tests := map[string][]string{}
+	for _, n := range c.NotCompared {
+		var in []string
+		for _, i := range n.Runs {
+			in = append(in, letter(i)+" ("+c.Runs[i].Name+")")
+		}
+		why := "only in " + pts.JoinAnd(in)
+		if len(n.Runs) > 1 {
+			why = "in " + pts.JoinAnd(in) + ", not in the reference"
+		}
+		if tests[why] == nil {
+			whys = append(whys, why)
+		}
+		tests[why] = append(tests[why], n.Name)
+	}
+	for _, why := range whys {
+		lines = append(lines, fmt.Sprintf("Not compared, %s: %s.", why, pts.JoinAnd(tests[why])))
+	}
+	return lines
 }
 
 // differentLoads says which loads the runs chose an operating point at,
@@ -199,7 +255,7 @@ func differentLoads(loads []string) string {
 		if !slices.Contains(seen, l) {
 			seen = append(seen, l)
 		}
-		each = append(each, pdfreport.RunLetter(i)+" "+l)
+		each = append(each, letter(i)+" "+l)
 	}
 	if len(seen) < 2 {
 		return ""
@@ -667,8 +723,7 @@ func (c *Comparison) Summary() ComparisonSummary {
 
 // PDF is the comparison for pdfreport.
 func (c *Comparison) PDF(paper string) pdfreport.Comparison {
-	out := pdfreport.Comparison{Paper: paper, Tables: c.Tables, Headlines: c.Headlines, HeatMap: c.HeatMap,
-		Tests: c.Tests, NotCompared: c.NotCompared}
+	out := pdfreport.Comparison{Paper: paper, Tables: c.Tables, Headlines: c.Headlines, HeatMap: c.HeatMap, Scope: c.Scope()}
 	for _, r := range c.Runs {
 		out.Runs = append(out.Runs, pdfreport.ComparedRun{Name: r.Name, Info: r.Info, Results: r.Results})
 	}
@@ -721,7 +776,7 @@ func (c *Comparison) PrintSummary(w io.Writer) {
 		}
 		fmt.Fprintln(w)
 	}
-	for _, l := range c.PDF("").Scope() {
+	for _, l := range c.Scope() {
 		fmt.Fprintln(w, l)
 	}
 }

@@ -18,7 +18,6 @@ import (
 
 	"github.com/ptsrun/ptsrun/golden/goldentest"
 	"github.com/ptsrun/ptsrun/matrix"
-	"github.com/ptsrun/ptsrun/pdfreport"
 	"github.com/ptsrun/ptsrun/pts"
 )
 
@@ -59,22 +58,25 @@ func TestCompareForPeople(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, cmp.Tests, 8)
 	assert.Empty(t, cmp.NotCompared)
-	doc := cmp.PDF("a4").Doc()
 	var pdf bytes.Buffer
 	require.NoError(t, cmp.PDF("a4").Render(&pdf))
 	pages := len(pdfPage.FindAll(pdf.Bytes(), -1))
 	assert.LessOrEqual(t, pages, 40)
 	t.Logf("%d pages", pages)
-	for _, p := range doc.Pages {
-		for _, name := range []string{"compare-wsat", "compare-hir", "compare-xsr"} {
-			if p.Landmark != name {
+	// The tests over time: a figure of their samples, no table of them.
+	sections := strings.Split(cmp.PDF("a4").Doc().Text(), "\n=== section ")
+	for _, title := range []string{"WSAT: every interval from fresh-out-of-box", "HIR: every burst and baseline interval",
+		"XSR: throughput and response times per minute"} {
+		found := false
+		for _, sec := range sections {
+			if !strings.Contains(strings.SplitN(sec, "\n", 2)[0], title) {
 				continue
 			}
-			for _, bl := range p.Blocks {
-				_, chart := bl.(pdfreport.Chart)
-				assert.True(t, chart, "%s: the samples are a figure, not rows", name)
-			}
+			found = true
+			assert.Regexp(t, `\nPlot \d+ – `, sec, title)
+			assert.NotRegexp(t, `\nTable \d+ – `, sec, "%s: the samples are a figure, not rows", title)
 		}
+		assert.True(t, found, title)
 	}
 	// Every sample is in the CSV.
 	dir := t.TempDir()

@@ -87,14 +87,6 @@ func (h ComparedHeadline) Ratio(run int) float64 {
 	return h.Values[run] / h.Values[0]
 }
 
-// HeldBy is a test some runs hold, with the runs (their index from 0, the
-// reference) that hold it.
-type HeldBy struct {
-	Test pts.TestID
-	Name string
-	Runs []int
-}
-
 // ComparedHeatMap is the ratio heat-map of workloads outside the PTS
 // (presets, a vdbench or fio suite) across runs: for each run after the
 // reference, each workload × metric as run ÷ reference, NaN where either
@@ -117,10 +109,9 @@ type Comparison struct {
 	Tables    []ComparedTable
 	Headlines []ComparedHeadline
 	HeatMap   *ComparedHeatMap // nil unless the runs share workloads outside the PTS
-	// Tests are the tests compared; NotCompared those the reference and
-	// another run do not both hold, named on the summary page.
-	Tests       []pts.TestID
-	NotCompared []HeldBy
+	// Scope says in words which tests are compared and names those the
+	// reference and another run do not both hold, for the summary page.
+	Scope []string
 }
 
 func fmtRatio(v float64) string {
@@ -209,7 +200,7 @@ func (c Comparison) Doc() *Doc {
 			len(c.Runs), ref.Name)}},
 		Table{Caption: "The runs compared", Head: []string{"", "Run", "Role", "Device", "Engine", "Compliance"},
 			Widths: []float64{0.25, 1.1, 0.7, 2.9, 1.6, 1.7}, Align: "CLLLLL", Rows: runRows},
-		Paragraph{Lines: c.Scope()})
+		Paragraph{Lines: c.Scope})
 	if len(c.Headlines) > 0 {
 		head := []string{"Headline cell"}
 		for i, r := range c.Runs {
@@ -440,42 +431,6 @@ func (c Comparison) tablePages(t ComparedTable, add func(*Page)) {
 	}
 }
 
-// Scope says which tests are compared, and names each test the reference
-// and another run do not both hold: the summary page's lines, and the
-// terminal's.
-func (c Comparison) Scope() []string {
-	var names []string
-	for _, t := range c.Tests {
-		if td := pts.Def(t); td != nil {
-			names = append(names, td.Name)
-		} else {
-			names = append(names, "Custom workloads")
-		}
-	}
-	lines := []string{"Compared: " + orDash(pts.JoinAnd(names)) + "."}
-	// One line per set of runs that hold tests the others lack.
-	var whys []string
-	tests := map[string][]string{}
-	for _, n := range c.NotCompared {
-		var in []string
-		for _, i := range n.Runs {
-			in = append(in, runLetter(i)+" ("+c.Runs[i].Name+")")
-		}
-		why := "only in " + pts.JoinAnd(in)
-		if len(n.Runs) > 1 {
-			why = "in " + pts.JoinAnd(in) + ", not in the reference"
-		}
-		if tests[why] == nil {
-			whys = append(whys, why)
-		}
-		tests[why] = append(tests[why], n.Name)
-	}
-	for _, why := range whys {
-		lines = append(lines, fmt.Sprintf("Not compared, %s: %s.", why, pts.JoinAnd(tests[why])))
-	}
-	return lines
-}
-
 // timelineOverlay draws a test over time of every run in one figure per
 // metric: its throughput and its average response time against the minute
 // each sample ended, bursts apart where the test idles between them.
@@ -614,9 +569,6 @@ func pointHead(col string) string {
 	}
 	return strings.ToUpper(h[:1]) + h[1:]
 }
-
-// RunLetter names the i-th run of a comparison: A, the reference, B, …
-func RunLetter(i int) string { return runLetter(i) }
 
 func repeat(v float64, n int) []float64 {
 	out := make([]float64, n)
