@@ -27,7 +27,9 @@ import (
 // the same time; groups ran one after the other. Jobs of different
 // workloads in one group are no PTS cell each: they shared the target, and
 // are left out. new_group without stonewall starts a group that runs with
-// the one before, which fio reports apart: left out too. In client/server
+// the one before, which fio reports apart: left out too, where fio prints
+// it (new_group=1; a bare new_group it does not print, and such groups are
+// taken to run one after the other). In client/server
 // output each host's entries are its own (fio's "All clients" aggregate is
 // not read); the hosts of one group ran at once.
 //
