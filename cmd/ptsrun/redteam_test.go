@@ -369,13 +369,19 @@ func TestRedTeamOutOwnedBySomeoneElse(t *testing.T) {
 	require.NoError(t, os.Chown(dir, 65534, 65534)) // nobody's: empty, so ptsrun takes it
 	old := dir + ".orig"
 	swapped := make(chan error, 1)
+	done := make(chan struct{}) // ptsrun has ended: nothing more to swap
 	go func() {
 		// fio has opened the first job file's output: it runs.
 		for {
 			if _, err := os.Stat(filepath.Join(dir, "fio", "01-a.fio.json")); err == nil {
 				break
 			}
-			time.Sleep(time.Millisecond)
+			select {
+			case <-done:
+				swapped <- nil
+				return
+			case <-time.After(time.Millisecond):
+			}
 		}
 		swapped <- func() error {
 			if err := os.Rename(dir, old); err != nil {
@@ -405,6 +411,14 @@ func TestRedTeamOutOwnedBySomeoneElse(t *testing.T) {
 		}()
 	}()
 	code, stderr := fioIn(t, a, b, "--out", dir)
+	close(done)
 	require.NoError(t, <-swapped)
 	assert.Equal(t, before, sum(t, victim), "root's fio wrote through a link in a run directory someone else owns (exit %d): %s", code, stderr)
+	// Refused before anything ran or was made (the swap above never
+	// happens then: ptsrun writes nothing there to swap).
+	assert.Equal(t, 4, code, stderr)
+	assert.Contains(t, stderr, dir+" is owned by nobody (uid 65534), not by you or root")
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Empty(t, entries)
 }

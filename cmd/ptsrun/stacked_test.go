@@ -99,7 +99,7 @@ func TestStackedLoopDeviceInUseIsRefused(t *testing.T) {
 			var st unix.Stat_t
 			require.NoError(t, unix.Stat(dev, &st))
 			node := filepath.Join(t.TempDir(), "node")
-			sh(t, "mknod", node, "b", fmt.Sprint(unix.Major(st.Rdev)), fmt.Sprint(unix.Minor(st.Rdev)))
+			sh(t, "mknod", node, "b", fmt.Sprint(unix.Major(uint64(st.Rdev))), fmt.Sprint(unix.Minor(uint64(st.Rdev))))
 			upper := stackLoop(t, node, false) // backing_file says the other node's path
 			mountFrozen(t, upper)
 			return dev, dev, dev, "loop device " + upper + " on it is in use"

@@ -19,6 +19,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/ptsrun/ptsrun/device"
 	"github.com/ptsrun/ptsrun/engine"
 )
 
@@ -420,7 +421,7 @@ func (e *Engine) launch(ctx context.Context, w engine.Workload, name string, hol
 	}
 	prerun := ""
 	if hold {
-		lock, err := os.OpenFile(p.base+".lock", os.O_RDWR|os.O_CREATE, 0o644)
+		lock, err := device.OpenRunFile(p.base+".lock", os.O_RDWR|os.O_CREATE, 0o644)
 		if err != nil {
 			return nil, err
 		}
@@ -483,7 +484,7 @@ func (e *Engine) jobFiles(p *proc, format string, content func(hi int, ts []Targ
 		if len(e.hosts) > 1 || h != "" {
 			jobPath = fmt.Sprintf("%s.%s.fio", p.base, hostKey(hi, h))
 		}
-		if err := os.WriteFile(jobPath, []byte(content(hi, e.hostTargets(h), jobPath)), 0o644); err != nil {
+		if err := device.WriteRunFile(jobPath, []byte(content(hi, e.hostTargets(h), jobPath)), 0o644); err != nil {
 			return nil, fmt.Errorf("fio engine: %w", err)
 		}
 		if h != "" {
