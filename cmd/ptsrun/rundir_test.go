@@ -300,3 +300,25 @@ func TestRunDirectoryWithLinksInIt(t *testing.T) {
 		assert.True(t, strings.HasPrefix(stderr, "ptsrun: unsafe target: refusing to write into the run directory "+run), stderr)
 	})
 }
+
+// Without --out, the fio engine keeps its job files and output in a new
+// directory of TMPDIR, reached by path while fio runs: a TMPDIR that
+// others may write (and is not sticky) is refused as a run directory is.
+func TestFioWorkDirInATmpdirOthersCanChange(t *testing.T) {
+	need(t)
+	needFioBinary(t)
+	t.Parallel()
+	open := ownedDir(t, filepath.Join(t.TempDir(), "open"), 0o777, 0)
+	target := randomFile(t, t.TempDir(), "in.dat", 4<<20)
+	cmd := exec.Command(binary, "workload", "--target", "file:"+target, "--engine", "fio", "--access", "random", "--read", "100",
+		"--bs", "4k", "--tc", "1", "--qd", "1", "--time", "1s")
+	cmd.Env = append(os.Environ(), "TMPDIR="+open)
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	require.ErrorAs(t, err, &ee, string(out))
+	assert.Equal(t, 4, ee.ExitCode(), string(out))
+	assert.Contains(t, string(out), open+" may be written by others than its owner (mode drwxrwxrwx), and is not sticky")
+	entries, err := os.ReadDir(open)
+	require.NoError(t, err)
+	assert.Empty(t, entries, "the work directory made there is removed")
+}

@@ -161,8 +161,8 @@ func TestStackedLoopDeviceInUseIsRefused(t *testing.T) {
 	}
 }
 
-// The same through the other commands that write a device: run, and a
-// user's fio job file.
+// The same through the other commands that write a device: run, a user's
+// fio job file, a vdbench parameter file.
 func TestStackedLoopDeviceInUseRefusedByEveryCommand(t *testing.T) {
 	need(t, "losetup", "mkfs.ext4", "mount", "umount", "fsfreeze")
 	needFioBinary(t)
@@ -177,6 +177,10 @@ func TestStackedLoopDeviceInUseRefusedByEveryCommand(t *testing.T) {
 	assert.Contains(t, stderr, "loop device "+upper+" on it is in use")
 	job := jobFile(t, t.TempDir(), "w.fio", fmt.Sprintf("[w]\nrw=write\nbs=64k\nsize=1m\nfilename=%s\n", dev))
 	code, stderr = fioIn(t, job, "--out", filepath.Join(t.TempDir(), "run"), "--destroy-data", dev)
+	assert.Equal(t, 4, code, stderr)
+	assert.Contains(t, stderr, "loop device "+upper+" on it is in use")
+	parm := writeParm(t, fmt.Sprintf("sd=sd1,lun=%s,openflags=o_direct\nwd=wd1,sd=sd1,rdpct=0\nrd=rd1,wd=wd1,iorate=max,elapsed=2\n", dev))
+	code, _, stderr = ptsrun("workload", "--vdbench", parm, "--destroy-data", dev, "--out", filepath.Join(t.TempDir(), "run"))
 	assert.Equal(t, 4, code, stderr)
 	assert.Contains(t, stderr, "loop device "+upper+" on it is in use")
 	assert.Equal(t, before, sum(t, dev))

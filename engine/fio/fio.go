@@ -137,6 +137,12 @@ func Open(targets []Target, opts Options) (*Engine, error) {
 			os.Remove(d)
 			return nil, fmt.Errorf("fio engine: its job files and logs cannot be kept in %q (TMPDIR): %w", d, err)
 		}
+		// Reached by path from here on, as a run directory is: nobody
+		// else may be able to rename it away (a TMPDIR others may write).
+		if err := device.CheckDir(d); err != nil {
+			os.Remove(d)
+			return nil, fmt.Errorf("fio engine: its job files and logs cannot be kept in TMPDIR: %w", err)
+		}
 		e.tmp = d
 		e.opts.WorkDir = d
 	} else {
