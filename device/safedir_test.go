@@ -3,6 +3,7 @@
 package device
 
 import (
+	"encoding/binary"
 	"errors"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 )
 
 const nobody = 65534
@@ -105,6 +107,27 @@ func TestCheckDir(t *testing.T) {
 		assert.Error(t, err, bad)
 		assert.False(t, errors.Is(err, ErrUnsafe), "bad input: exit 1: %v", err)
 	}
+}
+
+// A POSIX ACL granting another user write shows in the mode's group bits
+// (the ACL mask), which the check reads: no ACL check of its own.
+func TestCheckDirSeesACLs(t *testing.T) {
+	needRoot(t)
+	dir := mkdir(t, filepath.Join(t.TempDir(), "acl"), 0o755, 0)
+	// system.posix_acl_access: version 2, then (tag, perm, id) entries:
+	// the owner rwx, nobody rwx, the group r-x, the mask rwx, others r-x.
+	acl := []byte{2, 0, 0, 0}
+	for _, e := range [][3]uint32{{1, 7, 0xffffffff}, {2, 7, nobody}, {4, 5, 0xffffffff}, {0x10, 7, 0xffffffff}, {0x20, 5, 0xffffffff}} {
+		acl = binary.LittleEndian.AppendUint16(acl, uint16(e[0]))
+		acl = binary.LittleEndian.AppendUint16(acl, uint16(e[1]))
+		acl = binary.LittleEndian.AppendUint32(acl, e[2])
+	}
+	if err := unix.Setxattr(dir, "system.posix_acl_access", acl, 0); err != nil {
+		t.Skipf("no POSIX ACLs here: %v", err)
+	}
+	err := CheckDir(filepath.Join(dir, "run"))
+	require.ErrorIs(t, err, ErrUnsafe)
+	assert.ErrorContains(t, err, dir+" may be written by others than its owner (mode drwxrwxr-x), and is not sticky")
 }
 
 // Under sudo the user who ran it is the invoking one: their directories

@@ -322,3 +322,15 @@ func TestFioWorkDirInATmpdirOthersCanChange(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, entries, "the work directory made there is removed")
 }
+
+// A relative --out is made absolute against the working directory before
+// it is checked: in someone else's working directory, it is theirs.
+func TestRelativeOutInSomeoneElsesDirectory(t *testing.T) {
+	need(t)
+	t.Parallel()
+	cwd := ownedDir(t, filepath.Join(t.TempDir(), "theirs"), 0o755, nobodyUID)
+	code, stderr := ptsrunIn(t, cwd, "run", "--target", "sim", "--tests", "lat", "--cell-time", "1s", "--out", "run")
+	assert.Equal(t, 4, code, stderr)
+	assert.Contains(t, stderr, "refusing to write into "+filepath.Join(cwd, "run")+": "+cwd+" is owned by nobody (uid 65534)")
+	assert.NoDirExists(t, filepath.Join(cwd, "run"))
+}
