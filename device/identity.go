@@ -55,10 +55,14 @@ type Identity struct {
 	Facts []Fact `json:"facts,omitempty"`
 	// BackingFile is a loop device's backing file: the same loop device
 	// re-attached to another image is another device.
-	BackingFile   string  `json:"backing_file,omitempty"`
-	WriteCache    string  `json:"write_cache,omitempty"` // enabled, disabled, unknown
-	Notes         string  `json:"notes,omitempty"`
-	OverProvision float64 `json:"over_provisioning,omitempty"` // simulated drives only
+	BackingFile string `json:"backing_file,omitempty"`
+	// Loops are the loop devices stacked on the target when it was
+	// inspected, none of them in use (the gate refuses one that is):
+	// writing the target rewrote what they show.
+	Loops         []string `json:"loops,omitempty"`
+	WriteCache    string   `json:"write_cache,omitempty"` // enabled, disabled, unknown
+	Notes         string   `json:"notes,omitempty"`
+	OverProvision float64  `json:"over_provisioning,omitempty"` // simulated drives only
 }
 
 // SameDevice reports whether two identities name the same physical target:

@@ -17,9 +17,13 @@ const maxOurs = 256 << 20
 // regular file that ours says ptsrun wrote, or with force any regular
 // file. It never replaces a device node, a directory, a fifo, a socket or
 // a symbolic link (an atomic write renames over the name, which would
-// take the node's or the link's place), whatever force says. A refusal
-// wraps ErrUnsafe and names the file and why.
+// take the node's or the link's place), whatever force says, nor writes
+// where another user could change the file or the path to it (CheckFile).
+// A refusal wraps ErrUnsafe and names the file and why.
 func CheckOutput(path string, force bool, ours func(data []byte) bool) error {
+	if err := CheckFile(path); err != nil {
+		return err
+	}
 	st, err := os.Lstat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):

@@ -2,6 +2,7 @@ package device
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -24,6 +25,10 @@ type Verdict struct {
 type System struct {
 	Mounts []Mount
 	Swaps  []string
+	// loops are the bound loop devices (loopsRead: read; a System made
+	// without them reads them when needed).
+	loops     []loopBinding
+	loopsRead bool
 	// ids counts how many disks (block devices that are not partitions)
 	// report each serial and WWID: an identifier names a device only when
 	// it is that device's alone. nil: counted when needed.
@@ -36,7 +41,7 @@ func (fs FS) System() (System, error) {
 	if err != nil {
 		return System{}, err
 	}
-	return System{Mounts: m, Swaps: fs.Swaps(), ids: fs.identifiers()}, nil
+	return System{Mounts: m, Swaps: fs.Swaps(), ids: fs.identifiers(), loops: fs.loopBindings(), loopsRead: true}, nil
 }
 
 // identifiers counts the serials and WWIDs of every disk. A partition
@@ -96,7 +101,10 @@ func (fs FS) Check(t Target, sys System) Verdict {
 			v.Usable, v.New = true, true
 			return v
 		}
-		v.Usable, v.Confirm, v.names = true, t.Path, []string{t.Path}
+		v.Confirm, v.names = t.Path, []string{t.Path}
+		refused, loops := fs.stacked(t, sys)
+		v.Refused, v.Usable = refused, len(refused) == 0
+		v.Carries = stackedCarries(loops)
 		return v
 	case KindBlock:
 	default:
@@ -105,27 +113,32 @@ func (fs FS) Check(t Target, sys System) Verdict {
 	}
 	b := t.Block
 	v.names, v.Confirm = fs.names(t, sys)
+	v.Refused = fs.inUse(*b, sys)
+	refused, loops := fs.stacked(t, sys)
+	v.Refused = append(v.Refused, refused...)
+	if b.ReadOnly {
+		v.Refused = append(v.Refused, "it is read-only")
+	}
+	v.Refused = dedupe(v.Refused)
+	v.Usable = len(v.Refused) == 0
+	v.Carries = append(fs.carries(b), stackedCarries(loops)...)
+	return v
+}
+
+// inUse lists why writing block device b would destroy what is in use:
+// a mount or swap on it, its disk or any of the disk's partitions, and
+// holders (device-mapper, md, LVM) of it or its partitions.
+func (fs FS) inUse(b Block, sys System) []string {
+	var out []string
 	disk := b.Name
 	if b.Partition {
 		disk = b.Parent
 	}
-	// The device, its disk, and the disk's partitions: a mount or swap on
-	// any of them makes writing this one destroy a live filesystem.
-	related := map[string]bool{b.Name: true}
-	if db, err := fs.Block(disk); err == nil {
-		related[db.Name] = true
-		for _, p := range db.Partitions {
-			related[p] = true
-		}
-	}
-	for _, p := range b.Partitions {
-		related[p] = true
-	}
+	related := map[string]bool{}
 	devOf := map[string]string{}
-	for name := range related {
-		if x, err := fs.Block(name); err == nil {
-			devOf[x.Dev] = name
-		}
+	for _, x := range fs.family(b) {
+		related[x.Name] = true
+		devOf[x.Dev] = x.Name
 	}
 	for _, m := range sys.Mounts {
 		name, ok := devOf[m.Dev]
@@ -134,18 +147,18 @@ func (fs FS) Check(t Target, sys System) Verdict {
 		}
 		switch {
 		case name == b.Name && m.MountPoint == "/":
-			v.Refused = append(v.Refused, "it holds the root filesystem (/)")
+			out = append(out, "it holds the root filesystem (/)")
 		case name == b.Name:
-			v.Refused = append(v.Refused, fmt.Sprintf("it is mounted at %s (%s)", m.MountPoint, m.FSType))
+			out = append(out, fmt.Sprintf("it is mounted at %s (%s)", m.MountPoint, m.FSType))
 		case name == disk:
-			v.Refused = append(v.Refused, fmt.Sprintf("its disk %s is mounted at %s", disk, m.MountPoint))
+			out = append(out, fmt.Sprintf("its disk %s is mounted at %s", disk, m.MountPoint))
 		default:
-			v.Refused = append(v.Refused, fmt.Sprintf("partition %s of the same disk is mounted at %s", name, m.MountPoint))
+			out = append(out, fmt.Sprintf("partition %s of the same disk is mounted at %s", name, m.MountPoint))
 		}
 	}
 	for _, s := range sys.Swaps {
 		if name := filepath.Base(s); strings.HasPrefix(s, "/dev/") && related[name] {
-			v.Refused = append(v.Refused, fmt.Sprintf("%s is active swap", s))
+			out = append(out, fmt.Sprintf("%s is active swap", s))
 		}
 	}
 	holders := slices.Clone(b.Holders)
@@ -155,15 +168,36 @@ func (fs FS) Check(t Target, sys System) Verdict {
 		}
 	}
 	if len(holders) > 0 {
-		v.Refused = append(v.Refused, fmt.Sprintf("it is in use by %s (device-mapper, md or LVM holds it)", strings.Join(holders, ", ")))
+		out = append(out, fmt.Sprintf("it is in use by %s (device-mapper, md or LVM holds it)", strings.Join(holders, ", ")))
 	}
-	if b.ReadOnly {
-		v.Refused = append(v.Refused, "it is read-only")
+	return out
+}
+
+// family is a block device, its disk, and the disk's partitions (and a
+// disk's own): a mount, swap or stacked device on any of them makes
+// writing this one destroy a live filesystem. In name order.
+func (fs FS) family(b Block) []Block {
+	disk := b.Name
+	if b.Partition {
+		disk = b.Parent
 	}
-	v.Refused = dedupe(v.Refused)
-	v.Usable = len(v.Refused) == 0
-	v.Carries = fs.carries(b)
-	return v
+	names := map[string]bool{b.Name: true}
+	if db, err := fs.Block(disk); err == nil {
+		names[db.Name] = true
+		for _, p := range db.Partitions {
+			names[p] = true
+		}
+	}
+	for _, p := range b.Partitions {
+		names[p] = true
+	}
+	var out []Block
+	for _, n := range slices.Sorted(maps.Keys(names)) {
+		if x, err := fs.Block(n); err == nil {
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 // carries names what is on a block device: its partitions and the

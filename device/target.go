@@ -176,6 +176,7 @@ func (fs FS) inspectBlock(t Target) (Target, error) {
 		t.Identity.BackingFile = b.BackingFile
 		t.Identity.Notes = "backed by " + b.BackingFile
 	}
+	t.Identity.Loops = fs.stackedLoops(t.Path)
 	return t, nil
 }
 
@@ -217,6 +218,7 @@ func (fs FS) inspectFile(t Target) (Target, error) {
 	t.LogicalBlock = max(info.dioAlign, 512)
 	t.Identity = Identity{Spec: t.Raw, Kind: KindFile, Path: t.Path, Model: "file on " + info.name,
 		CapacityBytes: t.Capacity, LogicalBlock: t.LogicalBlock, Interface: "file", WriteCache: "unknown"}
+	t.Identity.Loops = fs.stackedLoops(t.Path)
 	return t, nil
 }
 

@@ -86,3 +86,22 @@ func checkDirectIO(path string) error {
 	}
 	return f.Close()
 }
+
+// loopStatus asks loop device path what it is bound to (LOOP_GET_STATUS64):
+// the backing file's filesystem device and inode, and its device number
+// ("MAJ:MIN") when it is a block device, "" for a file.
+func loopStatus(path string) (dev, ino uint64, rdev string, err error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return 0, 0, "", err
+	}
+	defer f.Close()
+	st, err := unix.IoctlLoopGetStatus64(int(f.Fd()))
+	if err != nil {
+		return 0, 0, "", fmt.Errorf("LOOP_GET_STATUS64: %w", err)
+	}
+	if st.Rdevice != 0 {
+		rdev = fmt.Sprintf("%d:%d", unix.Major(st.Rdevice), unix.Minor(st.Rdevice))
+	}
+	return st.Device, st.Inode, rdev, nil
+}

@@ -34,7 +34,7 @@ func (c *Comparison) WriteCSV(dir string, force bool) error {
 	if err := c.CheckCSV(dir, force); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if _, err := device.MakeDir(dir); err != nil {
 		return fmt.Errorf("comparison tables %s: %w", dir, err)
 	}
 	for _, f := range c.csvFiles() {
@@ -54,18 +54,22 @@ func (c *Comparison) WriteCSV(dir string, force bool) error {
 
 // CheckCSV refuses, before anything is written, a table directory that is
 // not a directory of its own (a device node, a file, a symbolic link),
-// and a table that would replace a file ptsrun did not write: one whose
+// or one another user could change (device.CheckDir), and a table that
+// would replace a file ptsrun did not write: one whose
 // header does not begin as this table's does, with a ratio column, unless
 // force (device.CheckOutput). The error wraps device.ErrUnsafe.
 func (c *Comparison) CheckCSV(dir string, force bool) error {
 	st, err := os.Lstat(dir)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		return nil
+		return device.CheckDir(dir)
 	case err != nil:
 		return fmt.Errorf("comparison tables %s: %w", dir, err)
 	case !st.IsDir():
 		return fmt.Errorf("%w: refusing to write the comparison tables into %s: it is not a directory (%v); name a directory", device.ErrUnsafe, dir, st.Mode().Type())
+	}
+	if err := device.CheckDir(dir); err != nil {
+		return err
 	}
 	for _, f := range c.csvFiles() {
 		if err := device.CheckOutput(filepath.Join(dir, f.name), force, f.ours); err != nil {

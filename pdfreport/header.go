@@ -244,10 +244,14 @@ func notStated(targets []device.Identity) string {
 // targetPath is where a target is: its device or file, or the model for
 // a simulated drive.
 func targetPath(t device.Identity) string {
-	if t.Path != "" {
-		return t.Path
+	p := t.Path
+	if p == "" {
+		p = t.Spec
 	}
-	return t.Spec
+	if len(t.Loops) > 0 {
+		p += " (loop device " + strings.Join(t.Loops, ", ") + " stacked on it)"
+	}
+	return p
 }
 
 func memLabel(b int64) string {

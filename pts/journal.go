@@ -100,7 +100,9 @@ type Journal struct {
 // on a line of their own.
 func OpenJournal(dir string) (*Journal, error) {
 	path := filepath.Join(dir, JournalFile)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	// Never through a link: a copied run directory's journal.jsonl may
+	// name another file, which the cut-short line's removal would truncate.
+	f, err := device.OpenRunFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("journal %s: %w", path, err)
 	}

@@ -349,6 +349,23 @@ func TestJournalCutLastLine(t *testing.T) {
 	assert.Equal(t, RecEnd, recs[2].Type)
 }
 
+// A journal.jsonl that is a link (a copied run directory) is never
+// opened through: removing a cut-short last line would truncate the file
+// it names, and appending would write it. A hard link is refused too.
+func TestJournalNotThroughALink(t *testing.T) {
+	for _, plant := range []func(victim, path string) error{os.Symlink, os.Link} {
+		dir := t.TempDir()
+		victim := filepath.Join(t.TempDir(), "settings.json")
+		require.NoError(t, os.WriteFile(victim, []byte(`{"api_token":"s3cr3t"}`), 0o600))
+		require.NoError(t, plant(victim, filepath.Join(dir, JournalFile)))
+		_, err := OpenJournal(dir)
+		require.ErrorIs(t, err, device.ErrUnsafe)
+		b, err := os.ReadFile(victim)
+		require.NoError(t, err)
+		assert.Equal(t, `{"api_token":"s3cr3t"}`, string(b))
+	}
+}
+
 func TestJournalBadLineNamed(t *testing.T) {
 	in := "{\"type\":\"start\"}\n{\"type\":\n{\"type\":\"end\"}\n"
 	_, _, err := ReadJournal(bytes.NewBufferString(in))

@@ -147,8 +147,8 @@ func runFioJobs(ctx context.Context, opts fioOptions, stdout, stderr io.Writer) 
 		if dir, err = filepath.Abs(opts.Dir); err != nil {
 			return err
 		}
-		if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
-			return fmt.Errorf("output directory %s is not empty", opts.Dir)
+		if err := checkNewDir(dir); err != nil {
+			return err
 		}
 		if err := targets.CheckFioRunDir(dir); err != nil {
 			return fmt.Errorf("--out: %w", err)

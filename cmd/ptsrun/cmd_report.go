@@ -53,6 +53,10 @@ func reportCommand() *cli.Command {
 // pdfPath, when set, is where the report goes instead of DIR/report.pdf,
 // which force lets replace a file ptsrun did not write.
 func reportDir(dir, pdfPath, paper string, force, asJSON bool, stdout, stderr io.Writer) error {
+	// Before anything of it is read: a link in it would be read, then written.
+	if err := device.CheckRunTree(dir); err != nil {
+		return err
+	}
 	res, ri, err := matrix.Load(dir)
 	if err != nil {
 		return err

@@ -251,18 +251,19 @@ func runRun(ctx context.Context, opts runOptions, stdout, stderr io.Writer) erro
 	return startRun(ctx, newRun{checkedRun: run, Operator: opts.Operator, Dir: opts.Dir, JSON: opts.JSON}, stdout, stderr)
 }
 
-// prepareDir makes dir for a new run: it may not exist, or be empty. It
-// returns a function that removes what it made, for a start that fails.
-func prepareDir(dir string) (func(), error) {
+// checkNewDir refuses, before anything runs, a directory for a new run
+// that is not empty, or that another user could change or redirect
+// (device.CheckDir: it, and every directory above it). dir may not exist.
+func checkNewDir(dir string) error {
+	if err := device.CheckDir(dir); err != nil {
+		return err
+	}
 	entries, err := os.ReadDir(dir)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, fmt.Errorf("run directory %s: %w", dir, err)
-		}
-		return func() { os.RemoveAll(dir) }, nil
+		return nil
 	case err != nil:
-		return nil, fmt.Errorf("run directory %s: %w", dir, err)
+		return fmt.Errorf("run directory %s: %w", dir, err)
 	case len(entries) > 0:
 		if ri, err := pts.LoadRunInfo(dir); err == nil {
 			what := pts.JoinTests(ri.Config.Tests, ",")
@@ -272,10 +273,31 @@ func prepareDir(dir string) (func(), error) {
 			case ri.Imported:
 				what = "imported results"
 			}
-			return nil, fmt.Errorf("run directory %s already holds a run (%s on %s, started %s): resume it with `ptsrun resume %s` or choose another --out",
+			return fmt.Errorf("run directory %s already holds a run (%s on %s, started %s): resume it with `ptsrun resume %s` or choose another --out",
 				dir, what, strings.Join(ri.Config.Targets, ","), ri.Created.Format(time.RFC3339), dir)
 		}
-		return nil, fmt.Errorf("run directory %s is not empty", dir)
+		return fmt.Errorf("run directory %s is not empty", dir)
+	}
+	return nil
+}
+
+// prepareDir makes dir for a new run, as checkNewDir allows it: absent
+// (made here, one directory at a time, device.MakeDir), or empty. It
+// returns a function that removes what it made, for a start that fails.
+func prepareDir(dir string) (func(), error) {
+	if err := checkNewDir(dir); err != nil {
+		return nil, err
+	}
+	made, err := device.MakeDir(dir)
+	if made != "" {
+		if err != nil {
+			os.RemoveAll(made)
+			return nil, err
+		}
+		return func() { os.RemoveAll(made) }, nil
+	}
+	if err != nil {
+		return nil, err
 	}
 	return func() {
 		entries, _ := os.ReadDir(dir)
@@ -430,6 +452,11 @@ func resumeCommand() *cli.Command {
 // run are the ones its configuration builds, equal to those recorded.
 func runResume(ctx context.Context, opts resumeOptions, stdout, stderr io.Writer) error {
 	dir := opts.Dir
+	// A copied run directory is outside input down to its entries: no
+	// links, nothing another user could change (before it is read).
+	if err := device.CheckRunTree(dir); err != nil {
+		return err
+	}
 	ri, err := pts.LoadRunInfo(dir)
 	if err != nil {
 		return err

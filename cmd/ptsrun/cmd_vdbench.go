@@ -115,8 +115,8 @@ func runVdbench(ctx context.Context, opts vdbenchOptions, stdout, stderr io.Writ
 		recorded bool
 	)
 	if dir != "" {
-		if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
-			return fmt.Errorf("output directory %s is not empty", dir)
+		if err := checkNewDir(dir); err != nil {
+			return err
 		}
 	}
 

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -502,8 +501,8 @@ func dirOf(d engine.DirStats, el time.Duration) dirJSON {
 func runWorkload(ctx context.Context, opts workloadOptions, stdout, stderr io.Writer) (err error) {
 	dir := opts.Dir
 	if dir != "" {
-		if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
-			return fmt.Errorf("output directory %s is not empty", dir)
+		if err := checkNewDir(dir); err != nil {
+			return err
 		}
 	}
 	cells, err := opts.cells(0)

@@ -470,7 +470,7 @@ func TestOutputsNeverReplaceWhatIsNotOurs(t *testing.T) {
 	require.NoError(t, os.Symlink(elsewhere, filepath.Join(copied, "tables")))
 	code, _, stderr = ptsrun("report", copied)
 	assert.Equal(t, 4, code, stderr)
-	assert.Contains(t, stderr, "is not a directory of the run's own")
+	assert.Contains(t, stderr, filepath.Join(copied, "tables")+" is a symbolic link") // refused as the run directory is checked
 	_, err = os.Stat(theirCSV)
 	assert.NoError(t, err, "report removed a CSV it did not write")
 	entries, err := os.ReadDir(elsewhere)

@@ -19,6 +19,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/ptsrun/ptsrun/device"
 	"github.com/ptsrun/ptsrun/engine"
 )
 
@@ -135,6 +136,12 @@ func Open(targets []Target, opts Options) (*Engine, error) {
 		if err := CheckPath(d); err != nil {
 			os.Remove(d)
 			return nil, fmt.Errorf("fio engine: its job files and logs cannot be kept in %q (TMPDIR): %w", d, err)
+		}
+		// Reached by path from here on, as a run directory is: nobody
+		// else may be able to rename it away (a TMPDIR others may write).
+		if err := device.CheckDir(d); err != nil {
+			os.Remove(d)
+			return nil, fmt.Errorf("fio engine: its job files and logs cannot be kept in TMPDIR: %w", err)
 		}
 		e.tmp = d
 		e.opts.WorkDir = d
@@ -420,7 +427,7 @@ func (e *Engine) launch(ctx context.Context, w engine.Workload, name string, hol
 	}
 	prerun := ""
 	if hold {
-		lock, err := os.OpenFile(p.base+".lock", os.O_RDWR|os.O_CREATE, 0o644)
+		lock, err := device.OpenRunFile(p.base+".lock", os.O_RDWR|os.O_CREATE, 0o644)
 		if err != nil {
 			return nil, err
 		}
@@ -483,7 +490,7 @@ func (e *Engine) jobFiles(p *proc, format string, content func(hi int, ts []Targ
 		if len(e.hosts) > 1 || h != "" {
 			jobPath = fmt.Sprintf("%s.%s.fio", p.base, hostKey(hi, h))
 		}
-		if err := os.WriteFile(jobPath, []byte(content(hi, e.hostTargets(h), jobPath)), 0o644); err != nil {
+		if err := device.WriteRunFile(jobPath, []byte(content(hi, e.hostTargets(h), jobPath)), 0o644); err != nil {
 			return nil, fmt.Errorf("fio engine: %w", err)
 		}
 		if h != "" {

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/ptsrun/ptsrun/device"
 	"github.com/ptsrun/ptsrun/engine"
 )
 
@@ -169,7 +170,7 @@ func openStore(dir string, m Model, serial string) (*Drive, *store, string, erro
 			seq = o.Seq
 		}
 	}
-	lf, err := os.OpenFile(logPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	lf, err := device.OpenRunFile(logPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, nil, "", fmt.Errorf("simulated drive log %s: %w", logPath, err)
 	}
@@ -206,7 +207,7 @@ func (s *store) record(o *op) error {
 // snapshot writes the drive's state atomically.
 func (s *store) snapshot(d *Drive, serial string) error {
 	tmp := filepath.Join(s.dir, snapFile+".tmp")
-	fh, err := os.Create(tmp)
+	fh, err := device.OpenRunFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return fmt.Errorf("simulated drive snapshot: %w", err)
 	}
