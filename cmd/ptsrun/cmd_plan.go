@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -161,8 +162,8 @@ func printPlan(ctx context.Context, w io.Writer, run checkedRun, asJSON bool) er
 		_, err = fmt.Fprintln(w, string(b))
 		return err
 	}
-	fmt.Fprintf(w, "Plan: %s on %v, %s profile (%s), %s, seed %d\n", cfg.Tests, append(append([]string(nil), cfg.Targets...), cfg.FioServers...), p.Short,
-		p.WriteCacheLabel(), cfg.Engine, cfg.Seed)
+	fmt.Fprintf(w, "Plan: %s on %s, %s profile (%s), %s, seed %d\n", pts.JoinTests(cfg.Tests, ", "),
+		strings.Join(append(slices.Clone(cfg.Targets), cfg.FioServers...), ", "), p.Short, p.WriteCacheLabel(), cfg.Engine, cfg.Seed)
 	fmt.Fprintf(w, "Steady state: %d-round window, range ≤ %g %%, slope excursion ≤ %g %%; round limit %d\n\n",
 		cfg.SS.Window, cfg.SS.MaxRange*100, cfg.SS.MaxSlope*100, cfg.MaxRounds)
 	if len(subset) > 0 {

@@ -572,10 +572,11 @@ func runWorkload(ctx context.Context, opts workloadOptions, stdout, stderr io.Wr
 			for _, c := range cells {
 				total += c.Workload.Duration
 			}
-			fmt.Fprintf(stderr, "ptsrun workload: %d preset(s), %s, on %v with %s for %v\n", len(cells), strings.Join(opts.Presets, ", "),
-				names, desc, total)
+			fmt.Fprintf(stderr, "ptsrun workload: %d preset(s), %s, on %s with %s for %v\n", len(cells), strings.Join(opts.Presets, ", "),
+				strings.Join(names, ", "), desc, total)
 		} else {
-			fmt.Fprintf(stderr, "ptsrun workload: %s on %v with %s for %v\n", cells[0].Workload.Description(), names, desc, cells[0].Workload.Duration)
+			fmt.Fprintf(stderr, "ptsrun workload: %s on %s with %s for %v\n", cells[0].Workload.Description(), strings.Join(names, ", "), desc,
+				cells[0].Workload.Duration)
 		}
 	}
 	rec := workloadRecord{Dir: dir, Targets: tp, Engine: desc, Poll: poll, Started: started, Operator: opts.Operator}
@@ -796,7 +797,16 @@ func printWorkload(w io.Writer, r workloadResult) {
 	row("read", r.Read)
 	row("write", r.Write)
 	row("total", r.Total)
-	fmt.Fprintf(w, "host CPU: user %.1f %%, system %.1f %% (%s)\n", r.CPU.User*100, r.CPU.Sys*100, r.CPU.Unit())
+	switch {
+	case r.CPU.Zero() && strings.HasPrefix(r.Engine, pts.EngineSim):
+		// The simulated drive runs on a virtual clock: no host CPU time
+		// of its I/O exists to measure.
+		fmt.Fprintln(w, "host CPU: not measured (the simulated drive runs on a virtual clock)")
+	case r.CPU.Zero():
+		fmt.Fprintln(w, "host CPU: not measured")
+	default:
+		fmt.Fprintf(w, "host CPU: user %.1f %%, system %.1f %% (%s)\n", r.CPU.User*100, r.CPU.Sys*100, r.CPU.Unit())
+	}
 	for _, t := range r.PerTgt {
 		tot := t.Read.IOPS + t.Write.IOPS
 		fmt.Fprintf(w, "  %s%s: %.0f IOPS, %.1f MB/s", t.Target, hostSuffix(t.Host), tot, t.Read.MBps+t.Write.MBps)

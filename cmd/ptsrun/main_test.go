@@ -70,6 +70,11 @@ func TestDemo(t *testing.T) {
 	}
 	assert.Contains(t, stderr, "IOPS: steady state at round")
 	assert.Contains(t, stderr, "simulated SSD")
+	// Each round's tracking variables as the report writes them: digits
+	// grouped, with their unit.
+	assert.Regexp(t, `IOPS round 1: IOPS RND 4 KiB 0/100 [0-9,]+ IOPS; IOPS RND 64 KiB 65/35 [0-9,]+ IOPS; IOPS RND 1024 KiB 100/0 [0-9,]+ IOPS\n`, stderr)
+	assert.Regexp(t, `Latency round 5: ART RND 4 KiB 0/100 0\.[0-9]+ ms, (STEADY|not steady)\n`, stderr)
+	assert.NotContains(t, stderr, "e+0", "no exponents")
 	res, _, err := matrix.Load(dir)
 	require.NoError(t, err)
 	assert.True(t, res.Complete)
@@ -294,9 +299,11 @@ func TestPlan(t *testing.T) {
 	code, stdout, stderr := ptsrun("plan", "--target", "sim:client", "--profile", "client")
 	require.Equal(t, 0, code, stderr)
 	for _, s := range []string{"1. IOPS", "2. Throughput 1024 KiB", "3. Latency", "purge: sim-format",
-		"WIPC: SEQ 128 KiB 0/100 TC1/QD32", "56 cells", "rnd-0.5k-0/100", "ETA:", "PTS-C profile (WCE)"} {
+		"WIPC: SEQ 128 KiB 0/100 TC1/QD32", "56 cells", "rnd-0.5k-0/100", "ETA:", "PTS-C profile (WCE)",
+		"Plan: iops, tp, lat on sim:client, PTS-C profile"} {
 		assert.Contains(t, stdout, s)
 	}
+	assert.NotContains(t, strings.SplitN(stdout, "\n", 2)[0], "[", "lists in words, not Go's syntax")
 	code, stdout, _ = ptsrun("plan", "--target", "sim", "--json")
 	require.Equal(t, 0, code)
 	var p map[string]any
