@@ -428,7 +428,7 @@ func (b *builder) demandIntensityPage(d *demandTest, c dvCells, setup, params []
 	for _, name := range pts.DemandPoints {
 		if p, ok := d.point(name); ok {
 			label := pts.PointLabel(name)
-			marks = append(marks, mark{label: label, x: p.IOPS, y: p.ARTMs,
+			marks = append(marks, mark{x: p.IOPS, y: p.ARTMs,
 				legend: fmt.Sprintf("%s %s: %s IOPS, %s ms", label, tcqd(p.TC, p.QD), fmtIOPS(p.IOPS), fmtMs(p.ARTMs))})
 			with = append(with, series{name: label, xs: []float64{p.IOPS}, ys: []float64{p.ARTMs}})
 		}

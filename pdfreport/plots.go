@@ -124,18 +124,53 @@ func addLines(p *plot.Plot, ss []series, logY bool) {
 	}
 }
 
-// numTicks are gonum's default linear ticks labelled readably (225,000
-// rather than 225000.00).
+// numTicks are linear ticks at round values, labelled readably (225,000
+// rather than 225000.00): every niceStep from the axis's first multiple of
+// it. gonum's default ticks can start off the step (40, 120, 200 minutes;
+// 0.5, 2, 3.5 drive fills) and leave the top of a plot unlabelled.
 type numTicks struct{}
 
 func (numTicks) Ticks(min, max float64) []plot.Tick {
-	t := plot.DefaultTicks{}.Ticks(min, max)
-	for i := range t {
-		if t[i].Label != "" {
-			t[i].Label = fmtNum(t[i].Value)
+	step := niceStep(min, max)
+	if step == 0 {
+		return plot.DefaultTicks{}.Ticks(min, max)
+	}
+	var t []plot.Tick
+	for k := math.Ceil(min/step - 1e-9); k*step <= max+step*1e-9; k++ {
+		v := k * step
+		if math.Abs(v) < step*1e-9 {
+			v = 0 // not −0
 		}
+		t = append(t, plot.Tick{Value: v, Label: fmtNum(v)})
 	}
 	return t
+}
+
+// niceStep is the step between an axis's labelled ticks over [min, max]:
+// 1, 2, 2.5 or 5 times a power of ten, at most 7 steps across; 0 for an
+// empty range.
+func niceStep(min, max float64) float64 {
+	span := max - min
+	if !(span > 0) || math.IsInf(span, 0) {
+		return 0
+	}
+	mag := math.Pow(10, math.Floor(math.Log10(span/7)))
+	for _, m := range []float64{1, 2, 2.5, 5} {
+		if span/(m*mag) <= 7+1e-9 {
+			return m * mag
+		}
+	}
+	return 10 * mag
+}
+
+// niceTop is the top of a linear axis from 0 that shows hi: the first tick
+// at or above it, so that the highest value sits under a labelled grid line.
+func niceTop(hi float64) float64 {
+	step := niceStep(0, hi)
+	if step == 0 {
+		return hi
+	}
+	return math.Ceil(hi/step-1e-9) * step
 }
 
 // roundTicks labels whole rounds only.
@@ -463,7 +498,7 @@ func barPlotX(title, xlabel, ylabel string, groups []string, ss []series) *plot.
 	p.NominalX(groups...)
 	p.Y.Min = 0
 	if _, hi := seriesRange(ss); hi > 0 {
-		p.Y.Max = hi * 1.08 // room above the tallest bar
+		p.Y.Max = niceTop(hi * 1.02) // a labelled grid line above the tallest bar
 	}
 	return p
 }
@@ -642,7 +677,7 @@ func logXPlot(title, xlabel, ylabel string, ss []series, ticks []float64, logY b
 // that no mark sits on the plot's edge.
 func headroom(p *plot.Plot, ss []series) {
 	if _, hi := seriesRange(ss); hi > 0 {
-		p.Y.Max = math.Max(p.Y.Max, hi*1.08)
+		p.Y.Max = math.Max(p.Y.Max, niceTop(hi*1.04))
 	}
 }
 
@@ -660,12 +695,12 @@ func hLine(p *plot.Plot, label string, y, x0, x1 float64, c color.Color) {
 
 // mark is one point a plot singles out, with a label beside it.
 type mark struct {
-	label, legend string
-	x, y          float64
+	legend string
+	x, y   float64
 }
 
-// addMarks draws marks as large glyphs, each shape its own, with their
-// labels beside them and their legends.
+// addMarks draws marks as large glyphs, each shape and colour its own, named
+// in the legend: a label beside a mark would lie over the curves it sits on.
 func addMarks(p *plot.Plot, marks []mark) {
 	shapes := []draw.GlyphDrawer{draw.BoxGlyph{}, draw.PyramidGlyph{}, draw.CircleGlyph{}}
 	colors := []color.Color{color.RGBA{170, 20, 20, 255}, color.RGBA{200, 110, 0, 255}, color.RGBA{20, 110, 40, 255}}
@@ -680,13 +715,5 @@ func addMarks(p *plot.Plot, marks []mark) {
 		sc.Shape, sc.Radius, sc.Color = shapes[i%len(shapes)], vg.Points(4), colors[i%len(colors)]
 		p.Add(sc)
 		p.Legend.Add(m.legend, sc)
-		l, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{{X: m.x, Y: m.y}}, Labels: []string{m.label}})
-		if err != nil {
-			continue
-		}
-		l.TextStyle[0].Font = font.From(plot.DefaultFont, vg.Points(7.5))
-		l.TextStyle[0].Color = colors[i%len(colors)]
-		l.Offset = vg.Point{X: vg.Points(6), Y: vg.Points(-2.5)}
-		p.Add(l)
 	}
 }

@@ -404,6 +404,9 @@ func TestReportQuickLook(t *testing.T) {
 	assert.Regexp(t, `\n4 KiB \| [0-9,]+ \| – \| [0-9,]+ \| – \| – \| – \| [0-9,]+\n`, text, "the IOPS table's 4 KiB row")
 	assert.Contains(t, text, "\n128 KiB | – | –\n", "the throughput stage left out")
 	assert.NotContains(t, text, "| 0 |", "nothing left out shows as zero")
+	// The 2D plot joins the cells that ran: a line per mix through its
+	// three block sizes, no gap at the sizes left out.
+	assert.Regexp(t, `\n100/0: [0-9,]+ [0-9,]+ [0-9,]+\n65/35: [0-9,]+ [0-9,]+ [0-9,]+\n0/100: [0-9,]+ [0-9,]+ [0-9,]+\nPlot \d+ – IOPS against block size`, text)
 }
 
 // XSR's pages: throughput over its access groups, throughput with the
