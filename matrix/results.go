@@ -383,13 +383,17 @@ func buildStage(ri pts.RunInfo, s *pts.Stage, st *pts.State, crit steadystate.Cr
 				}
 			}
 			if p != nil {
-				out.Point = p
+				q := *p // the journal's record stays as journaled
+				out.Point = &q
 				out.Title = fmt.Sprintf("%s (TC%d/QD%d)", s.Title, p.TC, p.QD)
 				at := s.AtPoint(p.TC, p.QD)
 				s = &at
 			}
 		}
 		buildTimeline(ri, s, ss, before, &out)
+		if out.Point != nil {
+			out.Point.Run = pts.PointRunOf(out.Summary)
+		}
 		if s.RoundSteps() > 0 {
 			timelineRounds(s, ss, crit, &out)
 		}
@@ -961,9 +965,6 @@ func buildTimeline(ri pts.RunInfo, s *pts.Stage, ss *pts.StageState, before []pt
 		out.Samples = append(out.Samples, smp)
 		start += smp.Seconds
 	}
-	if td := pts.Def(s.Test); td != nil && td.Summarize != nil && len(out.Samples) > 0 {
-		out.Summary = td.Summarize(*s, out.Samples, before)
-	}
 	// The last hour of I/O: the drive's state at the end of the series;
 	// or the segments the test names for its histogram.
 	out.TailFrom = max(0, start-3600) / 60
@@ -990,6 +991,9 @@ func buildTimeline(ri pts.RunInfo, s *pts.Stage, ss *pts.StageState, before []pt
 	}
 	if tail.Hist != nil && tail.Hist.Count() > 0 {
 		out.TailHist = tail.Hist
+	}
+	if td := pts.Def(s.Test); td != nil && td.Summarize != nil && len(out.Samples) > 0 {
+		out.Summary = td.Summarize(pts.SummaryInput{Stage: *s, Samples: out.Samples, Earlier: before, Hist: out.TailHist})
 	}
 }
 

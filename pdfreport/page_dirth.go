@@ -429,7 +429,7 @@ func (b *builder) demandIntensityPage(d *demandTest, c dvCells, setup, params []
 		if p, ok := d.point(name); ok {
 			label := pts.PointLabel(name)
 			marks = append(marks, mark{x: p.IOPS, y: p.ARTMs,
-				legend: fmt.Sprintf("%s %s: %s IOPS, %s ms", label, tcqd(p.TC, p.QD), fmtIOPS(p.IOPS), fmtMs(p.ARTMs))})
+				legend: fmt.Sprintf("%s %s: %s", label, tcqd(p.TC, p.QD), p.ChosenWords())})
 			with = append(with, series{name: label, xs: []float64{p.IOPS}, ys: []float64{p.ARTMs}})
 		}
 	}
@@ -616,10 +616,11 @@ func (b *builder) demandPoints(d *demandTest, dv matrix.StageResult) {
 	blocks := []Block{Paragraph{Lines: lines}}
 	if len(rows) > 0 {
 		blocks = append(blocks, Table{Caption: tb.Title + " (times in ms)",
-			Head:   []string{"Point", "TC/QD", "TOIO", "Chosen IOPS", "Chosen ART", "Run IOPS", "Run ART", "Run 99.999 %", "Run MRT"},
+			Head:   []string{"Point", "TC/QD", "TOIO", "As chosen IOPS", "As chosen ART", "Run IOPS", "Run ART", "Run 99.999 %", "Run MRT"},
 			Widths: []float64{1, 1, 0.7, 1.1, 1, 1.1, 1, 1.2, 1}, Rows: rows},
-			Paragraph{Lines: []string{"Chosen: the demand variation's figures the point was chosen by. Run: the point's histogram run " +
-				"after its pre-write; its 99.999 % is of the run's merged histogram, its MRT the run's maximum response time."}})
+			Paragraph{Lines: []string{"As chosen: the demand variation's figures the point was chosen by, of the rounds its rule names. " +
+				"Run: the point's histogram run after its pre-write; its 99.999 % is of the run's merged histogram, its MRT the run's " +
+				"maximum response time."}})
 	}
 	b.add(&Page{Test: d.td.Name, Title: "Operating Points: MaxIOPS, MidIOPS and MinIOPS", Setup: setup, Params: params,
 		Landmark: d.landmark("points"), Blocks: blocks})
@@ -685,7 +686,7 @@ func (b *builder) demandPoint(d *demandTest, s matrix.StageResult) {
 	mrt := math.NaN()
 	if s.Summary != nil {
 		for _, f := range s.Summary.Figures {
-			figs = append(figs, f.Name+": "+figure(f))
+			figs = append(figs, f.Name+": "+f.String())
 			if f.Name == pts.FigHistMRT {
 				mrt = f.Value
 			}

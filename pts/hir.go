@@ -134,7 +134,8 @@ const HIRReturns = "the mean IOPS of the continuous writes that return the drive
 // baseline: the preconditioning's steady state, as the PTS compares them
 // (pts-spec.md §4.5). Without it (a report of the timeline alone) the
 // returns to the baseline stand in, and the figure says so.
-func hirSummary(s Stage, samples []Sample, earlier []Earlier) *Summary {
+func hirSummary(in SummaryInput) *Summary {
+	s, samples, earlier := in.Stage, in.Samples, in.Earlier
 	sum := &Summary{Title: "Wait states",
 		Head:  []string{"wait state", "idle s", "bursts", "mean burst IOPS", "ratio to the baseline"},
 		Units: []string{"", "s", "", "IOPS", ""}}

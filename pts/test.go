@@ -68,9 +68,10 @@ type TestDef struct {
 	CheckParams func(c Config) error
 	// Summarize reads a timeline stage's samples: the test's table of them
 	// and the figures it derives (XSR's recovery time), with what the
-	// test's earlier stages found (HIR's steady state). nil for tests of
-	// rounds.
-	Summarize func(s Stage, samples []Sample, earlier []Earlier) *Summary
+	// test's earlier stages found (HIR's steady state). Each figure is
+	// computed here, once: every page, table and command prints it as
+	// this returns it. nil for tests of rounds.
+	Summarize func(in SummaryInput) *Summary
 	// stages builds the test's stages for the block sizes and mixes the
 	// run does (Config.Subset).
 	stages func(c Config, p Profile, sizes []int64, mixes []int) []Stage

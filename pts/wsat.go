@@ -150,7 +150,8 @@ const WSATCliff = "where the drive leaves its fresh-out-of-box plateau: the data
 const wsatCliffShare = 0.9
 
 // wsatSummary tables every hour of the series and locates the write cliff.
-func wsatSummary(_ Stage, samples []Sample, _ []Earlier) *Summary {
+func wsatSummary(in SummaryInput) *Summary {
+	samples := in.Samples
 	sum := &Summary{Title: "Every hour",
 		Head:  []string{"hour", "mean IOPS", "mean ART ms", "peak MRT ms", "TGBW GB", "minutes"},
 		Units: []string{"", "IOPS", "ms", "ms", "GB", "min"}}

@@ -62,7 +62,7 @@ func TestWSATShape(t *testing.T) {
 			}
 			first, last = first/nf, last/nl
 			assert.GreaterOrEqual(t, first, 2*last, "first hour %.0f IOPS, last hour %.0f", first, last)
-			sum := wsatSummary(stage, samples, nil)
+			sum := wsatSummary(SummaryInput{Stage: stage, Samples: samples})
 			cliff := sum.Figures[2].Value * 1e9 / capacity
 			assert.True(t, cliff >= 0.5 && cliff <= 2, "the cliff at %.2f fills", cliff)
 			t.Logf("%s: FOB %.0f IOPS, steady %.0f, first hour %.0f, last hour %.0f, cliff at %.2f fills, %d samples, %.1f h",

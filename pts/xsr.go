@@ -106,7 +106,8 @@ const (
 // xsrSummary tables each access group (its mean and last minute's
 // throughput, the peak average and maximum response times) and derives the
 // recovery time.
-func xsrSummary(_ Stage, samples []Sample, _ []Earlier) *Summary {
+func xsrSummary(in SummaryInput) *Summary {
+	samples := in.Samples
 	sum := &Summary{Title: "Access groups",
 		Head:  []string{"group", "minutes", "mean MB/s", "MB/s at the end", "peak ART ms", "peak MRT ms"},
 		Units: []string{"", "min", "MB/s", "MB/s", "ms", "ms"}}

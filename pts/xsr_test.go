@@ -55,7 +55,7 @@ func TestXSRShape(t *testing.T) {
 					LatMeanMs: m.Counts().MeanLatNs() / 1e6, LatMaxMs: float64(m.Counts().LatMaxNs) / 1e6})
 				start += m.Elapsed.Seconds()
 			}
-			sum := xsrSummary(stage, samples, nil)
+			sum := xsrSummary(SummaryInput{Stage: stage, Samples: samples})
 			require.Len(t, sum.Rows, 3)
 			mean1 := sum.Rows[0][2]
 			var first3 []float64
