@@ -91,7 +91,7 @@ func (b *builder) wsat(td *pts.TestDef, stages []matrix.StageResult) {
 		for _, f := range s.Summary.Figures {
 			v := "not reached"
 			if !math.IsNaN(f.Value) {
-				v = fmtNum(f.Value) + " " + f.Unit
+				v = f.String()
 				if f.Unit == "GB written" && s.Capacity > 0 {
 					v += fmt.Sprintf(" (%s drive fills)", fmtNum(f.Value*1e9/float64(s.Capacity)))
 				}

@@ -92,10 +92,12 @@ func xsrGroups(v string) ([]time.Duration, error) {
 // results.json.
 const XSRRecovery = "minutes from the start of access group 3 to the end of the first minute whose throughput reaches the mean throughput of access group 1"
 
-// XSRSustained is the recovery that holds: noise alone takes some minutes
-// of a recovered drive above its mean, and half of them below it.
-const XSRSustained = "minutes from the start of access group 3 to the end of the first five minutes in a row whose throughput " +
-	"is each at least 90 % of the mean throughput of access group 1"
+// XSRSustained is the recovery that holds: from the recovery time on, the
+// first five minutes in a row each within 10 % of group 1's mean (noise
+// alone takes a recovered drive's minutes above and below its mean). It is
+// never before the recovery time: it is that recovery, held.
+const XSRSustained = "minutes from the start of access group 3 to the end of the first five minutes in a row, from the recovery " +
+	"time's minute on, whose throughput is each at least 90 % of the mean throughput of access group 1"
 
 // xsrSustainedShare and xsrSustainedRun define XSRSustained.
 const (
@@ -146,9 +148,11 @@ func xsrSummary(in SummaryInput) *Summary {
 			if s.MBps >= m1 && math.IsNaN(rec) {
 				rec = (s.Start + s.Seconds - start3) / 60
 			}
-			if s.MBps >= xsrSustainedShare*m1 {
+			switch {
+			case math.IsNaN(rec): // not recovered yet: nothing to hold
+			case s.MBps >= xsrSustainedShare*m1:
 				run++
-			} else {
+			default:
 				run = 0
 			}
 			if run == xsrSustainedRun && math.IsNaN(held) {
