@@ -122,6 +122,10 @@ type Stage struct {
 	// StopFills ends a timeline stage once this many times the targets'
 	// capacity has been written in it (WSAT's drive fills); 0: no such rule.
 	StopFills float64 `json:"stop_fills,omitempty"`
+	// StopAfter ends a timeline stage once it has run this long, idle
+	// time included; 0: its segments' own time (WSAT's steady-state
+	// method: its rounds, its fills and its time, whichever first).
+	StopAfter Duration `json:"stop_after,omitempty"`
 	// Stimulus is a timeline's stimulus in one line, for report headers
 	// and summaries ("SEQ 1024 KiB W 8h, RND 8 KiB W 6h, …"); "" lists
 	// the segments.

@@ -53,16 +53,11 @@ var WSATTest = &TestDef{
 		{Flag: "wsat-interval", Default: time.Minute.String(), Usage: "WSAT's sampling interval (the PTS samples every minute)",
 			Check: func(v string) error { _, err := positiveDuration(v); return err }},
 		{Flag: "wsat-ss", Default: "false", Switch: true, Method: true,
-			Usage: "WSAT's optional steady-state method: rounds of 30 min of the stimulus and a 1 min check, the check minute's IOPS tracked, until steady state or --max-rounds"},
+			Usage: "WSAT's optional steady-state method: rounds of 30 min of the stimulus and a 1 min check, the check minute's IOPS tracked, until steady state, --max-rounds, --wsat-fills or --wsat-time, whichever comes first"},
 	},
 	CheckParams: func(c Config) error {
 		if c.Param("wsat-ss") != "true" {
 			return nil
-		}
-		for _, f := range []string{"wsat-fills", "wsat-time"} {
-			if _, set := c.Params[f]; set {
-				return fmt.Errorf("--%s: the steady-state method (--wsat-ss) stops at steady state or the round limit (--max-rounds), not at fills or time", f)
-			}
 		}
 		if iv, _ := positiveDuration(c.Param("wsat-interval")); iv != time.Minute {
 			return fmt.Errorf("--wsat-interval %s: the steady-state method (--wsat-ss) samples every minute, its check minute the last of each round", c.Param("wsat-interval"))
@@ -85,10 +80,13 @@ var WSATTest = &TestDef{
 		w.TC, w.QD, w.ActiveRange, w.Duration = c.TC, c.QD, c.ActiveRangeOf(WSAT), d
 		if c.Param("wsat-ss") == "true" {
 			// Rounds of the stimulus and its check minute, one sample a
-			// minute, the last of each round tracked.
+			// minute, the last of each round tracked; the fills and the
+			// time still stop it, whichever comes first.
 			w.Duration = wsatSSRound + wsatSSCheck
 			return []Stage{{ID: string(WSAT), Test: WSAT, Title: "Write Saturation", Purge: true, MaxRounds: c.MaxRounds,
-				Stimulus: fmt.Sprintf("%s in rounds of %s and a %s check, to steady state", wl.short, ShortDuration(wsatSSRound), ShortDuration(wsatSSCheck)),
+				StopFills: fills, StopAfter: Duration(d),
+				Stimulus: fmt.Sprintf("%s in rounds of %s and a %s check, to steady state, %g drive fills or %s", wl.short,
+					ShortDuration(wsatSSRound), ShortDuration(wsatSSCheck), fills, ShortDuration(d)),
 				Timeline: []Segment{{Name: fmt.Sprintf("%s, in rounds of %v and a %v check: %s", wl.about, wsatSSRound, wsatSSCheck, w),
 					Group: 1, Workload: w, Interval: Duration(time.Minute), Repeat: c.MaxRounds}},
 				Tracking: []Tracking{{Name: "IOPS of the round's check minute", Cell: int((wsatSSRound+wsatSSCheck)/time.Minute) - 1, Metric: MetricIOPS}}}}

@@ -136,6 +136,9 @@ func printPlan(ctx context.Context, w io.Writer, run checkedRun, asJSON bool) er
 			// fills rule stops it first (known only as it runs).
 			ps.MinRounds, ps.RoundTime = 0, 0
 			ps.MaxRoundsTime = ps.WIPCTime + s.TimelineTime()
+			if s.StopAfter > 0 {
+				ps.MaxRoundsTime = ps.WIPCTime + min(s.TimelineTime(), time.Duration(s.StopAfter))
+			}
 			ps.MinRoundsTime = ps.MaxRoundsTime
 			if n := s.RoundSteps(); n > 0 {
 				// In rounds (WSAT's steady-state method): steady at the
@@ -214,7 +217,12 @@ func printPlan(ctx context.Context, w io.Writer, run checkedRun, asJSON bool) er
 				for _, t := range s.Tracking {
 					fmt.Fprintf(w, " [%s]", t.Name)
 				}
-				fmt.Fprintf(w, "\n   time: %s (steady at round %d) to %s (round limit %d)\n\n",
+				fmt.Fprintln(w)
+				if s.StopFills > 0 || s.StopAfter > 0 {
+					fmt.Fprintf(w, "   or until %g × the capacity is written or %s have passed, whichever comes first\n",
+						s.StopFills, short(time.Duration(s.StopAfter)))
+				}
+				fmt.Fprintf(w, "   time: %s (steady at round %d) to at most %s (round limit %d)\n\n",
 					short(s.MinRoundsTime), s.MinRounds, short(s.MaxRoundsTime), s.Timeline[0].Repeat)
 				continue
 			}

@@ -403,6 +403,24 @@ func Run(t *testing.T, open Opener, caps Caps) {
 		assert.Equal(t, w.RangeBytes(ts[0].Capacity), m.Write.Bytes, "one pass writes the active range exactly once")
 	})
 
+	t.Run("DurationAndPasses", func(t *testing.T) {
+		// Both a time and a volume: whichever comes first ends it (a WSAT
+		// step cut at what is left of its 4 × capacity budget).
+		e, ts := open(t, 1)
+		w := rnd(0, 4096, 2, 4, 100, 5*time.Minute)
+		w.Passes = float64(4<<20) / float64(w.RangeBytes(ts[0].Capacity))
+		m := run(t, e, w)
+		want := w.PassBytes(ts[0].Capacity)
+		assert.GreaterOrEqual(t, m.Write.Bytes, want-int64(w.TC), "the volume first: all of it")
+		assert.LessOrEqual(t, m.Write.Bytes, want+int64(w.TC)*w.BlockSize, "and at most a block more per thread")
+		// The time first: a second, and a hundred passes no engine moves in it.
+		w = rnd(0, 4096, 1, 4, 100, time.Second)
+		w.Passes = 100
+		m = run(t, e, w)
+		assert.Positive(t, m.Write.Bytes)
+		assert.Less(t, m.Write.Bytes, w.PassBytes(ts[0].Capacity), "the time first: the volume not reached")
+	})
+
 	t.Run("BlockSplit", func(t *testing.T) {
 		generationOnly(t, caps)
 		e, ts := open(t, 1)
