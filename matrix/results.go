@@ -313,10 +313,16 @@ func verdict(ri pts.RunInfo, res *Results) string {
 	if len(tests) == 0 {
 		what = "(no PTS test was run)"
 	}
-	if res.Conforming {
-		return fmt.Sprintf("CONFORMS to %s %s: the run followed the specification with no deviation.", spec, what)
+	// What the tests rest on that is not verified spec text is in the
+	// report's readings appendix: the verdict names it.
+	read := ""
+	if len(tests) > 0 && len(pts.ReadingsOf(ri.Config)) > 0 {
+		read = ", as read in appendix " + pts.ReadingsAppendix
 	}
-	return fmt.Sprintf("Does NOT conform to %s %s: %s.", spec, what, plural(len(res.Deviations), "deviation"))
+	if res.Conforming {
+		return fmt.Sprintf("CONFORMS to %s %s%s: the run followed the specification with no deviation.", spec, what, read)
+	}
+	return fmt.Sprintf("Does NOT conform to %s %s%s: %s.", spec, what, read, plural(len(res.Deviations), "deviation"))
 }
 
 // scope says, for a run of several targets at once, that the results are of
@@ -687,10 +693,13 @@ func deviations(ri pts.RunInfo, st *pts.State, res *Results) []Deviation {
 			add("active_range", "%s: the active range was %g %%, above the %s profile's %g %%.", td.Name, ar, ri.Profile.Short, want)
 		}
 	}
-	// A test's own parameters set otherwise than their defaults.
+	// A test's own parameters set otherwise than their defaults; another
+	// harness's reading of the PTS is not a deviation: the readings
+	// appendix says which the run read.
 	for _, t := range pts.Tests {
 		for _, p := range t.Params {
-			if v, ok := cfg.Params[p.Flag]; ok && v != p.Default && !p.Method && slices.Contains(cfg.Tests, t.ID) {
+			v, ok := cfg.Params[p.Flag]
+			if _, another := p.Another(v); ok && v != p.Default && !p.Method && !another && slices.Contains(cfg.Tests, t.ID) {
 				add("param", "%s: --%s %s instead of %s.", t.Name, p.Flag, v, p.Default)
 			}
 		}
@@ -993,7 +1002,7 @@ func buildTimeline(ri pts.RunInfo, s *pts.Stage, ss *pts.StageState, before []pt
 		out.TailHist = tail.Hist
 	}
 	if td := pts.Def(s.Test); td != nil && td.Summarize != nil && len(out.Samples) > 0 {
-		out.Summary = td.Summarize(pts.SummaryInput{Stage: *s, Samples: out.Samples, Earlier: before, Hist: out.TailHist})
+		out.Summary = td.Summarize(pts.SummaryInput{Config: ri.Config, Stage: *s, Samples: out.Samples, Earlier: before, Hist: out.TailHist})
 	}
 }
 

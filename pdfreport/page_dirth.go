@@ -209,7 +209,7 @@ func (b *builder) demandPC(d *demandTest, s matrix.StageResult) {
 	setup := b.demandSetup(s, load+" rounds to steady state (WDPC)")
 	params := b.demandParams(d,
 		KV{"TOIO – TC/QD", fmt.Sprintf("%d – TC %d/QD %d", w.TC*w.QD, w.TC, w.QD)},
-		KV{"Round", roundWords(st.Cells)},
+		KV{"Round", roundWords(st)},
 		KV{"SS rounds", ssRounds(s)})
 	// The tracking variable's name says all of the round and its stimulus,
 	// too long for a page title: the columns and captions say those.
@@ -219,20 +219,24 @@ func (b *builder) demandPC(d *demandTest, s matrix.StageResult) {
 		shown.Tracking[i].Name = "Preconditioning IOPS " + tcqd(w.TC, w.QD)
 	}
 	b.iopsTracking(d.td, shown, setup, params, convergence{title: "Preconditioning: Steady State Convergence", landmark: d.landmark("pc"),
-		caption: "IOPS of each preconditioning round's tracked end (" + roundWords(st.Cells) + "), " + load, plot: "Preconditioning IOPS per round"})
+		caption: "IOPS of each preconditioning round's tracked part (" + roundWords(st) + "), " + load, plot: "Preconditioning IOPS per round"})
 }
 
-// roundWords says how long a preconditioning round is and how much of it
-// is tracked: "30m, the last 1m tracked".
-func roundWords(cells []pts.Cell) string {
-	if len(cells) == 0 {
+// roundWords says how long a preconditioning round is and which of it is
+// tracked: "30m, the last 1m tracked".
+func roundWords(st pts.Stage) string {
+	if len(st.Cells) == 0 || len(st.Tracking) == 0 {
 		return "–"
 	}
 	var round time.Duration
-	for _, c := range cells {
+	for _, c := range st.Cells {
 		round += c.Workload.Duration
 	}
-	return fmt.Sprintf("%s, the last %s tracked", pts.ShortDuration(round), pts.ShortDuration(cells[len(cells)-1].Workload.Duration))
+	end := "last"
+	if st.Tracking[0].Cell == 0 {
+		end = "first"
+	}
+	return fmt.Sprintf("%s, the %s %s tracked", pts.ShortDuration(round), end, pts.ShortDuration(st.Cells[st.Tracking[0].Cell].Workload.Duration))
 }
 
 // dvCells are the demand-variation stage's TC × QD cells by load, and
@@ -455,8 +459,12 @@ func (b *builder) demandIntensityPage(d *demandTest, c dvCells, setup, params []
 	var text []string
 	switch {
 	case len(d.points) > 0:
-		text = append(text, fmt.Sprintf("MaxIOPS is the load of highest IOPS whose ART is below the %s ceiling, MinIOPS the lowest TC and QD, "+
-			"MidIOPS the load under the ceiling whose IOPS is closest to their mean; each point at the figures it was chosen by.", d.ceiling()))
+		for _, r := range d.td.RulesOf(b.ri.Config) {
+			if r.Name == pts.PointLabel(pts.PointMax) || r.Name == pts.PointLabel(pts.PointMid) || r.Name == pts.PointLabel(pts.PointMin) {
+				text = append(text, fmt.Sprintf("%s: %s.", r.Name, r.Text))
+			}
+		}
+		text = append(text, "Each point is marked at the figures it was chosen by.")
 	case !math.IsNaN(d.ceilingMs):
 		text = append(text, "The operating points were not chosen: the demand variation did not end. The ceiling they are chosen under is drawn.")
 	}
@@ -570,10 +578,14 @@ func (b *builder) demandPoints(d *demandTest, dv matrix.StageResult) {
 	b.stage(dv)
 	setup := b.demandSetup(dv, "the drive as "+d.td.Name+" preconditioning left it")
 	params := b.demandParams(d, KV{"Points read from", pickWords(d.pick)})
-	lines := []string{fmt.Sprintf("The operating points are chosen from the demand variation's %s: MaxIOPS is the TC/QD of highest IOPS among "+
-		"those whose ART is below the %s ceiling; MinIOPS is the lowest TC and QD; MidIOPS is the TC/QD under the ceiling whose IOPS is "+
-		"closest to the mean of MaxIOPS and MinIOPS. Ties go to the smaller TC × QD. Each point then has a pre-write of %s and a "+
-		"histogram run of %s of the test stimulus at its TC/QD.", pickWords(d.pick), d.ceiling(), durOrDash(d.pointPre), durOrDash(d.pointHist))}
+	// The test's own words for its rules, as it applies them (pts).
+	var lines []string
+	for _, r := range d.td.RulesOf(b.ri.Config) {
+		switch r.Name {
+		case pts.PointLabel(pts.PointMax), pts.PointLabel(pts.PointMid), pts.PointLabel(pts.PointMin), "ties", "histogram run":
+			lines = append(lines, fmt.Sprintf("%s: %s.", upperFirst(r.Name), r.Text))
+		}
+	}
 	if len(d.points) == 0 {
 		why := "the demand variation did not end"
 		if dv.Error != "" {

@@ -38,7 +38,7 @@ func TestDemandParams(t *testing.T) {
 		{test: DIRTH, flag: "dirth-prewrite", v: "0s", err: "above zero"},
 		{test: DIRTH, flag: "dirth-histogram", v: "x", err: "above zero"},
 		{test: DIRTH, flag: "dirth-pick", v: "window"},
-		{test: DIRTH, flag: "dirth-pick", v: "best", err: "want window or last"},
+		{test: DIRTH, flag: "dirth-pick", v: "best", err: "want last or window"},
 		{test: DIRTH, flag: "dirth-pc-round", v: "1m", err: "longer than its tracked end"},
 		{test: ECW, flag: "ecw-tc", v: "0", err: "above zero"},
 		{test: ECW, flag: "ecw-art-ceiling", v: "0s", err: "above zero"},

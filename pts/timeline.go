@@ -156,6 +156,7 @@ type Earlier struct {
 // samples, what the test's earlier stages found, and the response-time
 // histogram of the stage's histogram segments (or of its last hour).
 type SummaryInput struct {
+	Config  Config // the run's: its parameters
 	Stage   Stage
 	Samples []Sample
 	Earlier []Earlier

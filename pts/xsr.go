@@ -12,8 +12,8 @@ import (
 // XSR is the Cross Stimulus Recovery test.
 const XSR TestID = "xsr"
 
-// XSR's access groups (pts-spec.md §4.6, from the ADATA harness; the
-// durations are UNVERIFIED against PTS 2.0.2, hence --xsr-groups): a
+// XSR's access groups (pts-spec.md §4.6, from the ADATA harness: a
+// reading of the PTS, hence --xsr-groups): a
 // sequential write, a random write, and the sequential write again, at
 // TC1/QD32, sampled every minute.
 const (
@@ -29,10 +29,10 @@ var XSRTest = &TestDef{
 	ID: XSR, Name: "Cross Stimulus Recovery", Section: "§12", order: 12, ActiveRange: 100,
 	Params: []Param{
 		{Flag: "xsr-groups", Default: xsrDefaultTime,
-			Usage: "XSR access groups' durations: SEQ 1024 KiB W, RND 8 KiB W, SEQ 1024 KiB W (UNVERIFIED; PTS tools use 8h,6h,8h)",
+			Usage: "XSR access groups' durations: SEQ 1024 KiB W, RND 8 KiB W, SEQ 1024 KiB W",
 			Check: func(v string) error { _, err := xsrGroups(v); return err }},
 		{Flag: "xsr-interval", Default: xsrInterval.String(),
-			Usage: "XSR's sampling interval (the PTS samples every minute; shorter for a quick look)",
+			Usage: "XSR's sampling interval (shorter for a quick look)",
 			Check: func(v string) error { _, err := positiveDuration(v); return err }},
 	},
 	Tables: []TableDef{
@@ -40,6 +40,19 @@ var XSRTest = &TestDef{
 			SampleColumns: []string{ColMinute, ColGroup, ColMBps, ColLatMean, ColLatMax}},
 		{Name: "xsr_summary", Title: "XSR: access groups and the recovery time", Summary: true},
 		{Name: "xsr_figures", Title: "XSR: the recovery times", Figures: true},
+	},
+	Rules: []Rule{
+		{Name: "access groups", With: func(c Config) string {
+			d, _ := xsrGroups(c.Param("xsr-groups"))
+			if len(d) != 3 {
+				return ""
+			}
+			return fmt.Sprintf("from a purge, SEQ 1024 KiB writes for %s, RND 8 KiB writes for %s, SEQ 1024 KiB writes for %s, at "+
+				"TC%d/QD%d, a sample every %s", ShortDuration(d[0]), ShortDuration(d[1]), ShortDuration(d[2]), xsrTC, xsrQD,
+				durWords(c, "xsr-interval"))
+		}},
+		{Name: "recovery time", Words: XSRRecovery},
+		{Name: "sustained recovery", Words: XSRSustained},
 	},
 	Summarize: xsrSummary,
 	stages: func(c Config, p Profile, _ []int64, _ []int) []Stage {

@@ -152,9 +152,14 @@ func printPlan(ctx context.Context, w io.Writer, run checkedRun, asJSON bool) er
 		stages = append(stages, ps)
 	}
 	subset := matrix.SubsetDeviations(cfg, p)
+	rules := map[pts.TestID][]pts.RuleText{}
+	for _, id := range cfg.Tests {
+		rules[id] = pts.Def(id).RulesOf(cfg)
+	}
+	readings := pts.ReadingsOf(cfg)
 	if asJSON {
 		doc := map[string]any{"config": cfg, "profile": p, "stages": stages,
-			"eta_min_ns": totalMin, "eta_max_ns": totalMax}
+			"eta_min_ns": totalMin, "eta_max_ns": totalMax, "rules": rules, "readings": readings}
 		if len(subset) > 0 {
 			doc["subset"] = subset
 		}
@@ -275,6 +280,7 @@ func printPlan(ctx context.Context, w io.Writer, run checkedRun, asJSON bool) er
 		fmt.Fprintf(w, "\n   time: %s (steady at round %d) to %s (round limit %d)\n\n",
 			short(s.MinRoundsTime), s.MinRounds, short(s.MaxRoundsTime), s.MaxRounds)
 	}
+	printRules(w, cfg, p, rules, readings)
 	fmt.Fprintf(w, "ETA: %s to %s of device time\n", short(totalMin), short(totalMax))
 	if perRound > 0 {
 		fmt.Fprintf(w, "(with fio servers each round also waits about %v for fio's client/server start-up and %v between cells; included)\n",
@@ -327,4 +333,27 @@ func stageTitleOf(stages []planStage, id string) string {
 		}
 	}
 	return id
+}
+
+// printRules writes each test's rules, as its description holds them, and
+// the readings of the PTS the run rests on: what the report's appendix
+// prints in full.
+func printRules(w io.Writer, cfg pts.Config, p pts.Profile, rules map[pts.TestID][]pts.RuleText, readings []pts.Reading) {
+	fmt.Fprintln(w, "Rules:")
+	for _, id := range cfg.Tests {
+		fmt.Fprintf(w, "  %s:\n", pts.Def(id).Name)
+		for _, r := range rules[id] {
+			fmt.Fprintf(w, "    - %s: %s\n", r.Name, r.Text)
+		}
+	}
+	fmt.Fprintf(w, "\nReadings of the PTS this run rests on (the report's appendix %s prints each with the other harnesses' readings):\n",
+		pts.ReadingsAppendix)
+	for _, r := range readings {
+		fmt.Fprintf(w, "  - %s: %s (%s); another reading: %s", r.Topic, r.Ours, r.Source, r.ChooseWords())
+		if in := r.InRun(cfg, p); in != "" {
+			fmt.Fprintf(w, "; this run: %s", in)
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintln(w)
 }
