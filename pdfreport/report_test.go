@@ -455,6 +455,41 @@ func TestWSATPages(t *testing.T) {
 	assert.Contains(t, text, "Write Saturation: --wsat-fills 2 instead of 4.")
 	st := res.Find(pts.WSAT).Stages[0]
 	assert.Contains(t, st.EndedBy, "2 × the capacity was written", "client: 2 fills come before 3 hours")
+
+	// TGBW in GiB, the forks' and the glossary's reading: every TGBW of the
+	// pages in it, and no deviation.
+	ri, res, _ = simRun(t, "client", func(c *pts.Config) {
+		c.Tests, c.Params = []pts.TestID{pts.WSAT}, map[string]string{"wsat-fills": "2", "wsat-tgbw": "GiB"}
+	})
+	text = Build(ri, res, Options{}).Text()
+	for _, want := range []string{"TGBW in GiB, 2^30 bytes (--wsat-tgbw)", "| TGBW GiB |", "GiB written (", "TGBW (GiB) and drive fills",
+		"This run: --wsat-tgbw GiB, as "} {
+		assert.Contains(t, text, want)
+	}
+	assert.NotContains(t, text, "TGBW GB")
+	assert.NotContains(t, text, "--wsat-tgbw GiB instead", "another harness's reading is no deviation")
+}
+
+// The readings appendix: each test's rules in its description's words,
+// then every reading the run rests on with its source, the other
+// harnesses' readings and the flag for another; the verdict names it.
+func TestReadingsAppendix(t *testing.T) {
+	ri, res, _ := simRun(t, "enterprise", func(c *pts.Config) {
+		c.Tests, c.Params = []pts.TestID{pts.XSR}, map[string]string{"xsr-groups": "30m,20m,30m"}
+	})
+	doc := Build(ri, res, Options{})
+	text := doc.Text()
+	assert.Contains(t, text, "Compliance verdict: Does NOT conform to SNIA SSS PTS-E 2.0.2 for the Cross Stimulus Recovery test, as read in appendix C:")
+	_, appendix, ok := strings.Cut(text, "Report – Appendix C: How this report reads PTS 2.0.2\n")
+	require.True(t, ok, "appendix C")
+	for _, r := range pts.XSRTest.RulesOf(ri.Config) {
+		assert.Contains(t, appendix, strings.ToUpper(r.Name[:1])+r.Name[1:]+": "+r.Text+".")
+	}
+	for i, r := range pts.ReadingsOf(ri.Config) {
+		assert.Contains(t, appendix, fmt.Sprintf("C.%d %s\nptsrun reads it as: %s.\nSource: %s.", i+1, r.Topic, r.Ours, r.Source))
+		assert.Contains(t, appendix, "Another reading: "+r.ChooseWords()+".")
+	}
+	assert.Contains(t, appendix, "This run: --xsr-groups 30m,20m,30m (a deviation).")
 }
 
 // HIR's pages: the preconditioning's convergence and window, IOPS against

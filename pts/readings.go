@@ -122,8 +122,8 @@ var Readings = []Reading{
 	{ID: "xsr-recovery", Tests: []TestID{XSR}, Topic: "XSR's recovery time",
 		Ours:   "the minutes from the start of access group 3 to the end of its first minute at group 1's mean throughput",
 		Source: "ADATA (spec digest §4.6)",
-		Others: []Alternative{{Harness: "ptsrun, beside it", Reading: "the sustained recovery: that recovery held five minutes in a row within 10 %"}},
-		Why:    "the only open harness of XSR; the sustained recovery is given beside it, never instead",
+		Why: "the only open harness of XSR; ptsrun gives its sustained recovery (that recovery held five minutes in a row within " +
+			"10 %) beside it, never instead",
 		Choose: flagNone + "both figures are in results.json, with every sample to read another from"},
 	{ID: "demand-pc-track", Tests: []TestID{DIRTH, ECW}, Topic: "DIRTH's and ECW's preconditioning: which minute of a round is tracked",
 		Ours:   "the last minute of each 30-minute round (--dirth-pc-track-at last)",

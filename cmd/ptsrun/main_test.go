@@ -708,3 +708,36 @@ func TestWorkloadRecordsARunDirectory(t *testing.T) {
 	_, err = os.Stat(bad)
 	assert.True(t, os.IsNotExist(err), "nothing made")
 }
+
+// No --help says "UNVERIFIED", which tells a user nothing: a flag whose
+// default is a reading of the PTS names the reading's source (issue 20).
+func TestHelpNamesReadingsBySource(t *testing.T) {
+	app := newApp(io.Discard, io.Discard)
+	var cmds [][]string
+	for _, c := range app.Commands {
+		cmds = append(cmds, []string{c.Name})
+		for _, s := range c.Subcommands {
+			cmds = append(cmds, []string{c.Name, s.Name})
+		}
+	}
+	require.NotEmpty(t, cmds)
+	help := map[string]string{}
+	for _, c := range append(cmds, nil) {
+		code, stdout, stderr := ptsrun(append(c, "--help")...)
+		require.Equal(t, 0, code, "%v: %s", c, stderr)
+		assert.NotContains(t, stdout+stderr, "UNVERIFIED", "%v --help", c)
+		help[strings.Join(c, " ")] = stdout
+	}
+	for _, r := range pts.Readings {
+		for _, f := range r.Flags {
+			var line string
+			for _, l := range strings.Split(help["run"], "\n") {
+				if strings.HasPrefix(strings.TrimSpace(l), "--"+f+" ") {
+					line = l
+				}
+			}
+			require.NotEmpty(t, line, "run --help has --%s", f)
+			assert.Contains(t, line, "(a reading of the PTS: "+r.Source+")", "--%s names its reading's source", f)
+		}
+	}
+}
