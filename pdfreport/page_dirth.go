@@ -629,7 +629,7 @@ func (b *builder) demandPoints(d *demandTest, dv matrix.StageResult) {
 	if len(rows) > 0 {
 		blocks = append(blocks, Table{Caption: tb.Title + " (times in ms)",
 			Head:   []string{"Point", "TC/QD", "TOIO", "As chosen IOPS", "As chosen ART", "Run IOPS", "Run ART", "Run 99.999 %", "Run MRT"},
-			Widths: []float64{1, 1, 0.7, 1.1, 1, 1.1, 1, 1.2, 1}, Rows: rows},
+			Widths: []float64{0.95, 1, 0.6, 1.35, 1.25, 1, 0.9, 1.15, 0.9}, Rows: rows},
 			Paragraph{Lines: []string{"As chosen: the demand variation's figures the point was chosen by, of the rounds its rule names. " +
 				"Run: the point's histogram run after its pre-write; its 99.999 % is of the run's merged histogram, its MRT the run's " +
 				"maximum response time."}})

@@ -14,7 +14,9 @@ import (
 // deviation, the device and platform, and every headline cell.
 func (b *builder) summary() {
 	res := b.res
-	p := &Page{Title: "Summary: compliance, device and headline results", Landmark: "summary"}
+	p := &Page{Title: "Summary: compliance, device and headline results", Landmark: "summary",
+		// All eight tests have more headline rows than one sheet holds.
+		Flow: true}
 	p.Blocks = append(p.Blocks, Paragraph{Lines: []string{"Compliance verdict: " + res.Verdict}, Strong: true, Size: 11})
 	if res.Scope != "" {
 		p.Blocks = append(p.Blocks, Paragraph{Lines: []string{"Scope: " + res.Scope}, Size: 8.5})
@@ -126,8 +128,7 @@ func (b *builder) summary() {
 			}
 		}
 	}
-	p.Blocks = append(p.Blocks, Table{Caption: "Headline results: averages over each stage's measurement window; each operating point as chosen and in its " +
-		"histogram run; for the tests over time, the figures their pages define",
+	p.Blocks = append(p.Blocks, Table{Caption: "Headline results: window averages; operating points as chosen and in their histogram runs; figures of the tests over time",
 		Head: []string{"Test", "Workload", "Result", "Steady state"}, Rows: rows, Widths: []float64{1.15, 1.55, 2.3, 1.85}, Align: "LLRL"})
 	b.add(p)
 }

@@ -548,7 +548,7 @@ func PickPoints(dv Stage, ss *StageState, window int, ref PointRef) ([]Operating
 			mid = c
 		}
 	}
-	midPt := point(PointMid, mid, fmt.Sprintf("the cell below the %s ceiling whose IOPS is closest to the mean of MaxIOPS and MinIOPS (%.0f IOPS)", ceiling, target))
+	midPt := point(PointMid, mid, fmt.Sprintf("the cell below the %s ceiling whose IOPS is closest to the mean of MaxIOPS and MinIOPS (%s IOPS)", ceiling, FormatIOPS(target)))
 	return []OperatingPoint{maxPt, midPt, minPt}, nil
 }
 
