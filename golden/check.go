@@ -11,47 +11,6 @@ import (
 	"github.com/ptsrun/ptsrun/pts"
 )
 
-// Tolerance is how far a metric may move the wrong way before it is a
-// regression, as a fraction (0.05 for 5 %).
-type Tolerance struct {
-	IOPS float64 `json:"iops"`
-	MBps float64 `json:"mbps"`
-	Lat  float64 `json:"lat"` // average, 99.999 % and maximum response time
-}
-
-// DefaultTolerance is 5 % on every metric.
-var DefaultTolerance = Tolerance{IOPS: 0.05, MBps: 0.05, Lat: 0.05}
-
-// For gives the tolerance of a metric.
-func (t Tolerance) For(metric pts.Metric) float64 {
-	switch metric.Unit() {
-	case "IOPS":
-		return t.IOPS
-	case "MB/s":
-		return t.MBps
-	}
-	return t.Lat
-}
-
-// ParseTolerance reads "5%", "5 %" or "0.05" (a bare number of 1 or more
-// is taken as a percentage: "5" is 5 %).
-func ParseTolerance(s string) (float64, error) {
-	t := strings.TrimSpace(s)
-	pct := strings.HasSuffix(t, "%")
-	t = strings.TrimSpace(strings.TrimSuffix(t, "%"))
-	v, err := strconv.ParseFloat(t, 64)
-	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
-		return 0, fmt.Errorf("tolerance %q: want a percentage such as 5%%", s)
-	}
-	if pct || v >= 1 {
-		v /= 100
-	}
-	if v >= 1 {
-		return 0, fmt.Errorf("tolerance %q: must be below 100%%", s)
-	}
-	return v, nil
-}
-
 // Finding is one metric of one cell compared.
 type Finding struct {
 	Test     pts.TestID  `json:"test"`
@@ -64,6 +23,25 @@ type Finding struct {
 	Run      float64     `json:"run"`
 	Change   float64     `json:"change"`  // (run − baseline) / baseline
 	Verdict  string      `json:"verdict"` // regression, improvement or within
+	// Allowed is the move allowed the wrong way, as a fraction; Basis why:
+	// "tolerance" (the least allowance), "spread" (the baseline window's
+	// scatter) or "tail cell" (a tail metric's cell alone).
+	Allowed float64 `json:"allowed"`
+	Basis   string  `json:"basis"`
+}
+
+// TailFinding is a tail metric of one test compared: the geometric mean
+// over the test's cells of run ÷ baseline.
+type TailFinding struct {
+	Test   pts.TestID `json:"test"`
+	Metric pts.Metric `json:"metric"`
+	Cells  int        `json:"cells"`
+	Ratio  float64    `json:"ratio"` // the geometric mean
+	// Scatter is three standard errors of the mean log-ratio, as a factor
+	// less 1: a rise within it is the cells' scatter.
+	Scatter float64 `json:"scatter"`
+	Allowed float64 `json:"allowed"` // the rise allowed: the tail tolerance or the scatter, whichever is more
+	Verdict string  `json:"verdict"`
 }
 
 // StageChange is a stage whose steady-state verdict differs.
@@ -83,14 +61,17 @@ type CheckResult struct {
 	Baseline  string       `json:"baseline"`
 	Run       string       `json:"run"`
 	Tolerance Tolerance    `json:"tolerance"`
+	Rule      string       `json:"rule"`  // the tolerance in words
 	Tests     []pts.TestID `json:"tests"` // compared: in both
 	// Tests in one result set only are not compared; they are named.
-	TestsOnlyBaseline []pts.TestID  `json:"tests_only_in_baseline"`
-	TestsOnlyRun      []pts.TestID  `json:"tests_only_in_run"`
-	Compared          int           `json:"compared"`
-	Regressions       []Finding     `json:"regressions"`
-	Improvements      []Finding     `json:"improvements"`
-	Steady            []StageChange `json:"steady_state_changes"`
+	TestsOnlyBaseline []pts.TestID `json:"tests_only_in_baseline"`
+	TestsOnlyRun      []pts.TestID `json:"tests_only_in_run"`
+	Compared          int          `json:"compared"`
+	Regressions       []Finding    `json:"regressions"`
+	Improvements      []Finding    `json:"improvements"`
+	// Tail are the tail metrics judged test by test, every one, within or not.
+	Tail   []TailFinding `json:"tail"`
+	Steady []StageChange `json:"steady_state_changes"`
 	// Cells in one result set only. A cell the baseline has and the run
 	// lacks fails the check: the run did not show it still performs.
 	OnlyBaseline []string `json:"only_in_baseline"`
@@ -104,10 +85,11 @@ type CheckResult struct {
 	Pass            bool     `json:"pass"`
 }
 
-// Check compares run with baseline cell by cell for every test both hold.
+// Check compares run with baseline for every test both hold, by the rule
+// tol states (Tolerance.Rule).
 func Check(baseline, run *Run, tol Tolerance) (*CheckResult, error) {
-	out := &CheckResult{Baseline: baseline.Path, Run: run.Path, Tolerance: tol,
-		Regressions: []Finding{}, Improvements: []Finding{}, Steady: []StageChange{},
+	out := &CheckResult{Baseline: baseline.Path, Run: run.Path, Tolerance: tol, Rule: tol.Rule(),
+		Regressions: []Finding{}, Improvements: []Finding{}, Tail: []TailFinding{}, Steady: []StageChange{},
 		OnlyBaseline: []string{}, OnlyRun: []string{}, NotCompared: []string{}, WorkloadDiffers: []string{}}
 	out.TestsOnlyBaseline, out.TestsOnlyRun = []pts.TestID{}, []pts.TestID{}
 	for _, t := range baseline.Results.Tests {
@@ -130,6 +112,8 @@ func Check(baseline, run *Run, tol Tolerance) (*CheckResult, error) {
 	for _, t := range out.Tests {
 		common[t] = true
 	}
+	// logRatios[test][metric] are the tail metric's ln(run ÷ baseline), a cell each.
+	logRatios := map[pts.TestID]map[pts.Metric][]float64{}
 	bc, border := cells(baseline.Results)
 	rc, rorder := cells(run.Results)
 	for _, k := range border {
@@ -161,7 +145,20 @@ func Check(baseline, run *Run, tol Tolerance) (*CheckResult, error) {
 			}
 			f := Finding{Test: k.Test, Stage: k.Stage, Cell: k.Key, Workload: workloadLabel(k.Test, b.cell),
 				Metric: metric, Unit: metric.Unit(), Baseline: bv, Run: rv}
-			f.Verdict, f.Change = judge(metric, bv, rv, tol.For(metric))
+			if tailMetric(metric) {
+				f.Allowed, f.Basis = tol.TailCell, "tail cell"
+				f.Verdict, f.Change = judge(metric, bv, rv, 0)
+				if bv > 0 && rv > 0 {
+					f.Verdict = judgeRatio(rv/bv, tol.TailCell)
+					if logRatios[k.Test] == nil {
+						logRatios[k.Test] = map[pts.Metric][]float64{}
+					}
+					logRatios[k.Test][metric] = append(logRatios[k.Test][metric], math.Log(rv/bv))
+				}
+			} else {
+				f.Allowed, f.Basis = tol.allowance(metric, b.cell)
+				f.Verdict, f.Change = judge(metric, bv, rv, f.Allowed)
+			}
 			out.Compared++
 			switch f.Verdict {
 			case "regression":
@@ -174,6 +171,13 @@ func Check(baseline, run *Run, tol Tolerance) (*CheckResult, error) {
 	for _, k := range rorder {
 		if _, ok := bc[k]; !ok && common[k.Test] {
 			out.OnlyRun = append(out.OnlyRun, k.String())
+		}
+	}
+	for _, t := range out.Tests {
+		for _, metric := range matrix.CompareMetrics {
+			if lr := logRatios[t][metric]; len(lr) >= minTailCells {
+				out.Tail = append(out.Tail, tailFinding(t, metric, lr, tol.Tail))
+			}
 		}
 	}
 	for _, t := range baseline.Results.Tests {
@@ -196,7 +200,33 @@ func Check(baseline, run *Run, tol Tolerance) (*CheckResult, error) {
 	for _, s := range out.Steady {
 		out.Pass = out.Pass && !s.IsRegression
 	}
+	for _, f := range out.Tail {
+		out.Pass = out.Pass && f.Verdict != "regression"
+	}
 	return out, nil
+}
+
+// minTailCells is the fewest cells whose tail a test is judged by: fewer
+// have no scatter to tell a rise from; the cell rule judges them.
+const minTailCells = 3
+
+// tailFinding judges a test's tail metric by the mean of its cells'
+// log-ratios: a move beyond ln(1+tol) and beyond three standard errors.
+func tailFinding(test pts.TestID, metric pts.Metric, lr []float64, tol float64) TailFinding {
+	var sum, sq float64
+	for _, x := range lr {
+		sum += x
+	}
+	n := float64(len(lr))
+	mean := sum / n
+	for _, x := range lr {
+		sq += (x - mean) * (x - mean)
+	}
+	se := math.Sqrt(sq/(n-1)) / math.Sqrt(n)
+	f := TailFinding{Test: test, Metric: metric, Cells: len(lr), Ratio: math.Exp(mean), Scatter: math.Exp(3*se) - 1}
+	f.Allowed = max(tol, f.Scatter)
+	f.Verdict = judgeRatio(f.Ratio, f.Allowed)
+	return f
 }
 
 // judge compares a metric direction-aware: change is (run − base)/base; a
@@ -269,30 +299,42 @@ func formatChange(c float64) string {
 	return fmt.Sprintf("%+.1f %%", 100*c)
 }
 
-// Print writes the result for people: what failed, what improved, what
-// was only on one side.
+// Print writes the result for people: the rule, what failed, what
+// improved, what was only on one side.
 func (c *CheckResult) Print(w io.Writer) {
 	fmt.Fprintf(w, "Baseline %s\nRun      %s\n", c.Baseline, c.Run)
-	fmt.Fprintf(w, "Tests compared: %s; %d cell metrics; tolerance IOPS %g %%, MB/s %g %%, response time %g %%\n",
-		pts.JoinTests(c.Tests, ", "), c.Compared, 100*c.Tolerance.IOPS, 100*c.Tolerance.MBps, 100*c.Tolerance.Lat)
+	fmt.Fprintf(w, "Tests compared: %s; %d cell metrics\n", pts.JoinTests(c.Tests, ", "), c.Compared)
+	fmt.Fprintf(w, "Rule: %s\n", wrap(c.Rule, 100, "      "))
 	table := func(title string, fs []Finding) {
 		if len(fs) == 0 {
 			return
 		}
 		fmt.Fprintf(w, "\n%s (%d):\n", title, len(fs))
-		fmt.Fprintf(w, "  %-14s %-30s %-24s %14s %14s %9s\n", "stage", "workload", "metric", "baseline", "run", "change")
+		fmt.Fprintf(w, "  %-14s %-30s %-24s %14s %14s %9s %17s\n", "stage", "workload", "metric", "baseline", "run", "change", "allowed")
 		for _, f := range fs {
 			label := f.Metric.Label()
 			if label != f.Unit {
 				label += " (" + f.Unit + ")"
 			}
-			fmt.Fprintf(w, "  %-14s %-30s %-24s %14s %14s %9s\n", f.Stage, f.Workload, label,
-				FormatValue(f.Metric, f.Baseline), FormatValue(f.Metric, f.Run), formatChange(f.Change))
+			fmt.Fprintf(w, "  %-14s %-30s %-24s %14s %14s %9s %17s\n", f.Stage, f.Workload, label,
+				FormatValue(f.Metric, f.Baseline), FormatValue(f.Metric, f.Run), formatChange(f.Change), allowedLabel(f))
 		}
 	}
 	if len(c.TestsOnlyBaseline)+len(c.TestsOnlyRun) > 0 {
 		fmt.Fprintf(w, "Not compared: tests only in the baseline: %s; only in the run: %s\n",
 			orNone(idStrings(c.TestsOnlyBaseline)), orNone(idStrings(c.TestsOnlyRun)))
+	}
+	if len(c.Tail) > 0 {
+		fmt.Fprintf(w, "\nResponse-time tail, test by test (geometric mean of run ÷ baseline over the cells):\n")
+		fmt.Fprintf(w, "  %-8s %-30s %6s %9s %9s %12s\n", "test", "metric", "cells", "change", "allowed", "")
+		for _, f := range c.Tail {
+			verdict := ""
+			if f.Verdict != "within" {
+				verdict = strings.ToUpper(f.Verdict)
+			}
+			fmt.Fprintf(w, "  %-8s %-30s %6d %9s %9s %12s\n", f.Test, f.Metric.Label()+" ("+f.Metric.Unit()+")", f.Cells,
+				formatChange(f.Ratio-1), "+"+strconv.FormatFloat(100*f.Allowed, 'f', 1, 64)+" %", verdict)
+		}
 	}
 	table("REGRESSIONS", c.Regressions)
 	for _, s := range c.Steady {
@@ -317,16 +359,59 @@ func (c *CheckResult) Print(w io.Writer) {
 		fmt.Fprintf(w, "\nNot compared, a value on one side only (%d): %s\n", len(c.NotCompared), strings.Join(c.NotCompared, ", "))
 	}
 	if c.Pass {
-		fmt.Fprintf(w, "\nPASS: no regression beyond tolerance\n")
+		fmt.Fprintf(w, "\nPASS: no regression beyond the allowances\n")
 	} else {
-		n := len(c.Regressions) + len(c.OnlyBaseline)
-		for _, s := range c.Steady {
-			if s.IsRegression {
-				n++
-			}
-		}
-		fmt.Fprintf(w, "\nFAIL: %d regression(s)\n", n)
+		fmt.Fprintf(w, "\nFAIL: %d regression(s)\n", c.Failures())
 	}
+}
+
+// Failures counts what failed the check: cell metrics, tests' tails,
+// missing cells and stages no longer steady.
+func (c *CheckResult) Failures() int {
+	n := len(c.Regressions) + len(c.OnlyBaseline)
+	for _, s := range c.Steady {
+		if s.IsRegression {
+			n++
+		}
+	}
+	for _, f := range c.Tail {
+		if f.Verdict == "regression" {
+			n++
+		}
+	}
+	return n
+}
+
+// allowedLabel says how far a finding's metric was allowed to move, and why.
+func allowedLabel(f Finding) string {
+	sign := "−"
+	if f.Metric.LowerIsBetter() {
+		sign = "+"
+	}
+	v := sign + strconv.FormatFloat(100*f.Allowed, 'f', 1, 64) + " %"
+	if f.Basis == "tolerance" {
+		return v
+	}
+	return v + " " + f.Basis
+}
+
+// wrap breaks s into lines of at most width runes, the later ones indented.
+func wrap(s string, width int, indent string) string {
+	var b strings.Builder
+	line := 0
+	for i, word := range strings.Fields(s) {
+		n := len([]rune(word))
+		if i > 0 && line+1+n > width {
+			b.WriteString("\n" + indent)
+			line = len(indent)
+		} else if i > 0 {
+			b.WriteByte(' ')
+			line++
+		}
+		b.WriteString(word)
+		line += n
+	}
+	return b.String()
 }
 
 func orNone(v []string) string {

@@ -1,18 +1,11 @@
 package golden
 
 import (
-	"bytes"
-	"encoding/csv"
-	"errors"
 	"fmt"
-	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
-	"github.com/ptsrun/ptsrun/device"
 	"github.com/ptsrun/ptsrun/engine"
 	"github.com/ptsrun/ptsrun/matrix"
 	"github.com/ptsrun/ptsrun/pdfreport"
@@ -21,9 +14,14 @@ import (
 
 // Comparison is several runs lined up against the first.
 type Comparison struct {
-	Runs      []*Run
-	Tables    []pdfreport.ComparedTable
-	Headlines []pdfreport.ComparedHeadline
+	Runs []*Run
+	// Tests are the tests compared: those the reference and at least one
+	// other run hold. NotCompared are the others, with the runs that hold
+	// them.
+	Tests       []pts.TestID
+	NotCompared []HeldBy
+	Tables      []pdfreport.ComparedTable // of the tests compared
+	Headlines   []pdfreport.ComparedHeadline
 	// HeatMap is the runs' workloads outside the PTS (presets, vdbench
 	// runs, fio job groups) as ratios to the reference; nil without any.
 	HeatMap *pdfreport.ComparedHeatMap
@@ -62,12 +60,14 @@ func Compare(runs []*Run) (*Comparison, error) {
 		}
 	}
 	c := &Comparison{Runs: runs}
+	c.Tests, c.NotCompared = comparedTests(runs)
 	perRun := make([]map[string]matrix.Table, len(runs))
 	var names []string
 	for i, r := range runs {
 		perRun[i] = map[string]matrix.Table{}
 		for _, t := range r.Results.Tables() {
-			if strings.HasSuffix(t.Name, "_tracking") {
+			td, _, _ := pts.LookupTable(t.Name)
+			if strings.HasSuffix(t.Name, "_tracking") || td == nil || !slices.Contains(c.Tests, td.ID) {
 				continue
 			}
 			perRun[i][t.Name] = t
@@ -95,7 +95,7 @@ func Compare(runs []*Run) (*Comparison, error) {
 	var heads []quoted
 	for _, r := range runs {
 		for _, h := range r.Results.Headlines() {
-			if !h.Brief {
+			if !h.Brief || !slices.Contains(c.Tests, h.Test) {
 				continue
 			}
 			for _, m := range h.Metrics {
@@ -120,7 +120,7 @@ func Compare(runs []*Run) (*Comparison, error) {
 		hl := pdfreport.ComparedHeadline{Label: label + " " + quoteSuffix(h.metric), Metric: h.metric}
 		any := false
 		for _, r := range runs {
-			v := math.NaN()
+			v, load := math.NaN(), ""
 			cell := r.Results.Cell(h.test, h.key)
 			if h.label != "" {
 				cell = nil
@@ -129,6 +129,9 @@ func Compare(runs []*Run) (*Comparison, error) {
 						cell = rh.Cell
 					}
 				}
+				if cell != nil {
+					load = fmt.Sprintf("TC%d/QD%d", cell.TC, cell.QD)
+				}
 			}
 			if cell != nil {
 				if x, ok := cell.Value(h.metric); ok {
@@ -136,12 +139,158 @@ func Compare(runs []*Run) (*Comparison, error) {
 				}
 			}
 			hl.Values = append(hl.Values, v)
+			hl.Loads = append(hl.Loads, load)
 		}
+		if h.label == "" {
+			hl.Loads = nil
+		}
+		hl.Point = h.label
+		hl.Differ = differentLoads(hl.Loads)
 		if any {
 			c.Headlines = append(c.Headlines, hl)
 		}
 	}
 	return c, nil
+}
+
+// comparedTests are the tests the reference and at least one other run
+// hold, in the reference's order; the others are named with the runs that
+// hold them, in the order the runs first hold them.
+func comparedTests(runs []*Run) ([]pts.TestID, []HeldBy) {
+	var compared []pts.TestID
+	var others []HeldBy
+	for _, r := range runs {
+		for _, t := range r.Results.Tests {
+			if slices.Contains(compared, t.Test) || slices.ContainsFunc(others, func(h HeldBy) bool { return h.Test == t.Test }) {
+				continue
+			}
+			var holders []int
+			for i, x := range runs {
+				if x.Results.Find(t.Test) != nil {
+					holders = append(holders, i)
+				}
+			}
+			if holders[0] == 0 && len(holders) > 1 {
+				compared = append(compared, t.Test)
+			} else {
+				others = append(others, HeldBy{Test: t.Test, Name: t.Name, Runs: holders})
+			}
+		}
+	}
+	return compared, others
+}
+
+// HeldBy is a test some runs hold, with the runs (their index from 0, the
+// reference) that hold it.
+type HeldBy struct {
+	Test pts.TestID
+	Name string
+	Runs []int
+}
+
+// letter names the i-th run of a comparison, as its pages do: A, the
+// reference, B, …
+func letter(i int) string {
+	if i < 26 {
+		return string(rune('A' + i))
+	}
+	return fmt.Sprint(i + 1)
+}
+
+// Scope says which tests are compared, and names each test the reference
+// and another run do not both hold, one line per set of runs that hold
+// them: the summary page's lines, and the terminal's.
+func (c *Comparison) Scope() []string {
+	var names []string
+	for _, t := range c.Tests {
+		if td := pts.Def(t); td != nil {
+			names = append(names, td.Name)
+		} else {
+			names = append(names, pts.CustomTest.Name)
+		}
+	}
+	compared := pts.JoinAnd(names)
+	if compared == "" {
+		compared = "–"
+	}
+	lines := []string{"Compared: " + compared + "."}
+	var whys []string
+	tests := map[string][]string{}
+	for _, n := range c.NotCompared {
+		var in []string
+		for _, i := range n.Runs {
+			in = append(in, letter(i)+" ("+c.Runs[i].Name+")")
+		}
+		why := "only in " + pts.JoinAnd(in)
+		if len(n.Runs) > 1 {
+			why = "in " + pts.JoinAnd(in) + ", not in the reference"
+		}
+		if tests[why] == nil {
+			whys = append(whys, why)
+		}
+		tests[why] = append(tests[why], n.Name)
+	}
+	for _, why := range whys {
+		lines = append(lines, fmt.Sprintf("Not compared, %s: %s.", why, pts.JoinAnd(tests[why])))
+	}
+	return lines
+}
+
+// differentLoads says which loads the runs chose an operating point at,
+// when they differ ("A TC32/QD4, B TC32/QD8"); "" when every run that has
+// the point chose it at one.
+func differentLoads(loads []string) string {
+	var seen, each []string
+	for i, l := range loads {
+		if l == "" {
+			continue
+		}
+		if !slices.Contains(seen, l) {
+			seen = append(seen, l)
+		}
+		each = append(each, letter(i)+" "+l)
+	}
+	if len(seen) < 2 {
+		return ""
+	}
+	return strings.Join(each, ", ")
+}
+
+// pointColumnMetric is the metric of an operating-points table's column,
+// by its name's unit ("chosen_iops", "histogram_art_ms"); "" for the
+// point's TC and QD, which are not scored.
+func pointColumnMetric(col string) pts.Metric {
+	switch {
+	case strings.HasSuffix(col, "_iops"):
+		return pts.MetricIOPS
+	case strings.HasSuffix(col, "_art_ms"), strings.HasSuffix(col, "_mean_ms"):
+		return pts.MetricLatMean
+	case strings.HasSuffix(col, "_p99_999_ms"):
+		return pts.MetricLatP99999
+	case strings.HasSuffix(col, "_mrt_ms"), strings.HasSuffix(col, "_max_ms"):
+		return pts.MetricLatMax
+	}
+	return ""
+}
+
+// unitMetric is the metric a summary column's or a figure's unit makes it
+// (the summaries and figures of the tests over time carry units, not
+// metrics), for the way it improves: IOPS and MB/s up, response times
+// (ms) and recovery times (min) down, a ratio to the baseline up. A
+// quantity that is neither better nor worse (hours, minutes of a
+// segment, GB written, bursts) is "", not scored.
+func unitMetric(unit string) pts.Metric {
+	switch {
+	case strings.HasSuffix(unit, "IOPS"), unit == "× the baseline", unit == "ratio to the baseline":
+		return pts.MetricIOPS
+	case strings.HasPrefix(unit, "MB/s"), strings.HasSuffix(unit, "MB/s"):
+		return pts.MetricMBps
+	case strings.HasSuffix(unit, "ms"):
+		return pts.MetricLatMean
+	case unit == "min": // a figure's: XSR's recovery times
+		return pts.MetricLatMax
+	}
+	return ""
 }
 
 // unionTable aligns one table of every run on the union of their rows and
@@ -191,12 +340,28 @@ func unionTable(name string, perRun []map[string]matrix.Table) pdfreport.Compare
 		out.RowBytes = append(out.RowBytes, r.bytes)
 	}
 	out.Cols = cols
+	out.Points = def.Points
 	for _, c := range cols {
 		m := def.Metric
-		if len(def.Columns) > 0 {
+		switch {
+		case len(def.Columns) > 0:
 			m = pts.Metric(c) // a column per metric
+		case def.Points:
+			m = pointColumnMetric(c)
+		case def.Summary:
+			m = unitMetric(c)
 		}
 		out.ColMetric = append(out.ColMetric, m)
+	}
+	if def.Figures {
+		// A figure a row, its unit in its label: "recovery time (min)".
+		for _, r := range rows {
+			unit := ""
+			if i := strings.LastIndex(r.label, " ("); i >= 0 {
+				unit = strings.TrimSuffix(r.label[i+2:], ")")
+			}
+			out.RowMetric = append(out.RowMetric, unitMetric(unit))
+		}
 	}
 	if out.RowHead == "bs" {
 		out.RowHead = "Block size"
@@ -224,6 +389,22 @@ func unionTable(name string, perRun []map[string]matrix.Table) pdfreport.Compare
 			}
 		}
 		out.Values = append(out.Values, vals)
+	}
+	if out.Points {
+		// Each run's TC/QD of each point: chosen at other loads, it is
+		// shown, never scored.
+		tc, qd := slices.Index(cols, "tc"), slices.Index(cols, "qd")
+		for ri := range rows {
+			var loads []string
+			for i := range out.Values {
+				load := ""
+				if tc >= 0 && qd >= 0 && !math.IsNaN(out.Values[i][ri][tc]) {
+					load = fmt.Sprintf("TC%g/QD%g", out.Values[i][ri][tc], out.Values[i][ri][qd])
+				}
+				loads = append(loads, load)
+			}
+			out.Differ = append(out.Differ, differentLoads(loads))
+		}
 	}
 	return out
 }
@@ -273,286 +454,11 @@ func heatMap(tables []pdfreport.ComparedTable) *pdfreport.ComparedHeatMap {
 	return hm
 }
 
-// csvFile is one CSV of a comparison: its name, header and rows. The
-// first fixed fields of the header are the same in every comparison
-// (the rest name the runs): that is how a CSV of ptsrun's is known.
-type csvFile struct {
-	name  string
-	head  []string
-	rows  [][]string
-	fixed int
-}
-
-// WriteCSV writes one CSV per table: a row per cell with every run's value
-// and every run's ratio to the reference (empty where absent); and the
-// heat-map as the page shows it, a row per workload and a column per run
-// and metric, the geometric means last. Nothing is written unless every
-// file may be (CheckCSV).
-func (c *Comparison) WriteCSV(dir string, force bool) error {
-	if err := c.CheckCSV(dir, force); err != nil {
-		return err
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("comparison tables %s: %w", dir, err)
-	}
-	for _, f := range c.csvFiles() {
-		var b bytes.Buffer
-		w := csv.NewWriter(&b)
-		_ = w.Write(f.head)
-		_ = w.WriteAll(f.rows)
-		if err := w.Error(); err != nil {
-			return err
-		}
-		if err := pts.WriteFileAtomic(filepath.Join(dir, f.name), b.Bytes()); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// CheckCSV refuses, before anything is written, a table directory that is
-// not a directory of its own (a device node, a file, a symbolic link),
-// and a table that would replace a file ptsrun did not write: one whose
-// header does not begin as this table's does, with a ratio column, unless
-// force (device.CheckOutput). The error wraps device.ErrUnsafe.
-func (c *Comparison) CheckCSV(dir string, force bool) error {
-	st, err := os.Lstat(dir)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		return nil
-	case err != nil:
-		return fmt.Errorf("comparison tables %s: %w", dir, err)
-	case !st.IsDir():
-		return fmt.Errorf("%w: refusing to write the comparison tables into %s: it is not a directory (%v); name a directory", device.ErrUnsafe, dir, st.Mode().Type())
-	}
-	for _, f := range c.csvFiles() {
-		if err := device.CheckOutput(filepath.Join(dir, f.name), force, f.ours); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// ours reports whether data is this table as a comparison writes it.
-func (f csvFile) ours(data []byte) bool {
-	head, err := csv.NewReader(bytes.NewReader(data)).Read()
-	if err != nil || len(head) <= f.fixed || !slices.Equal(head[:f.fixed], f.head[:f.fixed]) {
-		return false
-	}
-	return slices.ContainsFunc(head[f.fixed:], func(h string) bool { return strings.Contains(h, " / ") })
-}
-
-// csvFiles are the comparison's CSVs, in the order CSVFiles names them.
-func (c *Comparison) csvFiles() []csvFile {
-	var out []csvFile
-	write := func(name string, head []string, rows [][]string, fixed int) {
-		out = append(out, csvFile{name: name, head: head, rows: rows, fixed: fixed})
-	}
-	var names []string
-	for _, r := range c.Runs {
-		names = append(names, r.Name)
-	}
-	for _, t := range c.Tables {
-		head := []string{t.RowHead, "column"}
-		head = append(head, names...)
-		for _, n := range names[1:] {
-			head = append(head, n+" / "+names[0])
-		}
-		var rows [][]string
-		for ri, rl := range t.Rows {
-			for ci, cl := range t.Cols {
-				row := []string{rl, cl}
-				for i := range c.Runs {
-					row = append(row, matrix.FormatValue(t.Values[i][ri][ci]))
-				}
-				for i := 1; i < len(c.Runs); i++ {
-					row = append(row, matrix.FormatValue(t.Values[i][ri][ci]/t.Values[0][ri][ci]))
-				}
-				rows = append(rows, row)
-			}
-		}
-		write(compareCSV(t.Name), head, rows, 2)
-	}
-	if hm := c.HeatMap; hm != nil {
-		head := []string{"workload"}
-		for _, n := range names[1:] {
-			for _, m := range hm.Metrics {
-				head = append(head, n+" / "+names[0]+" "+string(m))
-			}
-		}
-		var rows [][]string
-		for r, w := range hm.Workloads {
-			row := []string{w}
-			for i := range hm.Ratios {
-				for _, v := range hm.Ratios[i][r] {
-					row = append(row, matrix.FormatValue(v))
-				}
-			}
-			rows = append(rows, row)
-		}
-		mean := []string{"geometric mean"}
-		for i := range hm.Mean {
-			for _, v := range hm.Mean[i] {
-				mean = append(mean, matrix.FormatValue(v))
-			}
-		}
-		write(compareCSV("heatmap"), head, append(rows, mean), 1)
-	}
-	head := append([]string{"headline"}, names...)
-	for _, n := range names[1:] {
-		head = append(head, n+" / "+names[0])
-	}
-	var rows [][]string
-	for _, h := range c.Headlines {
-		row := []string{h.Label}
-		for _, v := range h.Values {
-			row = append(row, matrix.FormatValue(v))
-		}
-		for _, v := range h.Values[1:] {
-			row = append(row, matrix.FormatValue(v/h.Values[0]))
-		}
-		rows = append(rows, row)
-	}
-	write(compareCSV("headlines"), head, rows, 1)
-	return out
-}
-
-func compareCSV(table string) string { return "compare_" + table + ".csv" }
-
-// CSVFiles are the names of the files WriteCSV writes.
-func (c *Comparison) CSVFiles() []string {
-	var out []string
-	for _, f := range c.csvFiles() {
-		out = append(out, f.name)
-	}
-	return out
-}
-
-// ComparisonSummary is a comparison for scripts (compare --json): the runs,
-// the reference first, and every headline cell with each run's value and
-// ratio to the reference; null where a run has no value.
-type ComparisonSummary struct {
-	Runs      []ComparedRunSummary `json:"runs"`
-	Headlines []HeadlineSummary    `json:"headlines"`
-	HeatMap   *HeatMapSummary      `json:"heatmap,omitempty"`
-}
-
-// HeatMapSummary is the ratio heat-map of the runs' workloads outside the
-// PTS: run ÷ reference per workload and metric, for each run after the
-// reference; null where either has no value.
-type HeatMapSummary struct {
-	Workloads     []string       `json:"workloads"`
-	Metrics       []pts.Metric   `json:"metrics"`
-	Ratios        [][][]*float64 `json:"ratios"`         // [run after the reference][workload][metric]
-	GeometricMean [][]*float64   `json:"geometric_mean"` // [run after the reference][metric]
-}
-
-// ComparedRunSummary is one run of a comparison.
-type ComparedRunSummary struct {
-	Name       string `json:"name"`
-	Path       string `json:"path"`
-	Profile    string `json:"profile"`
-	Conforming bool   `json:"conforming"`
-}
-
-// HeadlineSummary is one headline cell across the runs.
-type HeadlineSummary struct {
-	Label         string     `json:"label"`
-	Metric        pts.Metric `json:"metric"`
-	Unit          string     `json:"unit"`
-	LowerIsBetter bool       `json:"lower_is_better"`
-	Values        []*float64 `json:"values"` // per run
-	Ratios        []*float64 `json:"ratios"` // run ÷ reference, per run after the reference
-}
-
-// Summary is the comparison for scripts.
-func (c *Comparison) Summary() ComparisonSummary {
-	num := func(v float64) *float64 {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil // JSON has no NaN: absent
-		}
-		return &v
-	}
-	out := ComparisonSummary{Runs: []ComparedRunSummary{}, Headlines: []HeadlineSummary{}}
-	for _, r := range c.Runs {
-		out.Runs = append(out.Runs, ComparedRunSummary{Name: r.Name, Path: r.Path, Profile: r.Results.Profile, Conforming: r.Results.Conforming})
-	}
-	for _, h := range c.Headlines {
-		hs := HeadlineSummary{Label: h.Label, Metric: h.Metric, Unit: h.Metric.Unit(), LowerIsBetter: h.Metric.LowerIsBetter(),
-			Values: []*float64{}, Ratios: []*float64{}}
-		for i, v := range h.Values {
-			hs.Values = append(hs.Values, num(v))
-			if i > 0 {
-				hs.Ratios = append(hs.Ratios, num(v/h.Values[0]))
-			}
-		}
-		out.Headlines = append(out.Headlines, hs)
-	}
-	if hm := c.HeatMap; hm != nil {
-		h := &HeatMapSummary{Workloads: hm.Workloads, Metrics: hm.Metrics}
-		nums := func(vs []float64) []*float64 {
-			out := []*float64{}
-			for _, v := range vs {
-				out = append(out, num(v))
-			}
-			return out
-		}
-		for i := range hm.Ratios {
-			var rows [][]*float64
-			for _, r := range hm.Ratios[i] {
-				rows = append(rows, nums(r))
-			}
-			h.Ratios = append(h.Ratios, rows)
-			h.GeometricMean = append(h.GeometricMean, nums(hm.Mean[i]))
-		}
-		out.HeatMap = h
-	}
-	return out
-}
-
 // PDF is the comparison for pdfreport.
 func (c *Comparison) PDF(paper string) pdfreport.Comparison {
-	out := pdfreport.Comparison{Paper: paper, Tables: c.Tables, Headlines: c.Headlines, HeatMap: c.HeatMap}
+	out := pdfreport.Comparison{Paper: paper, Tables: c.Tables, Headlines: c.Headlines, HeatMap: c.HeatMap, Scope: c.Scope()}
 	for _, r := range c.Runs {
 		out.Runs = append(out.Runs, pdfreport.ComparedRun{Name: r.Name, Info: r.Info, Results: r.Results})
 	}
 	return out
-}
-
-// PrintSummary writes the headline cells of every run, with ratios.
-func (c *Comparison) PrintSummary(w io.Writer) {
-	width := 28
-	for _, h := range c.Headlines {
-		width = max(width, len([]rune(h.Label)))
-	}
-	fmt.Fprintf(w, "%-*s", width, "headline")
-	for i, r := range c.Runs {
-		fmt.Fprintf(w, " %16s", clip(fmt.Sprintf("%c %s", 'A'+i, r.Name), 16))
-	}
-	for i := 1; i < len(c.Runs); i++ {
-		fmt.Fprintf(w, " %8s", fmt.Sprintf("%c/A", 'A'+i))
-	}
-	fmt.Fprintln(w)
-	for _, h := range c.Headlines {
-		fmt.Fprintf(w, "%-*s", width, h.Label)
-		for _, v := range h.Values {
-			fmt.Fprintf(w, " %16s", FormatValue(h.Metric, v))
-		}
-		for _, v := range h.Values[1:] {
-			r := v / h.Values[0]
-			s := "–"
-			if !math.IsNaN(r) && !math.IsInf(r, 0) {
-				s = fmt.Sprintf("%.3f", r)
-			}
-			fmt.Fprintf(w, " %8s", s)
-		}
-		fmt.Fprintln(w)
-	}
-}
-
-func clip(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
 }

@@ -2,6 +2,7 @@ package golden
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -108,6 +109,13 @@ func fioJobWorkload(job fio.Job, global map[string]string) (FioWorkload, error) 
 	if split := opt("bssplit"); split != "" {
 		fw.Custom = "a block-size split (bssplit=" + split + ")"
 	}
+	// The PTS's random access is uniform over the active range.
+	if d := opt("random_distribution"); w.Access == engine.Random && d != "" && d != "random" {
+		fw.Custom = "random_distribution=" + d + " is not uniform random access"
+	}
+	if p := opt("percentage_random"); p != "" && p != "100" && p != "100,100" {
+		fw.Custom = "percentage_random=" + p + " mixes random and sequential access"
+	}
 	for _, p := range []struct {
 		name string
 		dst  *int
@@ -170,7 +178,8 @@ func classify(fw FioWorkload) (test pts.TestID, stageID string) {
 	return pts.Custom, "custom"
 }
 
-// fioResult is one cell's result in one fio output.
+// fioResult is one cell's result in one fio output: a reporting group's
+// jobs of one workload, on every host and target.
 type fioResult struct {
 	file    string
 	order   int // the file's position on the command line
@@ -178,79 +187,72 @@ type fioResult struct {
 	fw      FioWorkload
 	m       engine.Measurement
 	targets []string // the fio filename options of its jobs
+	ar      float64  // its active range in %, 0 when not known
+	arWhy   string   // why not
+	pattern string   // the data it wrote, in fio's words
+	seeded  bool     // its jobs set randseed
 }
 
 // ReadFio reads fio outputs (json or json+, local or client/server, fio
-// 2.x and 3.x) into one result per workload per file. Jobs of the same
-// workload in a file (numjobs without group_reporting, or the hosts of a
-// client/server run) are added up into one cell.
-func ReadFio(files []string) ([]fioResult, error) {
-	var out []fioResult
+// 2.x and 3.x) into one result per reporting group per file, each at the
+// load its entries show (fioResults); left says which entries were left
+// out, and why.
+func ReadFio(files []string) (results []fioResult, left []string, err error) {
 	for order, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
-			return nil, fmt.Errorf("fio output %s: %w", f, err)
+			return nil, nil, fmt.Errorf("fio output %s: %w", f, err)
 		}
 		o, err := fio.Parse(bytes.NewReader(data))
 		if err != nil {
-			return nil, fmt.Errorf("fio output %s: %w", f, err)
+			return nil, nil, fmt.Errorf("fio output %s: %w", f, err)
 		}
 		if len(o.Jobs) == 0 {
-			return nil, fmt.Errorf("fio output %s: no jobs in it", f)
+			return nil, nil, fmt.Errorf("fio output %s: no jobs in it", f)
 		}
-		var here []fioResult
-		for _, j := range o.Jobs {
-			if j.Error != 0 {
-				return nil, fmt.Errorf("fio output %s: job %s%s ended with error %d (%s): its numbers are not a result",
-					f, j.Name, onHost(j), j.Error, syscall.Errno(j.Error).Error())
-			}
-			fw, err := fioJobWorkload(j, o.Global)
-			if err != nil {
-				return nil, fmt.Errorf("fio output %s: %w", f, err)
-			}
-			if j.Read.IOs+j.Write.IOs == 0 {
-				return nil, fmt.Errorf("fio output %s: job %s%s did no I/O", f, j.Name, onHost(j))
-			}
-			r, w := j.Read.Stats(), j.Write.Stats()
-			target := j.Options["filename"]
-			if target == "" {
-				target = o.Global["filename"]
-			}
-			k := -1
-			for i := range here {
-				if here[i].fw.same(fw) {
-					k = i
+		loads, out, err := fioResults(f, o)
+		if err != nil {
+			return nil, nil, err
+		}
+		left = append(left, out...)
+		for _, l := range loads {
+			r := fioResult{file: f, order: order, time: o.Time, fw: l.fw, ar: l.ar, arWhy: l.arWhy,
+				m: engine.Measurement{Engine: "fio " + o.Version.String()}}
+			for _, e := range l.entries {
+				if e.target != "" && !slices.Contains(r.targets, e.target) {
+					r.targets = append(r.targets, e.target)
 				}
+				rd, wr := e.job.Read.Stats(), e.job.Write.Stats()
+				r.m.Read.Merge(rd)
+				r.m.Write.Merge(wr)
+				r.m.Elapsed = max(r.m.Elapsed, e.job.Elapsed())
+				if o.ClientServer {
+					r.m.Targets = append(r.m.Targets, engine.TargetStats{Target: e.target, Host: e.host, Read: rd, Write: wr})
+				}
+				if p := dataPattern(e.job, o.Global); r.pattern == "" || r.pattern == p {
+					r.pattern = p
+				} else {
+					r.pattern = "different in its jobs"
+				}
+				_, seeded := option(e.job, o.Global, "randseed")
+				r.seeded = seeded
 			}
-			if k < 0 {
-				here = append(here, fioResult{file: f, order: order, time: o.Time, fw: fw,
-					m: engine.Measurement{Engine: "fio " + o.Version.String()}})
-				k = len(here) - 1
-			}
-			if target != "" && !slices.Contains(here[k].targets, target) {
-				here[k].targets = append(here[k].targets, target)
-			}
-			m := &here[k].m
-			m.Read.Merge(r)
-			m.Write.Merge(w)
-			m.Elapsed = max(m.Elapsed, j.Elapsed())
-			if o.ClientServer {
-				m.Targets = append(m.Targets, engine.TargetStats{Target: target, Host: fmt.Sprintf("%s:%d", j.Host, j.Port), Read: r, Write: w})
-			}
+			results = append(results, r)
 		}
-		out = append(out, here...)
 	}
 	// Rounds follow the time fio wrote each output; files without a time
 	// keep their command-line order.
-	sort.SliceStable(out, func(a, b int) bool {
-		ta, tb := out[a].time, out[b].time
+	sort.SliceStable(results, func(a, b int) bool {
+		ta, tb := results[a].time, results[b].time
 		if !ta.IsZero() && !tb.IsZero() && !ta.Equal(tb) {
 			return ta.Before(tb)
 		}
-		return out[a].order < out[b].order
+		return results[a].order < results[b].order
 	})
-	return out, nil
+	return results, left, nil
 }
+
+func errnoText(e int) string { return syscall.Errno(e).Error() }
 
 func onHost(j fio.Job) string {
 	if j.Host == "" {
@@ -261,9 +263,12 @@ func onHost(j fio.Job) string {
 
 // ImportFio files fio results under PTS cells: the n-th result of a cell is
 // its round n. It returns the run.json and the rounds WriteImported
-// journals, and warnings for results left out.
+// journals, and warnings for results left out. run.json records only what
+// fio's output says: each cell's load (stageLoads), the active range and
+// data pattern where fio's options give them; purge and preconditioning
+// are never in it (pts.ImportRecord).
 func ImportFio(files []string, opt FioOptions) (pts.RunInfo, map[string][][]pts.ImportedCell, []string, error) {
-	results, err := ReadFio(files)
+	results, warnings, err := ReadFio(files)
 	if err != nil {
 		return pts.RunInfo{}, nil, nil, err
 	}
@@ -314,15 +319,27 @@ func ImportFio(files []string, opt FioOptions) (pts.RunInfo, map[string][][]pts.
 	if len(ordered) == 0 {
 		cfg.Tests = nil
 	}
+	planned := cfg.Stages(prof) // at the profile's loads
+	loads := stageLoads(planned, results)
+	if l, ok := loads[string(pts.IOPS)]; ok {
+		cfg.TC, cfg.QD = l.TC, l.QD // the IOPS test's load, as the header prints it
+	}
 
+	rec := &pts.ImportRecord{NotRecorded: []string{pts.UnrecordedPurge, pts.UnrecordedPrecondition}}
 	var stages []pts.Stage
 	rounds := map[string][][]pts.ImportedCell{}
-	var warnings []string
-	// occurrences[stage][cell key] are a cell's results in time order.
+	// occurrences[stage][cell key] are a cell's results in time order; a
+	// result at another load than its stage's is a custom workload.
 	occ := map[string]map[pts.CellKey][]fioResult{}
+	why := map[pts.CellKey]string{}
 	for _, r := range results {
 		_, sid := classify(r.fw)
 		key := pts.KeyOf(r.fw.Workload)
+		if l, ok := loads[sid]; ok && loadLabel(l) != loadLabel(r.fw.Workload) {
+			key = pts.Named(r.fw.Label)
+			why[key] = fmt.Sprintf("its stage (%s) runs every cell at one load, %s here, the load most of its results ran at", sid, loadLabel(l))
+			sid = "custom"
+		}
 		if sid == "custom" {
 			key = pts.Named(r.fw.Label)
 		}
@@ -331,7 +348,7 @@ func ImportFio(files []string, opt FioOptions) (pts.RunInfo, map[string][][]pts.
 		}
 		occ[sid][key] = append(occ[sid][key], r)
 	}
-	for _, def := range cfg.Stages(prof) {
+	for _, def := range planned {
 		got := occ[def.ID]
 		if len(got) == 0 {
 			continue
@@ -339,6 +356,7 @@ func ImportFio(files []string, opt FioOptions) (pts.RunInfo, map[string][][]pts.
 		s := def
 		s.Purge, s.Precondition, s.Cells, s.Tracking = false, nil, nil, nil
 		remap := map[int]int{}
+		var arWhy []string
 		for _, c := range def.Cells {
 			rs := got[c.Key]
 			if len(rs) == 0 {
@@ -346,8 +364,15 @@ func ImportFio(files []string, opt FioOptions) (pts.RunInfo, map[string][][]pts.
 			}
 			remap[c.Index] = len(s.Cells)
 			c.Index = len(s.Cells)
-			c.Workload = rs[0].fw.Workload
+			c.Workload = rs[0].fw.Workload // its active range a placeholder of 100 % unless fio's options give it
 			c.Workload.Duration = rs[0].m.Elapsed
+			if known, w := recordedRange(rs); w != "" {
+				if !slices.Contains(arWhy, w) {
+					arWhy = append(arWhy, w)
+				}
+			} else {
+				c.Workload.ActiveRange = known
+			}
 			s.Cells = append(s.Cells, c)
 		}
 		for _, t := range def.Tracking {
@@ -357,6 +382,16 @@ func ImportFio(files []string, opt FioOptions) (pts.RunInfo, map[string][][]pts.
 			} else {
 				warnings = append(warnings, fmt.Sprintf("%s: tracking variable %s is not among the imported cells: steady state cannot be judged",
 					s.Title, t.Name))
+			}
+		}
+		if len(arWhy) > 0 {
+			rec.NoActiveRange = append(rec.NoActiveRange, s.ID)
+			rec.Departures = append(rec.Departures, fmt.Sprintf("%s: the active range is not recorded (%s).", s.Title, strings.Join(arWhy, "; ")))
+		}
+		if l, ok := loads[s.ID]; ok && len(def.Cells) > 0 {
+			if want := def.Cells[0].Workload; loadLabel(want) != loadLabel(l) {
+				rec.Departures = append(rec.Departures, fmt.Sprintf("%s: the imported cells ran at %s (TOIO %d); the %s profile's load is %s (TOIO %d).",
+					s.Title, loadLabel(l), l.TC*l.QD, prof.Short, loadLabel(want), want.TC*want.QD))
 			}
 		}
 		stages = append(stages, s)
@@ -376,15 +411,29 @@ func ImportFio(files []string, opt FioOptions) (pts.RunInfo, map[string][][]pts.
 			rs := cust[k]
 			w := rs[0].fw.Workload
 			w.Duration = rs[0].m.Elapsed
+			if ar, unknown := recordedRange(rs); unknown == "" {
+				w.ActiveRange = ar
+			} else if !slices.Contains(rec.NoActiveRange, s.ID) {
+				rec.NoActiveRange = append(rec.NoActiveRange, s.ID)
+			}
 			s.Cells = append(s.Cells, pts.Cell{Index: len(s.Cells), Key: k, Workload: w})
-			warnings = append(warnings, fmt.Sprintf("%s: not a PTS cell (%s): filed as a custom workload", k, customWhy(rs[0].fw)))
+			reason := why[k]
+			if reason == "" {
+				reason = customWhy(rs[0].fw)
+			}
+			warnings = append(warnings, fmt.Sprintf("%s: not a PTS cell (%s): filed as a custom workload", k, reason))
 		}
 		stages = append(stages, s)
 		rounds[s.ID] = roundsOf(s, cust, &warnings)
 	}
 	if len(stages) == 0 {
-		return pts.RunInfo{}, nil, nil, fmt.Errorf("fio outputs %s: no results to import", strings.Join(files, ", "))
+		msg := fmt.Sprintf("fio outputs %s: no results to import", strings.Join(files, ", "))
+		if len(warnings) > 0 {
+			msg += ": " + strings.Join(warnings, "; ")
+		}
+		return pts.RunInfo{}, nil, nil, errors.New(msg)
 	}
+	recordData(rec, results)
 	name := opt.Name
 	if name == "" {
 		name = strings.Join(targetList, ", ")
@@ -408,10 +457,78 @@ func ImportFio(files []string, opt FioOptions) (pts.RunInfo, map[string][][]pts.
 		version = results[0].m.Engine
 	}
 	ri := pts.RunInfo{Schema: pts.Schema, Tool: "ptsrun", Version: opt.Version, Spec: "PTS " + pts.SpecRevision,
-		Created: created, Config: cfg, Profile: prof, Stages: stages, Targets: ids, Imported: true,
+		Created: created, Config: cfg, Profile: prof, Stages: stages, Targets: ids, Imported: true, Import: rec,
 		Engine: version + " (imported)", Source: fmt.Sprintf("fio output: %d file(s): %s", len(files), shortList(files)),
 		Host: device.Host{Fio: strings.TrimPrefix(version, "fio ")}}
 	return ri, rounds, warnings, nil
+}
+
+// stageLoads is the load of each planned stage's imported results: a
+// stage runs every cell at one TC/QD, the one most of its results ran at;
+// on a tie the profile's, else the first run.
+func stageLoads(planned []pts.Stage, results []fioResult) map[string]engine.Workload {
+	out := map[string]engine.Workload{}
+	for _, def := range planned {
+		var order []engine.Workload
+		count := map[string]int{}
+		for _, r := range results {
+			if _, sid := classify(r.fw); sid != def.ID {
+				continue
+			}
+			l := r.fw.Workload
+			if count[loadLabel(l)] == 0 {
+				order = append(order, engine.Workload{TC: l.TC, QD: l.QD})
+			}
+			count[loadLabel(l)]++
+		}
+		if len(order) == 0 {
+			continue
+		}
+		best := order[0]
+		for _, l := range order[1:] {
+			n, b := count[loadLabel(l)], count[loadLabel(best)]
+			if n > b || n == b && len(def.Cells) > 0 && loadLabel(l) == loadLabel(def.Cells[0].Workload) {
+				best = l
+			}
+		}
+		out[def.ID] = best
+	}
+	return out
+}
+
+// recordedRange is the active range a cell's results record, or why it
+// is not known: one of them does not say, or they differ.
+func recordedRange(rs []fioResult) (float64, string) {
+	ar := rs[0].ar
+	for _, r := range rs {
+		if r.arWhy != "" {
+			return 0, r.arWhy
+		}
+		if r.ar != ar {
+			return 0, fmt.Sprintf("its rounds ran %g %% and %g %%", ar, r.ar)
+		}
+	}
+	return ar, ""
+}
+
+// recordData records the data pattern fio's options set and whether they
+// set a seed.
+func recordData(rec *pts.ImportRecord, results []fioResult) {
+	seeded := len(results) > 0
+	var patterns []string
+	for _, r := range results {
+		seeded = seeded && r.seeded
+		if !slices.Contains(patterns, r.pattern) {
+			patterns = append(patterns, r.pattern)
+		}
+	}
+	if !seeded {
+		rec.NotRecorded = append(rec.NotRecorded, pts.UnrecordedSeed)
+	}
+	rec.DataPattern = strings.Join(patterns, "; ")
+	if len(patterns) != 1 || patterns[0] != dataPattern(fio.Job{}, nil) {
+		rec.Departures = append(rec.Departures, "The data written was not only fio's default random buffers: "+rec.DataPattern+".")
+	}
 }
 
 func customWhy(fw FioWorkload) string {
@@ -453,6 +570,7 @@ func roundsOf(s pts.Stage, got map[pts.CellKey][]fioResult, warnings *[]string) 
 		}
 		for i := range out[r] {
 			out[r][i].Workload.Duration = out[r][i].Measurement.Elapsed
+			out[r][i].Workload.ActiveRange = s.Cells[i].Workload.ActiveRange // as the stage records it
 		}
 	}
 	return out

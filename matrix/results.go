@@ -575,6 +575,17 @@ func stageActiveRange(ri pts.RunInfo, test pts.TestID) (float64, bool) {
 	return 0, false
 }
 
+// rangeNotRecorded says that imported results do not record the active
+// range of a stage of the test.
+func rangeNotRecorded(ri pts.RunInfo, test pts.TestID) bool {
+	for _, s := range ri.Stages {
+		if s.Test == test && ri.ActiveRangeNotRecorded(s.ID) {
+			return true
+		}
+	}
+	return false
+}
+
 // SubsetDeviations say what a quick look (--block-sizes, --mixes) left out
 // of each test's matrix, one line per test that lost anything; plan shows
 // them before the run.
@@ -658,6 +669,12 @@ func deviations(ri pts.RunInfo, st *pts.State, res *Results) []Deviation {
 	if ri.Imported {
 		add("imported", "The results were imported (%s): ptsrun did not run these workloads, nor the purge and "+
 			"preconditioning the PTS requires, and cannot vouch for how they were measured.", ri.Source)
+		if ri.Import != nil {
+			// What the source itself shows departing from the profile.
+			for _, d := range ri.Import.Departures {
+				add("imported_departure", "%s", d)
+			}
+		}
 	}
 	if ri.Config.Engine == "sim" || strings.HasPrefix(ri.Engine, "sim") {
 		add("simulated", "The device is ptsrun's simulated SSD: the results describe a model, not hardware.")
@@ -686,7 +703,8 @@ func deviations(ri pts.RunInfo, st *pts.State, res *Results) []Deviation {
 		ar, ok := stageActiveRange(ri, td.ID)
 		want := ri.Profile.ActiveRangeOf(td.ID)
 		switch {
-		case !ok || ar == want:
+		case !ok || ar == want || rangeNotRecorded(ri, td.ID):
+			// An import that does not record it says so itself.
 		case ar < want:
 			add("active_range", "%s: the active range was %g %%, below the %s profile's %g %%.", td.Name, ar, ri.Profile.Short, want)
 		default:

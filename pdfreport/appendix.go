@@ -22,7 +22,7 @@ func (b *builder) appendix() {
 		for _, c := range st.Cells {
 			w := c.Workload
 			rows = append(rows, []string{st.Title, fmt.Sprint(c.Index + 1), c.Key.String(), w.String(),
-				fmt.Sprintf("%g–%g %%", w.RangeStart, w.ActiveRange), time.Duration(w.Duration).String()})
+				b.cellRange(st.ID, w), time.Duration(w.Duration).String()})
 		}
 		// A timeline's segments, each with its whole time: its runs and
 		// their idle time (at most: fills or steady state may end it first).
@@ -49,6 +49,9 @@ func (b *builder) appendix() {
 	intro := fmt.Sprintf("Every round runs these cells in this order, each for its time, over its active range of every target "+
 		"(percent of capacity). %s Each cell's random address stream is seeded from the run seed (%d), the stage, the round "+
 		"and the cell, so that a rerun repeats it exactly.", data, b.ri.Config.Seed)
+	if b.ri.Import != nil {
+		intro = b.importedCells()
+	}
 	if b.opt.Fio != nil {
 		intro = "Each reporting group of the fio job files is a cell, in the order the groups ran. The workload is ptsrun's " +
 			"reading of the group's first job (rw, bs, numjobs, iodepth) and its time the group's longest job's; what ran " +
@@ -96,6 +99,8 @@ func (b *builder) appendix() {
 				lines = append(lines, fmt.Sprintf("%s — preconditioning %s: %.1f GB written in %s (%s MB/s)", s.Title, pc.Workload.String(),
 					float64(pc.Bytes)/1e9, durationLabel(pc.Seconds), fmtMBps(pc.MBps)))
 			case !s.Started || s.Published() || t.Test == pts.Custom:
+			case b.ri.NotRecorded(pts.UnrecordedPrecondition):
+				lines = append(lines, s.Title+" — purge and preconditioning: "+notRecorded+" (the imported output does not say what ran before it)")
 			case s.Timeline && s.Purge != nil:
 				lines = append(lines, s.Title+" — no preconditioning: the stimulus starts from the purged drive")
 			case s.Timeline:

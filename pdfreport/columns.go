@@ -14,12 +14,14 @@ import (
 
 // setup is the Set-Up Parameters column of a stage's pages.
 func (b *builder) setup(s matrix.StageResult) []KV {
-	cfg := b.ri.Config
 	if s.Published() {
 		return []KV{{"Source", b.ri.Source}, {"Values", "one per cell, as published"}, {"Rounds", "none: no steady-state verdict"},
 			{"Purge, PC", "not known"}}
 	}
-	kv := []KV{{"Data pattern", "RND, incompressible"}, {"PC AR", fmt.Sprintf("%g %%", cfg.PCActiveRange)}}
+	kv := []KV{{"Data pattern", b.dataPattern("RND, incompressible")}, {"PC AR", b.pcActiveRange()}}
+	if b.ri.NotRecorded(pts.UnrecordedPurge) {
+		kv = append(kv, KV{"Purge", notRecorded})
+	}
 	if s.Purge != nil {
 		p := s.Purge.Method
 		if !s.Purge.Compliant && !s.Purge.Skipped {
@@ -41,6 +43,8 @@ func (b *builder) setup(s matrix.StageResult) []KV {
 		default:
 			kv = append(kv, KV{"Pre-condition", b.before(s)})
 		}
+	} else if b.ri.NotRecorded(pts.UnrecordedPrecondition) {
+		kv = append(kv, KV{"Pre-condition", notRecorded})
 	} else {
 		kv = append(kv, KV{"Pre-condition 2", s.Title + " loop (WDPC)"})
 	}
@@ -112,9 +116,13 @@ func (b *builder) params(s matrix.StageResult, stimulus, mixes, sizes string) []
 		ar = st.Cells[0].Workload.ActiveRange
 		cellTime = cellTimes(st.Cells)
 	}
+	amount := fmt.Sprintf("%g %% (%s)", ar, device.FormatCapacity(int64(float64(capacity)*ar/100)))
+	if b.ri.ActiveRangeNotRecorded(s.ID) {
+		amount = notRecorded
+	}
 	kv := []KV{
-		{"Data pattern", "RND"},
-		{"AR & amount", fmt.Sprintf("%g %% (%s)", ar, device.FormatCapacity(int64(float64(capacity)*ar/100)))},
+		{"Data pattern", b.dataPattern("RND")},
+		{"AR & amount", amount},
 		{"Test stimulus", stimulus},
 		{td.LoopLabel(pts.LoopMix), mixes},
 		{td.LoopLabel(pts.LoopBlockSize), sizes},
@@ -179,7 +187,7 @@ func (b *builder) runSetup() []KV {
 		return []KV{{"Recorded by", by}, {"Purge, PC", "none (outside the PTS)"}, {"Write cache", cacheLabel(b.res.WriteCache)}}
 	}
 	return []KV{{"Profile", b.ri.Profile.Short + " (" + b.ri.Profile.Name + ")"}, {"Write cache", cacheLabel(b.res.WriteCache)},
-		{"Purge", b.purgeLabel()}, {"PC AR", fmt.Sprintf("%g %%", cfg.PCActiveRange)}, {"Seed", fmt.Sprint(cfg.Seed)},
+		{"Purge", b.purgeLabel()}, {"PC AR", b.pcActiveRange()}, {"Seed", b.seedLabel()},
 		{"SS rule", fmt.Sprintf("%d rounds, range ≤ %g %%, slope ≤ %g %%", cfg.SS.Window, cfg.SS.MaxRange*100, cfg.SS.MaxSlope*100)},
 		{"Round limit", fmt.Sprint(cfg.MaxRounds)}}
 }
@@ -247,6 +255,10 @@ func (b *builder) activeRanges() string {
 			if st.Test != td.ID {
 				continue
 			}
+			if b.ri.ActiveRangeNotRecorded(st.ID) {
+				parts = append(parts, strings.ToUpper(string(td.ID))+" "+notRecorded)
+				break
+			}
 			if len(st.Cells) > 0 {
 				parts = append(parts, fmt.Sprintf("%s %g %%", strings.ToUpper(string(td.ID)), st.Cells[0].Workload.ActiveRange))
 				break
@@ -257,7 +269,7 @@ func (b *builder) activeRanges() string {
 			}
 		}
 	}
-	return strings.Join(append(parts, fmt.Sprintf("PC %g %%", b.ri.Config.PCActiveRange)), ", ")
+	return strings.Join(append(parts, "PC "+b.pcActiveRange()), ", ")
 }
 
 // stageDef is the definition of a stage as the run planned it (run.json),

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -28,8 +29,40 @@ type ComparedTable struct {
 	Rows              []string
 	RowBytes          []int64
 	Cols              []string
-	ColMetric         []pts.Metric // the metric of each column (its direction)
+	ColMetric         []pts.Metric // the metric of each column (its direction); "" for a column not scored
 	Values            [][][]float64
+	// Points marks a table of operating points, a row per point; Differ
+	// says, per row, the loads the runs chose the point at when they differ
+	// ("A TC32/QD4, B TC32/QD8"), "" when they chose it at one. A point
+	// chosen at different loads is shown, never scored: its figures are of
+	// different workloads.
+	Points bool
+	Differ []string
+	// RowMetric, when set, is the metric of each row instead of each
+	// column's (a table of figures, one per row, each with its unit).
+	RowMetric []pts.Metric
+}
+
+// metricAt is the metric of a cell of the table: its row's or its
+// column's; "" for one that is not scored.
+func (t ComparedTable) metricAt(row, col int) pts.Metric {
+	if t.RowMetric != nil {
+		if row < len(t.RowMetric) {
+			return t.RowMetric[row]
+		}
+		return ""
+	}
+	return t.metric(col)
+}
+
+// Ratio is run ÷ reference of a cell of the table, NaN where either has no
+// value or the cell is not scored (a point chosen at different loads, a
+// value that is no metric).
+func (t ComparedTable) Ratio(run, row, col int) float64 {
+	if t.metricAt(row, col) == "" || row < len(t.Differ) && t.Differ[row] != "" {
+		return math.NaN()
+	}
+	return t.Values[run][row][col] / t.Values[0][row][col]
 }
 
 // ComparedHeadline is one headline cell across runs.
@@ -37,6 +70,21 @@ type ComparedHeadline struct {
 	Label  string
 	Metric pts.Metric
 	Values []float64
+	// Loads are each run's TC/QD of a headline the test chose as it ran
+	// (an operating point), "" for a run without it; nil for the others.
+	// Differ names them when they differ: the headline is then not scored.
+	Loads  []string
+	Differ string
+	Point  string // the operating point's name ("DIRTH MaxIOPS"); "" for the other headlines
+}
+
+// Ratio is run ÷ reference of the headline, NaN where either has no value
+// or the runs chose it at different loads.
+func (h ComparedHeadline) Ratio(run int) float64 {
+	if h.Differ != "" {
+		return math.NaN()
+	}
+	return h.Values[run] / h.Values[0]
 }
 
 // ComparedHeatMap is the ratio heat-map of workloads outside the PTS
@@ -61,6 +109,9 @@ type Comparison struct {
 	Tables    []ComparedTable
 	Headlines []ComparedHeadline
 	HeatMap   *ComparedHeatMap // nil unless the runs share workloads outside the PTS
+	// Scope says in words which tests are compared and names those the
+	// reference and another run do not both hold, for the summary page.
+	Scope []string
 }
 
 func fmtRatio(v float64) string {
@@ -148,7 +199,8 @@ func (c Comparison) Doc() *Doc {
 			"green is better and brown worse, whichever way the metric improves (more IOPS and MB/s, less response time).",
 			len(c.Runs), ref.Name)}},
 		Table{Caption: "The runs compared", Head: []string{"", "Run", "Role", "Device", "Engine", "Compliance"},
-			Widths: []float64{0.25, 1.1, 0.7, 2.9, 1.6, 1.7}, Align: "CLLLLL", Rows: runRows})
+			Widths: []float64{0.25, 1.1, 0.7, 2.9, 1.6, 1.7}, Align: "CLLLLL", Rows: runRows},
+		Paragraph{Lines: c.Scope})
 	if len(c.Headlines) > 0 {
 		head := []string{"Headline cell"}
 		for i, r := range c.Runs {
@@ -157,17 +209,29 @@ func (c Comparison) Doc() *Doc {
 		var rows [][]string
 		ratioRows, ratioVals := []string{}, [][]float64{}
 		var lowCols []bool
+		var differ []string
 		for _, hl := range c.Headlines {
 			row := []string{hl.Label}
-			for _, v := range hl.Values {
-				row = append(row, hl.Metric.Format(v)+" "+hl.Metric.Unit())
+			for i, v := range hl.Values {
+				cell := hl.Metric.Format(v) + " " + hl.Metric.Unit()
+				if i < len(hl.Loads) && hl.Loads[i] != "" {
+					cell += " at " + hl.Loads[i]
+				}
+				row = append(row, cell)
 			}
 			rows = append(rows, row)
 			var rv []float64
-			for _, v := range hl.Values[1:] {
-				rv = append(rv, v/hl.Values[0])
+			for i := 1; i < len(hl.Values); i++ {
+				rv = append(rv, hl.Ratio(i))
 			}
-			ratioRows = append(ratioRows, hl.Label)
+			label := hl.Label
+			if hl.Differ != "" {
+				label += " (different loads)"
+				if d := fmt.Sprintf("%s: chosen at different loads (%s).", hl.Point, hl.Differ); !slices.Contains(differ, d) {
+					differ = append(differ, d)
+				}
+			}
+			ratioRows = append(ratioRows, label)
 			ratioVals = append(ratioVals, rv)
 			lowCols = append(lowCols, hl.Metric.LowerIsBetter())
 		}
@@ -176,6 +240,11 @@ func (c Comparison) Doc() *Doc {
 		if len(c.Runs) > 1 {
 			sum.Blocks = append(sum.Blocks, rowShadedRatios("Headline cells: run ÷ reference", ratioRows,
 				otherRuns(c.Runs), ratioVals, lowCols))
+		}
+		if len(differ) > 0 {
+			sum.Blocks = append(sum.Blocks, Paragraph{Lines: append([]string{"An operating point is chosen by each run at the load " +
+				"its own rule picks; chosen at different loads, its figures are of different workloads: shown, not scored (–). " +
+				"The TC × QD tables compare every load with itself."}, differ...)})
 		}
 	}
 	add(sum)
@@ -246,8 +315,22 @@ func rowShadedRatios(caption string, headlines, runs []string, vals [][]float64,
 }
 
 func (c Comparison) tablePages(t ComparedTable, add func(*Page)) {
+	if _, def, _ := pts.LookupTable(t.Name); len(def.SampleColumns) > 0 {
+		// A row per sample is for spreadsheets (--csv); people see the runs
+		// overlaid.
+		if p := c.timelineOverlay(t); p != nil {
+			add(p)
+		}
+		return
+	}
 	p := &Page{Test: t.testName(), Title: "Comparison: " + t.Title, Landmark: "compare-" + t.Name, Flow: true}
 	heads := t.Cols
+	if t.Points {
+		heads = nil
+		for _, col := range t.Cols {
+			heads = append(heads, pointHead(col))
+		}
+	}
 	heatMap := t.Name == "custom" && c.HeatMap != nil
 	if heatMap {
 		// A column per metric: named as people read them; the ratios are
@@ -263,12 +346,15 @@ func (c Comparison) tablePages(t ComparedTable, add func(*Page)) {
 		for ri, rl := range t.Rows {
 			row := []string{rl}
 			for ci := range t.Cols {
-				row = append(row, t.metric(ci).Format(t.Values[i][ri][ci]))
+				row = append(row, t.format(ri, ci, t.Values[i][ri][ci]))
 			}
 			rows = append(rows, row)
 		}
 		caption := runLetter(i) + ": " + r.Name + " — " + t.Title
-		if t.Unit != "" && t.Unit != t.Title {
+		switch {
+		case t.Points:
+			caption += " (response times in ms)"
+		case t.Unit != "" && t.Unit != t.Title:
 			caption += " (" + t.Unit + ")"
 		}
 		p.Blocks = append(p.Blocks, Table{Caption: caption,
@@ -279,21 +365,62 @@ func (c Comparison) tablePages(t ComparedTable, add func(*Page)) {
 		add(p)
 		return
 	}
-	low := make([]bool, len(t.Cols))
+	// The ratios of the values that are metrics (an operating point's TC
+	// and QD, a summary's minutes are not), shaded the way each improves.
+	var cols []int
+	var low, lowRow []bool
+	var scored []string
 	for ci := range t.Cols {
-		low[ci] = t.metric(ci).LowerIsBetter()
+		for ri := range t.Rows {
+			if t.metricAt(ri, ci) != "" {
+				cols, low, scored = append(cols, ci), append(low, t.metric(ci).LowerIsBetter()), append(scored, heads[ci])
+				break
+			}
+		}
+	}
+	if t.RowMetric != nil {
+		low = nil
+		for _, m := range t.RowMetric {
+			lowRow = append(lowRow, m.LowerIsBetter())
+		}
+	}
+	if len(cols) == 0 {
+		add(p) // nothing to score: the tables are the comparison
+		return
+	}
+	rows := append([]string(nil), t.Rows...)
+	var differ []string
+	for ri := range t.Rows {
+		if ri < len(t.Differ) && t.Differ[ri] != "" {
+			rows[ri] += " (different loads)"
+			differ = append(differ, fmt.Sprintf("%s: chosen at different loads (%s).", t.Rows[ri], t.Differ[ri]))
+		}
 	}
 	for i := 1; i < len(c.Runs); i++ {
 		m := Matrix{Caption: fmt.Sprintf("%s ÷ %s: %s", c.Runs[i].Name, c.Runs[0].Name, t.Title), RowHead: t.RowHead,
-			Rows: t.Rows, Cols: t.Cols, Ratio: true, Format: fmtRatio, Unit: "ratio", LowIsGoodCol: low}
+			Rows: rows, Cols: scored, Ratio: true, Format: fmtRatio, Unit: "ratio", LowIsGoodCol: low, LowIsGoodRow: lowRow}
+		if t.RowHead != "Block size" {
+			m.Corner = t.RowHead // its columns are no R/W mixes
+		}
+		for _, r := range rows {
+			// Room for the longest row label (a figure's name and unit),
+			// never less than the matrix's own 24 mm.
+			if w := min(70, 1.9*float64(len([]rune(r)))+4); w > 24 {
+				m.LabelWidth = max(m.LabelWidth, w)
+			}
+		}
 		for ri := range t.Rows {
-			row := make([]float64, len(t.Cols))
-			for ci := range t.Cols {
-				row[ci] = t.Values[i][ri][ci] / t.Values[0][ri][ci]
+			row := make([]float64, len(cols))
+			for k, ci := range cols {
+				row[k] = t.Ratio(i, ri, ci)
 			}
 			m.Values = append(m.Values, row)
 		}
 		p.Blocks = append(p.Blocks, m)
+	}
+	if len(differ) > 0 {
+		p.Blocks = append(p.Blocks, Paragraph{Lines: append([]string{"Each run chooses its operating points by its own rule; a point " +
+			"chosen at different loads is of different workloads: shown, not scored (–)."}, differ...)})
 	}
 	add(p)
 	// The overlays its test's page file registered.
@@ -302,6 +429,61 @@ func (c Comparison) tablePages(t ComparedTable, add func(*Page)) {
 			add(p)
 		}
 	}
+}
+
+// timelineOverlay draws a test over time of every run in one figure per
+// metric: its throughput and its average response time against the minute
+// each sample ended, bursts apart where the test idles between them.
+func (c Comparison) timelineOverlay(t ComparedTable) *Page {
+	col := func(name string) int { return slices.Index(t.Cols, name) }
+	minute, idle := col(pts.ColMinute), col(pts.ColIdle)
+	if minute < 0 {
+		return nil
+	}
+	p := &Page{Test: t.testName(), Title: "Comparison: " + t.Title + ", every run", Landmark: "compare-" + t.Name, Flow: true}
+	for _, m := range []struct {
+		col, label string
+		format     func(float64) string
+	}{{pts.ColIOPS, "IOPS", fmtIOPS}, {pts.ColMBps, "MB/s", fmtMBps}, {pts.ColLatMean, "Average response time (ms)", fmtMs}} {
+		y := col(m.col)
+		if y < 0 {
+			continue
+		}
+		var ss []series
+		for i, r := range c.Runs {
+			s := series{name: runLetter(i) + ": " + r.Name, points: idle >= 0}
+			for ri := range t.Rows {
+				x, v := t.Values[i][ri][minute], t.Values[i][ri][y]
+				if math.IsNaN(x) || idle >= 0 && t.Values[i][ri][idle] == 1 {
+					continue
+				}
+				s.xs, s.ys = append(s.xs, x), append(s.ys, v)
+			}
+			if len(s.xs) > 0 {
+				ss = append(ss, s)
+			}
+		}
+		if len(ss) == 0 {
+			continue
+		}
+		p.Blocks = append(p.Blocks, Chart{Caption: fmt.Sprintf("%s: %s of every sample, every run (every sample is in the CSV)", t.testName(), m.label),
+			Plot: timePlot(m.label+", every run", m.label, thinSeries(ss, maxSecondsBuckets), false), Height: 95,
+			Summary: seriesRanges(ss, m.format)})
+	}
+	if len(p.Blocks) == 0 {
+		return nil
+	}
+	return p
+}
+
+// seriesRanges sums long series up for the text of a figure: each one's
+// samples and the range of its values.
+func seriesRanges(ss []series, f func(float64) string) string {
+	var lines []string
+	for _, s := range ss {
+		lines = append(lines, fmt.Sprintf("%s: %d samples, %s … %s", s.name, len(s.ys), f(minOf(s.ys)), f(maxOf(s.ys))))
+	}
+	return strings.Join(lines, "\n")
 }
 
 // testName names the table's test in the page header.
@@ -361,6 +543,31 @@ func (t ComparedTable) metric(col int) pts.Metric {
 		return t.ColMetric[col]
 	}
 	return pts.MetricIOPS
+}
+
+// format writes a value of the table: by its metric, or as a plain number
+// (an operating point's TC and QD, a summary's minutes).
+func (t ComparedTable) format(row, col int, v float64) string {
+	if _, def, _ := pts.LookupTable(t.Name); def.Summary || def.Figures {
+		return fmtNum(v) // units of their own (× the baseline, min), which no metric formats
+	}
+	if m := t.metricAt(row, col); m != "" {
+		return m.Format(v)
+	}
+	return fmtNum(v)
+}
+
+// pointHead names a column of an operating-points table for people, in a
+// narrow column: "histogram_p99_999_ms" is "Hist. 99.999 %" (the caption
+// says response times are in ms).
+func pointHead(col string) string {
+	r := strings.NewReplacer("histogram", "hist.", "p99_999", "99.999 %", "art", "ART", "mrt", "MRT", "iops", "IOPS", "_ms", "", "_", " ")
+	h := r.Replace(col)
+	switch h {
+	case "tc", "qd":
+		return strings.ToUpper(h)
+	}
+	return strings.ToUpper(h[:1]) + h[1:]
 }
 
 func repeat(v float64, n int) []float64 {

@@ -58,10 +58,6 @@ func (b *builder) header() {
 	if host.CPUs > 0 {
 		cpu = fmt.Sprintf("%s × %d", orDash(cpu), host.CPUs)
 	}
-	software := "ptsrun " + ri.Version + " (" + orDash(host.Go) + ")"
-	if host.Fio != "" {
-		software += ", " + host.Fio
-	}
 	h.Platform = []KV{
 		{"Host", orDash(host.Hostname)},
 		{"Motherboard", orNotKnown(host.DMI.Motherboard())},
@@ -73,7 +69,7 @@ func (b *builder) header() {
 	if link := strings.Join(unique(mapTargets(ri.Targets, hbaLink)), "; "); strings.Trim(link, "; ") != "" {
 		h.Platform = append(h.Platform, KV{"HBA link", link})
 	}
-	h.Platform = append(h.Platform, KV{"Test software", software}, KV{"Engine", engineLabel(ri)})
+	h.Platform = append(h.Platform, KV{"Test software", b.software()}, KV{"Engine", engineLabel(ri)})
 	t := ri.Targets
 	dev := func(f func(int) string) string {
 		var v []string
@@ -274,6 +270,9 @@ func cacheLabel(s string) string {
 }
 
 func (b *builder) purgeLabel() string {
+	if b.ri.NotRecorded(pts.UnrecordedPurge) {
+		return notRecorded
+	}
 	for _, t := range b.res.Tests {
 		for _, s := range t.Stages {
 			if p := s.Purge; p != nil {

@@ -30,6 +30,12 @@ func (b *builder) readings() {
 		"value or rule that rests on a reading of the PTS rather than on quoted spec text follows, with where the reading comes " +
 		"from, how the other open harnesses read it, why ptsrun reads it so and the flag that chooses another. The verdict on " +
 		"page 1 is the verdict as read here."}}}
+	if b.ri.Imported {
+		// ptsrun's rules for running a test would read as what ran.
+		blocks = append(blocks, Paragraph{Lines: []string{"These results were imported: ptsrun did not run them, so its rules for " +
+			"running each test are not listed here (docs/tests has them); the readings below are those its verdict and figures rest on."}})
+		tests = nil
+	}
 	for _, td := range tests {
 		lines := []string{}
 		for _, r := range td.RulesOf(c) {

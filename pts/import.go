@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/ptsrun/ptsrun/engine"
@@ -19,6 +20,45 @@ type ImportedCell struct {
 	// Started is when its measurement began, if known: the round's start
 	// for a round's first cell.
 	Started time.Time
+}
+
+// ImportRecord is what imported results say of how they were measured
+// besides their workloads. What the source does not record the report
+// prints as "not recorded", never as a default; the departures from the
+// profile it shows (a load other than the profile's, an active range it
+// does not give) are listed with the run's deviations.
+type ImportRecord struct {
+	NotRecorded []string `json:"not_recorded,omitempty"` // of the Unrecorded… names
+	// NoActiveRange are the stages whose active range the source does not
+	// record; their cells' workloads carry a placeholder of 100 % that
+	// nothing prints.
+	NoActiveRange []string `json:"no_active_range,omitempty"`
+	// DataPattern is the data the source wrote, in its own words ("fio's
+	// default buffers (random)"); "" when it does not say.
+	DataPattern string   `json:"data_pattern,omitempty"`
+	Departures  []string `json:"departures,omitempty"` // in plain words, one sentence each
+}
+
+// What imported results may not record (ImportRecord.NotRecorded).
+const (
+	UnrecordedPurge        = "purge"
+	UnrecordedPrecondition = "preconditioning"
+	UnrecordedSeed         = "seed"
+)
+
+// NotRecorded says that imported results do not record what (an Unrecorded…
+// name); false for runs ptsrun made.
+func (ri RunInfo) NotRecorded(what string) bool {
+	return ri.Import != nil && slices.Contains(ri.Import.NotRecorded, what)
+}
+
+// ActiveRangeNotRecorded says that imported results do not record the
+// active range of the stage, or of any stage when stage is "".
+func (ri RunInfo) ActiveRangeNotRecorded(stage string) bool {
+	if ri.Import == nil {
+		return false
+	}
+	return stage == "" && len(ri.Import.NoActiveRange) > 0 || slices.Contains(ri.Import.NoActiveRange, stage)
 }
 
 // WriteImported makes dir a run directory for imported results: run.json

@@ -215,6 +215,9 @@ type RunInfo struct {
 	Workload bool `json:"workload,omitempty"`
 	// Source says what imported results came from (files, tool, metric).
 	Source string `json:"source,omitempty"`
+	// Import is what imported results record of how they were measured,
+	// and what they do not; nil for runs ptsrun made.
+	Import *ImportRecord `json:"import,omitempty"`
 	Operator
 }
 

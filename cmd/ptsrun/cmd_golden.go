@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -25,16 +27,24 @@ import (
 var errRegression = errors.New("regression against the baseline")
 
 func checkCommand() *cli.Command {
+	def := golden.DefaultTolerance
 	return &cli.Command{
-		Name:      "check",
-		Usage:     "hold a run against a golden baseline: exit 3 when a metric regressed beyond tolerance",
-		UsageText: "ptsrun check --golden BASELINE RUN [--tolerance 5%] [--tolerance-iops P] [--tolerance-mbps P] [--tolerance-lat P] [--json]",
+		Name:  "check",
+		Usage: "hold a run against a golden baseline: exit 3 when a metric regressed beyond its allowance",
+		UsageText: "ptsrun check --golden BASELINE RUN [--tolerance 5%] [--tolerance-iops P] [--tolerance-mbps P] [--tolerance-lat P] " +
+			"[--spread 3] [--tolerance-tail 10%] [--tolerance-tail-cell 100%] [--json]",
+		Description: "The rule, with the defaults: " + def.Rule(),
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "golden", Usage: "the baseline: a run directory or a results.json", Required: true},
-			&cli.StringFlag{Name: "tolerance", Value: "5%", Usage: "allowed change the wrong way, every metric"},
-			&cli.StringFlag{Name: "tolerance-iops", Usage: "allowed IOPS drop (default: --tolerance)"},
-			&cli.StringFlag{Name: "tolerance-mbps", Usage: "allowed MB/s drop (default: --tolerance)"},
-			&cli.StringFlag{Name: "tolerance-lat", Usage: "allowed rise of average, 99.999 % and maximum response time (default: --tolerance)"},
+			&cli.StringFlag{Name: "tolerance", Value: percent(def.IOPS), Usage: "least allowed move the wrong way of every cell's IOPS, MB/s and average response time"},
+			&cli.StringFlag{Name: "tolerance-iops", Usage: "least allowed IOPS drop of a cell (default: --tolerance)"},
+			&cli.StringFlag{Name: "tolerance-mbps", Usage: "least allowed MB/s drop of a cell (default: --tolerance)"},
+			&cli.StringFlag{Name: "tolerance-lat", Usage: "least allowed rise of a cell's average response time (default: --tolerance)"},
+			&cli.Float64Flag{Name: "spread", Value: def.Spread, Usage: "a cell's allowance is at least this many standard errors of the " +
+				"difference between two window averages, from the scatter of the baseline's measurement-window rounds (0: the tolerances alone)"},
+			&cli.StringFlag{Name: "tolerance-tail", Value: percent(def.Tail), Usage: "allowed rise of a test's geometric mean of run ÷ baseline " +
+				"of the 99.999 % and of the maximum response times over its cells"},
+			&cli.StringFlag{Name: "tolerance-tail-cell", Value: percent(def.TailCell), Usage: "allowed rise of one cell's 99.999 % or maximum response time"},
 			&cli.BoolFlag{Name: "json", Usage: "print the result as JSON on stdout"},
 		},
 		Action: func(c *cli.Context) error {
@@ -46,6 +56,8 @@ func checkCommand() *cli.Command {
 		},
 	}
 }
+
+func percent(v float64) string { return strconv.FormatFloat(100*v, 'f', -1, 64) + "%" }
 
 // checkOptions are check's options.
 type checkOptions struct {
@@ -62,15 +74,21 @@ func checkOptionsFrom(c *cli.Context) (checkOptions, error) {
 	}
 	all, err := golden.ParseTolerance(c.String("tolerance"))
 	if err != nil {
-		return checkOptions{}, err
+		return checkOptions{}, fmt.Errorf("--tolerance: %w", err)
 	}
-	tol := golden.Tolerance{IOPS: all, MBps: all, Lat: all}
+	tol := golden.Tolerance{IOPS: all, MBps: all, Lat: all, Spread: c.Float64("spread")}
+	if s := tol.Spread; math.IsNaN(s) || math.IsInf(s, 0) || s < 0 {
+		return checkOptions{}, fmt.Errorf("--spread %v: want a multiple of 0 or more", s)
+	}
 	for _, p := range []struct {
-		flag string
-		dst  *float64
-	}{{"tolerance-iops", &tol.IOPS}, {"tolerance-mbps", &tol.MBps}, {"tolerance-lat", &tol.Lat}} {
-		if c.IsSet(p.flag) {
-			if *p.dst, err = golden.ParseTolerance(c.String(p.flag)); err != nil {
+		flag  string
+		dst   *float64
+		parse func(string) (float64, error)
+	}{{"tolerance-iops", &tol.IOPS, golden.ParseTolerance}, {"tolerance-mbps", &tol.MBps, golden.ParseTolerance},
+		{"tolerance-lat", &tol.Lat, golden.ParseTolerance}, {"tolerance-tail", &tol.Tail, golden.ParseRise},
+		{"tolerance-tail-cell", &tol.TailCell, golden.ParseRise}} {
+		if c.IsSet(p.flag) || c.String(p.flag) != "" {
+			if *p.dst, err = p.parse(c.String(p.flag)); err != nil {
 				return checkOptions{}, fmt.Errorf("--%s: %w", p.flag, err)
 			}
 		}
