@@ -75,9 +75,11 @@ type Workload struct {
 	// percentage of the capacity: the range is [RangeStart, ActiveRange).
 	// Preconditioning uses it to write in resumable pieces.
 	RangeStart float64 `json:"range_start_pct,omitempty"`
-	// Duration is the run time. Passes, when set, ends the workload instead
-	// after that many passes over each target's active range (preconditioning
-	// writes exactly twice the capacity: Passes 2).
+	// Duration is the run time. Passes ends the workload after that many
+	// passes over each target's active range (preconditioning writes
+	// exactly twice the capacity: Passes 2), each thread moving its share.
+	// With both, it ends at whichever comes first: a time series' step cut
+	// at what is left of a volume budget (WSAT's 4 × the capacity).
 	Duration time.Duration `json:"duration_ns,omitempty"`
 	Passes   float64       `json:"passes,omitempty"`
 	Seed     uint64        `json:"seed"`

@@ -1,6 +1,7 @@
 package matrix
 
 import (
+	"math"
 	"slices"
 
 	"github.com/ptsrun/ptsrun/pts"
@@ -31,8 +32,10 @@ type HeadlineCell struct {
 	Cell  *CellResult
 	// Label names a headline the test chose as it ran (a
 	// demand-intensity operating point: "DIRTH MaxIOPS", at the Cell's
-	// TC/QD); "" for one of the definition's.
+	// TC/QD); "" for one of the definition's. Point is that point, with
+	// its histogram run; Cell is then the point as chosen (PointCell).
 	Label string
+	Point *pts.OperatingPoint
 }
 
 // Headlines are the cells people quote, with results: test by test and
@@ -54,8 +57,8 @@ func (r *Results) Headlines() []HeadlineCell {
 	return out
 }
 
-// pointHeadlines are a demand-intensity test's MaxIOPS and MinIOPS: their
-// cells of the demand-variation window, IOPS and mean response time.
+// pointHeadlines are a demand-intensity test's MaxIOPS and MinIOPS, IOPS
+// and mean response time as the point was chosen by (pts.PickPoints).
 func pointHeadlines(t *TestResult) []HeadlineCell {
 	var out []HeadlineCell
 	for _, p := range t.OperatingPoints {
@@ -70,12 +73,28 @@ func pointHeadlines(t *TestResult) []HeadlineCell {
 					continue
 				}
 				out = append(out, HeadlineCell{Headline: pts.Headline{Key: c.Key, Metrics: []pts.Metric{pts.MetricIOPS, pts.MetricLatMean},
-					Brief: p.Point == pts.PointMax}, Test: t.Test, Stage: s, Cell: c,
-					Label: t.Name + " " + pts.PointLabel(p.Point)})
+					Brief: p.Point == pts.PointMax}, Test: t.Test, Stage: s, Cell: PointCell(*c, p),
+					Label: t.Name + " " + pts.PointLabel(p.Point), Point: &p})
 			}
 		}
 	}
 	return out
+}
+
+// PointCell is an operating point as chosen, in the shape of the cell it
+// was chosen at: the cell's workload, the point's IOPS and mean response
+// time, and no other figure. A headline of the point reads these, so that
+// the summary, page 1 and comparisons print the figures the point was
+// chosen by, never the cell's window average under the point's name (with
+// --X-pick last the two differ).
+func PointCell(c CellResult, p pts.OperatingPoint) *CellResult {
+	out := c
+	for _, f := range out.numbers() {
+		*f.p = math.NaN()
+	}
+	out.IOPS, out.LatMeanMs = p.IOPS, p.ARTMs
+	out.Hist, out.Targets, out.CPU = nil, nil, nil
+	return &out
 }
 
 // StageHeadlines are the headlines of one stage of a test.

@@ -313,10 +313,16 @@ func verdict(ri pts.RunInfo, res *Results) string {
 	if len(tests) == 0 {
 		what = "(no PTS test was run)"
 	}
-	if res.Conforming {
-		return fmt.Sprintf("CONFORMS to %s %s: the run followed the specification with no deviation.", spec, what)
+	// What the tests rest on that is not verified spec text is in the
+	// report's readings appendix: the verdict names it.
+	read := ""
+	if len(tests) > 0 && len(pts.ReadingsOf(ri.Config)) > 0 {
+		read = ", as read in appendix " + pts.ReadingsAppendix
 	}
-	return fmt.Sprintf("Does NOT conform to %s %s: %s.", spec, what, plural(len(res.Deviations), "deviation"))
+	if res.Conforming {
+		return fmt.Sprintf("CONFORMS to %s %s%s: the run followed the specification with no deviation.", spec, what, read)
+	}
+	return fmt.Sprintf("Does NOT conform to %s %s%s: %s.", spec, what, read, plural(len(res.Deviations), "deviation"))
 }
 
 // scope says, for a run of several targets at once, that the results are of
@@ -383,13 +389,17 @@ func buildStage(ri pts.RunInfo, s *pts.Stage, st *pts.State, crit steadystate.Cr
 				}
 			}
 			if p != nil {
-				out.Point = p
+				q := *p // the journal's record stays as journaled
+				out.Point = &q
 				out.Title = fmt.Sprintf("%s (TC%d/QD%d)", s.Title, p.TC, p.QD)
 				at := s.AtPoint(p.TC, p.QD)
 				s = &at
 			}
 		}
 		buildTimeline(ri, s, ss, before, &out)
+		if out.Point != nil {
+			out.Point.Run = pts.PointRunOf(out.Summary)
+		}
 		if s.RoundSteps() > 0 {
 			timelineRounds(s, ss, crit, &out)
 		}
@@ -701,10 +711,13 @@ func deviations(ri pts.RunInfo, st *pts.State, res *Results) []Deviation {
 			add("active_range", "%s: the active range was %g %%, above the %s profile's %g %%.", td.Name, ar, ri.Profile.Short, want)
 		}
 	}
-	// A test's own parameters set otherwise than their defaults.
+	// A test's own parameters set otherwise than their defaults; another
+	// harness's reading of the PTS is not a deviation: the readings
+	// appendix says which the run read.
 	for _, t := range pts.Tests {
 		for _, p := range t.Params {
-			if v, ok := cfg.Params[p.Flag]; ok && v != p.Default && !p.Method && slices.Contains(cfg.Tests, t.ID) {
+			v, ok := cfg.Params[p.Flag]
+			if _, another := p.Another(v); ok && v != p.Default && !p.Method && !another && slices.Contains(cfg.Tests, t.ID) {
 				add("param", "%s: --%s %s instead of %s.", t.Name, p.Flag, v, p.Default)
 			}
 		}
@@ -917,98 +930,6 @@ func label(enabled bool) string {
 		return "enabled"
 	}
 	return "disabled"
-}
-
-// buildTimeline gives a timeline stage its samples, one per step journaled,
-// and the test's summary of them.
-// timelineRounds is the steady-state reading of a timeline in rounds
-// (WSAT's steady-state method): its rounds, tracking values and window,
-// from its samples as the runner judged them.
-func timelineRounds(s *pts.Stage, ss *pts.StageState, crit steadystate.Criteria, out *StageResult) {
-	vals := s.TimelineTracking(ss.Samples)
-	n := 0
-	if len(vals) > 0 {
-		n = len(vals[0])
-	}
-	last := n
-	if ss.Ended && len(ss.Window) == 2 {
-		last = min(ss.Window[1], n)
-	}
-	out.Rounds = n
-	out.Window = [2]int{max(1, last-crit.Window+1), last}
-	out.Steady, out.SSRound = ss.Ended && ss.Steady, ss.SSRound
-	for v, t := range s.Tracking {
-		tr := TrackingResult{Name: t.Name, Cell: t.Cell, Metric: t.Metric, Unit: t.Metric.Unit()}
-		if v < len(vals) {
-			tr.Values = vals[v][:last]
-		}
-		tr.Verdict = crit.CheckAt(tr.Values, last)
-		out.Tracking = append(out.Tracking, tr)
-	}
-}
-
-func buildTimeline(ri pts.RunInfo, s *pts.Stage, ss *pts.StageState, before []pts.Earlier, out *StageResult) {
-	out.Timeline, out.EndedBy = true, ss.EndMessage
-	out.Samples = []pts.Sample{}
-	for _, t := range ri.Targets {
-		out.Capacity += t.CapacityBytes
-	}
-	steps := s.Steps()
-	var start float64
-	var written int64
-	for k, m := range ss.Samples {
-		if k >= len(steps) {
-			break
-		}
-		st := steps[k]
-		written += m.Write.Bytes
-		t := m.Counts()
-		smp := pts.Sample{Step: k, Segment: st.Segment, Group: s.Timeline[st.Segment].Group, Run: st.Run,
-			Start: start, Seconds: m.Elapsed.Seconds(), Idle: st.Idle, Written: written,
-			IOPS: math.NaN(), MBps: math.NaN(), LatMeanMs: math.NaN(), LatP99999Ms: math.NaN(), LatMaxMs: math.NaN()}
-		if !st.Idle && m.Elapsed > 0 {
-			smp.IOPS, smp.MBps = m.IOPS(), m.MBps()
-			smp.LatMeanMs, smp.LatMaxMs = ms(t.MeanLatNs()), ms(float64(t.LatMaxNs))
-			var all engine.DirStats // Counts leaves the bins out
-			all.Merge(m.Read)
-			all.Merge(m.Write)
-			if all.Hist != nil && all.Hist.Count() > 0 {
-				smp.LatP99999Ms = ms(float64(all.PercentileNs(99.999)))
-			}
-		}
-		out.Samples = append(out.Samples, smp)
-		start += smp.Seconds
-	}
-	if td := pts.Def(s.Test); td != nil && td.Summarize != nil && len(out.Samples) > 0 {
-		out.Summary = td.Summarize(*s, out.Samples, before)
-	}
-	// The last hour of I/O: the drive's state at the end of the series;
-	// or the segments the test names for its histogram.
-	out.TailFrom = max(0, start-3600) / 60
-	in := func(k int) bool { return out.Samples[k].Start+out.Samples[k].Seconds > out.TailFrom*60 }
-	if g := slices.IndexFunc(s.Timeline, func(g pts.Segment) bool { return g.Histogram }); g >= 0 {
-		out.TailFrom = math.NaN()
-		in = func(k int) bool { return s.Timeline[out.Samples[k].Segment].Histogram }
-		for _, smp := range out.Samples {
-			if s.Timeline[smp.Segment].Histogram {
-				out.TailFrom = smp.Start / 60
-				break
-			}
-		}
-		if math.IsNaN(out.TailFrom) {
-			out.TailFrom = 0
-		}
-	}
-	var tail engine.DirStats
-	for k, m := range ss.Samples {
-		if k < len(out.Samples) && !out.Samples[k].Idle && in(k) {
-			tail.Merge(m.Read)
-			tail.Merge(m.Write)
-		}
-	}
-	if tail.Hist != nil && tail.Hist.Count() > 0 {
-		out.TailHist = tail.Hist
-	}
 }
 
 // withSeries adds each workload round's series to a custom stage's cells.

@@ -536,21 +536,11 @@ func pointsTable(def pts.TableDef, t TestResult) (Table, bool) {
 		if p == nil {
 			continue
 		}
+		// The point's two measurements as pts figured them, each its own
+		// columns: as chosen, and in its histogram run.
 		row := []float64{float64(p.TC), float64(p.QD), p.IOPS, p.ARTMs, math.NaN(), math.NaN(), math.NaN(), math.NaN()}
-		if s.Summary != nil {
-			for _, f := range s.Summary.Figures {
-				switch f.Name {
-				case pts.FigHistIOPS:
-					row[4] = f.Value
-				case pts.FigHistART:
-					row[5] = f.Value
-				case pts.FigHistMRT:
-					row[7] = f.Value
-				}
-			}
-		}
-		if s.TailHist != nil && s.TailHist.Count() > 0 {
-			row[6] = float64(s.TailHist.Percentile(99.999)) / 1e6
+		if r := p.Run; r != nil {
+			row[4], row[5], row[6], row[7] = r.IOPS, r.ARTMs, r.P99999Ms, r.MRTMs
 		}
 		tb.Rows = append(tb.Rows, pts.PointLabel(p.Point))
 		tb.RowBytes = append(tb.RowBytes, 0)

@@ -12,7 +12,8 @@ import (
 
 // appendix is the run's record in full: A every cell's workload (and the
 // fio job files), B the purge and preconditioning with every command, C
-// the tracking variables of every round.
+// how the report reads PTS 2.0.2 (its rules and readings), D the tracking
+// variables of every round.
 func (b *builder) appendix() {
 	b.warning = ""
 	// A: the workload of every cell.
@@ -117,7 +118,9 @@ func (b *builder) appendix() {
 	}
 	b.add(&Page{Title: "Appendix B: purge and preconditioning, with every command", Landmark: "appendix-purge", Flow: true,
 		Blocks: []Block{Paragraph{Lines: lines, Mono: true, Size: 6.5}}})
-	// C: tracking variables per round.
+	// C: how the report reads the PTS.
+	b.readings()
+	// D: tracking variables per round.
 	var blocks []Block
 	for _, t := range b.res.Tests {
 		for _, s := range t.Stages {
@@ -160,7 +163,7 @@ func (b *builder) appendix() {
 		}
 	}
 	if len(blocks) > 0 {
-		b.add(&Page{Title: "Appendix C: tracking variables per round", Landmark: "appendix-tracking", Flow: true, Blocks: blocks})
+		b.add(&Page{Title: "Appendix D: tracking variables per round", Landmark: "appendix-tracking", Flow: true, Blocks: blocks})
 	}
 }
 

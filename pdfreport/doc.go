@@ -16,13 +16,15 @@
 //
 // Build loops over the tests of pts (pts.Tests, then pts.CustomTest). Each
 // test's pages are in a page file of their own (page_iops.go, page_tp.go,
-// page_lat.go, page_wsat.go, page_hir.go, page_xsr.go, page_custom.go with
-// page_workload.go), which registers them
+// page_lat.go, page_wsat.go, page_hir.go, page_xsr.go, page_dirth.go with
+// page_dirth_points.go, page_custom.go with page_workload.go), which
+// registers them
 // in its init, with the overlays that test's tables get in a comparison
 // (compare.go). The pages read the test's matrix, tables and tracked cells
 // from its pts.TestDef. The pages of the run as a whole are in header.go,
 // columns.go (the header's set-up and test parameter columns), summary.go,
-// page_targets.go and appendix.go.
+// page_targets.go, appendix.go and readings.go (appendix C: the tests'
+// rules and the readings of the PTS the run rests on).
 //
 // The package runs no I/O and reads no files: everything it draws arrives
 // in its input. The results carry each round's per-second series (the

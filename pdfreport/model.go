@@ -3,7 +3,6 @@ package pdfreport
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -215,16 +214,8 @@ var (
 )
 
 // fmtNum writes a plain number readably: thousands grouped from 1,000 up,
-// four significant digits below.
-func fmtNum(v float64) string {
-	switch {
-	case math.IsNaN(v) || math.IsInf(v, 0):
-		return "–"
-	case math.Abs(v) >= 1000:
-		return pts.FormatIOPS(v) // whole, grouped
-	}
-	return strconv.FormatFloat(v, 'g', 4, 64)
-}
+// four significant digits below, as pts writes figures.
+var fmtNum = pts.FormatNumber
 
 // fmtFit writes a least-squares line as y = m·R + b.
 func fmtFit(slope, intercept float64) string {

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"gonum.org/v1/plot"
-
 	"github.com/ptsrun/ptsrun/device"
 	"github.com/ptsrun/ptsrun/engine"
 	"github.com/ptsrun/ptsrun/matrix"
@@ -209,7 +207,7 @@ func (b *builder) demandPC(d *demandTest, s matrix.StageResult) {
 	setup := b.demandSetup(s, load+" rounds to steady state (WDPC)")
 	params := b.demandParams(d,
 		KV{"TOIO – TC/QD", fmt.Sprintf("%d – TC %d/QD %d", w.TC*w.QD, w.TC, w.QD)},
-		KV{"Round", roundWords(st.Cells)},
+		KV{"Round", roundWords(st)},
 		KV{"SS rounds", ssRounds(s)})
 	// The tracking variable's name says all of the round and its stimulus,
 	// too long for a page title: the columns and captions say those.
@@ -219,20 +217,24 @@ func (b *builder) demandPC(d *demandTest, s matrix.StageResult) {
 		shown.Tracking[i].Name = "Preconditioning IOPS " + tcqd(w.TC, w.QD)
 	}
 	b.iopsTracking(d.td, shown, setup, params, convergence{title: "Preconditioning: Steady State Convergence", landmark: d.landmark("pc"),
-		caption: "IOPS of each preconditioning round's tracked end (" + roundWords(st.Cells) + "), " + load, plot: "Preconditioning IOPS per round"})
+		caption: "IOPS of each preconditioning round's tracked part (" + roundWords(st) + "), " + load, plot: "Preconditioning IOPS per round"})
 }
 
-// roundWords says how long a preconditioning round is and how much of it
-// is tracked: "30m, the last 1m tracked".
-func roundWords(cells []pts.Cell) string {
-	if len(cells) == 0 {
+// roundWords says how long a preconditioning round is and which of it is
+// tracked: "30m, the last 1m tracked".
+func roundWords(st pts.Stage) string {
+	if len(st.Cells) == 0 || len(st.Tracking) == 0 {
 		return "–"
 	}
 	var round time.Duration
-	for _, c := range cells {
+	for _, c := range st.Cells {
 		round += c.Workload.Duration
 	}
-	return fmt.Sprintf("%s, the last %s tracked", pts.ShortDuration(round), pts.ShortDuration(cells[len(cells)-1].Workload.Duration))
+	end := "last"
+	if st.Tracking[0].Cell == 0 {
+		end = "first"
+	}
+	return fmt.Sprintf("%s, the %s %s tracked", pts.ShortDuration(round), end, pts.ShortDuration(st.Cells[st.Tracking[0].Cell].Workload.Duration))
 }
 
 // dvCells are the demand-variation stage's TC × QD cells by load, and
@@ -428,8 +430,8 @@ func (b *builder) demandIntensityPage(d *demandTest, c dvCells, setup, params []
 	for _, name := range pts.DemandPoints {
 		if p, ok := d.point(name); ok {
 			label := pts.PointLabel(name)
-			marks = append(marks, mark{label: label, x: p.IOPS, y: p.ARTMs,
-				legend: fmt.Sprintf("%s %s: %s IOPS, %s ms", label, tcqd(p.TC, p.QD), fmtIOPS(p.IOPS), fmtMs(p.ARTMs))})
+			marks = append(marks, mark{x: p.IOPS, y: p.ARTMs,
+				legend: fmt.Sprintf("%s %s: %s", label, tcqd(p.TC, p.QD), p.ChosenWords())})
 			with = append(with, series{name: label, xs: []float64{p.IOPS}, ys: []float64{p.ARTMs}})
 		}
 	}
@@ -455,8 +457,12 @@ func (b *builder) demandIntensityPage(d *demandTest, c dvCells, setup, params []
 	var text []string
 	switch {
 	case len(d.points) > 0:
-		text = append(text, fmt.Sprintf("MaxIOPS is the load of highest IOPS whose ART is below the %s ceiling, MinIOPS the lowest TC and QD, "+
-			"MidIOPS the load under the ceiling whose IOPS is closest to their mean; each point at the figures it was chosen by.", d.ceiling()))
+		for _, r := range d.td.RulesOf(b.ri.Config) {
+			if r.Name == pts.PointLabel(pts.PointMax) || r.Name == pts.PointLabel(pts.PointMid) || r.Name == pts.PointLabel(pts.PointMin) {
+				text = append(text, fmt.Sprintf("%s: %s.", r.Name, r.Text))
+			}
+		}
+		text = append(text, "Each point is marked at the figures it was chosen by.")
 	case !math.IsNaN(d.ceilingMs):
 		text = append(text, "The operating points were not chosen: the demand variation did not end. The ceiling they are chosen under is drawn.")
 	}
@@ -561,185 +567,4 @@ func (b *builder) demandTablePage(d *demandTest, s matrix.StageResult, setup, pa
 	}
 	return &Page{Test: d.td.Name, Title: "Tabular Data: IOPS, ART and 99.999 % RT by TC × QD", Setup: setup, Params: params,
 		Landmark: d.landmark("table"), Blocks: blocks}
-}
-
-// demandPoints is the operating points page: how they were chosen, their
-// figures as chosen and in their histogram runs, and what became of a
-// point whose stage has no results.
-func (b *builder) demandPoints(d *demandTest, dv matrix.StageResult) {
-	b.stage(dv)
-	setup := b.demandSetup(dv, "the drive as "+d.td.Name+" preconditioning left it")
-	params := b.demandParams(d, KV{"Points read from", pickWords(d.pick)})
-	lines := []string{fmt.Sprintf("The operating points are chosen from the demand variation's %s: MaxIOPS is the TC/QD of highest IOPS among "+
-		"those whose ART is below the %s ceiling; MinIOPS is the lowest TC and QD; MidIOPS is the TC/QD under the ceiling whose IOPS is "+
-		"closest to the mean of MaxIOPS and MinIOPS. Ties go to the smaller TC × QD. Each point then has a pre-write of %s and a "+
-		"histogram run of %s of the test stimulus at its TC/QD.", pickWords(d.pick), d.ceiling(), durOrDash(d.pointPre), durOrDash(d.pointHist))}
-	if len(d.points) == 0 {
-		why := "the demand variation did not end"
-		if dv.Error != "" {
-			why += " (stopped by an error: " + strings.TrimSuffix(dv.Error, ".") + ")"
-		} else if !dv.Started {
-			why += " (it was not run)"
-		}
-		lines = append(lines, "Not chosen: "+why+", so there are no operating points and no histograms.")
-	}
-	for _, p := range d.points {
-		lines = append(lines, fmt.Sprintf("%s, %s: %s.", pts.PointLabel(p.Point), tcqd(p.TC, p.QD), p.Rule))
-	}
-	var rows [][]string
-	var tb matrix.Table
-	for _, def := range d.td.Tables {
-		if def.Points {
-			tb = b.namedTable(def.Name)
-		}
-	}
-	for i, r := range tb.Rows {
-		v := tb.Values[i]
-		rows = append(rows, []string{r, tcqd(int(v[0]), int(v[1])), fmt.Sprint(int(v[0]) * int(v[1])), fmtIOPS(v[2]), fmtMs(v[3]),
-			fmtIOPS(v[4]), fmtMs(v[5]), fmtMs(v[6]), fmtMs(v[7])})
-	}
-	// The point stages without results, and why.
-	for _, s := range d.stages {
-		def := b.stageDef(s)
-		if def.Point == nil || !empty(s) {
-			continue
-		}
-		why := "not run, the run stopped before it"
-		switch {
-		case s.Error != "":
-			why = "stopped by an error before its first sample: " + strings.TrimSuffix(s.Error, ".")
-		case s.Started:
-			why = "interrupted before its first sample; `ptsrun resume` continues it"
-		}
-		lines = append(lines, fmt.Sprintf("%s pre-write and histogram run: %s.", pts.PointLabel(def.Point.Point), why))
-	}
-	blocks := []Block{Paragraph{Lines: lines}}
-	if len(rows) > 0 {
-		blocks = append(blocks, Table{Caption: tb.Title + " (times in ms)",
-			Head:   []string{"Point", "TC/QD", "TOIO", "Chosen IOPS", "Chosen ART", "Run IOPS", "Run ART", "Run 99.999 %", "Run MRT"},
-			Widths: []float64{1, 1, 0.7, 1.1, 1, 1.1, 1, 1.2, 1}, Rows: rows},
-			Paragraph{Lines: []string{"Chosen: the demand variation's figures the point was chosen by. Run: the point's histogram run " +
-				"after its pre-write; its 99.999 % is of the run's merged histogram, its MRT the run's maximum response time."}})
-	}
-	b.add(&Page{Test: d.td.Name, Title: "Operating Points: MaxIOPS, MidIOPS and MinIOPS", Setup: setup, Params: params,
-		Landmark: d.landmark("points"), Blocks: blocks})
-}
-
-func pickWords(pick string) string {
-	if pick == pts.PickLast {
-		return "measurement window's last round"
-	}
-	return "measurement window, each load's average over its rounds"
-}
-
-func durOrDash(d time.Duration) string {
-	if d <= 0 {
-		return "–"
-	}
-	return pts.ShortDuration(d)
-}
-
-// namedTable is the results' table of that name, empty when they have
-// none.
-func (b *builder) namedTable(name string) matrix.Table {
-	if b.tables == nil {
-		b.tables = b.res.Tables()
-	}
-	for _, t := range b.tables {
-		if t.Name == name {
-			return t
-		}
-	}
-	return matrix.Table{}
-}
-
-// demandPoint draws an operating point's pre-write and its response-time
-// histogram.
-func (b *builder) demandPoint(d *demandTest, s matrix.StageResult) {
-	b.stage(s)
-	def := b.stageDef(s)
-	label := pts.PointLabel(def.Point.Point)
-	at := "TC/QD not known"
-	var tc, qd int
-	if p := s.Point; p != nil {
-		tc, qd = p.TC, p.QD
-		at = tcqd(tc, qd)
-	}
-	pre, test := d.prewrite, d.stimulus
-	pre.TC, pre.QD, test.TC, test.QD = tc, qd, tc, qd
-	ran := 0.0
-	for _, x := range s.Samples {
-		ran += x.Seconds
-	}
-	duration := durationLabel(ran)
-	if nominal := def.TimelineTime(); time.Duration(ran*float64(time.Second)) < nominal-time.Second {
-		duration += fmt.Sprintf(" (of %s)", durationLabel(nominal.Seconds()))
-	}
-	setup := b.setup(s)
-	params := b.demandParams(d,
-		KV{"This point", fmt.Sprintf("%s: %s (TOIO %d)", label, at, tc*qd)},
-		KV{"Segments", fmt.Sprintf("%s pre-write (%s), then %s histogram run, a sample every %s", durOrDash(d.pointPre), stimulusLabel(pre),
-			durOrDash(d.pointHist), durOrDash(d.interval))},
-		KV{"Duration", duration})
-	var figs []string
-	mrt := math.NaN()
-	if s.Summary != nil {
-		for _, f := range s.Summary.Figures {
-			figs = append(figs, f.Name+": "+figure(f))
-			if f.Name == pts.FigHistMRT {
-				mrt = f.Value
-			}
-		}
-	}
-	rule := label + " " + at + ": not chosen."
-	if s.Point != nil {
-		rule = fmt.Sprintf("%s %s: %s.", label, at, s.Point.Rule)
-	}
-	names := map[int]string{1: "pre-write: " + stimulusLabel(pre), 2: "histogram run: " + stimulusLabel(test)}
-	iops := groupSeries(s, names, func(x pts.Sample) float64 { return x.IOPS })
-	art := groupSeries(s, names, func(x pts.Sample) float64 { return x.LatMeanMs })
-	lines := []string{rule}
-	if len(figs) > 0 {
-		f := strings.Join(figs, "; ") + "."
-		lines = append(lines, strings.ToUpper(f[:1])+f[1:])
-	}
-	b.add(&Page{Test: d.td.Name, Title: fmt.Sprintf("%s (%s) Pre-Writes", label, at), Setup: setup, Params: params,
-		Landmark: d.landmark("point-prewrite"), Blocks: []Block{
-			Paragraph{Lines: lines},
-			Chart{Caption: fmt.Sprintf("IOPS per %s at %s: the pre-write, then the histogram run", durOrDash(d.interval), at),
-				Plot: withHeadroom(timePlot(label+" "+at+": IOPS vs time", "IOPS", iops, false), iops, false), Summary: summarize(iops, fmtIOPS)},
-			Chart{Caption: fmt.Sprintf("Average response time per %s at %s", durOrDash(d.interval), at),
-				Plot: withHeadroom(timePlot(label+" "+at+": ART vs time", "ART (ms)", art, spansDecade(art)), art, spansDecade(art)), Summary: summarize(art, fmtMs)},
-		}})
-	title := fmt.Sprintf("%s (%s) Response Time Histogram, MRT = %s ms", label, at, fmtMs(mrt))
-	if math.IsNaN(mrt) {
-		title = fmt.Sprintf("%s (%s) Response Time Histogram", label, at)
-	}
-	h := s.TailHist
-	if h == nil || h.Count() == 0 {
-		b.add(&Page{Test: d.td.Name, Title: title, Setup: setup, Params: params, Landmark: d.landmark("point-histogram"),
-			Blocks: []Block{Paragraph{Lines: []string{rule, "No histogram: the histogram run has no sample (the stage ended before it)."}}}})
-		return
-	}
-	what := fmt.Sprintf("%s %s, %s", label, at, stimulusLabel(test))
-	hist, clp, sum := histogramPlots(what, h)
-	b.add(&Page{Test: d.td.Name, Title: title, Setup: setup, Params: params, Landmark: d.landmark("point-histogram"),
-		Blocks: []Block{
-			Paragraph{Lines: []string{fmt.Sprintf("The response time of every I/O of the %s histogram run of %s at %s, from minute %.0f: %s I/Os.",
-				durOrDash(d.pointHist), stimulusLabel(test), at, s.TailFrom, fmtIOPS(float64(h.Count()))), rule}},
-			Chart{Caption: "Response-time histogram (I/Os per latency bin, log scales)", Plot: hist, Summary: sum},
-			Chart{Caption: "Confidence level: share of I/Os at or under each response time", Plot: clp, Summary: sum},
-		}})
-}
-
-// withHeadroom gives a time plot room above its highest value, when
-// linear, and starts it at minute 0, so that no sample sits on an edge.
-func withHeadroom(p *plot.Plot, ss []series, logY bool) *plot.Plot {
-	if !logY {
-		headroom(p, ss)
-	}
-	if _, hi := seriesRangeX(ss); hi > 0 {
-		p.X.Min, p.X.Max = 0, hi*1.05
-	}
-	return p
 }

@@ -87,7 +87,14 @@ func TestDIRTHPages(t *testing.T) {
 		pp := paramsOf(t, doc, "dirth-points")
 		assert.NotEmpty(t, pp["Points read from"])
 	}
-	says(t, text, "MaxIOPS is the TC/QD of highest IOPS among those whose ART is below the 5 ms ceiling")
+	// The points' rules in the test's own words (pts), as the plan and the
+	// docs print them.
+	for _, r := range pts.DIRTHTest.RulesOf(ri.Config) {
+		if r.Name == "MaxIOPS" || r.Name == "MidIOPS" || r.Name == "MinIOPS" {
+			says(t, text, r.Name+": "+r.Text+".")
+		}
+	}
+	says(t, text, "MaxIOPS: the highest IOPS whose ART is below 5 ms, from the measurement window's last round")
 	says(t, text, "ART ceiling 5 ms", "the ceiling is drawn on the demand-intensity plot")
 	says(t, text, "Host CPU utilisation over TC × QD (the PTS's 3D plot): not measured.", "the simulated drive has no host CPU")
 	saysNot(t, text, "No results:")

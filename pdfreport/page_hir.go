@@ -70,7 +70,7 @@ func (b *builder) hirTimeline(td *pts.TestDef, s matrix.StageResult) {
 	for _, f := range s.Summary.Figures {
 		v := "not measured"
 		if !math.IsNaN(f.Value) {
-			v = fmtNum(f.Value) + " " + f.Unit
+			v = f.String()
 		}
 		switch f.Name {
 		case "baseline":

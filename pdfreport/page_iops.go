@@ -1,6 +1,8 @@
 package pdfreport
 
 import (
+	"math"
+	"slices"
 	"strings"
 
 	"github.com/ptsrun/ptsrun/engine"
@@ -60,15 +62,27 @@ func (b *builder) iops(td *pts.TestDef, stages []matrix.StageResult) {
 				RowHead: "Block size", Rows: rowsLabels(tb), Cols: tb.Cols, Values: tb.Values, Unit: "IOPS", Format: fmtIOPS},
 		}})
 	var byMix []series
+	var plotted []int64 // the block sizes with a value: the axis's ticks and range
+	for i, bs := range tb.RowBytes {
+		if slices.ContainsFunc(tb.Values[i], func(v float64) bool { return !math.IsNaN(v) }) {
+			plotted = append(plotted, bs)
+		}
+	}
 	for j, mix := range tb.Cols {
 		sr := series{name: mix}
 		for i, bs := range tb.RowBytes {
-			sr.xs = append(sr.xs, float64(bs)/1024)
-			sr.ys = append(sr.ys, tb.Values[i][j])
+			// A cell not run (a quick look's, a 4Kn target's 0.5 KiB) has
+			// no point: the line joins the cells that were, rather than
+			// breaking at each gap and leaving marks without a line.
+			if v := tb.Values[i][j]; !math.IsNaN(v) {
+				sr.xs, sr.ys = append(sr.xs, float64(bs)/1024), append(sr.ys, v)
+			}
 		}
-		byMix = append(byMix, sr)
+		if len(sr.xs) > 0 { // a mix left out has no line
+			byMix = append(byMix, sr)
+		}
 	}
 	b.add(&Page{Test: td.Name, Title: "2D Plot: IOPS vs block size", Setup: setup, Params: params, Landmark: "iops-2d",
 		Blocks: []Block{Chart{Caption: "IOPS against block size, one line per R/W mix (log–log)",
-			Plot: logLogPlot("IOPS by block size and R/W mix", "IOPS", tb.RowBytes, byMix), Summary: summarize(byMix, fmtIOPS)}}})
+			Plot: logLogPlot("IOPS by block size and R/W mix", "IOPS", plotted, byMix), Summary: summarize(byMix, fmtIOPS)}}})
 }

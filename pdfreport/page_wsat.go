@@ -37,9 +37,11 @@ func (b *builder) wsat(td *pts.TestDef, stages []matrix.StageResult) {
 				Chart{Caption: "IOPS per interval from fresh-out-of-box", Plot: timePlot("IOPS vs time", "IOPS", byTime, false), Summary: summarize(byTime, fmtIOPS)},
 				Chart{Caption: "IOPS per interval, log scale", Plot: timePlot("IOPS vs time (log)", "IOPS", byTime, true), Summary: summarize(byTime, fmtIOPS)},
 			}})
-		tgbw := along("IOPS", func(x pts.Sample) float64 { return float64(x.Written) / 1e9 }, iops)
-		blocks := []Block{Chart{Caption: "IOPS against the total data written since the purge, TGBW in GB (10^9 bytes, not GiB)",
-			Plot: linePlot("IOPS vs TGBW", "TGBW (GB, 10^9 bytes)", "IOPS", tgbw, false), Summary: summarize(tgbw, fmtIOPS)}}
+		unit, per := pts.TGBWUnit(b.ri.Config)
+		units := map[string]string{"GB": "GB, 10^9 bytes", "GiB": "GiB, 2^30 bytes"}[unit]
+		tgbw := along("IOPS", func(x pts.Sample) float64 { return float64(x.Written) / per }, iops)
+		blocks := []Block{Chart{Caption: "IOPS against the total data written since the purge, TGBW in " + units + " (--wsat-tgbw)",
+			Plot: linePlot("IOPS vs TGBW", "TGBW ("+units+")", "IOPS", tgbw, false), Summary: summarize(tgbw, fmtIOPS)}}
 		if s.Capacity > 0 {
 			fills := along("IOPS", func(x pts.Sample) float64 { return float64(x.Written) / float64(s.Capacity) }, iops)
 			blocks = append(blocks, Chart{Caption: fmt.Sprintf("IOPS against drive fills: TGBW in capacities of %s", decimal(s.Capacity)),
@@ -79,7 +81,7 @@ func (b *builder) wsat(td *pts.TestDef, stages []matrix.StageResult) {
 		for _, r := range s.Summary.Rows {
 			fill := "–"
 			if s.Capacity > 0 {
-				fill = fmtNum(r[4] * 1e9 / float64(s.Capacity))
+				fill = fmtNum(r[4] * per / float64(s.Capacity))
 			}
 			hour := fmt.Sprintf("%.0f", r[0])
 			if len(r) > 5 && r[5] < 59.5 {
@@ -91,9 +93,9 @@ func (b *builder) wsat(td *pts.TestDef, stages []matrix.StageResult) {
 		for _, f := range s.Summary.Figures {
 			v := "not reached"
 			if !math.IsNaN(f.Value) {
-				v = fmtNum(f.Value) + " " + f.Unit
-				if f.Unit == "GB written" && s.Capacity > 0 {
-					v += fmt.Sprintf(" (%s drive fills)", fmtNum(f.Value*1e9/float64(s.Capacity)))
+				v = f.String()
+				if f.Unit == unit+" written" && s.Capacity > 0 {
+					v += fmt.Sprintf(" (%s drive fills)", fmtNum(f.Value*per/float64(s.Capacity)))
 				}
 			}
 			lines = append(lines, fmt.Sprintf("%s: %s, %s.", f.Name, v, f.Definition))
@@ -101,8 +103,8 @@ func (b *builder) wsat(td *pts.TestDef, stages []matrix.StageResult) {
 		b.add(&Page{Test: td.Name, Title: "Every Hour and the Write Cliff", Setup: setup, Params: params, Landmark: "wsat-summary",
 			Blocks: []Block{
 				Paragraph{Lines: lines},
-				Table{Caption: "Every hour of the series: its mean IOPS and ART, peak MRT, and TGBW (GB) and drive fills at its end",
-					Head: []string{"Hour", "Mean IOPS", "Mean ART ms", "Peak MRT ms", "TGBW GB", "Drive fills"}, Rows: rows},
+				Table{Caption: "Every hour of the series: its mean IOPS and ART, peak MRT, and TGBW (" + unit + ") and drive fills at its end",
+					Head: []string{"Hour", "Mean IOPS", "Mean ART ms", "Peak MRT ms", "TGBW " + unit, "Drive fills"}, Rows: rows},
 			}})
 	}
 }

@@ -53,7 +53,7 @@ func (b *builder) xsr(td *pts.TestDef, stages []matrix.StageResult) {
 		for _, f := range s.Summary.Figures {
 			v := "not reached in access group 3"
 			if !math.IsNaN(f.Value) {
-				v = fmtNum(f.Value) + " " + f.Unit
+				v = f.String()
 			}
 			name := strings.ToUpper(f.Name[:1]) + f.Name[1:]
 			lines = append(lines, fmt.Sprintf("%s: %s. It is defined as the %s.", name, v, f.Definition))

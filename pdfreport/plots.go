@@ -124,32 +124,6 @@ func addLines(p *plot.Plot, ss []series, logY bool) {
 	}
 }
 
-// numTicks are gonum's default linear ticks labelled readably (225,000
-// rather than 225000.00).
-type numTicks struct{}
-
-func (numTicks) Ticks(min, max float64) []plot.Tick {
-	t := plot.DefaultTicks{}.Ticks(min, max)
-	for i := range t {
-		if t[i].Label != "" {
-			t[i].Label = fmtNum(t[i].Value)
-		}
-	}
-	return t
-}
-
-// roundTicks labels whole rounds only.
-type roundTicks struct{}
-
-func (roundTicks) Ticks(min, max float64) []plot.Tick {
-	var t []plot.Tick
-	step := math.Max(1, math.Ceil((max-min)/12))
-	for r := math.Ceil(min); r <= max; r += step {
-		t = append(t, plot.Tick{Value: r, Label: fmt.Sprintf("%.0f", r)})
-	}
-	return t
-}
-
 // convergencePlot shows tracking values per round, the measurement window
 // shaded.
 func convergencePlot(title, ylabel string, ss []series, window [2]int, logY bool) *plot.Plot {
@@ -314,84 +288,6 @@ func fmtValue(unit string, v float64) string {
 	return fmtMs(v) + " " + unit
 }
 
-// decadeTicks marks powers of ten with compact labels (1k, 10k, 1M) and the
-// 2 and 5 between them unlabelled.
-type decadeTicks struct{}
-
-func (decadeTicks) Ticks(min, max float64) []plot.Tick {
-	if !(min > 0) || !(max > min) {
-		return nil
-	}
-	var t []plot.Tick
-	// Over a few decades the 2s and 5s are labelled too, so that an axis
-	// never shows a single number.
-	few := math.Log10(max/min) <= 3.2
-	for e := math.Floor(math.Log10(min)); e <= math.Ceil(math.Log10(max)); e++ {
-		d := math.Pow(10, e)
-		for _, m := range []float64{1, 2, 5} {
-			v := d * m
-			if v < min*0.999 || v > max*1.001 {
-				continue
-			}
-			label := ""
-			if m == 1 || few {
-				label = compact(v)
-			}
-			t = append(t, plot.Tick{Value: v, Label: label})
-		}
-	}
-	labelled := 0
-	for _, x := range t {
-		if x.Label != "" {
-			labelled++
-		}
-	}
-	if labelled < 2 {
-		// Within one decade: label two round values inside the range.
-		for i, v := range []float64{min, max} {
-			r := roundTo2(v, i == 0)
-			t = append(t, plot.Tick{Value: r, Label: compact(r)})
-		}
-	}
-	return t
-}
-
-// roundTo2 rounds to two significant digits, up or down: a round value
-// inside the range that starts or ends at v.
-func roundTo2(v float64, up bool) float64 {
-	e := math.Pow(10, math.Floor(math.Log10(v))-1)
-	if up {
-		return math.Ceil(v/e) * e
-	}
-	return math.Floor(v/e) * e
-}
-
-func compact(v float64) string {
-	switch {
-	case v >= 1e9:
-		return fmt.Sprintf("%gG", v/1e9)
-	case v >= 1e6:
-		return fmt.Sprintf("%gM", v/1e6)
-	case v >= 1e3:
-		return fmt.Sprintf("%gk", v/1e3)
-	}
-	return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.6f", v), "0"), ".")
-}
-
-// sizeTicks label block sizes the PTS way.
-type sizeTicks struct{ sizes []int64 }
-
-func (s sizeTicks) Ticks(min, max float64) []plot.Tick {
-	var t []plot.Tick
-	for _, b := range s.sizes {
-		kib := float64(b) / 1024
-		if kib >= min*0.999 && kib <= max*1.001 {
-			t = append(t, plot.Tick{Value: kib, Label: strings.TrimSuffix(engine.FormatSize(b), " KiB")})
-		}
-	}
-	return t
-}
-
 // logLogPlot is the 2D IOPS plot: IOPS (log) against block size (log, KiB),
 // one line per R/W mix.
 func logLogPlot(title, ylabel string, sizes []int64, ss []series) *plot.Plot {
@@ -463,7 +359,7 @@ func barPlotX(title, xlabel, ylabel string, groups []string, ss []series) *plot.
 	p.NominalX(groups...)
 	p.Y.Min = 0
 	if _, hi := seriesRange(ss); hi > 0 {
-		p.Y.Max = hi * 1.08 // room above the tallest bar
+		p.Y.Max = niceTop(hi * 1.02) // a labelled grid line above the tallest bar
 	}
 	return p
 }
@@ -584,20 +480,6 @@ func linePlot(title, xlabel, ylabel string, ss []series, logY bool) *plot.Plot {
 	return p
 }
 
-// valueTicks label the values given that fall on the axis, and no others:
-// a loop's queue depths, powers of two of outstanding I/O.
-type valueTicks []float64
-
-func (v valueTicks) Ticks(min, max float64) []plot.Tick {
-	var t []plot.Tick
-	for _, x := range v {
-		if x >= min*0.999 && x <= max*1.001 {
-			t = append(t, plot.Tick{Value: x, Label: fmtNum(x)})
-		}
-	}
-	return t
-}
-
 // spansDecade says the series' positive values span a factor of ten or
 // more: a log axis shows the small ones.
 func spansDecade(ss []series) bool {
@@ -642,7 +524,7 @@ func logXPlot(title, xlabel, ylabel string, ss []series, ticks []float64, logY b
 // that no mark sits on the plot's edge.
 func headroom(p *plot.Plot, ss []series) {
 	if _, hi := seriesRange(ss); hi > 0 {
-		p.Y.Max = math.Max(p.Y.Max, hi*1.08)
+		p.Y.Max = math.Max(p.Y.Max, niceTop(hi*1.04))
 	}
 }
 
@@ -660,12 +542,12 @@ func hLine(p *plot.Plot, label string, y, x0, x1 float64, c color.Color) {
 
 // mark is one point a plot singles out, with a label beside it.
 type mark struct {
-	label, legend string
-	x, y          float64
+	legend string
+	x, y   float64
 }
 
-// addMarks draws marks as large glyphs, each shape its own, with their
-// labels beside them and their legends.
+// addMarks draws marks as large glyphs, each shape and colour its own, named
+// in the legend: a label beside a mark would lie over the curves it sits on.
 func addMarks(p *plot.Plot, marks []mark) {
 	shapes := []draw.GlyphDrawer{draw.BoxGlyph{}, draw.PyramidGlyph{}, draw.CircleGlyph{}}
 	colors := []color.Color{color.RGBA{170, 20, 20, 255}, color.RGBA{200, 110, 0, 255}, color.RGBA{20, 110, 40, 255}}
@@ -680,13 +562,5 @@ func addMarks(p *plot.Plot, marks []mark) {
 		sc.Shape, sc.Radius, sc.Color = shapes[i%len(shapes)], vg.Points(4), colors[i%len(colors)]
 		p.Add(sc)
 		p.Legend.Add(m.legend, sc)
-		l, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{{X: m.x, Y: m.y}}, Labels: []string{m.label}})
-		if err != nil {
-			continue
-		}
-		l.TextStyle[0].Font = font.From(plot.DefaultFont, vg.Points(7.5))
-		l.TextStyle[0].Color = colors[i%len(colors)]
-		l.Offset = vg.Point{X: vg.Points(6), Y: vg.Points(-2.5)}
-		p.Add(l)
 	}
 }

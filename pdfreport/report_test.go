@@ -404,6 +404,9 @@ func TestReportQuickLook(t *testing.T) {
 	assert.Regexp(t, `\n4 KiB \| [0-9,]+ \| – \| [0-9,]+ \| – \| – \| – \| [0-9,]+\n`, text, "the IOPS table's 4 KiB row")
 	assert.Contains(t, text, "\n128 KiB | – | –\n", "the throughput stage left out")
 	assert.NotContains(t, text, "| 0 |", "nothing left out shows as zero")
+	// The 2D plot joins the cells that ran: a line per mix through its
+	// three block sizes, no gap at the sizes left out.
+	assert.Regexp(t, `\n100/0: [0-9,]+ [0-9,]+ [0-9,]+\n65/35: [0-9,]+ [0-9,]+ [0-9,]+\n0/100: [0-9,]+ [0-9,]+ [0-9,]+\nPlot \d+ – IOPS against block size`, text)
 }
 
 // XSR's pages: throughput over its access groups, throughput with the
@@ -446,12 +449,47 @@ func TestWSATPages(t *testing.T) {
 		assert.True(t, marks[m], "page %s", m)
 	}
 	text := doc.Text()
-	assert.Contains(t, text, "TGBW in GB (10^9 bytes, not GiB)")
+	assert.Contains(t, text, "TGBW in GB, 10^9 bytes (--wsat-tgbw)")
 	assert.Contains(t, text, "IOPS against drive fills")
 	assert.Contains(t, text, pts.WSATCliff)
 	assert.Contains(t, text, "Write Saturation: --wsat-fills 2 instead of 4.")
 	st := res.Find(pts.WSAT).Stages[0]
-	assert.Contains(t, st.EndedBy, "2 × the capacity written", "client: 2 fills come before 3 hours")
+	assert.Contains(t, st.EndedBy, "2 × the capacity was written", "client: 2 fills come before 3 hours")
+
+	// TGBW in GiB, the forks' and the glossary's reading: every TGBW of the
+	// pages in it, and no deviation.
+	ri, res, _ = simRun(t, "client", func(c *pts.Config) {
+		c.Tests, c.Params = []pts.TestID{pts.WSAT}, map[string]string{"wsat-fills": "2", "wsat-tgbw": "GiB"}
+	})
+	text = Build(ri, res, Options{}).Text()
+	for _, want := range []string{"TGBW in GiB, 2^30 bytes (--wsat-tgbw)", "| TGBW GiB |", "GiB written (", "TGBW (GiB) and drive fills",
+		"This run: --wsat-tgbw GiB, as "} {
+		assert.Contains(t, text, want)
+	}
+	assert.NotContains(t, text, "TGBW GB")
+	assert.NotContains(t, text, "--wsat-tgbw GiB instead", "another harness's reading is no deviation")
+}
+
+// The readings appendix: each test's rules in its description's words,
+// then every reading the run rests on with its source, the other
+// harnesses' readings and the flag for another; the verdict names it.
+func TestReadingsAppendix(t *testing.T) {
+	ri, res, _ := simRun(t, "enterprise", func(c *pts.Config) {
+		c.Tests, c.Params = []pts.TestID{pts.XSR}, map[string]string{"xsr-groups": "30m,20m,30m"}
+	})
+	doc := Build(ri, res, Options{})
+	text := doc.Text()
+	assert.Contains(t, text, "Compliance verdict: Does NOT conform to SNIA SSS PTS-E 2.0.2 for the Cross Stimulus Recovery test, as read in appendix C:")
+	_, appendix, ok := strings.Cut(text, "Report – Appendix C: How this report reads PTS 2.0.2\n")
+	require.True(t, ok, "appendix C")
+	for _, r := range pts.XSRTest.RulesOf(ri.Config) {
+		assert.Contains(t, appendix, strings.ToUpper(r.Name[:1])+r.Name[1:]+": "+r.Text+".")
+	}
+	for i, r := range pts.ReadingsOf(ri.Config) {
+		assert.Contains(t, appendix, fmt.Sprintf("C.%d %s\nptsrun reads it as: %s.\nSource: %s.", i+1, r.Topic, r.Ours, r.Source))
+		assert.Contains(t, appendix, "Another reading: "+r.ChooseWords()+".")
+	}
+	assert.Contains(t, appendix, "This run: --xsr-groups 30m,20m,30m (a deviation).")
 }
 
 // HIR's pages: the preconditioning's convergence and window, IOPS against
@@ -490,7 +528,8 @@ func TestHIRPages(t *testing.T) {
 // pages, is no deviation, and its verdict is on the first page.
 func TestWSATSteadyStatePages(t *testing.T) {
 	ri, res, _ := simRun(t, "enterprise", func(c *pts.Config) {
-		c.Tests, c.Params = []pts.TestID{pts.WSAT}, map[string]string{"wsat-ss": "true"}
+		// Fills enough for the simulated drive to reach steady state first.
+		c.Tests, c.Params = []pts.TestID{pts.WSAT}, map[string]string{"wsat-ss": "true", "wsat-fills": "8"}
 	})
 	doc := Build(ri, res, Options{})
 	marks := map[string]bool{}
@@ -501,7 +540,10 @@ func TestWSATSteadyStatePages(t *testing.T) {
 		assert.True(t, marks[m], "page %s", m)
 	}
 	text := doc.Text()
-	assert.NotContains(t, text, "--wsat-ss", "an option the PTS offers is not a deviation")
+	for _, d := range res.Deviations {
+		assert.NotContains(t, d.Text, "--wsat-ss", "an option the PTS offers is not a deviation")
+	}
+	assert.Contains(t, text, "This run: --wsat-fills 8 (a deviation); --wsat-ss true, as ", "the readings appendix says how the run read the stop rule")
 	assert.Contains(t, text, "Write Saturation | ")
 	assert.Regexp(t, `\d+ samples; steady at round \d+ \(window \d+–\d+\)`, text)
 	assert.Contains(t, text, "IOPS of the round's check minute")

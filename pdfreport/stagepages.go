@@ -79,7 +79,8 @@ func (b *builder) windowPage(test string, s matrix.StageResult, tr matrix.Tracki
 			{"Measured slope excursion (|m| × (window − 1))", fmtValue(tr.Unit, v.SlopeExcursion), passFail(v.SlopeOK, "≤ allowed")},
 			{"Least-squares linear fit", fmtFit(v.Slope, v.Intercept), ""},
 			{"Verdict", verdict, why},
-		}})
+		}},
+		Paragraph{Lines: []string{"Steady state: " + pts.SteadyStateRule.Text(b.ri.Config) + "."}, Size: 7.5})
 	return p
 }
 

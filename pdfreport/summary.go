@@ -2,7 +2,6 @@ package pdfreport
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 
@@ -15,7 +14,9 @@ import (
 // deviation, the device and platform, and every headline cell.
 func (b *builder) summary() {
 	res := b.res
-	p := &Page{Title: "Summary: compliance, device and headline results", Landmark: "summary"}
+	p := &Page{Title: "Summary: compliance, device and headline results", Landmark: "summary",
+		// All eight tests have more headline rows than one sheet holds.
+		Flow: true}
 	p.Blocks = append(p.Blocks, Paragraph{Lines: []string{"Compliance verdict: " + res.Verdict}, Strong: true, Size: 11})
 	if res.Scope != "" {
 		p.Blocks = append(p.Blocks, Paragraph{Lines: []string{"Scope: " + res.Scope}, Size: 8.5})
@@ -110,15 +111,24 @@ func (b *builder) summary() {
 					}
 				}
 			}
-			if s.Summary != nil {
+			switch {
+			case s.Point != nil:
+				// An operating point: its two measurements, each under its
+				// name, as every page and the run summary print them.
+				name := t.Name + " " + pts.PointLabel(s.Point.Point)
+				rows = append(rows, []string{name, b.pointWorkload(s), "as chosen: " + s.Point.ChosenFigures(), "chosen from " + s.Point.ChosenFrom()})
+				if r := s.Point.Run; r != nil {
+					rows = append(rows, []string{name, b.pointWorkload(s), "histogram run: " + r.Figures(), state})
+				}
+			case s.Summary != nil:
 				workload := b.timelineWorkloads(s)
 				for _, f := range s.Summary.Figures {
-					rows = append(rows, []string{s.Title, workload, f.Name + ": " + figure(f), state})
+					rows = append(rows, []string{s.Title, workload, f.Name + ": " + f.String(), state})
 				}
 			}
 		}
 	}
-	p.Blocks = append(p.Blocks, Table{Caption: "Headline results: averages over each stage's measurement window; for the tests over time, the figures their pages define",
+	p.Blocks = append(p.Blocks, Table{Caption: "Headline results: window averages; operating points as chosen and in their histogram runs; figures of the tests over time",
 		Head: []string{"Test", "Workload", "Result", "Steady state"}, Rows: rows, Widths: []float64{1.15, 1.55, 2.3, 1.85}, Align: "LLRL"})
 	b.add(p)
 }
@@ -243,10 +253,13 @@ func (b *builder) cellLabel(s matrix.StageResult, c matrix.CellResult) string {
 	return c.Key.Label()
 }
 
-// figure writes a timeline's derived value, or says it was not reached.
-func figure(f pts.Figure) string {
-	if math.IsNaN(f.Value) {
-		return "not reached"
+// pointWorkload names an operating point stage's test stimulus at the
+// point: "RND 8 KiB 65/35 TC32/QD4".
+func (b *builder) pointWorkload(s matrix.StageResult) string {
+	for _, g := range b.stageDef(s).Timeline {
+		if g.Histogram {
+			return fmt.Sprintf("%s TC%d/QD%d", shortStimulus(g.Workload), s.Point.TC, s.Point.QD)
+		}
 	}
-	return fmtNum(f.Value) + " " + f.Unit
+	return fmt.Sprintf("TC%d/QD%d", s.Point.TC, s.Point.QD)
 }

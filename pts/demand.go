@@ -23,8 +23,8 @@ import (
 //     (PickPoints); each gets a pre-write and a histogram run at its TC/QD,
 //     a timeline stage whose TC/QD the runner fills in when it gets there.
 //
-// Its constants are UNVERIFIED against PTS 2.0.2 (the ceiling, the
-// durations, the loops), hence each is a flag of each test.
+// Its constants (the ceiling, the durations, the loops) are readings of
+// the PTS (Readings), hence each a flag of each test.
 
 // The operating points, as Stage.Point names them.
 const (
@@ -60,6 +60,23 @@ const (
 	PickLast = "last"
 )
 
+// What a demand-intensity test's tracking variable and its operating
+// points' choice read of each cell (--X-io).
+const (
+	// IOAll: every I/O, reads and writes: the IOPS of the cell and the
+	// mean response time of all its I/Os.
+	IOAll = "all"
+	// IOWrites: the writes only (ADATA's DIRTH and CBW).
+	IOWrites = "writes"
+)
+
+// Where a demand-intensity test's preconditioning round is tracked
+// (--X-pc-track-at).
+const (
+	TrackLast  = "last"  // its last --X-pc-track
+	TrackFirst = "first" // its first (ADATA's DIRTH and CBW)
+)
+
 // PointRef makes a timeline stage one at an operating point: its segments
 // run at the TC/QD PickPoints chooses from stage From's window. Until the
 // runner resolves it, the segments carry the highest TC/QD the point can
@@ -68,8 +85,12 @@ type PointRef struct {
 	From      string  `json:"from"`  // the demand-variation stage
 	Point     string  `json:"point"` // PointMax, PointMid or PointMin
 	CeilingMs float64 `json:"art_ceiling_ms"`
-	Pick      string  `json:"pick"` // PickWindow or PickLast
+	Pick      string  `json:"pick"`         // PickWindow or PickLast
+	IO        string  `json:"io,omitempty"` // IOAll ("") or IOWrites
 }
+
+// Writes says the choice reads the writes only.
+func (r PointRef) Writes() bool { return r.IO == IOWrites }
 
 // Describe says how the point will be chosen, before it is.
 func (r PointRef) Describe() string {
@@ -78,28 +99,17 @@ func (r PointRef) Describe() string {
 		where = "the measurement window's last round"
 	}
 	ceiling := strconv.FormatFloat(r.CeilingMs, 'g', -1, 64) + " ms"
+	iops, art := "IOPS", "ART"
+	if r.Writes() {
+		iops, art = "write IOPS", "write ART"
+	}
 	switch r.Point {
 	case PointMax:
-		return fmt.Sprintf("the highest IOPS whose ART is below %s, from %s", ceiling, where)
+		return fmt.Sprintf("the highest %s whose %s is below %s, from %s", iops, art, ceiling, where)
 	case PointMid:
-		return fmt.Sprintf("the IOPS below the %s ceiling closest to the mean of MaxIOPS and MinIOPS, from %s", ceiling, where)
+		return fmt.Sprintf("the %s below the %s ceiling closest to the mean of MaxIOPS and MinIOPS, from %s", iops, ceiling, where)
 	}
 	return "the lowest TC and the lowest QD of the loops (TC1/QD1 in the PTS's)"
-}
-
-// OperatingPoint is one point PickPoints chose: its TC/QD and the figures
-// it was chosen by.
-type OperatingPoint struct {
-	Point string  `json:"point"` // max, mid, min
-	TC    int     `json:"tc"`
-	QD    int     `json:"qd"`
-	IOPS  float64 `json:"iops"`
-	ARTMs float64 `json:"art_ms"`
-	// Rule is how the point was chosen, in words, with what the choice met
-	// ("no cell under the ceiling: …").
-	Rule string `json:"rule"`
-	// Rounds are the demand-variation rounds the figures are of.
-	Rounds [2]int `json:"rounds"`
 }
 
 // demand is what DIRTH and ECW differ in.
@@ -127,29 +137,31 @@ const demandLoopDefault = "32,16,8,6,4,2,1"
 func demandParams(d *demand) []Param {
 	p := d.prefix
 	return []Param{
-		{Flag: p + "-tc", Default: demandLoopDefault, Usage: d.name + "'s thread counts, the outer loop, run in the order given (PTS: 32,16,8,6,4,2,1)",
+		{Flag: p + "-tc", Default: demandLoopDefault, Usage: d.name + "'s thread counts, the outer loop, run in the order given",
 			Check: func(v string) error { _, err := demandLoop(v); return err }},
-		{Flag: p + "-qd", Default: demandLoopDefault, Usage: d.name + "'s queue depths, the inner loop, run in the order given (PTS: 32,16,8,6,4,2,1)",
+		{Flag: p + "-qd", Default: demandLoopDefault, Usage: d.name + "'s queue depths, the inner loop, run in the order given",
 			Check: func(v string) error { _, err := demandLoop(v); return err }},
-		{Flag: p + "-art-ceiling", Default: "5ms", Usage: d.name + "'s response-time ceiling: MaxIOPS is the highest IOPS whose ART is below it (UNVERIFIED; 5ms)",
+		{Flag: p + "-art-ceiling", Default: "5ms", Usage: d.name + "'s response-time ceiling: MaxIOPS is the highest IOPS whose ART is below it",
 			Check: func(v string) error { _, err := positiveDuration(v); return err }},
-		{Flag: p + "-prewrite", Default: "60m", Usage: d.name + "'s pre-write at each operating point's TC/QD (UNVERIFIED; 60m)",
+		{Flag: p + "-prewrite", Default: "60m", Usage: d.name + "'s pre-write at each operating point's TC/QD",
 			Check: func(v string) error { _, err := positiveDuration(v); return err }},
-		{Flag: p + "-histogram", Default: "10m", Usage: d.name + "'s histogram run at each operating point (UNVERIFIED; 10m)",
+		{Flag: p + "-histogram", Default: "10m", Usage: d.name + "'s histogram run at each operating point",
 			Check: func(v string) error { _, err := positiveDuration(v); return err }},
-		{Flag: p + "-round-prewrite", Default: "5m", Usage: d.name + "'s pre-write before each demand-variation round, at the highest TC/QD (5m)",
+		{Flag: p + "-round-prewrite", Default: "5m", Usage: d.name + "'s pre-write before each demand-variation round, at the highest TC/QD",
 			Check: func(v string) error { _, err := positiveDuration(v); return err }},
-		{Flag: p + "-pc-round", Default: "30m", Usage: d.name + "'s preconditioning round: writes at the highest TC/QD, the last --" + p + "-pc-track of which is tracked (UNVERIFIED; 30m)",
+		{Flag: p + "-pc-round", Default: "30m", Usage: d.name + "'s preconditioning round: writes at the highest TC/QD, --" + p + "-pc-track of which is tracked",
 			Check: func(v string) error { _, err := positiveDuration(v); return err }},
-		{Flag: p + "-pc-track", Default: "1m", Usage: "the end of each " + d.name + " preconditioning round whose IOPS is tracked (UNVERIFIED; 1m)",
+		{Flag: p + "-pc-track", Default: "1m", Usage: "the part of each " + d.name + " preconditioning round whose IOPS is tracked",
 			Check: func(v string) error { _, err := positiveDuration(v); return err }},
-		{Flag: p + "-pick", Default: PickLast, Usage: "where " + d.name + "'s operating points are read: last (the measurement window's last round, as pts-spec.md §4.8 reads the PTS) or window (each cell's window average, the tables' values)",
-			Check: func(v string) error {
-				if v != PickWindow && v != PickLast {
-					return fmt.Errorf("want %s or %s", PickWindow, PickLast)
-				}
-				return nil
-			}},
+		{Flag: p + "-pc-track-at", Default: TrackLast,
+			Usage: "which end of each " + d.name + " preconditioning round is tracked: last or first",
+			Check: func(v string) error { return oneOf(v, TrackLast, TrackFirst) }},
+		{Flag: p + "-io", Default: IOAll,
+			Usage: d.name + "'s tracking variable, ceiling and operating points on all I/O or on the writes only: all or writes",
+			Check: func(v string) error { return oneOf(v, IOAll, IOWrites) }},
+		{Flag: p + "-pick", Default: PickLast,
+			Usage: "where " + d.name + "'s operating points are read: last (the measurement window's last round) or window (each cell's window average, the tables' values)",
+			Check: func(v string) error { return oneOf(v, PickLast, PickWindow) }},
 	}
 }
 
@@ -163,6 +175,22 @@ func demandCheck(d *demand) func(c Config) error {
 		}
 		return nil
 	}
+}
+
+// oneOf checks a value is one of the words given.
+func oneOf(v string, words ...string) error {
+	if slices.Contains(words, v) {
+		return nil
+	}
+	return fmt.Errorf("want %s", JoinOr(words))
+}
+
+// JoinOr lists words the English way: "a or b", "a, b or c".
+func JoinOr(v []string) string {
+	if len(v) < 2 {
+		return strings.Join(v, "")
+	}
+	return strings.Join(v[:len(v)-1], ", ") + " or " + v[len(v)-1]
 }
 
 // demandLoop reads a TC or QD loop: distinct whole numbers above zero.
@@ -210,12 +238,18 @@ func demandStages(d *demand, c Config) []Stage {
 	// Preconditioning: rounds of the pre-write stimulus, the last minute
 	// tracked, until steady.
 	pc := Stage{ID: p + "-pc", Test: d.test, Title: d.name + " preconditioning", Purge: true, MaxRounds: c.MaxRounds}
-	long, last := withDuration(pre, round-track), withDuration(pre, track)
-	pc.Cells = []Cell{
-		{Index: 0, Key: Named(fmt.Sprintf("%s-tc%d-qd%d-untracked", preStem, topTC, topQD)), Workload: long},
-		{Index: 1, Key: DemandKey(preStem, topTC, topQD), Workload: last},
+	rest, end := Cell{Key: Named(fmt.Sprintf("%s-tc%d-qd%d-untracked", preStem, topTC, topQD)), Workload: withDuration(pre, round-track)},
+		Cell{Key: DemandKey(preStem, topTC, topQD), Workload: withDuration(pre, track)}
+	at := c.Param(p + "-pc-track-at")
+	pc.Cells = []Cell{rest, end}
+	if at == TrackFirst {
+		pc.Cells = []Cell{end, rest}
 	}
-	pc.Tracking = []Tracking{{Name: fmt.Sprintf("IOPS %s TC%d/QD%d, last %s of the round", preShort, topTC, topQD, trackLabel(track)), Cell: 1, Metric: MetricIOPS}}
+	for i := range pc.Cells {
+		pc.Cells[i].Index = i
+	}
+	pc.Tracking = []Tracking{{Name: fmt.Sprintf("IOPS %s TC%d/QD%d, %s %s of the round", preShort, topTC, topQD, at, trackLabel(track)),
+		Cell: slices.IndexFunc(pc.Cells, func(x Cell) bool { return x.Key == end.Key }), Metric: MetricIOPS}}
 
 	// Demand variation: the between-round pre-write, then TC × QD.
 	dv := Stage{ID: p, Test: d.test, Title: d.name + " demand variation", MaxRounds: c.MaxRounds,
@@ -235,13 +269,17 @@ func demandStages(d *demand, c Config) []Stage {
 		}
 	}
 	dv.Tracking = []Tracking{{Name: fmt.Sprintf("IOPS %s TC%d/QD%d", short, topTC, topQD), Cell: tracked, Metric: MetricIOPS}}
+	io := c.Param(p + "-io")
+	if io == IOWrites {
+		dv.Tracking[0].Name, dv.Tracking[0].Metric = "write "+dv.Tracking[0].Name, MetricWriteIOPS
+	}
 
 	out := []Stage{pc, dv}
 	for _, pt := range DemandPoints {
 		at := test
 		at.TC, at.QD = topTC, topQD
 		s := Stage{ID: p + "-" + pt, Test: d.test, Title: fmt.Sprintf("%s %s", d.name, PointLabel(pt)),
-			Point: &PointRef{From: dv.ID, Point: pt, CeilingMs: float64(ceiling) / 1e6, Pick: c.Param(p + "-pick")},
+			Point: &PointRef{From: dv.ID, Point: pt, CeilingMs: float64(ceiling) / 1e6, Pick: c.Param(p + "-pick"), IO: ioRef(io)},
 			Stimulus: fmt.Sprintf("at the %s point's TC/QD: %s of %s, then %s of %s for the response-time histogram",
 				PointLabel(pt), ShortDuration(prewrite), preShort, ShortDuration(hist), short),
 			Timeline: []Segment{
@@ -261,6 +299,15 @@ func joinInts(v []int) string {
 		s[i] = strconv.Itoa(n)
 	}
 	return strings.Join(s, ",")
+}
+
+// ioRef is --X-io as PointRef keeps it: "" for all I/O, as a run.json
+// from before the flag has it.
+func ioRef(io string) string {
+	if io == IOAll {
+		return ""
+	}
+	return io
 }
 
 // AtPoint is a stage at an operating point: its segments at tc/qd.
@@ -311,7 +358,10 @@ func PickPoints(dv Stage, ss *StageState, window int, ref PointRef) ([]Operating
 				continue
 			}
 			t := m.Counts()
-			iops += m.IOPS()
+			if ref.Writes() {
+				t = m.Write
+			}
+			iops += t.IOPS(m.Elapsed)
 			lat += t.LatSumNs
 			ios += t.IOs
 			k++
@@ -337,7 +387,8 @@ func PickPoints(dv Stage, ss *StageState, window int, ref PointRef) ([]Operating
 	ceiling := fmt.Sprintf("%s ms", strconv.FormatFloat(ref.CeilingMs, 'g', -1, 64))
 	toio := func(c cellFigures) int { return c.tc * c.qd }
 	point := func(p string, c cellFigures, rule string) OperatingPoint {
-		return OperatingPoint{Point: p, TC: c.tc, QD: c.qd, IOPS: c.iops, ARTMs: c.art, Rule: rule + "; from " + rounds, Rounds: [2]int{first, last}}
+		return OperatingPoint{Point: p, TC: c.tc, QD: c.qd, IOPS: c.iops, ARTMs: c.art, Rule: rule + "; from " + rounds, Rounds: [2]int{first, last},
+			Writes: ref.Writes()}
 	}
 	// MinIOPS: the lowest TC and QD of the loops.
 	low := cells[0]
@@ -374,7 +425,7 @@ func PickPoints(dv Stage, ss *StageState, window int, ref PointRef) ([]Operating
 			mid = c
 		}
 	}
-	midPt := point(PointMid, mid, fmt.Sprintf("the cell below the %s ceiling whose IOPS is closest to the mean of MaxIOPS and MinIOPS (%.0f IOPS)", ceiling, target))
+	midPt := point(PointMid, mid, fmt.Sprintf("the cell below the %s ceiling whose IOPS is closest to the mean of MaxIOPS and MinIOPS (%s IOPS)", ceiling, FormatIOPS(target)))
 	return []OperatingPoint{maxPt, midPt, minPt}, nil
 }
 
@@ -400,16 +451,10 @@ func ResolvePoint(s Stage, stages []Stage, states map[string]*StageState, window
 	return s, OperatingPoint{}, fmt.Errorf("%s: no operating point %q", s.Title, s.Point.Point)
 }
 
-// The figures of an operating point's histogram run, by name.
-const (
-	FigHistIOPS = "histogram run"
-	FigHistART  = "histogram run ART"
-	FigHistMRT  = "histogram run MRT"
-)
-
 // demandSummary is an operating point's pre-write and histogram run in
 // figures.
-func demandSummary(s Stage, samples []Sample, _ []Earlier) *Summary {
+func demandSummary(in SummaryInput) *Summary {
+	s, samples := in.Stage, in.Samples
 	if s.Point == nil {
 		return nil
 	}
@@ -439,9 +484,14 @@ func demandSummary(s Stage, samples []Sample, _ []Earlier) *Summary {
 			figs = append(figs, Figure{Name: "pre-write, last interval", Value: lastIOPS, Unit: "IOPS",
 				Definition: "the IOPS of the pre-write's last interval: the state the histogram run starts from"})
 		} else {
+			p5 := math.NaN()
+			if in.Hist != nil && in.Hist.Count() > 0 {
+				p5 = float64(in.Hist.Percentile(LATPercentile)) / 1e6
+			}
 			figs = append(figs,
 				Figure{Name: FigHistIOPS, Value: ios / secs, Unit: "IOPS", Definition: "the IOPS of the histogram run"},
 				Figure{Name: FigHistART, Value: latw / ios, Unit: "ms", Definition: "the mean response time of every I/O of the histogram run"},
+				Figure{Name: FigHistP99999, Value: p5, Unit: "ms", Definition: "the 99.999 % response time of every I/O of the histogram run, from its merged histogram"},
 				Figure{Name: FigHistMRT, Value: mrt, Unit: "ms", Definition: "the maximum response time of the histogram run"})
 		}
 	}
@@ -467,7 +517,54 @@ func demandDef(d *demand, section string, order int, extra []Param) *TestDef {
 				Aggregate: "of the measurement window's merged histogram"},
 			{Name: p + "_points", Title: d.name + ": the operating points, as chosen and in their histogram runs", Points: true},
 		},
+		Rules:     demandRules(d),
 		Summarize: demandSummary,
 		stages:    func(c Config, _ Profile, _ []int64, _ []int) []Stage { return demandStages(d, c) },
+	}
+}
+
+// demandRules are a demand-intensity test's rules, with its flags' values.
+func demandRules(d *demand) []Rule {
+	p := d.prefix
+	top := func(c Config) string {
+		tcs, _ := demandLoop(c.Param(p + "-tc"))
+		qds, _ := demandLoop(c.Param(p + "-qd"))
+		if len(tcs) == 0 || len(qds) == 0 {
+			return "the highest TC/QD"
+		}
+		return fmt.Sprintf("TC%d/QD%d", slices.Max(tcs), slices.Max(qds))
+	}
+	io := func(c Config) string {
+		if c.Param(p+"-io") == IOWrites {
+			return "write "
+		}
+		return ""
+	}
+	ref := func(c Config, point string) PointRef {
+		ceiling, _ := positiveDuration(c.Param(p + "-art-ceiling"))
+		return PointRef{Point: point, CeilingMs: float64(ceiling) / 1e6, Pick: c.Param(p + "-pick"), IO: ioRef(c.Param(p + "-io"))}
+	}
+	return []Rule{
+		{Name: "preconditioning", With: func(c Config) string {
+			return fmt.Sprintf("purge, then rounds of %s of the stimulus's writes at %s, the IOPS of each round's %s %s tracked, until steady state",
+				durWords(c, p+"-pc-round"), top(c), c.Param(p+"-pc-track-at"), durWords(c, p+"-pc-track"))
+		}},
+		{Name: "demand variation", With: func(c Config) string {
+			return fmt.Sprintf("rounds of a %s pre-write of the stimulus's writes at %s, then the stimulus at every TC (%s, the outer loop) "+
+				"× QD (%s, the inner loop), %s each; the %sIOPS at %s is the tracking variable", durWords(c, p+"-round-prewrite"), top(c),
+				c.Param(p+"-tc"), c.Param(p+"-qd"), ShortDuration(time.Duration(c.CellTime)), io(c), top(c))
+		}},
+		SteadyStateRule,
+		{Name: "MaxIOPS", With: func(c Config) string {
+			return ref(c, PointMax).Describe() + "; when no load is below it, MinIOPS stands in"
+		}},
+		{Name: "MidIOPS", With: func(c Config) string { return ref(c, PointMid).Describe() }},
+		{Name: "MinIOPS", With: func(c Config) string { return ref(c, PointMin).Describe() }},
+		{Name: "ties", Words: "go to the smaller TC × QD"},
+		{Name: "histogram run", With: func(c Config) string {
+			return fmt.Sprintf("at each point, a %s pre-write of the stimulus's writes, then %s of the stimulus, every I/O's response time "+
+				"in the point's histogram: its IOPS, ART, 99.999 %% and MRT are the point's histogram run, printed beside its figures as chosen",
+				durWords(c, p+"-prewrite"), durWords(c, p+"-histogram"))
+		}},
 	}
 }

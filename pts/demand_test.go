@@ -38,7 +38,7 @@ func TestDemandParams(t *testing.T) {
 		{test: DIRTH, flag: "dirth-prewrite", v: "0s", err: "above zero"},
 		{test: DIRTH, flag: "dirth-histogram", v: "x", err: "above zero"},
 		{test: DIRTH, flag: "dirth-pick", v: "window"},
-		{test: DIRTH, flag: "dirth-pick", v: "best", err: "want window or last"},
+		{test: DIRTH, flag: "dirth-pick", v: "best", err: "want last or window"},
 		{test: DIRTH, flag: "dirth-pc-round", v: "1m", err: "longer than its tracked end"},
 		{test: ECW, flag: "ecw-tc", v: "0", err: "above zero"},
 		{test: ECW, flag: "ecw-art-ceiling", v: "0s", err: "above zero"},
@@ -368,4 +368,56 @@ func TestDIRTHRunsAndResumes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The readings of the demand-intensity tests other harnesses take are a
+// flag away (pts.Readings): ADATA tracks the first minute of each
+// preconditioning round, and tracks, chooses and caps on the writes only.
+func TestDemandReadings(t *testing.T) {
+	c := DefaultConfig()
+	c.Targets, c.Tests = []string{"sim"}, []TestID{DIRTH}
+	c.Params = map[string]string{"dirth-pc-track-at": "first", "dirth-io": "writes"}
+	p, err := c.Resolve()
+	require.NoError(t, err)
+	st := c.Stages(p)
+	pc, dv := st[0], st[1]
+	require.Len(t, pc.Cells, 2)
+	assert.Equal(t, time.Minute, pc.Cells[0].Workload.Duration, "the tracked minute first")
+	assert.Equal(t, 29*time.Minute, pc.Cells[1].Workload.Duration)
+	assert.Equal(t, 0, pc.Tracking[0].Cell)
+	assert.Equal(t, "rnd-8k-0/100-tc32-qd32", pc.Cells[0].Key.String(), "the tracked cell keeps its key")
+	assert.Contains(t, pc.Tracking[0].Name, "first minute of the round")
+	assert.Equal(t, MetricWriteIOPS, dv.Tracking[0].Metric, "the writes' IOPS tracked")
+	assert.Equal(t, "write IOPS RND 8 KiB 65/35 TC32/QD32", dv.Tracking[0].Name)
+	require.NotNil(t, st[2].Point)
+	assert.True(t, st[2].Point.Writes())
+
+	// A round whose reads are fast and writes slow: on all I/O TC4/QD4 is
+	// MaxIOPS; on the writes alone its 9 ms writes are over the ceiling.
+	cell := func(rIOs int64, rMs float64, wIOs int64, wMs float64) *engine.Measurement {
+		return &engine.Measurement{Elapsed: time.Second, Read: engine.DirStats{IOs: rIOs, LatSumNs: float64(rIOs) * rMs * 1e6},
+			Write: engine.DirStats{IOs: wIOs, LatSumNs: float64(wIOs) * wMs * 1e6}}
+	}
+	round := []*engine.Measurement{cell(0, 0, 1000, 1), // the between-round pre-write
+		cell(900, 1, 100, 9), cell(500, 1, 300, 2), // TC4: QD4, QD1
+		cell(800, 1, 50, 4), cell(200, 1, 100, 1), // TC2
+		cell(200, 1, 100, 1), cell(200, 1, 100, 1)} // TC1
+	ss := &StageState{Ended: true, Window: []int{1, 5}}
+	for range 5 {
+		ss.Cells = append(ss.Cells, round)
+	}
+	dvs := demandStage(t)
+	all, err := PickPoints(dvs, ss, 5, PointRef{CeilingMs: 5, Pick: PickWindow})
+	require.NoError(t, err)
+	assert.Equal(t, [2]int{4, 4}, [2]int{all[0].TC, all[0].QD})
+	assert.InDelta(t, 1000, all[0].IOPS, 1e-9)
+	assert.InDelta(t, 1.8, all[0].ARTMs, 1e-9)
+	assert.False(t, all[0].Writes)
+	writes, err := PickPoints(dvs, ss, 5, PointRef{CeilingMs: 5, Pick: PickWindow, IO: IOWrites})
+	require.NoError(t, err)
+	assert.Equal(t, [2]int{4, 1}, [2]int{writes[0].TC, writes[0].QD}, "TC4/QD4's writes are over the ceiling")
+	assert.InDelta(t, 300, writes[0].IOPS, 1e-9)
+	assert.InDelta(t, 2, writes[0].ARTMs, 1e-9)
+	assert.True(t, writes[0].Writes)
+	assert.Equal(t, "300 write IOPS, write ART 2.00 ms", writes[0].ChosenFigures(), "named as what they are")
 }

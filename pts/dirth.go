@@ -21,14 +21,14 @@ var dirth = &demand{
 
 // DIRTHTest sweeps demand, thread count × queue depth, to steady state and
 // measures the response-time histograms of three operating points
-// (pts-spec.md §4.8). Its stimulus defaults to OLTP, RND 8 KiB 65/35
-// (UNVERIFIED as PTS 2.0.2's default), hence flags.
+// (pts-spec.md §4.8). Its stimulus defaults to OLTP, RND 8 KiB 65/35, a
+// reading of the PTS (Readings), hence flags.
 var DIRTHTest = demandDef(dirth, "§14", 14, dirthParams)
 
 var dirthParams = []Param{
-	{Flag: "dirth-bs", Default: "8k", Usage: "DIRTH's block size (RND; UNVERIFIED; 8k)",
+	{Flag: "dirth-bs", Default: "8k", Usage: "DIRTH's block size (RND)",
 		Check: func(v string) error { _, err := engine.ParseSize(v); return err }},
-	{Flag: "dirth-mix", Default: "65/35", Usage: "DIRTH's R/W mix (UNVERIFIED; 65/35, OLTP)",
+	{Flag: "dirth-mix", Default: "65/35", Usage: "DIRTH's R/W mix",
 		Check: func(v string) error { _, err := ParseMix(v); return err }},
 }
 

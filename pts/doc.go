@@ -13,14 +13,24 @@
 // measurement window is the last five rounds.
 //
 // Each test is one file that registers its TestDef (iops.go, tp.go,
-// lat.go, wsat.go, hir.go, xsr.go; custom.go for workloads outside the
-// PTS); nothing else in ptsrun needs to know a new test exists. WSAT, HIR
+// lat.go, wsat.go, hir.go, xsr.go, ecw.go and dirth.go with demand.go;
+// custom.go for workloads outside the PTS); nothing else in ptsrun needs
+// to know a new test exists. WSAT, HIR
 // and XSR are timelines (timeline.go): segments of one stimulus each, run
 // one after another with optional idle time, a sample journaled per
 // interval, resumed at the next sample; a stage may be rounds to steady
 // state first (HIR's preconditioning). A test's own parameters are Params
 // with their checks, set by flags and recorded in run.json; a value other
 // than the default is a deviation.
+//
+// Each test's rules are words beside its code (TestDef.Rules, rules.go):
+// the report, `ptsrun plan` and docs/tests print them, so no description
+// drifts from what the code does. Every value or rule that rests on a
+// reading of PTS 2.0.2 rather than its text is in one register
+// (readings.go), with its source, the other harnesses' readings and its
+// flag. A derived figure (an operating point, points.go; WSAT's cliff,
+// HIR's baseline, XSR's recovery) is computed once, here, and every page,
+// table and command prints it as computed.
 //
 // A quick look (Config.BlockSizes, Config.Mixes) runs part of the matrices
 // in the same loop order with the full matrix's cell keys; it must keep

@@ -13,8 +13,8 @@ import (
 // HIR is the Host Idle Recovery test.
 const HIR TestID = "hir"
 
-// HIR's parameters (pts-spec.md §4.5, from the open harnesses; UNVERIFIED
-// against PTS 2.0.2, hence flags): 5 s bursts of RND 4 KiB writes, each
+// HIR's parameters (pts-spec.md §4.5, from the open harnesses: readings
+// of the PTS, hence flags): 5 s bursts of RND 4 KiB writes, each
 // followed by a wait state's multiple of 5 s of idle, 360 times per wait
 // state, then 30 min of continuous writes back to the baseline.
 const (
@@ -29,13 +29,13 @@ var HIRTest = &TestDef{
 	Params: []Param{
 		{Flag: "hir-wait-states", Default: "1,2,3,5,10", Usage: "HIR's wait states: idle time after each 5 s burst in multiples of 5 s, increasing",
 			Check: func(v string) error { _, err := hirWaitStates(v); return err }},
-		{Flag: "hir-cycles", Default: "360", Usage: "HIR's bursts per wait state (UNVERIFIED; 360)",
+		{Flag: "hir-cycles", Default: "360", Usage: "HIR's bursts per wait state",
 			Check: func(v string) error { _, err := positiveInt(v); return err }},
-		{Flag: "hir-baseline", Default: "30m", Usage: "HIR's continuous writes back to the baseline after each wait state (UNVERIFIED; 30m)",
+		{Flag: "hir-baseline", Default: "30m", Usage: "HIR's continuous writes back to the baseline after each wait state",
 			Check: func(v string) error { _, err := positiveDuration(v); return err }},
-		{Flag: "hir-pc-round", Default: "30m", Usage: "HIR preconditioning round: writes, the last --hir-pc-track of which is the tracking variable (UNVERIFIED; 30m)",
+		{Flag: "hir-pc-round", Default: "30m", Usage: "HIR preconditioning round: writes, the last --hir-pc-track of which is the tracking variable",
 			Check: func(v string) error { _, err := positiveDuration(v); return err }},
-		{Flag: "hir-pc-track", Default: "1m", Usage: "the end of each HIR preconditioning round whose IOPS is tracked (UNVERIFIED; 1m)",
+		{Flag: "hir-pc-track", Default: "1m", Usage: "the end of each HIR preconditioning round whose IOPS is tracked",
 			Check: func(v string) error { _, err := positiveDuration(v); return err }},
 	},
 	CheckParams: func(c Config) error {
@@ -50,6 +50,21 @@ var HIRTest = &TestDef{
 		{Name: "hir", Title: "HIR: every burst and baseline interval", SampleColumns: []string{ColMinute, ColGroup, ColIdle, ColIOPS, ColLatMean, ColLatMax}},
 		{Name: "hir_summary", Title: "HIR: mean burst IOPS per wait state, against the baseline", Summary: true},
 		{Name: "hir_figures", Title: "HIR: the baseline and each wait state against it", Figures: true},
+	},
+	Rules: []Rule{
+		{Name: "preconditioning", With: func(c Config) string {
+			return fmt.Sprintf("purge, then rounds of %s of RND 4 KiB writes at the profile's TC/QD, the IOPS of each round's last %s the "+
+				"tracking variable, until steady state", durWords(c, "hir-pc-round"), durWords(c, "hir-pc-track"))
+		}},
+		SteadyStateRule,
+		{Name: "wait states", With: func(c Config) string {
+			return fmt.Sprintf("for each wait state (%s), %s bursts of 5 s of RND 4 KiB writes, each followed by the wait state × 5 s "+
+				"of no I/O at all; then %s of continuous writes back to the baseline", c.Param("hir-wait-states"), c.Param("hir-cycles"),
+				durWords(c, "hir-baseline"))
+		}},
+		{Name: "baseline", Words: HIRBaseline},
+		{Name: "returns to the baseline", Words: HIRReturns},
+		{Name: "a wait state against the baseline", Words: hirRatio},
 	},
 	Summarize: hirSummary,
 	stages: func(c Config, p Profile, _ []int64, _ []int) []Stage {
@@ -127,6 +142,9 @@ func positiveInt(v string) (int, error) {
 const HIRBaseline = "the steady-state IOPS of the preconditioning: the average of its measurement window " +
 	"(the tracked end of each round, RND 4 KiB writes)"
 
+// hirRatio is how a wait state is held against the baseline.
+const hirRatio = "the mean IOPS of the wait state's bursts over the baseline"
+
 // HIRReturns is the level the drive comes back to after each wait state.
 const HIRReturns = "the mean IOPS of the continuous writes that return the drive to the baseline after each wait state"
 
@@ -134,7 +152,8 @@ const HIRReturns = "the mean IOPS of the continuous writes that return the drive
 // baseline: the preconditioning's steady state, as the PTS compares them
 // (pts-spec.md §4.5). Without it (a report of the timeline alone) the
 // returns to the baseline stand in, and the figure says so.
-func hirSummary(s Stage, samples []Sample, earlier []Earlier) *Summary {
+func hirSummary(in SummaryInput) *Summary {
+	s, samples, earlier := in.Stage, in.Samples, in.Earlier
 	sum := &Summary{Title: "Wait states",
 		Head:  []string{"wait state", "idle s", "bursts", "mean burst IOPS", "ratio to the baseline"},
 		Units: []string{"", "s", "", "IOPS", ""}}
@@ -175,7 +194,7 @@ func hirSummary(s Stage, samples []Sample, earlier []Earlier) *Summary {
 		}
 		sum.Rows = append(sum.Rows, []float64{float64(g.Group), time.Duration(g.IdleAfter).Seconds(), n, iops / n, iops / n / baseline})
 		ratios = append(ratios, Figure{Name: fmt.Sprintf("wait state %d", g.Group), Value: iops / n / baseline, Unit: "× the baseline",
-			Definition: fmt.Sprintf("the mean IOPS of its bursts, each after %v of idle, over the baseline", time.Duration(g.IdleAfter))})
+			Definition: fmt.Sprintf("%s (each burst after %v of idle)", hirRatio, time.Duration(g.IdleAfter))})
 	}
 	sum.Figures = append([]Figure{
 		{Name: "baseline", Value: baseline, Unit: "IOPS", Definition: definition},

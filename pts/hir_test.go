@@ -98,13 +98,13 @@ func TestHIRShape(t *testing.T) {
 	for _, v := range window {
 		avg += v / float64(len(window))
 	}
-	sum := hirSummary(tl, samples, []Earlier{{Stage: "hir-pc", Steady: true, WindowAverage: []float64{avg}}})
+	sum := hirSummary(SummaryInput{Stage: tl, Samples: samples, Earlier: []Earlier{{Stage: "hir-pc", Steady: true, WindowAverage: []float64{avg}}}})
 	require.Len(t, sum.Rows, 5)
 	baseline := sum.Figures[0].Value
 	assert.Equal(t, avg, baseline, "the baseline is the preconditioning's steady state")
 	assert.Equal(t, HIRBaseline, sum.Figures[0].Definition)
 	assert.InEpsilon(t, baseline, sum.Figures[1].Value, 0.1, "the returns come back to it")
-	alone := hirSummary(tl, samples, nil)
+	alone := hirSummary(SummaryInput{Stage: tl, Samples: samples})
 	assert.Equal(t, sum.Figures[1].Value, alone.Figures[0].Value, "without the preconditioning, the returns stand in")
 	assert.Contains(t, alone.Figures[0].Definition, "not in these results")
 	prev := 0.0
@@ -132,9 +132,9 @@ func TestHIRShape(t *testing.T) {
 			Start: start, Seconds: m.Elapsed.Seconds(), IOPS: m.IOPS()})
 		start += m.Elapsed.Seconds()
 	}
-	client := hirSummary(ctl, csamples, nil)
+	client := hirSummary(SummaryInput{Stage: ctl, Samples: csamples})
 	require.Len(t, client.Rows, 5)
-	alone = hirSummary(tl, samples, nil)
+	alone = hirSummary(SummaryInput{Stage: tl, Samples: samples})
 	assert.Greater(t, client.Rows[4][4], alone.Rows[4][4], "after 50 s idle the client recovers more than the enterprise drive")
 	t.Logf("client: ratios to its returns %.2f … %.2f; enterprise %.2f … %.2f", client.Rows[0][4], client.Rows[4][4], alone.Rows[0][4], alone.Rows[4][4])
 	t.Logf("baseline %.0f IOPS; ratios %.2f %.2f %.2f %.2f %.2f", baseline, sum.Rows[0][4], sum.Rows[1][4], sum.Rows[2][4], sum.Rows[3][4], sum.Rows[4][4])

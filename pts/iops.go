@@ -1,6 +1,11 @@
 package pts
 
-import "github.com/ptsrun/ptsrun/engine"
+import (
+	"fmt"
+	"time"
+
+	"github.com/ptsrun/ptsrun/engine"
+)
 
 // The IOPS test's matrix (PTS 2.0.2 §7), in loop order: the R/W mix is the
 // outer loop, from all reads to all writes; the block size the inner loop,
@@ -21,6 +26,18 @@ var IOPSTest = &TestDef{
 	// PTS 2.0.2 §7: all three must be steady in the same window.
 	Tracking: iopsTracking,
 	Tables:   []TableDef{{Name: "iops", Title: "IOPS", Metric: MetricIOPS}},
+	Rules: []Rule{
+		{Name: "preconditioning", Words: "purge, then twice the capacity of SEQ 128 KiB writes at TC1/QD32 (WIPC), then rounds of the " +
+			"test's cells (WDPC)"},
+		{Name: "round", With: func(c Config) string {
+			mixes, sizes := loopWords(c, IOPSBlockSizes, IOPSMixes)
+			return fmt.Sprintf("the R/W mixes %s (outer loop) × the block sizes %s (inner loop), RND, %s each at TC%d/QD%d",
+				mixes, sizes, ShortDuration(time.Duration(c.CellTime)), c.TC, c.QD)
+		}},
+		{Name: "tracking variables", Words: "the IOPS of RND 4 KiB 0/100, RND 64 KiB 65/35 and RND 1024 KiB 100/0, all three steady in the same window"},
+		SteadyStateRule, WindowRule,
+		{Name: "IOPS of a cell", Words: "its read IOPS plus its write IOPS"},
+	},
 	Headlines: []Headline{
 		{Key: Key(engine.Random, 4*KiB, 100), Metrics: []Metric{MetricIOPS}, Brief: true},
 		{Key: Key(engine.Random, 4*KiB, 65), Metrics: []Metric{MetricIOPS}, Brief: true},

@@ -1,6 +1,11 @@
 package pts
 
-import "github.com/ptsrun/ptsrun/engine"
+import (
+	"fmt"
+	"time"
+
+	"github.com/ptsrun/ptsrun/engine"
+)
 
 // The latency test's matrix (PTS 2.0.2 §9), in loop order, at TC1/QD1.
 var (
@@ -29,6 +34,19 @@ var LATTest = &TestDef{
 		{Name: "lat_max_mean_ms", Title: "Mean of each round's maximum response time", Metric: MetricLatMaxMean,
 			Aggregate: "as other PTS tools report MRT"},
 		{Name: "lat_iops", Title: "IOPS at TC1/QD1", Metric: MetricIOPS, Aggregate: "mean over the measurement window"},
+	},
+	Rules: []Rule{
+		{Name: "preconditioning", Words: "purge, then twice the capacity of SEQ 128 KiB writes at TC1/QD32 (WIPC), then rounds of the test's cells"},
+		{Name: "round", With: func(c Config) string {
+			mixes, sizes := loopWords(c, LATBlockSizes, LATMixes)
+			return fmt.Sprintf("the R/W mixes %s (outer loop) × the block sizes %s (inner loop), RND, %s each at TC%d/QD%d",
+				mixes, sizes, ShortDuration(time.Duration(c.CellTime)), LATTC, LATQD)
+		}},
+		{Name: "tracking variable", Words: "the average response time (ART) of RND 4 KiB 0/100"},
+		SteadyStateRule, WindowRule,
+		{Name: "ART", Words: "the mean response time of every I/O of the measurement window, from submission to completion"},
+		{Name: "99.999 %", Words: "of the window's merged response-time histograms"},
+		{Name: "MRT", Words: "the maximum response time over the window; the table of the mean of each round's maximum is what other PTS tools report as MRT"},
 	},
 	Headlines: []Headline{
 		{Key: Key(engine.Random, 4*KiB, 100), Metrics: []Metric{MetricLatMean, MetricLatP99999, MetricLatMax}, Brief: true},

@@ -3,6 +3,7 @@ package pts
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/ptsrun/ptsrun/engine"
@@ -163,6 +164,18 @@ func FormatMs(v float64) string {
 		d++
 	}
 	return fmt.Sprintf("%.*f", d, v)
+}
+
+// FormatNumber writes a plain number readably: whole and grouped from 1,000
+// up, four significant digits below (0.7128, 14, 1.856).
+func FormatNumber(v float64) string {
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return "–"
+	case math.Abs(v) >= 1000:
+		return FormatIOPS(v)
+	}
+	return strconv.FormatFloat(v, 'g', 4, 64)
 }
 
 // groupThousands puts commas between groups of three digits.

@@ -529,19 +529,32 @@ func (r *Runner) position(s *Stage, round, next int) Position {
 }
 
 // runTimeline runs a timeline stage's steps from the first its journal
-// lacks, journaling each before the next starts, until the steps end or the
-// stage has written StopFills times the targets' capacity.
+// lacks, journaling each before the next starts, until the steps end, the
+// stage has written StopFills times the targets' capacity, or it has run
+// for StopAfter. Neither stop is run past: the step that would pass it is
+// cut at what is left of it (budget).
 func (r *Runner) runTimeline(ctx context.Context, s *Stage, ss *StageState) error {
 	steps := s.Steps()
 	var written int64
+	var ran time.Duration
 	for _, m := range ss.Samples {
 		written += m.Write.Bytes
+		ran += m.Elapsed
 	}
 	var capacity int64
 	for _, t := range r.Info.Targets {
 		capacity += t.CapacityBytes
 	}
 	stopAt := int64(s.StopFills * float64(capacity))
+	filled := func() bool { return stopAt > 0 && written >= stopAt-r.fillSlack(steps) }
+	fillsWhy := func() string {
+		return fmt.Sprintf("%g × the capacity was written (%s GB, %.3f fills)", s.StopFills, FormatNumber(float64(written)/1e9),
+			float64(written)/float64(capacity))
+	}
+	timed := func() bool { return s.StopAfter > 0 && ran >= time.Duration(s.StopAfter) }
+	timeWhy := func() string {
+		return fmt.Sprintf("its time limit (%s) had passed", ShortDuration(time.Duration(s.StopAfter)))
+	}
 	why := "its segments have run"
 	// A timeline in rounds is judged after each; on resume, from the
 	// rounds its samples hold.
@@ -552,11 +565,7 @@ func (r *Runner) runTimeline(ctx context.Context, s *Stage, ss *StageState) erro
 		judge = newJudge(s, r.Info.Config.SS, len(ss.Samples)/perRound, s.TimelineTracking(ss.Samples))
 	}
 	for k := len(ss.Samples); k < len(steps); k++ {
-		if stopAt > 0 && written >= stopAt {
-			why = fmt.Sprintf("%g × the capacity written (%.1f GB)", s.StopFills, float64(written)/1e9)
-			break
-		}
-		if judge != nil && judge.steady() {
+		if filled() || timed() || judge != nil && judge.steady() {
 			break
 		}
 		if ctx.Err() != nil {
@@ -566,6 +575,12 @@ func (r *Runner) runTimeline(ctx context.Context, s *Stage, ss *StageState) erro
 		w := st.Workload
 		if !st.Idle {
 			w.Seed = CellSeed(r.Info.Config.Seed, s.ID, st.Segment+1, k)
+			if stopAt > 0 {
+				w = r.budget(w, stopAt-written)
+			}
+		}
+		if s.StopAfter > 0 {
+			w.Duration = min(w.Duration, time.Duration(s.StopAfter)-ran)
 		}
 		cell := engine.Cell{Name: fmt.Sprintf("%s-s%05d", s.ID, k+1), Workload: w}
 		var journalErr error
@@ -577,6 +592,7 @@ func (r *Runner) runTimeline(ctx context.Context, s *Stage, ss *StageState) erro
 			m.Seconds = nil
 			idx := k
 			written += m.Write.Bytes
+			ran += m.Elapsed
 			pos := r.timelinePosition(s, steps, k+1)
 			pos.Written, pos.Capacity = written, capacity
 			journalErr = r.emit(Record{Type: RecSample, Stage: s.ID, Cell: &idx, Workload: &cell.Workload, Measurement: &m,
@@ -602,8 +618,11 @@ func (r *Runner) runTimeline(ctx context.Context, s *Stage, ss *StageState) erro
 			}
 		}
 	}
-	if stopAt > 0 && written >= stopAt {
-		why = fmt.Sprintf("%g × the capacity written (%.1f GB)", s.StopFills, float64(written)/1e9)
+	switch {
+	case filled():
+		why = fillsWhy()
+	case timed():
+		why = timeWhy()
 	}
 	if judge != nil {
 		if judge.steady() {
@@ -616,6 +635,37 @@ func (r *Runner) runTimeline(ctx context.Context, s *Stage, ss *StageState) erro
 	f := false
 	return r.emit(Record{Type: RecStageEnd, Stage: s.ID, Steady: &f,
 		Message: fmt.Sprintf("%d of %d steps: stopped when %s", len(ss.Samples), len(steps), why)}, Position{Stage: s})
+}
+
+// budget cuts a timeline step at what is left of its stage's byte budget
+// (left bytes written, over the target set): a volume as well as its time,
+// whichever comes first (engine.Workload.Passes), so that the fills rule
+// ends the series at its budget, never an interval past it. Passes are of
+// each target's active range and count reads too: left is spread over
+// the set's ranges and scaled by the workload's write share.
+func (r *Runner) budget(w engine.Workload, left int64) engine.Workload {
+	share := float64(100-w.ReadPct) / 100
+	var ranges int64
+	for _, t := range r.Info.Targets {
+		ranges += w.RangeBytes(t.CapacityBytes)
+	}
+	if share <= 0 || ranges <= 0 || left <= 0 {
+		return w
+	}
+	w.Passes = float64(left) / share / float64(ranges)
+	return w
+}
+
+// fillSlack is how short of a byte budget a cut step may end: each thread
+// of each target rounds its share of the volume to whole blocks. Within
+// it, the budget is met; another step would write blocks, not the budget.
+func (r *Runner) fillSlack(steps []Step) int64 {
+	var most int64
+	for _, st := range steps {
+		w := st.Workload
+		most = max(most, int64(max(w.TC, 1))*int64(w.MeanBlockSize()+0.5))
+	}
+	return most * int64(max(len(r.Info.Targets), 1))
 }
 
 // timelinePosition estimates what is left of a timeline stage from its

@@ -37,9 +37,9 @@ type Profile struct {
 	// 100 % for PTS-E and 75 % for PTS-C [2.0.2-Q].
 	ActiveRange float64 `json:"active_range_pct"`
 	// The throughput and latency tests' active ranges: pts-spec.md §4.2–4.3
-	// give 100 % for PTS-E and nothing for PTS-C (UNVERIFIED). ptsrun uses
-	// the documented 100 % for both; --tp-active-range and
-	// --lat-active-range change it.
+	// give 100 % for PTS-E and nothing for PTS-C; for PTS-C both PTS 2.0
+	// forks use 75 %, as for IOPS (the reading "client-ar");
+	// --tp-active-range and --lat-active-range change it.
 	TPActiveRange  float64 `json:"tp_active_range_pct,omitempty"`
 	LATActiveRange float64 `json:"lat_active_range_pct,omitempty"`
 	TC             int     `json:"tc"`
@@ -51,7 +51,7 @@ type Profile struct {
 // Profiles are the two PTS profiles.
 var Profiles = []Profile{
 	{Name: "enterprise", Short: "PTS-E", ActiveRange: 100, TPActiveRange: 100, LATActiveRange: 100, TC: 4, QD: 32, WriteCache: false, TPBlocks: EntTPBlocks},
-	{Name: "client", Short: "PTS-C", ActiveRange: 75, TPActiveRange: 100, LATActiveRange: 100, TC: 2, QD: 16, WriteCache: true, TPBlocks: ClientTPBlocks},
+	{Name: "client", Short: "PTS-C", ActiveRange: 75, TPActiveRange: 75, LATActiveRange: 75, TC: 2, QD: 16, WriteCache: true, TPBlocks: ClientTPBlocks},
 }
 
 // ActiveRangeOf is the profile's active range for a test. A profile
@@ -122,6 +122,10 @@ type Stage struct {
 	// StopFills ends a timeline stage once this many times the targets'
 	// capacity has been written in it (WSAT's drive fills); 0: no such rule.
 	StopFills float64 `json:"stop_fills,omitempty"`
+	// StopAfter ends a timeline stage once it has run this long, idle
+	// time included; 0: its segments' own time (WSAT's steady-state
+	// method: its rounds, its fills and its time, whichever first).
+	StopAfter Duration `json:"stop_after,omitempty"`
 	// Stimulus is a timeline's stimulus in one line, for report headers
 	// and summaries ("SEQ 1024 KiB W 8h, RND 8 KiB W 6h, …"); "" lists
 	// the segments.

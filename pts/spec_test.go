@@ -110,11 +110,17 @@ func TestClientProfile(t *testing.T) {
 	assert.True(t, p.WriteCache)
 	assert.Equal(t, "WCE", p.WriteCacheLabel())
 	st := c.Stages(p)
-	assert.Equal(t, []string{"iops", "tp-1024k", "lat"}, ids(st))
+	// Both PTS 2.0 forks run 1024 and 128 KiB for the client profile too,
+	// and 75 % of it for every test (the readings client-tp-sizes and
+	// client-ar).
+	assert.Equal(t, []string{"iops", "tp-1024k", "tp-128k", "lat"}, ids(st))
 	w := st[0].Cells[0].Workload
 	assert.Equal(t, 2, w.TC)
 	assert.Equal(t, 16, w.QD)
 	assert.Equal(t, 75.0, w.ActiveRange)
+	for _, s := range st[1:] {
+		assert.Equal(t, 75.0, s.Cells[0].Workload.ActiveRange, s.ID)
+	}
 	assert.Equal(t, 100.0, st[0].Precondition.ActiveRange, "PC AR is the whole device")
 
 	ep, err := LookupProfile("PTS-E")
@@ -317,8 +323,8 @@ func TestSubsetFlags(t *testing.T) {
 			err: "--block-sizes 2k: not a block size of the IOPS and Latency tests; valid are 1024k,128k,64k,32k,16k,8k,4k,0.5k"},
 		{name: "size of another test", tests: "lat", sizes: "64k",
 			err: "--block-sizes 64k: not a block size of the Latency test; valid are 8k,4k,0.5k"},
-		{name: "client throughput has no 128k", tests: "tp", profile: "client", sizes: "128k",
-			err: "--block-sizes 128k: not a block size of the Throughput test; valid are 1024k"},
+		{name: "client throughput has no 64k", tests: "tp", profile: "client", sizes: "64k",
+			err: "--block-sizes 64k: not a block size of the Throughput test; valid are 1024k,128k"},
 		{name: "mix of another test", tests: "lat", mixes: "0/100,50/50",
 			err: "--mixes 50/50: not an R/W mix of the Latency test; valid are 100/0,65/35,0/100"},
 		{name: "not a size", tests: "iops", sizes: "4k,big", err: `--block-sizes: block size "big" is not a number`},

@@ -52,8 +52,8 @@ type TestDef struct {
 	// every cell of the test one, with these metrics (throughput's few).
 	Headlines []Headline
 	EveryCell []Metric
-	// Params are the test's own parameters, each a command-line flag
-	// (UNVERIFIED spec values among them, so that a lab can set them).
+	// Params are the test's own parameters, each a command-line flag; a
+	// default that is a reading of the PTS is in Readings, by flag.
 	Params []Param
 	// ActiveRange is the test's own active range in percent, the same in
 	// every profile (the tests over time: the whole device); 0: the
@@ -66,11 +66,15 @@ type TestDef struct {
 	// CheckParams checks the test's parameters together (one that rules
 	// another out); each has been checked alone. Nil: nothing to check.
 	CheckParams func(c Config) error
+	// Rules are the test's rules in words (rules.go), in the order a reader
+	// meets them: the words its report, plan and docs print.
+	Rules []Rule
 	// Summarize reads a timeline stage's samples: the test's table of them
 	// and the figures it derives (XSR's recovery time), with what the
-	// test's earlier stages found (HIR's steady state). nil for tests of
-	// rounds.
-	Summarize func(s Stage, samples []Sample, earlier []Earlier) *Summary
+	// test's earlier stages found (HIR's steady state). Each figure is
+	// computed here, once: every page, table and command prints it as
+	// this returns it. nil for tests of rounds.
+	Summarize func(in SummaryInput) *Summary
 	// stages builds the test's stages for the block sizes and mixes the
 	// run does (Config.Subset).
 	stages func(c Config, p Profile, sizes []int64, mixes []int) []Stage

@@ -152,6 +152,17 @@ type Earlier struct {
 	WindowAverage []float64
 }
 
+// SummaryInput is what a timeline test's summary reads: the stage, its
+// samples, what the test's earlier stages found, and the response-time
+// histogram of the stage's histogram segments (or of its last hour).
+type SummaryInput struct {
+	Config  Config // the run's: its parameters
+	Stage   Stage
+	Samples []Sample
+	Earlier []Earlier
+	Hist    *engine.Histogram // nil: no I/O in it
+}
+
 // Summary is a test's reading of its timeline: a small table and the
 // figures it derives (XSR's recovery time), with how they are defined.
 type Summary struct {
@@ -169,6 +180,31 @@ type Figure struct {
 	Value      float64 `json:"value"` // NaN: not reached
 	Unit       string  `json:"unit"`
 	Definition string  `json:"definition"`
+}
+
+// Format writes the figure's value as every page, table and terminal line
+// prints it, without its unit: IOPS, MB/s and ms as their metrics do, any
+// other at four significant digits; "not reached" when it was not.
+func (f Figure) Format() string {
+	switch {
+	case math.IsNaN(f.Value):
+		return "not reached"
+	case f.Unit == "IOPS":
+		return FormatIOPS(f.Value)
+	case f.Unit == "MB/s":
+		return FormatMBps(f.Value)
+	case f.Unit == "ms":
+		return FormatMs(f.Value)
+	}
+	return FormatNumber(f.Value)
+}
+
+// String is the figure with its unit: "14 min", or "not reached".
+func (f Figure) String() string {
+	if math.IsNaN(f.Value) {
+		return f.Format()
+	}
+	return f.Format() + " " + f.Unit
 }
 
 // checkTimeline checks a timeline stage's segments before anything runs.

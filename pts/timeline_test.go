@@ -92,5 +92,5 @@ func TestTimelineStage(t *testing.T) {
 	ss = Replay(s.info.Stages, recs).Stages["tl"]
 	require.True(t, ss.Ended)
 	assert.Less(t, len(ss.Samples), 3, "a minute of sequential writes is more than 0.001 fills")
-	assert.Contains(t, recs[len(recs)-2].Message+recs[len(recs)-1].Message, "0.001 × the capacity written")
+	assert.Contains(t, recs[len(recs)-2].Message+recs[len(recs)-1].Message, "0.001 × the capacity was written")
 }

@@ -1,15 +1,23 @@
 package pts
 
-import "github.com/ptsrun/ptsrun/engine"
+import (
+	"fmt"
+	"time"
+
+	"github.com/ptsrun/ptsrun/engine"
+)
 
 // The throughput test's matrix (PTS 2.0.2 §8): the block sizes are the
 // profile's (Profile.TPBlocks), each a stage of its own; each round reads
 // then writes.
 var (
-	TPMixes        = []int{100, 0}
-	TPDefaultTC    = 1
-	TPDefaultQD    = 32
-	ClientTPBlocks = []int64{1024 * KiB}
+	TPMixes     = []int{100, 0}
+	TPDefaultTC = 1
+	TPDefaultQD = 32
+	// The client profile's: both PTS 2.0 forks run 1024 and 128 KiB for
+	// every profile (the reading "client-tp-sizes"; PTS-C 1.x had 1024 KiB
+	// only).
+	ClientTPBlocks = []int64{1024 * KiB, 128 * KiB}
 	EntTPBlocks    = []int64{1024 * KiB, 128 * KiB}
 )
 
@@ -24,7 +32,21 @@ var TPTest = &TestDef{
 	Tracking:          tpTracking,
 	StagePerBlockSize: true,
 	Tables:            []TableDef{{Name: "tp", Title: "Throughput", Metric: MetricMBps}},
-	EveryCell:         []Metric{MetricMBps},
+	Rules: []Rule{
+		{Name: "stages", With: func(c Config) string {
+			_, sizes := loopWords(c, EntTPBlocks, nil)
+			return "one per block size (" + sizes + "): a purge, twice the capacity of SEQ writes of that size at TC1/QD32 (WIPC), then rounds"
+		}},
+		{Name: "round", With: func(c Config) string {
+			mixes, _ := loopWords(c, nil, TPMixes)
+			return fmt.Sprintf("SEQ %s of the stage's block size, %s each at TC%d/QD%d", mixes,
+				ShortDuration(time.Duration(c.CellTime)), TPDefaultTC, TPDefaultQD)
+		}},
+		{Name: "tracking variable", Words: "the stage's SEQ write MB/s"},
+		SteadyStateRule, WindowRule,
+		{Name: "MB/s", Words: "10^6 bytes a second"},
+	},
+	EveryCell: []Metric{MetricMBps},
 	stages: func(c Config, p Profile, sizes []int64, mixes []int) []Stage {
 		var out []Stage
 		for _, bs := range sizes {

@@ -40,29 +40,27 @@ func wsatStimuli(minBlock int64) []wsatStimulus {
 // WSATTest writes from fresh-out-of-box, through the write cliff, into the
 // steady state, until WSAT's drive fills or time, whichever comes first,
 // sampling every minute (pts-spec.md §4.4; the stop rule's numbers are
-// UNVERIFIED against PTS 2.0.2, hence flags).
+// readings of the PTS, hence flags).
 var WSATTest = &TestDef{
 	ID: WSAT, Name: "Write Saturation", Section: "§10", order: 10, ActiveRange: 100,
 	Params: []Param{
 		{Flag: "wsat-workload", Default: "write", Usage: "WSAT's stimulus: write (RND 4 KiB 0/100), oltp, vod, metadata or composite (ECW's)",
 			Check: func(v string) error { _, err := wsatWorkload(v, 0); return err }},
-		{Flag: "wsat-fills", Default: "4", Usage: "WSAT stops once this many times the user capacity is written (UNVERIFIED; 4.0)",
+		{Flag: "wsat-fills", Default: "4", Usage: "WSAT stops once this many times the user capacity is written, or at --wsat-time if that comes first",
 			Check: func(v string) error { _, err := positiveFloat(v); return err }},
-		{Flag: "wsat-time", Default: "24h", Usage: "WSAT stops after this long, if the fills come later (UNVERIFIED; 24h)",
+		{Flag: "wsat-time", Default: "24h", Usage: "WSAT stops after this long, if the fills come later",
 			Check: func(v string) error { _, err := positiveDuration(v); return err }},
-		{Flag: "wsat-interval", Default: time.Minute.String(), Usage: "WSAT's sampling interval (the PTS samples every minute)",
+		{Flag: "wsat-interval", Default: time.Minute.String(), Usage: "WSAT's sampling interval",
 			Check: func(v string) error { _, err := positiveDuration(v); return err }},
+		{Flag: "wsat-tgbw", Default: "GB",
+			Usage: "the unit WSAT's total data written (TGBW) is shown in: GB (10^9 bytes) or GiB (2^30 bytes)",
+			Check: func(v string) error { return oneOf(v, "GB", "GiB") }},
 		{Flag: "wsat-ss", Default: "false", Switch: true, Method: true,
-			Usage: "WSAT's optional steady-state method: rounds of 30 min of the stimulus and a 1 min check, the check minute's IOPS tracked, until steady state or --max-rounds"},
+			Usage: "WSAT's optional steady-state method: rounds of 30 min of the stimulus and a 1 min check, the check minute's IOPS tracked, until steady state, --max-rounds, --wsat-fills or --wsat-time, whichever comes first"},
 	},
 	CheckParams: func(c Config) error {
 		if c.Param("wsat-ss") != "true" {
 			return nil
-		}
-		for _, f := range []string{"wsat-fills", "wsat-time"} {
-			if _, set := c.Params[f]; set {
-				return fmt.Errorf("--%s: the steady-state method (--wsat-ss) stops at steady state or the round limit (--max-rounds), not at fills or time", f)
-			}
 		}
 		if iv, _ := positiveDuration(c.Param("wsat-interval")); iv != time.Minute {
 			return fmt.Errorf("--wsat-interval %s: the steady-state method (--wsat-ss) samples every minute, its check minute the last of each round", c.Param("wsat-interval"))
@@ -75,6 +73,33 @@ var WSATTest = &TestDef{
 		{Name: "wsat_summary", Title: "WSAT: every hour, and the write cliff", Summary: true},
 		{Name: "wsat_figures", Title: "WSAT: fresh-out-of-box and last hour IOPS, and the write cliff", Figures: true},
 	},
+	Rules: []Rule{
+		{Name: "stimulus", With: func(c Config) string {
+			w, _ := wsatWorkload(c.Param("wsat-workload"), c.MinBlock)
+			return fmt.Sprintf("from a purge (fresh out of box, no preconditioning), %s at the profile's TC/QD, a sample every %s",
+				w.about, durWords(c, "wsat-interval"))
+		}},
+		{Name: "stop", With: func(c Config) string {
+			stop := fmt.Sprintf("at %s × the capacity written or after %s, whichever comes first", c.Param("wsat-fills"), durWords(c, "wsat-time"))
+			if c.Param("wsat-ss") == "true" {
+				stop = fmt.Sprintf("at steady state, the round limit (%d rounds), %s × the capacity written or %s, whichever comes first",
+					c.MaxRounds, c.Param("wsat-fills"), durWords(c, "wsat-time"))
+			}
+			return stop + "; the sample that reaches the capacity budget is cut at it, so that a series the fills end has written " +
+				"exactly its fills"
+		}},
+		only(Rule{Name: "steady-state method", Words: "rounds of 30 min of the stimulus and a 1 min check, the check minute's IOPS the " +
+			"tracking variable"}, wsatSS),
+		only(SteadyStateRule, wsatSS),
+		{Name: "TGBW", With: func(c Config) string {
+			unit, _ := TGBWUnit(c)
+			return "the total data written since the purge, in " + map[string]string{"GB": "GB of 10^9 bytes", "GiB": "GiB of 2^30 bytes"}[unit] +
+				"; drive fills are TGBW in capacities of the target set"
+		}},
+		{Name: "fresh-out-of-box", Words: wsatFOB},
+		{Name: "last hour", Words: wsatLastHour},
+		{Name: "write cliff", Words: WSATCliff},
+	},
 	Summarize: wsatSummary,
 	stages: func(c Config, p Profile, _ []int64, _ []int) []Stage {
 		wl, _ := wsatWorkload(c.Param("wsat-workload"), c.MinBlock) // all checked by Resolve
@@ -85,10 +110,13 @@ var WSATTest = &TestDef{
 		w.TC, w.QD, w.ActiveRange, w.Duration = c.TC, c.QD, c.ActiveRangeOf(WSAT), d
 		if c.Param("wsat-ss") == "true" {
 			// Rounds of the stimulus and its check minute, one sample a
-			// minute, the last of each round tracked.
+			// minute, the last of each round tracked; the fills and the
+			// time still stop it, whichever comes first.
 			w.Duration = wsatSSRound + wsatSSCheck
 			return []Stage{{ID: string(WSAT), Test: WSAT, Title: "Write Saturation", Purge: true, MaxRounds: c.MaxRounds,
-				Stimulus: fmt.Sprintf("%s in rounds of %s and a %s check, to steady state", wl.short, ShortDuration(wsatSSRound), ShortDuration(wsatSSCheck)),
+				StopFills: fills, StopAfter: Duration(d),
+				Stimulus: fmt.Sprintf("%s in rounds of %s and a %s check, to steady state, %g drive fills or %s", wl.short,
+					ShortDuration(wsatSSRound), ShortDuration(wsatSSCheck), fills, ShortDuration(d)),
 				Timeline: []Segment{{Name: fmt.Sprintf("%s, in rounds of %v and a %v check: %s", wl.about, wsatSSRound, wsatSSCheck, w),
 					Group: 1, Workload: w, Interval: Duration(time.Minute), Repeat: c.MaxRounds}},
 				Tracking: []Tracking{{Name: "IOPS of the round's check minute", Cell: int((wsatSSRound+wsatSSCheck)/time.Minute) - 1, Metric: MetricIOPS}}}}
@@ -144,16 +172,36 @@ func positiveFloat(v string) (float64, error) {
 const WSATCliff = "where the drive leaves its fresh-out-of-box plateau: the data written by the end of the first of two " +
 	"intervals in a row whose IOPS are below 90 % of the fresh-out-of-box IOPS (the mean of the first five intervals)"
 
+// The levels WSAT's figures read: fresh-out-of-box, and the steady state
+// the series ends in.
+const (
+	wsatFOB      = "the mean IOPS of the first five intervals"
+	wsatLastHour = "the mean IOPS of the last hour of the series"
+)
+
+func wsatSS(c Config) bool { return c.Param("wsat-ss") == "true" }
+
 // wsatCliffShare is the share of the fresh-out-of-box IOPS below which the
 // drive has left its plateau; two intervals in a row, so that one hiccup
 // is not a cliff.
 const wsatCliffShare = 0.9
 
+// TGBWUnit is the unit a run shows WSAT's total data written in
+// (--wsat-tgbw): its name and its bytes.
+func TGBWUnit(c Config) (string, float64) {
+	if c.Param("wsat-tgbw") == "GiB" {
+		return "GiB", 1 << 30
+	}
+	return "GB", 1e9
+}
+
 // wsatSummary tables every hour of the series and locates the write cliff.
-func wsatSummary(_ Stage, samples []Sample, _ []Earlier) *Summary {
+func wsatSummary(in SummaryInput) *Summary {
+	samples := in.Samples
+	unit, per := TGBWUnit(in.Config)
 	sum := &Summary{Title: "Every hour",
-		Head:  []string{"hour", "mean IOPS", "mean ART ms", "peak MRT ms", "TGBW GB", "minutes"},
-		Units: []string{"", "IOPS", "ms", "ms", "GB", "min"}}
+		Head:  []string{"hour", "mean IOPS", "mean ART ms", "peak MRT ms", "TGBW " + unit, "minutes"},
+		Units: []string{"", "IOPS", "ms", "ms", unit, "min"}}
 	byHour := map[int][]Sample{}
 	var hours []int
 	for _, x := range samples {
@@ -181,7 +229,7 @@ func wsatSummary(_ Stage, samples []Sample, _ []Earlier) *Summary {
 		for _, x := range xs {
 			minutes += x.Seconds / 60
 		}
-		sum.Rows = append(sum.Rows, []float64{float64(h), iops, art, mrt, float64(last.Written) / 1e9, minutes})
+		sum.Rows = append(sum.Rows, []float64{float64(h), iops, art, mrt, float64(last.Written) / per, minutes})
 	}
 	fob, lastHour := wsatLevels(samples)
 	cliff := math.NaN()
@@ -198,9 +246,9 @@ func wsatSummary(_ Stage, samples []Sample, _ []Earlier) *Summary {
 		}
 	}
 	sum.Figures = []Figure{
-		{Name: "fresh-out-of-box", Value: fob, Unit: "IOPS", Definition: "the mean IOPS of the first five intervals"},
-		{Name: "last hour", Value: lastHour, Unit: "IOPS", Definition: "the mean IOPS of the last hour of the series"},
-		{Name: "write cliff", Value: cliff / 1e9, Unit: "GB written", Definition: WSATCliff},
+		{Name: "fresh-out-of-box", Value: fob, Unit: "IOPS", Definition: wsatFOB},
+		{Name: "last hour", Value: lastHour, Unit: "IOPS", Definition: wsatLastHour},
+		{Name: "write cliff", Value: cliff / per, Unit: unit + " written", Definition: WSATCliff},
 	}
 	return sum
 }

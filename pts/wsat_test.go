@@ -3,6 +3,7 @@ package pts
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -46,8 +47,12 @@ func TestWSATShape(t *testing.T) {
 				start += m.Elapsed.Seconds()
 			}
 			capacity := float64(s.info.Targets[0].CapacityBytes)
-			assert.GreaterOrEqual(t, float64(written), 4*capacity, "stopped at 4 fills")
-			assert.Less(t, float64(written), 4*capacity*1.01, "and not much after")
+			// The last interval is cut at the budget: 4 fills, to a block
+			// per thread.
+			slack := float64(s.info.Config.TC * 4096)
+			assert.InDelta(t, 4*capacity, float64(written), slack, "stopped at 4 fills")
+			assert.Contains(t, ss.EndMessage, "4 × the capacity was written")
+			assert.Contains(t, ss.EndMessage, "4.000 fills")
 			var first, last float64
 			var nf, nl float64
 			for _, x := range samples {
@@ -62,7 +67,7 @@ func TestWSATShape(t *testing.T) {
 			}
 			first, last = first/nf, last/nl
 			assert.GreaterOrEqual(t, first, 2*last, "first hour %.0f IOPS, last hour %.0f", first, last)
-			sum := wsatSummary(stage, samples, nil)
+			sum := wsatSummary(SummaryInput{Stage: stage, Samples: samples})
 			cliff := sum.Figures[2].Value * 1e9 / capacity
 			assert.True(t, cliff >= 0.5 && cliff <= 2, "the cliff at %.2f fills", cliff)
 			t.Logf("%s: FOB %.0f IOPS, steady %.0f, first hour %.0f, last hour %.0f, cliff at %.2f fills, %d samples, %.1f h",
@@ -72,16 +77,16 @@ func TestWSATShape(t *testing.T) {
 }
 
 // The optional steady-state method: rounds of 30 min and a check minute,
-// tracked on the check minute, stopping at the first steady window; its
-// flags rule out the fills and time rules it replaces.
+// tracked on the check minute, stopping at the first steady window, or at
+// the fills or the time limit if either comes first.
 func TestWSATSteadyStateMethod(t *testing.T) {
 	for _, tc := range []struct {
 		params map[string]string
 		err    string
 	}{
 		{map[string]string{"wsat-ss": "true"}, ""},
-		{map[string]string{"wsat-ss": "true", "wsat-fills": "2"}, "--wsat-fills: the steady-state method"},
-		{map[string]string{"wsat-ss": "true", "wsat-time": "2h"}, "--wsat-time: the steady-state method"},
+		{map[string]string{"wsat-ss": "true", "wsat-fills": "2"}, ""},
+		{map[string]string{"wsat-ss": "true", "wsat-time": "2h"}, ""},
 		{map[string]string{"wsat-ss": "true", "wsat-interval": "30s"}, "samples every minute"},
 		{map[string]string{"wsat-ss": "false", "wsat-interval": "30s"}, ""},
 	} {
@@ -95,11 +100,15 @@ func TestWSATSteadyStateMethod(t *testing.T) {
 		}
 	}
 
-	s := newSetup(t, "enterprise", func(c *Config) { c.Tests, c.Params = []TestID{WSAT}, map[string]string{"wsat-ss": "true"} })
+	// Fills enough for the simulated drive to reach steady state first.
+	s := newSetup(t, "enterprise", func(c *Config) {
+		c.Tests, c.Params = []TestID{WSAT}, map[string]string{"wsat-ss": "true", "wsat-fills": "8"}
+	})
 	stage := s.info.Stages[0]
 	require.Equal(t, 31, stage.RoundSteps(), "30 one-minute samples of the stimulus and the check minute")
 	assert.Equal(t, 30, stage.Tracking[0].Cell)
-	assert.Zero(t, stage.StopFills, "steady state replaces the fills")
+	assert.Equal(t, 8.0, stage.StopFills, "the fills still stop it")
+	assert.Equal(t, 24*time.Hour, time.Duration(stage.StopAfter), "and the time")
 	r, _ := s.runner(t, s.eng)
 	require.NoError(t, r.Run(context.Background(), nil))
 	ss := Replay(s.info.Stages, s.records(t)).Stages["wsat"]
@@ -118,7 +127,9 @@ func TestWSATSteadyStateMethod(t *testing.T) {
 // with its rounds judged from the samples it has, to the verdict an
 // uninterrupted run reaches.
 func TestWSATSteadyStateMethodResumes(t *testing.T) {
-	mod := func(c *Config) { c.Tests, c.Params = []TestID{WSAT}, map[string]string{"wsat-ss": "true"} }
+	mod := func(c *Config) {
+		c.Tests, c.Params = []TestID{WSAT}, map[string]string{"wsat-ss": "true", "wsat-fills": "8"}
+	}
 	whole := newSetup(t, "enterprise", mod)
 	r, _ := whole.runner(t, whole.eng)
 	require.NoError(t, r.Run(context.Background(), nil))
@@ -153,4 +164,70 @@ func TestWSATSteadyStateMethodResumes(t *testing.T) {
 			assert.LessOrEqual(t, rounds[n], 1, "after %d: round %d judged once", at, n)
 		}
 	}
+}
+
+// The spec's own stop rule is never run past (issue 20): with the
+// steady-state method the series still stops at 4 × the capacity written
+// or at the time limit, whichever of the three comes first, and the step
+// that reaches either is cut at it.
+func TestWSATSteadyStateMethodStopsAtFillsOrTime(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		params map[string]string
+		fills  float64       // 0: not the fills
+		ran    time.Duration // 0: not the time
+		why    string
+	}{
+		// The simulated drive reaches steady state after 5.2 fills.
+		{"the fills first", map[string]string{"wsat-ss": "true"}, 4, 0, "4 × the capacity was written"},
+		{"the time first", map[string]string{"wsat-ss": "true", "wsat-time": "95m30s"}, 0, 95*time.Minute + 30*time.Second,
+			"its time limit (1h35m30s) had passed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newSetup(t, "enterprise", func(c *Config) { c.Tests, c.Params = []TestID{WSAT}, tc.params })
+			r, _ := s.runner(t, s.eng)
+			require.NoError(t, r.Run(context.Background(), nil))
+			ss := Replay(s.info.Stages, s.records(t)).Stages["wsat"]
+			require.True(t, ss.Ended)
+			assert.False(t, ss.Steady, "stopped before steady state: %s", ss.EndMessage)
+			assert.Contains(t, ss.EndMessage, tc.why)
+			var written int64
+			var ran time.Duration
+			for _, m := range ss.Samples {
+				written += m.Write.Bytes
+				ran += m.Elapsed
+			}
+			capacity := float64(s.info.Targets[0].CapacityBytes)
+			if tc.fills > 0 {
+				assert.InDelta(t, tc.fills*capacity, float64(written), float64(s.info.Config.TC*4096), "the fills, to a block per thread")
+			} else {
+				assert.Less(t, float64(written), 4*capacity)
+			}
+			if tc.ran > 0 {
+				assert.Equal(t, tc.ran, ran, "the time, to the sample: the last one cut at it")
+				assert.Equal(t, 96, len(ss.Samples), "95 whole minutes and the half one")
+			}
+		})
+	}
+}
+
+// A sampling interval of several minutes: the interval that reaches the
+// budget is cut at it, and the series writes its 4 fills, not 4 and part
+// of an interval more (issue 20: 6.4 fills with 5 s samples of a small
+// file).
+func TestWSATCutsTheLastIntervalAtTheBudget(t *testing.T) {
+	s := newSetup(t, "client", func(c *Config) { c.Tests, c.Params = []TestID{WSAT}, map[string]string{"wsat-interval": "20m"} })
+	r, _ := s.runner(t, s.eng)
+	require.NoError(t, r.Run(context.Background(), nil))
+	ss := Replay(s.info.Stages, s.records(t)).Stages["wsat"]
+	require.True(t, ss.Ended)
+	var written, last int64
+	for _, m := range ss.Samples {
+		written += m.Write.Bytes
+		last = m.Write.Bytes
+	}
+	capacity := float64(s.info.Targets[0].CapacityBytes)
+	assert.InDelta(t, 4*capacity, float64(written), float64(s.info.Config.TC*4096))
+	assert.Less(t, float64(last), float64(ss.Samples[0].Write.Bytes), "the last interval is cut short")
+	assert.Contains(t, ss.EndMessage, "4.000 fills")
 }

@@ -12,8 +12,8 @@ import (
 // XSR is the Cross Stimulus Recovery test.
 const XSR TestID = "xsr"
 
-// XSR's access groups (pts-spec.md §4.6, from the ADATA harness; the
-// durations are UNVERIFIED against PTS 2.0.2, hence --xsr-groups): a
+// XSR's access groups (pts-spec.md §4.6, from the ADATA harness: a
+// reading of the PTS, hence --xsr-groups): a
 // sequential write, a random write, and the sequential write again, at
 // TC1/QD32, sampled every minute.
 const (
@@ -29,10 +29,10 @@ var XSRTest = &TestDef{
 	ID: XSR, Name: "Cross Stimulus Recovery", Section: "§12", order: 12, ActiveRange: 100,
 	Params: []Param{
 		{Flag: "xsr-groups", Default: xsrDefaultTime,
-			Usage: "XSR access groups' durations: SEQ 1024 KiB W, RND 8 KiB W, SEQ 1024 KiB W (UNVERIFIED; PTS tools use 8h,6h,8h)",
+			Usage: "XSR access groups' durations: SEQ 1024 KiB W, RND 8 KiB W, SEQ 1024 KiB W",
 			Check: func(v string) error { _, err := xsrGroups(v); return err }},
 		{Flag: "xsr-interval", Default: xsrInterval.String(),
-			Usage: "XSR's sampling interval (the PTS samples every minute; shorter for a quick look)",
+			Usage: "XSR's sampling interval (shorter for a quick look)",
 			Check: func(v string) error { _, err := positiveDuration(v); return err }},
 	},
 	Tables: []TableDef{
@@ -40,6 +40,19 @@ var XSRTest = &TestDef{
 			SampleColumns: []string{ColMinute, ColGroup, ColMBps, ColLatMean, ColLatMax}},
 		{Name: "xsr_summary", Title: "XSR: access groups and the recovery time", Summary: true},
 		{Name: "xsr_figures", Title: "XSR: the recovery times", Figures: true},
+	},
+	Rules: []Rule{
+		{Name: "access groups", With: func(c Config) string {
+			d, _ := xsrGroups(c.Param("xsr-groups"))
+			if len(d) != 3 {
+				return ""
+			}
+			return fmt.Sprintf("from a purge, SEQ 1024 KiB writes for %s, RND 8 KiB writes for %s, SEQ 1024 KiB writes for %s, at "+
+				"TC%d/QD%d, a sample every %s", ShortDuration(d[0]), ShortDuration(d[1]), ShortDuration(d[2]), xsrTC, xsrQD,
+				durWords(c, "xsr-interval"))
+		}},
+		{Name: "recovery time", Words: XSRRecovery},
+		{Name: "sustained recovery", Words: XSRSustained},
 	},
 	Summarize: xsrSummary,
 	stages: func(c Config, p Profile, _ []int64, _ []int) []Stage {
@@ -92,10 +105,12 @@ func xsrGroups(v string) ([]time.Duration, error) {
 // results.json.
 const XSRRecovery = "minutes from the start of access group 3 to the end of the first minute whose throughput reaches the mean throughput of access group 1"
 
-// XSRSustained is the recovery that holds: noise alone takes some minutes
-// of a recovered drive above its mean, and half of them below it.
-const XSRSustained = "minutes from the start of access group 3 to the end of the first five minutes in a row whose throughput " +
-	"is each at least 90 % of the mean throughput of access group 1"
+// XSRSustained is the recovery that holds: from the recovery time on, the
+// first five minutes in a row each within 10 % of group 1's mean (noise
+// alone takes a recovered drive's minutes above and below its mean). It is
+// never before the recovery time: it is that recovery, held.
+const XSRSustained = "minutes from the start of access group 3 to the end of the first five minutes in a row, from the recovery " +
+	"time's minute on, whose throughput is each at least 90 % of the mean throughput of access group 1"
 
 // xsrSustainedShare and xsrSustainedRun define XSRSustained.
 const (
@@ -106,7 +121,8 @@ const (
 // xsrSummary tables each access group (its mean and last minute's
 // throughput, the peak average and maximum response times) and derives the
 // recovery time.
-func xsrSummary(_ Stage, samples []Sample, _ []Earlier) *Summary {
+func xsrSummary(in SummaryInput) *Summary {
+	samples := in.Samples
 	sum := &Summary{Title: "Access groups",
 		Head:  []string{"group", "minutes", "mean MB/s", "MB/s at the end", "peak ART ms", "peak MRT ms"},
 		Units: []string{"", "min", "MB/s", "MB/s", "ms", "ms"}}
@@ -145,9 +161,11 @@ func xsrSummary(_ Stage, samples []Sample, _ []Earlier) *Summary {
 			if s.MBps >= m1 && math.IsNaN(rec) {
 				rec = (s.Start + s.Seconds - start3) / 60
 			}
-			if s.MBps >= xsrSustainedShare*m1 {
+			switch {
+			case math.IsNaN(rec): // not recovered yet: nothing to hold
+			case s.MBps >= xsrSustainedShare*m1:
 				run++
-			} else {
+			default:
 				run = 0
 			}
 			if run == xsrSustainedRun && math.IsNaN(held) {

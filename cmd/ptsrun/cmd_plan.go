@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -135,6 +136,9 @@ func printPlan(ctx context.Context, w io.Writer, run checkedRun, asJSON bool) er
 			// fills rule stops it first (known only as it runs).
 			ps.MinRounds, ps.RoundTime = 0, 0
 			ps.MaxRoundsTime = ps.WIPCTime + s.TimelineTime()
+			if s.StopAfter > 0 {
+				ps.MaxRoundsTime = ps.WIPCTime + min(s.TimelineTime(), time.Duration(s.StopAfter))
+			}
 			ps.MinRoundsTime = ps.MaxRoundsTime
 			if n := s.RoundSteps(); n > 0 {
 				// In rounds (WSAT's steady-state method): steady at the
@@ -148,9 +152,14 @@ func printPlan(ctx context.Context, w io.Writer, run checkedRun, asJSON bool) er
 		stages = append(stages, ps)
 	}
 	subset := matrix.SubsetDeviations(cfg, p)
+	rules := map[pts.TestID][]pts.RuleText{}
+	for _, id := range cfg.Tests {
+		rules[id] = pts.Def(id).RulesOf(cfg)
+	}
+	readings := pts.ReadingsOf(cfg)
 	if asJSON {
 		doc := map[string]any{"config": cfg, "profile": p, "stages": stages,
-			"eta_min_ns": totalMin, "eta_max_ns": totalMax}
+			"eta_min_ns": totalMin, "eta_max_ns": totalMax, "rules": rules, "readings": readings}
 		if len(subset) > 0 {
 			doc["subset"] = subset
 		}
@@ -161,8 +170,8 @@ func printPlan(ctx context.Context, w io.Writer, run checkedRun, asJSON bool) er
 		_, err = fmt.Fprintln(w, string(b))
 		return err
 	}
-	fmt.Fprintf(w, "Plan: %s on %v, %s profile (%s), %s, seed %d\n", cfg.Tests, append(append([]string(nil), cfg.Targets...), cfg.FioServers...), p.Short,
-		p.WriteCacheLabel(), cfg.Engine, cfg.Seed)
+	fmt.Fprintf(w, "Plan: %s on %s, %s profile (%s), %s, seed %d\n", pts.JoinTests(cfg.Tests, ", "),
+		strings.Join(append(slices.Clone(cfg.Targets), cfg.FioServers...), ", "), p.Short, p.WriteCacheLabel(), cfg.Engine, cfg.Seed)
 	fmt.Fprintf(w, "Steady state: %d-round window, range ≤ %g %%, slope excursion ≤ %g %%; round limit %d\n\n",
 		cfg.SS.Window, cfg.SS.MaxRange*100, cfg.SS.MaxSlope*100, cfg.MaxRounds)
 	if len(subset) > 0 {
@@ -213,7 +222,12 @@ func printPlan(ctx context.Context, w io.Writer, run checkedRun, asJSON bool) er
 				for _, t := range s.Tracking {
 					fmt.Fprintf(w, " [%s]", t.Name)
 				}
-				fmt.Fprintf(w, "\n   time: %s (steady at round %d) to %s (round limit %d)\n\n",
+				fmt.Fprintln(w)
+				if s.StopFills > 0 || s.StopAfter > 0 {
+					fmt.Fprintf(w, "   or until %g × the capacity is written or %s have passed, whichever comes first\n",
+						s.StopFills, short(time.Duration(s.StopAfter)))
+				}
+				fmt.Fprintf(w, "   time: %s (steady at round %d) to at most %s (round limit %d)\n\n",
 					short(s.MinRoundsTime), s.MinRounds, short(s.MaxRoundsTime), s.Timeline[0].Repeat)
 				continue
 			}
@@ -266,6 +280,7 @@ func printPlan(ctx context.Context, w io.Writer, run checkedRun, asJSON bool) er
 		fmt.Fprintf(w, "\n   time: %s (steady at round %d) to %s (round limit %d)\n\n",
 			short(s.MinRoundsTime), s.MinRounds, short(s.MaxRoundsTime), s.MaxRounds)
 	}
+	printRules(w, cfg, p, rules, readings)
 	fmt.Fprintf(w, "ETA: %s to %s of device time\n", short(totalMin), short(totalMax))
 	if perRound > 0 {
 		fmt.Fprintf(w, "(with fio servers each round also waits about %v for fio's client/server start-up and %v between cells; included)\n",
@@ -318,4 +333,27 @@ func stageTitleOf(stages []planStage, id string) string {
 		}
 	}
 	return id
+}
+
+// printRules writes each test's rules, as its description holds them, and
+// the readings of the PTS the run rests on: what the report's appendix
+// prints in full.
+func printRules(w io.Writer, cfg pts.Config, p pts.Profile, rules map[pts.TestID][]pts.RuleText, readings []pts.Reading) {
+	fmt.Fprintln(w, "Rules:")
+	for _, id := range cfg.Tests {
+		fmt.Fprintf(w, "  %s:\n", pts.Def(id).Name)
+		for _, r := range rules[id] {
+			fmt.Fprintf(w, "    - %s: %s\n", r.Name, r.Text)
+		}
+	}
+	fmt.Fprintf(w, "\nReadings of the PTS this run rests on (the report's appendix %s prints each with the other harnesses' readings):\n",
+		pts.ReadingsAppendix)
+	for _, r := range readings {
+		fmt.Fprintf(w, "  - %s: %s (%s); another reading: %s", r.Topic, r.Ours, r.Source, r.ChooseWords())
+		if in := r.InRun(cfg, p); in != "" {
+			fmt.Fprintf(w, "; this run: %s", in)
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintln(w)
 }

@@ -40,9 +40,9 @@ func runFlags() []cli.Flag {
 		&cli.IntFlag{Name: "qd", Usage: "IOPS test queue depth per thread (default: the profile's)"},
 		&cli.DurationFlag{Name: "cell-time", Value: time.Duration(d.CellTime), Usage: "duration of each cell (PTS: 60s)"},
 		&cli.IntFlag{Name: "max-rounds", Value: d.MaxRounds, Usage: "round limit per stage (PTS: 25)"},
-		&cli.Float64Flag{Name: "active-range", Usage: "active range of every test in % (default: the profile's: IOPS E 100, C 75; throughput and latency 100)"},
-		&cli.Float64Flag{Name: "tp-active-range", Usage: "throughput test's active range in % (default: --active-range, else 100; UNVERIFIED for PTS-C)"},
-		&cli.Float64Flag{Name: "lat-active-range", Usage: "latency test's active range in % (default: --active-range, else 100; UNVERIFIED for PTS-C)"},
+		&cli.Float64Flag{Name: "active-range", Usage: "active range of every test in % (default: the profile's: E 100, C 75; WSAT, HIR, XSR, ECW and DIRTH 100)"},
+		&cli.Float64Flag{Name: "tp-active-range", Usage: "throughput test's active range in % (default: --active-range, else the profile's: E 100, C 75) " + pts.HelpSource("tp-active-range")},
+		&cli.Float64Flag{Name: "lat-active-range", Usage: "latency test's active range in % (default: --active-range, else the profile's: E 100, C 75) " + pts.HelpSource("lat-active-range")},
 		&cli.Float64Flag{Name: "pc-active-range", Value: 100, Usage: "active range of the workload-independent preconditioning in % (PTS: 100)"},
 		&cli.StringFlag{Name: "purge", Value: d.Purge, Usage: "purge method: " + strings.Join(precondition.Methods(), ", ")},
 		&cli.StringSliceFlag{Name: "destroy-data", Usage: "confirm that the named target (serial or path) may be overwritten"},
@@ -59,11 +59,12 @@ func runFlags() []cli.Flag {
 func testParamFlags() []cli.Flag {
 	var out []cli.Flag
 	for _, p := range pts.AllParams() {
+		usage := strings.TrimSpace(p.Usage + " " + pts.HelpSource(p.Flag)) // a default that is a reading says whose
 		if p.Switch {
-			out = append(out, &cli.BoolFlag{Name: p.Flag, Usage: p.Usage})
+			out = append(out, &cli.BoolFlag{Name: p.Flag, Usage: usage})
 			continue
 		}
-		out = append(out, &cli.StringFlag{Name: p.Flag, Value: p.Default, Usage: p.Usage})
+		out = append(out, &cli.StringFlag{Name: p.Flag, Value: p.Default, Usage: usage})
 	}
 	return out
 }

@@ -177,7 +177,7 @@ func runVdbench(ctx context.Context, opts vdbenchOptions, stdout, stderr io.Writ
 	}
 	started = time.Now().UTC()
 	if !opts.JSON {
-		fmt.Fprintf(stderr, "ptsrun workload --vdbench %s: %d run(s) on %v\n", opts.File, len(runs), union.Names())
+		fmt.Fprintf(stderr, "ptsrun workload --vdbench %s: %d run(s) on %s\n", opts.File, len(runs), strings.Join(union.Names(), ", "))
 		for _, n := range plan.Notes {
 			fmt.Fprintf(stderr, "  %s: %s: accepted: %s\n", n.Pos, n.Param, n.Text)
 		}
@@ -230,8 +230,8 @@ func runVdbench(ctx context.Context, opts vdbenchOptions, stdout, stderr io.Writ
 		}
 		w := r.Workload
 		if !opts.JSON {
-			fmt.Fprintf(stderr, "run %d/%d %s (%s): %s on %v for %v (%v warm-up)%s\n", i+1, len(runs), r.Name, r.Pos, vdbenchWhat(w),
-				r.Targets, w.Duration, w.Ramp, vdbenchRate(r))
+			fmt.Fprintf(stderr, "run %d/%d %s (%s): %s on %s for %v (%v warm-up)%s\n", i+1, len(runs), r.Name, r.Pos, vdbenchWhat(w),
+				strings.Join(r.Targets, ", "), w.Duration, w.Ramp, vdbenchRate(r))
 		}
 		at := time.Now().UTC()
 		m, err := engine.RunCell(ctx, set.Engine, engine.Cell{Name: r.Name, Workload: w})

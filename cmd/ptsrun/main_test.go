@@ -70,6 +70,11 @@ func TestDemo(t *testing.T) {
 	}
 	assert.Contains(t, stderr, "IOPS: steady state at round")
 	assert.Contains(t, stderr, "simulated SSD")
+	// Each round's tracking variables as the report writes them: digits
+	// grouped, with their unit.
+	assert.Regexp(t, `IOPS round 1: IOPS RND 4 KiB 0/100 [0-9,]+ IOPS; IOPS RND 64 KiB 65/35 [0-9,]+ IOPS; IOPS RND 1024 KiB 100/0 [0-9,]+ IOPS\n`, stderr)
+	assert.Regexp(t, `Latency round 5: ART RND 4 KiB 0/100 0\.[0-9]+ ms, (STEADY|not steady)\n`, stderr)
+	assert.NotContains(t, stderr, "e+0", "no exponents")
 	res, _, err := matrix.Load(dir)
 	require.NoError(t, err)
 	assert.True(t, res.Complete)
@@ -293,10 +298,24 @@ func TestSS(t *testing.T) {
 func TestPlan(t *testing.T) {
 	code, stdout, stderr := ptsrun("plan", "--target", "sim:client", "--profile", "client")
 	require.Equal(t, 0, code, stderr)
-	for _, s := range []string{"1. IOPS", "2. Throughput 1024 KiB", "3. Latency", "purge: sim-format",
-		"WIPC: SEQ 128 KiB 0/100 TC1/QD32", "56 cells", "rnd-0.5k-0/100", "ETA:", "PTS-C profile (WCE)"} {
+	for _, s := range []string{"1. IOPS", "2. Throughput 1024 KiB", "3. Throughput 128 KiB", "4. Latency", "purge: sim-format",
+		"WIPC: SEQ 128 KiB 0/100 TC1/QD32", "56 cells", "rnd-0.5k-0/100", "ETA:", "PTS-C profile (WCE)",
+		"Plan: iops, tp, lat on sim:client, PTS-C profile"} {
 		assert.Contains(t, stdout, s)
 	}
+	assert.NotContains(t, strings.SplitN(stdout, "\n", 2)[0], "[", "lists in words, not Go's syntax")
+	// Each test's rules, in its description's words, and the readings of
+	// the PTS the run rests on: the client profile's among them.
+	for _, td := range []*pts.TestDef{pts.IOPSTest, pts.TPTest, pts.LATTest} {
+		for _, r := range td.RulesOf(pts.Config{}) {
+			if r.Name == "tracking variable" || r.Name == "tracking variables" {
+				assert.Contains(t, stdout, "    - "+r.Name+": "+r.Text+"\n", td.Name)
+			}
+		}
+	}
+	assert.Contains(t, stdout, "Readings of the PTS this run rests on")
+	assert.Contains(t, stdout, "  - The client profile's active range: 75 % for the IOPS, throughput and latency tests")
+	assert.NotContains(t, stdout, "WSAT's stop rule", "only the readings of the tests run")
 	code, stdout, _ = ptsrun("plan", "--target", "sim", "--json")
 	require.Equal(t, 0, code)
 	var p map[string]any
@@ -305,7 +324,8 @@ func TestPlan(t *testing.T) {
 }
 
 // Each test's active range comes from its own flag, else --active-range,
-// else the profile's (client: IOPS 75 %, throughput and latency 100 %).
+// else the profile's (client: 75 % for IOPS, throughput and latency, as
+// both PTS 2.0 forks read the PTS).
 func TestActiveRangeFlags(t *testing.T) {
 	ranges := func(args ...string) map[string]float64 {
 		t.Helper()
@@ -322,7 +342,7 @@ func TestActiveRangeFlags(t *testing.T) {
 		}
 		return out
 	}
-	assert.Equal(t, map[string]float64{"iops": 75, "tp": 100, "lat": 100, "pc": 100}, ranges("--profile", "client"))
+	assert.Equal(t, map[string]float64{"iops": 75, "tp": 75, "lat": 75, "pc": 100}, ranges("--profile", "client"))
 	assert.Equal(t, map[string]float64{"iops": 50, "tp": 50, "lat": 50, "pc": 100}, ranges("--profile", "client", "--active-range", "50"))
 	assert.Equal(t, map[string]float64{"iops": 50, "tp": 90, "lat": 60, "pc": 80},
 		ranges("--active-range", "50", "--tp-active-range", "90", "--lat-active-range", "60", "--pc-active-range", "80"))
@@ -687,4 +707,37 @@ func TestWorkloadRecordsARunDirectory(t *testing.T) {
 	assert.Equal(t, 1, code)
 	_, err = os.Stat(bad)
 	assert.True(t, os.IsNotExist(err), "nothing made")
+}
+
+// No --help says "UNVERIFIED", which tells a user nothing: a flag whose
+// default is a reading of the PTS names the reading's source (issue 20).
+func TestHelpNamesReadingsBySource(t *testing.T) {
+	app := newApp(io.Discard, io.Discard)
+	var cmds [][]string
+	for _, c := range app.Commands {
+		cmds = append(cmds, []string{c.Name})
+		for _, s := range c.Subcommands {
+			cmds = append(cmds, []string{c.Name, s.Name})
+		}
+	}
+	require.NotEmpty(t, cmds)
+	help := map[string]string{}
+	for _, c := range append(cmds, nil) {
+		code, stdout, stderr := ptsrun(append(c, "--help")...)
+		require.Equal(t, 0, code, "%v: %s", c, stderr)
+		assert.NotContains(t, stdout+stderr, "UNVERIFIED", "%v --help", c)
+		help[strings.Join(c, " ")] = stdout
+	}
+	for _, r := range pts.Readings {
+		for _, f := range r.Flags {
+			var line string
+			for _, l := range strings.Split(help["run"], "\n") {
+				if strings.HasPrefix(strings.TrimSpace(l), "--"+f+" ") {
+					line = l
+				}
+			}
+			require.NotEmpty(t, line, "run --help has --%s", f)
+			assert.Contains(t, line, "(a reading of the PTS: "+r.Source+")", "--%s names its reading's source", f)
+		}
+	}
 }

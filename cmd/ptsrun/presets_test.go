@@ -110,7 +110,7 @@ func TestWorkloadPresets(t *testing.T) {
 	code, stdout, stderr := ptsrun("workload", "--target", "sim:enterprise", "--preset", "dbms,hci-4k-50/50-rnd80,composite",
 		"--time", "12s", "--ramp", "2s", "--qd", "8", "--out", dir)
 	require.Equal(t, 0, code, stderr)
-	assert.Contains(t, stderr, "ptsrun workload: 3 preset(s), dbms, hci-4k-50/50-rnd80, composite, on [sim:enterprise]")
+	assert.Contains(t, stderr, "ptsrun workload: 3 preset(s), dbms, hci-4k-50/50-rnd80, composite, on sim:enterprise")
 	assert.Contains(t, stdout, "preset dbms (1 of 3):\nRND 4 KiB 70/30 TC16/QD8, the first 2s a ramp, sim")
 	assert.Contains(t, stdout, "preset hci-4k-50/50-rnd80 (2 of 3):\nRND80% 4 KiB 50/50 TC4/QD8")
 	assert.Contains(t, stdout, "10.0 s after the ramp")

@@ -198,16 +198,18 @@ func (p *progress) Observe(r pts.Record, pos pts.Position) {
 	case pts.RecRoundEnd:
 		var vals []string
 		for i, v := range r.Tracking {
-			vals = append(vals, fmt.Sprintf("%s=%.4g", pos.Stage.Tracking[i].Name, v))
+			// As the report writes the metric: its digits and its unit.
+			m := pos.Stage.Tracking[i].Metric
+			vals = append(vals, fmt.Sprintf("%s %s %s", pos.Stage.Tracking[i].Name, m.Format(v), m.Unit()))
 		}
 		verdict := ""
 		if r.Verdict != nil {
-			verdict = " not steady"
+			verdict = ", not steady"
 			if r.Verdict.Steady {
-				verdict = " STEADY"
+				verdict = ", STEADY"
 			}
 		}
-		p.line("%s round %d: %s%s", stage, r.Round, strings.Join(vals, " "), verdict)
+		p.line("%s round %d: %s%s", stage, r.Round, strings.Join(vals, "; "), verdict)
 	case pts.RecStageEnd:
 		if *r.Steady {
 			p.line("%s: steady state at round %d (window %d–%d)", stage, r.SSRound, r.Window[0], r.Window[1])

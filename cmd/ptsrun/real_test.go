@@ -514,7 +514,9 @@ func TestRunPurgesFioServerTargets(t *testing.T) {
 	sa, sb := servers[0]+"="+a, servers[1]+"="+b
 	args := func(dir, purge string) []string {
 		return []string{"ptsrun", "run", "--fio-server", sa, "--fio-server", sb, "--destroy-data", sa, "--destroy-data", sb,
-			"--tests", "tp", "--profile", "client", "--cell-time", "1s", "--ss-window", "2", "--max-rounds", "2",
+			// One stage: the client profile's throughput test runs 1024
+			// and 128 KiB (both PTS 2.0 forks' reading).
+			"--tests", "tp", "--profile", "client", "--block-sizes", "1024k", "--cell-time", "1s", "--ss-window", "2", "--max-rounds", "2",
 			"--purge", purge, "--out", dir}
 	}
 	for _, purge := range []string{"nvme-sanitize", "ata-secure-erase", "sim-format"} {

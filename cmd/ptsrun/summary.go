@@ -4,9 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -149,13 +147,12 @@ func stageState(test pts.TestID, s matrix.StageResult) string {
 		case s.SeeksSteady():
 			state += fmt.Sprintf(", steady state NOT reached in %d rounds", s.Rounds)
 		}
-		if s.Summary != nil {
+		switch {
+		case s.Point != nil:
+			state += "; " + s.Point.Words() // both measurements, as the report prints them
+		case s.Summary != nil:
 			for _, f := range s.Summary.Figures {
-				if math.IsNaN(f.Value) {
-					state += fmt.Sprintf("; %s not reached", f.Name)
-					continue
-				}
-				state += fmt.Sprintf("; %s %s %s", f.Name, strconv.FormatFloat(f.Value, 'f', decimals(f.Value), 64), f.Unit)
+				state += fmt.Sprintf("; %s %s", f.Name, f)
 			}
 		}
 		return state
@@ -200,23 +197,28 @@ func headline(res *matrix.Results) []headlineValue {
 			// A cell named for its place in a TC × QD sweep.
 			name = fmt.Sprintf("%s TC%d/QD%d", pts.Def(h.Test).Name, c.TC, c.QD)
 		}
-		val := func(m pts.Metric, format string) string {
+		if h.Point != nil {
+			// Both of the point's measurements, as the report prints them.
+			out = append(out, headlineValue{name, h.Point.Words()})
+			continue
+		}
+		val := func(m pts.Metric, unit string) string {
 			v, ok := c.Value(m)
 			if !ok {
 				return "–" // e.g. fio printed no 99.999 % and gave no bins
 			}
-			return fmt.Sprintf(format, v)
+			return m.Format(v) + unit // as the report writes it
 		}
 		var parts, names []string
 		allMs := true
 		for _, m := range h.Metrics {
 			switch m.Unit() {
 			case "IOPS":
-				parts = append(parts, val(m, "%.0f IOPS"))
+				parts = append(parts, val(m, " IOPS"))
 			case "MB/s":
-				parts = append(parts, val(m, "%.0f MB/s"))
+				parts = append(parts, val(m, " MB/s"))
 			default:
-				parts = append(parts, val(m, "%.3f"))
+				parts = append(parts, val(m, ""))
 			}
 			names = append(names, map[pts.Metric]string{pts.MetricLatMean: "mean", pts.MetricLatP99999: "99.999%", pts.MetricLatMax: "max"}[m])
 			allMs = allMs && m.Unit() == "ms"
@@ -236,18 +238,4 @@ func headline(res *matrix.Results) []headlineValue {
 		}
 	}
 	return out
-}
-
-// decimals shows a figure to about four significant digits: 155765,
-// 1.033.
-func decimals(v float64) int {
-	switch a := math.Abs(v); {
-	case a >= 1000 || a == 0 || math.IsNaN(a) || math.IsInf(a, 0):
-		return 0
-	case a >= 100:
-		return 1
-	case a >= 10:
-		return 2
-	}
-	return 3
 }

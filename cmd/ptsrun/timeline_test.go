@@ -163,5 +163,43 @@ func TestPlanTimelines(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, out, "up to 25 rounds")
 	assert.Contains(t, out, "tracking: [IOPS of the round's check minute]")
-	assert.Contains(t, out, "time: 2h35m (steady at round 5) to 12h55m (round limit 25)")
+	assert.Contains(t, out, "time: 2h35m (steady at round 5) to at most 12h55m (round limit 25)")
+	assert.Contains(t, out, "or until 4 × the capacity is written or 24h00m have passed, whichever comes first")
+	code, out, stderr = ptsrun("plan", "--target", "sim", "--tests", "wsat", "--wsat-ss", "--wsat-time", "6h")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, out, "time: 2h35m (steady at round 5) to at most 6h00m (round limit 25)", "the time limit before the round limit")
+}
+
+// The spec's own stop rule is never run past (issue 20): WSAT with 5 s
+// samples of a small file, whose first sample alone would write several
+// fills, writes 4.0 fills with each engine: the sample that reaches the
+// budget is cut at it, and the end says what was written.
+func TestWSATStopsAtItsFillsOnAFile(t *testing.T) {
+	t.Parallel()
+	for _, eng := range []string{"native", "fio"} {
+		t.Run(eng, func(t *testing.T) {
+			t.Parallel()
+			if _, err := exec.LookPath("fio"); err != nil && eng == "fio" {
+				t.Skip("fio is not installed")
+			}
+			target := filepath.Join(t.TempDir(), "wsat.img")
+			dir := filepath.Join(t.TempDir(), "run")
+			code, _, stderr := ptsrun("run", "--target", "file:"+target+":32M", "--engine", eng, "--tests", "wsat",
+				"--wsat-interval", "5s", "--destroy-data", target, "--out", dir)
+			require.Contains(t, []int{0, 3}, code, stderr)
+			res, _, err := matrix.Load(dir)
+			require.NoError(t, err)
+			st := res.Find(pts.WSAT).Stages[0]
+			require.True(t, st.Complete)
+			var written int64
+			for _, x := range st.Samples {
+				written = x.Written
+			}
+			capacity := float64(st.Capacity)
+			// TC4 threads, each rounding its share to whole 4 KiB blocks.
+			assert.InDelta(t, 4*capacity, float64(written), 4*4096, "4 fills, to a block per thread")
+			assert.Contains(t, st.EndedBy, "4 × the capacity was written")
+			assert.Contains(t, st.EndedBy, "4.000 fills")
+		})
+	}
 }

@@ -380,7 +380,10 @@ type proc struct {
 	logDir string
 	cmd    *exec.Cmd
 	stderr bytes.Buffer
-	lock   *os.File  // held exclusively until the cell may start; nil when not held
+	lock   *os.File // held exclusively until the cell may start; nil when not held
+	// locked is the lock file of a process started held: removed once fio
+	// has ended, so that a run leaves no empty lock file per cell behind.
+	locked string
 	live   *liveFeed // fio's status lines as intervals, for progress; nil when nobody asked
 }
 
@@ -435,7 +438,7 @@ func (e *Engine) launch(ctx context.Context, w engine.Workload, name string, hol
 			lock.Close()
 			return nil, err
 		}
-		p.lock = lock
+		p.lock, p.locked = lock, p.base+".lock"
 		prerun = "flock -s " + shellQuote(p.base+".lock") + " true"
 	}
 	args, err := e.jobFiles(p, "json+", func(hi int, ts []Target, jobPath string) string {
@@ -573,6 +576,10 @@ func (e *Engine) wait(ctx context.Context, p *proc) (out *Output, cpu engine.CPU
 	waitErr := p.cmd.Wait()
 	if p.live != nil {
 		p.live.close() // fio's output is all in: what is queued is passed on
+	}
+	if p.locked != "" {
+		// fio's prerun took the lock and fio has ended: nobody needs it.
+		_ = os.Remove(p.locked)
 	}
 	_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru1)
 	close(done)

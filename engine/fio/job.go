@@ -294,11 +294,16 @@ func workloadOptions(p func(string, ...any), w engine.Workload, spec jobSpec) {
 		// I/O slot with a few bytes scrambled per write, which compresses.
 		p("refill_buffers=1")
 	}
-	if w.Duration > 0 && w.Passes <= 0 {
+	switch {
+	case w.Duration > 0 && w.Passes <= 0:
 		p("time_based=1")
 		if w.Ramp <= 0 {
 			p("runtime=%dms", w.Duration.Milliseconds())
 		} // else each section has its own: the ramp's, the rest's
+	case w.Duration > 0 && w.Ramp <= 0:
+		// A volume (io_size, below) and a time: not time_based, so fio
+		// ends at whichever comes first.
+		p("runtime=%dms", w.Duration.Milliseconds())
 	}
 	if spec.LogPrefix != "" {
 		// The series (series.go): counts from the iops and bw logs, the

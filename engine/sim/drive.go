@@ -498,8 +498,8 @@ func (d *Drive) run(w engine.Workload, salt uint64) engine.Measurement {
 	}
 	for {
 		dt := 1.0
-		if wantBytes <= 0 && limit-elapsed < dt {
-			dt = limit - elapsed
+		if (wantBytes <= 0 || limit > 0) && limit-elapsed < dt {
+			dt = limit - elapsed // the time, alone or before the volume
 		}
 		if dt <= 1e-9 {
 			break
