@@ -282,6 +282,11 @@ type Access struct {
 	// Fills says fill_device: fio writes each file up to the end of its
 	// device or filesystem, and lays out any file a job reads.
 	Fills bool
+	// Deletes says unlink or unlink_each_loop: fio deletes the job's
+	// files at the end, whatever its engine (filesetup.c
+	// close_and_free_files unlinks the files of an engine that does no
+	// I/O too).
+	Deletes bool
 }
 
 // rw values (options.c posval of rw) that only read, and the others.
@@ -340,6 +345,7 @@ func (j JobDef) Access() Access {
 	}
 	for _, name := range []string{"unlink", "unlink_each_loop"} {
 		if o, ok := j.Get(name); ok && j.Flag(name) {
+			a.Deletes = true
 			set(o.Raw+" deletes the files", o.At)
 		}
 	}
@@ -469,6 +475,18 @@ func (j JobDef) LaysOut(jobnum, nfiles int, size int64) (bool, string) {
 	}
 	if !set || pct >= 0 || sz == 0 {
 		return false, "" // the file's own size, or a part of it
+	}
+	// fio divides size by its nr_files, which files named in filename=
+	// count up and a later nrfiles= sets (a job's nrfiles=1 after a
+	// [global] filename=a:b leaves two files of size= each): the smaller
+	// divisor, the larger share, is what fio may use.
+	if o, ok := j.Get("nrfiles"); ok {
+		if len(o.Nums) != 1 || o.Percent >= 0 {
+			return unknown(o)
+		}
+		if n := o.Nums[0]; n >= 1 && n < uint64(max(nfiles, 1)) {
+			nfiles = int(n)
+		}
 	}
 	per := sz / uint64(max(nfiles, 1))
 	if sz%uint64(max(nfiles, 1)) != 0 {

@@ -206,6 +206,14 @@ func TestLaysOut(t *testing.T) {
 		{opts: "file_append=1", size: 1 << 30, lays: true},
 		{opts: "size=1m\nbssplit=4k/50:64k/50\noffset_align=8k\noffset=1", size: 2 << 20},
 		{opts: "size=1m\nbssplit=4k/50:64k/50\noffset=1%", size: 2 << 20, lays: true, why: "ptsrun cannot tell where its I/O ends"},
+		// nrfiles= after the files a [global] filename= counted: fio
+		// divides by the smaller number.
+		{opts: "size=2m\nnrfiles=1", files: 2, size: 1 << 20, lays: true, why: "size=2m: its I/O ends at byte 2097152"},
+		{opts: "size=2m\nnrfiles=4", files: 2, size: 1 << 20},
+		{opts: "size=2m\nnrfiles=2", files: 2, size: 1 << 20},
+		// Through a fio server the file is taken as missing.
+		{opts: "size=4k", size: 0, lays: true},
+		{opts: "", size: 0},
 	} {
 		jf := parseOne(t, "[j]\n"+tc.opts+"\n", nil, nil)
 		lays, why := jf.Jobs[0].LaysOut(tc.jobnum, max(tc.files, 1), tc.size)
@@ -234,4 +242,26 @@ func TestREADMEGateTable(t *testing.T) {
 	}
 	assert.Equal(t, text[i+len(tableBegin):j], GateTable(), "the README's gate table is not the gate's: go test ./engine/fio -run TestREADMEGateTable -update")
 	assert.True(t, slices.ContainsFunc(modelRows, func(r modelRow) bool { return r.model == OptRefused }))
+}
+
+// unlink deletes a job's files whatever its engine: Deletes tells it,
+// beside Writes.
+func TestAccessDeletes(t *testing.T) {
+	for _, tc := range []struct {
+		opts            string
+		writes, deletes bool
+		noIO            bool
+	}{
+		{opts: "rw=read"},
+		{opts: "rw=read\nunlink=1", writes: true, deletes: true},
+		{opts: "ioengine=null\nunlink_each_loop=1", writes: true, deletes: true, noIO: true},
+		{opts: "ioengine=null\nrw=randwrite", writes: true, noIO: true},
+		{opts: "ioengine=cpuio\ncpuload=10\nunlink=0", noIO: true},
+	} {
+		jf := parseOne(t, "[j]\n"+tc.opts+"\n", nil, nil)
+		a := jf.Jobs[0].Access()
+		assert.Equal(t, tc.writes, a.Writes, tc.opts)
+		assert.Equal(t, tc.deletes, a.Deletes, tc.opts)
+		assert.Equal(t, tc.noIO, a.NoIO, tc.opts)
+	}
 }
