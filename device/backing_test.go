@@ -178,3 +178,26 @@ func TestStackedLoopDeviceNeedsConfirmation(t *testing.T) {
 	assert.ErrorContains(t, err, "writing to file:/srv/alias.img destroys loop device /dev/loop6 stacked on it: confirm with --destroy-data /srv/alias.img")
 	assert.NoError(t, loops.Gate([]Target{file}, sys, []string{"/srv/alias.img"}))
 }
+
+// A swap file is refused under any of its names: the kernel lists it in
+// /proc/swaps by one, a job may name it by a link.
+func TestSwapFileIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	swap := filepath.Join(dir, "swapfile")
+	require.NoError(t, os.WriteFile(swap, []byte("x"), 0o600))
+	link := filepath.Join(dir, "link")
+	require.NoError(t, os.Symlink(swap, link))
+	other := filepath.Join(dir, "other")
+	require.NoError(t, os.WriteFile(other, []byte("x"), 0o600))
+	sys := System{Swaps: []string{swap}, loopsRead: true}
+	for _, tc := range []struct {
+		path    string
+		refused bool
+	}{{swap, true}, {link, true}, {other, false}} {
+		v := Live.Check(Target{Spec: Spec{Raw: tc.path, Kind: KindFile, Path: tc.path}, Exists: true}, sys)
+		assert.Equal(t, !tc.refused, v.Usable, tc.path)
+		if tc.refused {
+			assert.Contains(t, strings.Join(v.Refused, "; "), "it is active swap ("+swap+")", tc.path)
+		}
+	}
+}

@@ -103,6 +103,7 @@ func (fs FS) Check(t Target, sys System) Verdict {
 		}
 		v.Confirm, v.names = t.Path, []string{t.Path}
 		refused, loops := fs.stacked(t, sys)
+		refused = append(refused, fs.swapFile(t.Path, sys)...)
 		v.Refused, v.Usable = refused, len(refused) == 0
 		v.Carries = stackedCarries(loops)
 		return v
@@ -354,4 +355,20 @@ func scopeOf(t Target, erased []Target) string {
 			t.Block.Controller, strings.Join(others, ", ")))
 	}
 	return strings.Join(parts, ", and ")
+}
+
+// swapFile says why file path may not be written when it is active swap
+// (a swap file, under any of its names).
+func (fs FS) swapFile(path string, sys System) []string {
+	k, err := fs.keyOf(path)
+	if err != nil || k.Block != "" || k.zero() {
+		return nil // stacked reports a file it cannot tell
+	}
+	var out []string
+	for _, s := range sys.Swaps {
+		if sk, err := fs.keyOf(s); err == nil && sk == k {
+			out = append(out, "it is active swap ("+s+")")
+		}
+	}
+	return out
 }
