@@ -28,8 +28,14 @@ import (
 //   - A character device, directory, fifo or socket a job writes is
 //     refused: ptsrun cannot tell what writing it destroys.
 //   - A regular file is written when a job writes it, or lays it out: it
-//     is smaller than where a read job's I/O ends (offset + size), or the
-//     job has fill_device. One with more than one hard link is refused
+//     is smaller than where a read job's I/O ends (offset + size, size
+//     shared by the smaller of the files named and nrfiles=), or the
+//     job has fill_device; or deleted (unlink, whatever the engine:
+//     null and cpuio delete too). It passes the check a file target of
+//     run does: refused when a loop device bound to it is in use, or it
+//     is active swap; one that backs a loop device not in use needs
+//     --destroy-data naming it, beside the job file or not. One with more
+//     than one hard link is refused
 //     (writing it changes it under its other names); so is a job file or
 //     include file of the run, and a file of a run directory (ptsrun's own
 //     in DIR, or any in another run directory). Otherwise it is the job's
@@ -40,14 +46,20 @@ import (
 //     too) it needs --destroy-data naming it or a directory above it.
 //   - A log a job writes (write_*_log, write_iolog) must be in DIR.
 //   - What the gate cannot resolve for a job that writes (opendir it
-//     cannot list, $clientuid) is refused, naming the line.
+//     cannot list, $clientuid) is refused, naming the line; so is a path
+//     with a ".." after a directory that does not exist yet, read or
+//     written (fio makes the directory, and the kernel then resolves the
+//     ".." where the text cannot tell).
 //   - Through fio servers ptsrun sees nothing of the servers' hosts: every
-//     path a job writes needs --destroy-data HOST:PORT=PATH for each
-//     server; ${VAR} and $ncpus-style keywords (read on the server) are
-//     refused.
+//     path a job writes, or may lay out (a read job with a size=: the
+//     file may be missing or shorter there), needs --destroy-data
+//     HOST:PORT=PATH for each server; ${VAR} and $ncpus-style keywords
+//     (read on the server) are refused.
 //
-// When no job writes or creates anything, fio runs with --readonly: fio
-// itself then refuses any write.
+// A job file none of whose jobs writes or creates anything runs in a fio
+// with --readonly, whatever the other job files do: fio itself then
+// refuses any write. Before each job file runs, the gate judges them all
+// again (FioJobs.Run): a file swapped for a link meanwhile is refused.
 
 // FioJobsOptions are what `ptsrun fio` was given.
 type FioJobsOptions struct {
@@ -87,6 +99,7 @@ type FioTarget struct {
 	Log bool `json:"log,omitempty"`
 
 	key        string
+	unresolved string // why ptsrun cannot tell where the path leads
 	stat       fio.FileStat
 	id         *device.Identity
 	dev        *device.Target
@@ -107,9 +120,12 @@ type FioJobsPlan struct {
 	Targets    []FioTarget
 	Threads    []FioThread
 	Identities []device.Identity
-	// ReadOnly says no job writes or creates anything: fio runs with
-	// --readonly and refuses any write itself.
-	ReadOnly bool
+	// ReadOnly says no job writes or creates anything. ReadOnlyFile says
+	// it of each job file: the fio that runs one of those runs with
+	// --readonly and refuses any write itself, whatever the other job
+	// files do.
+	ReadOnly     bool
+	ReadOnlyFile []bool
 	// Refusals are what the gate refuses, each naming its line; Notes
 	// what it reports.
 	Refusals []string
@@ -169,6 +185,10 @@ func CheckFioJobs(o FioJobsOptions) (*FioJobsPlan, error) {
 	if remote {
 		hosts = o.FioServers
 	}
+	p.ReadOnlyFile = make([]bool, len(o.Files))
+	for fi := range o.Files {
+		p.ReadOnlyFile[fi] = true
+	}
 	for fi, jf := range o.Files {
 		for _, r := range jf.Refusals(remote) {
 			refuse(r.At, "%s", r.Msg)
@@ -193,9 +213,11 @@ func CheckFioJobs(o FioJobsOptions) (*FioJobsPlan, error) {
 				}
 			}
 			if a.Writes {
-				p.ReadOnly = false // fio --readonly refuses a writing job, whatever its engine
+				p.ReadOnlyFile[fi] = false // fio --readonly refuses a writing job, whatever its engine
 			}
-			if a.NoIO {
+			if a.NoIO && !a.Deletes {
+				// No I/O on its files, and none deleted: the engine opens
+				// nothing.
 				p.Threads = append(p.Threads, ft)
 				continue
 			}
@@ -215,10 +237,19 @@ func CheckFioJobs(o FioJobsOptions) (*FioJobsPlan, error) {
 				for _, h := range hosts {
 					t := o.target(f, h)
 					written, why := a.Writes, a.Why
-					if !written && t.Kind == kindFile {
+					switch {
+					case written:
+					case t.Kind == kindFile:
 						// A file a read job's I/O goes beyond is laid out again.
 						if lays, reason := j.LaysOut(th.JobNum, len(th.Files), t.stat.Size); lays {
 							written, why = true, "fio lays it out again: "+reason
+						}
+					case t.Kind == kindRemote:
+						// ptsrun cannot see the server's file: missing, or
+						// shorter than the job's I/O, fio lays it out (and
+						// makes the directories above it).
+						if lays, reason := j.LaysOut(th.JobNum, len(th.Files), 0); lays {
+							written, why = true, "fio lays it out if it is missing or shorter than the job's I/O, and ptsrun cannot see it on the server ("+reason+")"
 						}
 					}
 					use(&ft, t, j.Name, written, why)
@@ -230,7 +261,7 @@ func CheckFioJobs(o FioJobsOptions) (*FioJobsPlan, error) {
 	g := o.gateDirs()
 	var sys *device.System
 	for _, t := range p.Targets {
-		if t.Kind == kindBlock && t.Written && t.dev != nil && sys == nil {
+		if t.Written && sys == nil && (t.Kind == kindBlock && t.dev != nil || t.Kind == kindFile && o.live()) {
 			s, err := o.FS.System()
 			if err != nil {
 				return p, err
@@ -244,10 +275,15 @@ func CheckFioJobs(o FioJobsOptions) (*FioJobsPlan, error) {
 		if t.Refused != "" {
 			refuse(t.At, "%s", t.Refused)
 		}
-		if t.Written && !t.Log {
-			p.ReadOnly = false // fio lays out or writes the file
+	}
+	for _, th := range p.Threads {
+		for _, ti := range th.Targets {
+			if p.Targets[ti].Written {
+				p.ReadOnlyFile[th.File] = false // fio lays out or writes the file
+			}
 		}
 	}
+	p.ReadOnly = !slices.Contains(p.ReadOnlyFile, false)
 	p.Identities = identities(p.Targets)
 	if o.Gate && len(p.Refusals) > 0 {
 		return p, fmt.Errorf("%w: refusing to run the job files:\n  %s", device.ErrUnsafe, strings.Join(p.Refusals, "\n  "))
@@ -277,18 +313,28 @@ func (o FioJobsOptions) live() bool { return o.FS.Root == device.Live.Root }
 // taken after them; the part that does not exist yet (fio makes the
 // missing directories) as written. On a fixture tree, p cleaned.
 func (o FioJobsOptions) real(p string) string {
+	r, _ := o.resolved(p)
+	return r
+}
+
+// resolved is real(p), and why ptsrun cannot tell where p leads when it
+// cannot: a ".." after a directory that does not exist yet. fio makes
+// that directory, and the kernel then takes the ".." from wherever the
+// rest leads (a link made meanwhile, or one further on), not from the
+// text.
+func (o FioJobsOptions) resolved(p string) (string, string) {
 	switch {
 	case p == "":
-		return ""
+		return "", ""
 	case !o.live():
-		return filepath.Clean(p)
+		return filepath.Clean(p), ""
 	}
 	return resolve(p, 0)
 }
 
-func resolve(p string, depth int) string {
+func resolve(p string, depth int) (string, string) {
 	if depth > 40 {
-		return filepath.Clean(p) // the kernel says ELOOP: fio opens nothing
+		return filepath.Clean(p), "" // the kernel says ELOOP: fio opens nothing
 	}
 	resolved := "/"
 	parts := strings.Split(p, "/")
@@ -303,12 +349,17 @@ func resolve(p string, depth int) string {
 		next := filepath.Join(resolved, c)
 		fi, err := os.Lstat(next)
 		if err != nil {
-			return filepath.Join(append([]string{resolved}, parts[i:]...)...)
+			rest := parts[i+1:]
+			if slices.Contains(rest, "..") {
+				return filepath.Join(append([]string{resolved}, parts[i:]...)...),
+					fmt.Sprintf("it goes through %s, which does not exist yet, and then \"..\": fio makes the directory, and where \"..\" then leads is the kernel's, not the text's", next)
+			}
+			return filepath.Join(append([]string{resolved}, parts[i:]...)...), ""
 		}
 		if fi.Mode()&os.ModeSymlink != 0 {
 			target, err := os.Readlink(next)
 			if err != nil {
-				return next
+				return next, ""
 			}
 			if !filepath.IsAbs(target) {
 				target = resolved + "/" + target
@@ -317,7 +368,7 @@ func resolve(p string, depth int) string {
 		}
 		resolved = next
 	}
-	return resolved
+	return resolved, ""
 }
 
 // target places a file fio names and says what it is, on this host or on
@@ -330,7 +381,8 @@ func (o FioJobsOptions) target(f fio.FileRef, h string) FioTarget {
 	// directory, links followed (a link in the job's directory to a file
 	// elsewhere is that file; a ".." after a link is the target's).
 	raw := abs(o.Cwd, f.Name)
-	t := FioTarget{Name: f.Name, At: f.At, Path: o.real(raw)}
+	t := FioTarget{Name: f.Name, At: f.At}
+	t.Path, t.unresolved = o.resolved(raw)
 	t.stat = o.Stat.Stat(raw)
 	switch t.stat.Kind {
 	case fio.Missing:
@@ -420,6 +472,12 @@ func (o FioJobsOptions) judge(t *FioTarget, g gateDirs, sys *device.System) {
 			t.Refused = fmt.Sprintf("%s is a log the job writes (%s): %s", t.Path, t.Kind, why)
 		}
 		t.Verdict = "refused: " + why
+	}
+	if t.unresolved != "" {
+		// Read or written: a job that only reads a file that is not
+		// there lays it out.
+		refuse("ptsrun cannot tell where the path leads: " + t.unresolved + "; spell it without \"..\"")
+		return
 	}
 	if t.inspectErr != nil {
 		if t.Written {
@@ -517,11 +575,25 @@ func (o FioJobsOptions) judge(t *FioTarget, g gateDirs, sys *device.System) {
 			return
 		}
 		t.Outside = !g.ownPlace(t.Path)
+		// The check a file target of run passes: no loop device on it in
+		// use, not active swap; the loop devices on it that are not in use
+		// are what its confirmation destroys, beside the job's directory
+		// or not.
+		v := device.Verdict{Usable: true}
+		if sys != nil {
+			v = o.FS.Check(device.Target{Spec: device.Spec{Raw: t.Path, Kind: device.KindFile, Path: t.Path}, Exists: true}, *sys)
+		}
 		switch {
 		case t.stat.Links != 1:
 			refuse(fmt.Sprintf("it has %d hard links (or ptsrun cannot tell): writing it changes the file under its other names too", t.stat.Links))
+		case !v.Usable:
+			refuse("refusing to write to it: " + strings.Join(v.Refused, "; "))
 		case t.Log:
 			t.Verdict = "a log of the job's, in the run directory"
+		case len(v.Carries) > 0 && !confirmed():
+			refuse("writing destroys " + strings.Join(v.Carries, ", ") + ": confirm with --destroy-data " + t.Path)
+		case len(v.Carries) > 0:
+			t.Verdict = "confirmed by --destroy-data"
 		case !t.Outside:
 			t.Verdict = "the job's own file (beside its job file or in the run directory)"
 		case confirmed():

@@ -24,7 +24,8 @@ import (
 type FioJobs struct {
 	Plan    *FioJobsPlan
 	Version string // fio's
-	// ReadOnly says fio runs with --readonly: no job writes, on this host.
+	// ReadOnly says every job file's fio runs with --readonly: no job
+	// writes, on this host.
 	ReadOnly bool
 	files    []*fio.UserJobFile
 	runs     []fio.UserRun
@@ -32,6 +33,9 @@ type FioJobs struct {
 	dir      string
 	cwd      string
 	saved    bool
+	// gate is what the gate judged the job files with: it judges them
+	// again before each job file runs.
+	gate FioJobsOptions
 }
 
 // FioRunOptions are what `ptsrun fio` was given.
@@ -90,21 +94,22 @@ func OpenFioJobs(ctx context.Context, o FioRunOptions) (*FioJobs, error) {
 	if !filepath.IsAbs(runDir) {
 		runDir = ""
 	}
-	plan, gerr := CheckFioJobs(FioJobsOptions{Files: f.files, Cwd: cwd, RunDir: runDir, RunDirFiles: o.RunDirFiles,
-		FioServers: o.FioServers, DestroyData: o.DestroyData, Gate: !o.Plan})
+	gate := FioJobsOptions{Files: f.files, Cwd: cwd, RunDir: runDir, RunDirFiles: o.RunDirFiles,
+		FioServers: o.FioServers, DestroyData: o.DestroyData, Gate: !o.Plan}
+	plan, gerr := CheckFioJobs(gate)
 	if gerr != nil {
 		return nil, gerr
 	}
-	f.Plan = plan
+	f.Plan, f.gate = plan, gate
+	f.ReadOnly = plan.ReadOnly && !remote
 	for k, jf := range f.files {
 		r := fio.UserRun{Binary: o.Binary, JobFile: jf, Path: f.copyPath(k),
 			Output: filepath.Join(o.Dir, "fio", fmt.Sprintf("%02d-%s.json", k+1, filepath.Base(jf.Path))), Servers: o.FioServers}
 		note := ""
 		if !remote {
 			r.Args, note = jf.LogArgs(f.logDir(k))
-			if plan.ReadOnly {
+			if plan.ReadOnlyFile[k] {
 				r.Args = append(r.Args, "--readonly")
-				f.ReadOnly = true
 			}
 		} else {
 			note = "through fio servers ptsrun's log options do not reach the jobs (fio sends the servers only the job files): no per-second series"
@@ -174,6 +179,8 @@ type FioJobFile struct {
 	Saved   string       `json:"-"`                  // the copy fio runs
 	Sources []fio.Source `json:"-"`                  // the job file and its include files, as read
 	Groups  []string     `json:"groups"`             // "w0×2 w1×2": each reporting group's jobs and threads
+	// ReadOnly says its fio runs with --readonly: none of its jobs writes.
+	ReadOnly bool `json:"read_only,omitempty"`
 	// Seconds is how long its time-based groups run (ramp_time +
 	// runtime of each group's longest job), 0 when not all are time based.
 	Seconds float64 `json:"seconds,omitempty"`
@@ -182,7 +189,8 @@ type FioJobFile struct {
 // File describes job file k.
 func (f *FioJobs) File(k int) FioJobFile {
 	jf, r := f.files[k], f.runs[k]
-	d := FioJobFile{Path: jf.Path, Command: r.Command(), Output: r.Output, LogNote: f.notes[k], Saved: r.Path, Sources: jf.Sources}
+	d := FioJobFile{Path: jf.Path, Command: r.Command(), Output: r.Output, LogNote: f.notes[k], Saved: r.Path, Sources: jf.Sources,
+		ReadOnly: slices.Contains(r.Args, "--readonly")}
 	if slices.ContainsFunc(r.Args, isLogArg) {
 		d.Logs = f.logDir(k)
 	}
@@ -292,6 +300,15 @@ func (f *FioJobs) Run(ctx context.Context, k int) ([]FioGroupResult, error) {
 	for _, d := range []string{dir, filepath.Join(f.dir, "fio", "aux")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return nil, err
+		}
+	}
+	// What the gate judged may have changed while the job files before
+	// this one ran (a file of the job's own made a link to a device): it
+	// judges them all again, now, and the block devices are held from
+	// here on. What remains is the moment between this and fio's open.
+	if f.gate.Gate {
+		if _, err := CheckFioJobs(f.gate); err != nil {
+			return nil, fmt.Errorf("judged again before fio runs it: %w", err)
 		}
 	}
 	held, err := f.holdWritten(k)

@@ -320,4 +320,14 @@ func TestFioGateRealPath(t *testing.T) {
 	assert.Equal(t, dir+"/nowhere/x", o.real(dir+"/dangling"), "a dangling link: where fio would create its target")
 	assert.Equal(t, dir+"/new/z", o.real(dir+"/new/sub/../z"), "directories fio makes as written")
 	assert.Equal(t, "", o.real(""))
+	// A ".." after a directory fio makes is the kernel's to resolve then,
+	// not the text's: the gate cannot tell where it leads.
+	for _, p := range []string{dir + "/new/sub/../z", dir + "/new/../link/../x", dir + "/link/new/../y"} {
+		_, why := o.resolved(p)
+		assert.Contains(t, why, "does not exist yet", p)
+	}
+	for _, p := range []string{dir + "/link/../y", dir + "/new/a/b"} {
+		_, why := o.resolved(p)
+		assert.Empty(t, why, p)
+	}
 }
