@@ -131,3 +131,32 @@ func TestRedTeam2BindMountedFileBesideTheJobFile(t *testing.T) {
 	assert.Equal(t, 4, code, stderr)
 	assert.Equal(t, before, sum(t, victim), "the file bind-mounted beside the job file was overwritten")
 }
+
+// A bare write_bw_log (no value) keeps the file an earlier write_bw_log
+// named (options.c str_write_bw_log_cb sets bw_log_file only when given a
+// value), but the gate takes the job's name for its prefix
+// (engine/fio/userlogs.go logName, "!o.HasValue"): with name= a path in
+// DIR, it judges a log in DIR, and fio truncates and rewrites an
+// application's log elsewhere, in a job file that only reads (fio's
+// --readonly does not cover logs). The same for write_lat_log,
+// write_iops_log and write_hist_log.
+func TestRedTeam2BareLogOptionKeepsTheEarlierFile(t *testing.T) {
+	needFioBinary(t)
+	t.Parallel()
+	for _, opt := range []string{"write_bw_log", "write_iops_log", "write_lat_log", "write_hist_log"} {
+		t.Run(opt, func(t *testing.T) {
+			logs := t.TempDir()
+			kind := map[string]string{"write_bw_log": "bw", "write_iops_log": "iops", "write_lat_log": "lat", "write_hist_log": "clat_hist"}[opt]
+			victim := filepath.Join(logs, "app_"+kind+".1.log")
+			require.NoError(t, os.WriteFile(victim, []byte("the application's own log\n"), 0o644))
+			before := sum(t, victim)
+			input := randomFile(t, t.TempDir(), "in.dat", 1<<20)
+			out := filepath.Join(t.TempDir(), "run")
+			job := jobFile(t, t.TempDir(), "job.fio", fmt.Sprintf("[global]\n%[1]s=%[2]s/app\n[r]\nname=%[3]s/mine\n%[1]s\nrw=read\nbs=4k\nsize=1m\nfilename=%[4]s\n",
+				opt, logs, out, input))
+			code, stderr := fioIn(t, job, "--out", out)
+			assert.Equal(t, 4, code, stderr)
+			assert.Equal(t, before, sum(t, victim), "an application's log outside DIR was truncated")
+		})
+	}
+}
