@@ -105,3 +105,18 @@ func loopStatus(path string) (dev, ino uint64, rdev string, err error) {
 	}
 	return st.Device, st.Inode, rdev, nil
 }
+
+// MountRoot says path is where a mount is attached (statx's
+// STATX_ATTR_MOUNT_ROOT): a file or directory bind-mounted there is
+// another name of something elsewhere, as a hard link is. A kernel that
+// cannot tell is an error.
+func MountRoot(path string) (bool, error) {
+	var stx unix.Statx_t
+	if err := unix.Statx(unix.AT_FDCWD, path, unix.AT_SYMLINK_NOFOLLOW, unix.STATX_BASIC_STATS, &stx); err != nil {
+		return false, fmt.Errorf("%s: %w", path, err)
+	}
+	if stx.Attributes_mask&unix.STATX_ATTR_MOUNT_ROOT == 0 {
+		return false, fmt.Errorf("%s: the kernel does not say whether a mount is attached there (statx)", path)
+	}
+	return stx.Attributes&unix.STATX_ATTR_MOUNT_ROOT != 0, nil
+}

@@ -17,3 +17,6 @@ func fsInfo(string) (fsDetails, error)                  { return fsDetails{}, er
 func allocate(*os.File, int64) error                    { return errNotLinux }
 func checkDirectIO(string) error                        { return errNotLinux }
 func loopStatus(string) (uint64, uint64, string, error) { return 0, 0, "", errNotLinux }
+
+// MountRoot says path is where a mount is attached: Linux's to tell.
+func MountRoot(path string) (bool, error) { return false, errNotLinux }

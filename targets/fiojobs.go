@@ -559,6 +559,8 @@ func (o FioJobsOptions) judge(t *FioTarget, g gateDirs, sys *device.System) {
 	case kindNewFile:
 		t.Written = true
 		switch {
+		case o.mountedBetween(t.Path, g) != "":
+			refuse(o.mountedBetween(t.Path, g))
 		case t.Log:
 			t.Verdict = "a log of the job's, in the run directory"
 		case g.ownPlace(t.Path):
@@ -583,9 +585,12 @@ func (o FioJobsOptions) judge(t *FioTarget, g gateDirs, sys *device.System) {
 		if sys != nil {
 			v = o.FS.Check(device.Target{Spec: device.Spec{Raw: t.Path, Kind: device.KindFile, Path: t.Path}, Exists: true}, *sys)
 		}
+		mounted := o.mountedBetween(t.Path, g)
 		switch {
 		case t.stat.Links != 1:
 			refuse(fmt.Sprintf("it has %d hard links (or ptsrun cannot tell): writing it changes the file under its other names too", t.stat.Links))
+		case mounted != "":
+			refuse(mounted)
 		case !v.Usable:
 			refuse("refusing to write to it: " + strings.Join(v.Refused, "; "))
 		case t.Log:
@@ -602,6 +607,40 @@ func (o FioJobsOptions) judge(t *FioTarget, g gateDirs, sys *device.System) {
 			refuse("writing overwrites it: confirm with --destroy-data " + t.Path + " (or a directory above it)")
 		}
 	}
+}
+
+// mountedBetween says why a file written at path is another name of
+// something elsewhere: it, or a directory above it below the place that
+// makes it the job's (DIR, the job file's directory) or the one
+// --destroy-data names, is where a mount is attached (a bind mount; its
+// parent's device number is no tell, a bind mount is on the same
+// filesystem). "" when none is, or on a fixture tree.
+func (o FioJobsOptions) mountedBetween(path string, g gateDirs) string {
+	if !o.live() {
+		return ""
+	}
+	stop := filepath.Dir(path)
+	if g.runDir != "" && inside(path, []string{g.runDir}) {
+		stop = g.runDir
+	}
+	for _, d := range o.DestroyData {
+		if filepath.IsAbs(d) && inside(path, []string{o.real(d)}) && len(o.real(d)) < len(stop) {
+			stop = o.real(d)
+		}
+	}
+	for p := path; p != stop && p != filepath.Dir(p); p = filepath.Dir(p) {
+		if _, err := os.Lstat(p); err != nil {
+			continue // made by fio: nothing mounted there yet
+		}
+		root, err := device.MountRoot(p)
+		if err != nil {
+			return "ptsrun cannot tell whether a mount is attached at " + p + ": " + err.Error()
+		}
+		if root {
+			return "a mount is attached at " + p + " (a bind mount?): the file is another name of something elsewhere"
+		}
+	}
+	return ""
 }
 
 // inside says whether path is one of dirs or below one.

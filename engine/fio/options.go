@@ -256,6 +256,12 @@ func optionRefusal(o Option, remote bool) string {
 			if strings.Contains(o.Value, "'") {
 				return "fio reads a pattern in quotes ('…') from that file: write the pattern itself (0x…, \"text\")"
 			}
+		case "write_iops_log", "write_bw_log", "write_lat_log", "write_hist_log":
+			if o.HasValue && o.Value == "" {
+				// fio takes "" for the file's prefix (not the job's name, as
+				// bare): the gate does not guess where that lands.
+				return "an empty value: name the log's prefix, or give the option bare (the job's name, or the file an earlier value named)"
+			}
 		case "write_iolog":
 			if remote {
 				return "a fio server writes the I/O log on its own host, where ptsrun cannot check it: drop it"
@@ -411,6 +417,10 @@ func (j JobDef) LaysOut(jobnum, nfiles int, size int64) (bool, string) {
 	real := uint64(max(size, 0))
 	bytes := func(name string) (n uint64, pct int, o Option, ok bool, known bool) {
 		o, ok = j.Get(name)
+		if name != "size" {
+			// A size's last value is the larger end: it stands.
+			o, ok = j.lastPercentOr(name)
+		}
 		switch {
 		case !ok:
 			return 0, -1, o, false, true
@@ -438,20 +448,31 @@ func (j JobDef) LaysOut(jobnum, nfiles int, size int64) (bool, string) {
 		off, aligned = real*uint64(offPct)/100, true
 	}
 	off += uint64(jobnum) * inc
-	if a, ok := j.Get("offset_align"); ok || aligned {
-		// Aligned up to offset_align, else to the smallest block size: at
-		// most the largest block size ptsrun can see.
-		align := uint64(0)
-		if ok && len(a.Nums) == 1 {
-			align = a.Nums[0]
-		} else if bs, ok := maxBlockSize(j); ok {
-			align = bs
+	if aligned {
+		// fio aligns a percentage's offset up to offset_align, else to the
+		// job's smallest block size (filesetup.c get_start_offset,
+		// td_min_bs). Rounded up to each block size the job names, the
+		// furthest is where fio's may be: a multiple of a larger block is
+		// not always further than one of a smaller (bs=3000: 6 001 goes to
+		// 9 000, not 8 192).
+		var aligns []uint64
+		if a, ok := j.Get("offset_align"); ok {
+			if len(a.Nums) != 1 {
+				return unknown(a)
+			}
+			aligns = []uint64{a.Nums[0]}
+		} else if bs, ok := blockSizes(j); ok {
+			aligns = bs
 		} else {
-			return unknown(a)
+			return unknown(offO)
 		}
-		if align > 0 {
-			off = (off + align - 1) / align * align
+		raw, furthest := off, off
+		for _, align := range aligns {
+			if align > 0 {
+				furthest = max(furthest, (raw+align-1)/align*align)
+			}
 		}
+		off = furthest
 	}
 	why := func(end uint64) string {
 		what := fmt.Sprintf("its I/O ends at byte %d", end)
@@ -505,18 +526,43 @@ func (j JobDef) LaysOut(jobnum, nfiles int, size int64) (bool, string) {
 // maxBlockSize is the largest block size j's options name (4 KiB, fio's
 // default, without one); false when fio made no number of one.
 func maxBlockSize(j JobDef) (uint64, bool) {
-	bs := uint64(4096)
+	sizes, ok := blockSizes(j)
+	if !ok {
+		return 0, false
+	}
+	return slices.Max(sizes), true
+}
+
+// blockSizes are every block size j's options name, and 4 KiB (fio's
+// default: a direction the options leave out keeps it); false when fio
+// made no number of one. fio's smallest block size is one of them.
+func blockSizes(j JobDef) ([]uint64, bool) {
+	bs := []uint64{4096}
 	for _, name := range []string{"bs", "bsrange", "bssplit"} {
 		o, ok := j.Get(name)
 		if !ok {
 			continue
 		}
 		if len(o.Nums) == 0 {
-			return 0, false
+			return nil, false
 		}
-		for _, n := range o.Nums {
-			bs = max(bs, n)
-		}
+		bs = append(bs, o.Nums...)
 	}
 	return bs, true
+}
+
+// lastPercentOr is the option that counts for name when fio keeps a
+// percentage once given: a later value in bytes sets the bytes and leaves
+// the percentage, which fio then prefers (options.c str_offset_cb,
+// str_offset_increments_cb; filesetup.c get_start_offset).
+// The last percentage given, inherited or earlier in the section, else
+// the last value.
+func (j JobDef) lastPercentOr(name string) (Option, bool) {
+	all := j.All(name)
+	for i := len(all) - 1; i >= 0; i-- {
+		if all[i].Percent >= 0 {
+			return all[i], true
+		}
+	}
+	return j.Get(name)
 }

@@ -158,6 +158,10 @@ func TestRefusals(t *testing.T) {
 		{opt: "verify_dump=1"},
 		{opt: "verify_dump=1", remote: true, msg: "a fio server writes the dumps into its own working directory"},
 		{opt: "write_iolog=/x", remote: true, msg: "a fio server writes the I/O log on its own host"},
+		{opt: "write_bw_log=", msg: "write_bw_log=: an empty value: name the log's prefix"},
+		{opt: "write_hist_log=", msg: "an empty value"},
+		{opt: "write_lat_log"},
+		{opt: "write_iops_log=x"},
 		{opt: "size=${SZ}", remote: true, msg: "size=${SZ}: through fio servers, ${VAR}"},
 		{opt: "size=${SZ}"},
 		{opt: "iodepth=$ncpus", remote: true, msg: "iodepth=$ncpus: through fio servers"},
@@ -211,6 +215,12 @@ func TestLaysOut(t *testing.T) {
 		{opts: "size=2m\nnrfiles=1", files: 2, size: 1 << 20, lays: true, why: "size=2m: its I/O ends at byte 2097152"},
 		{opts: "size=2m\nnrfiles=4", files: 2, size: 1 << 20},
 		{opts: "size=2m\nnrfiles=2", files: 2, size: 1 << 20},
+		// A percentage offset outlives a later offset in bytes (fio
+		// prefers it), and aligns to the furthest of the block sizes.
+		{opts: "size=1m\noffset=50%\noffset=0", size: 1 << 20, lays: true, why: "its I/O ends at byte 1572864"},
+		{opts: "size=1m\nnumjobs=2\noffset_increment=50%\noffset_increment=0", jobnum: 1, size: 1 << 20, lays: true},
+		{opts: "bs=3000\nsize=111500\noffset=5%", size: 120020, lays: true, why: "its I/O ends at byte 120500"},
+		{opts: "bs=3000\nsize=111000\noffset=5%", size: 120020},
 		// Through a fio server the file is taken as missing.
 		{opts: "size=4k", size: 0, lays: true},
 		{opts: "", size: 0},

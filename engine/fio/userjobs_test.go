@@ -139,6 +139,13 @@ func TestLogArgsAndPaths(t *testing.T) {
 	l = jf.Logs(th[2], "/run/fio/logs/01", "/work", true)
 	assert.Equal(t, "/work/cee_iops.log", l.IOPS, "a bare write_iops_log is the job's name; per_job_logs=0 drops the thread")
 
+	// A bare option after a value keeps the value's file (fio sets the
+	// file only from a value), inherited or in the section.
+	jf = parseOne(t, "[global]\nwrite_bw_log=/var/app/app\n[r]\nname=/run/mine\nwrite_bw_log\n[s]\nwrite_bw_log=x\nwrite_bw_log\n", nil, nil)
+	th = jf.Threads(1, fakeStat{})
+	assert.Equal(t, "/var/app/app_bw.1.log", jf.Jobs[0].logName(th[0], "write_bw_log", "bw", "", "/work"))
+	assert.Equal(t, "/work/x_bw.2.log", jf.Jobs[1].logName(th[1], "write_bw_log", "bw", "", "/work"))
+
 	jf = parseOne(t, "[a]\n[b]\nwrite_lat_log=mine\n", nil, nil)
 	args, note = jf.LogArgs("/run")
 	assert.Nil(t, args)

@@ -184,9 +184,18 @@ func (jf *UserJobFile) Logs(th Thread, dir, cwd string, ours bool) ThreadLogs {
 // with per_job_logs=0; placed in cwd.
 func (j JobDef) logName(th Thread, option, kind, ours, cwd string) string {
 	prefix := ours
-	if o, ok := j.Get(option); ok {
-		prefix = o.Value
-		if !o.HasValue || prefix == "" {
+	if _, ok := j.Get(option); ok {
+		// fio keeps the file a value named when the option comes again
+		// bare (options.c str_write_bw_log_cb and its siblings set the
+		// file only from a value): the last value given, inherited or
+		// earlier in the section, else the job's name.
+		prefix = ""
+		for _, o := range j.All(option) {
+			if o.HasValue && o.Value != "" {
+				prefix = o.Value
+			}
+		}
+		if prefix == "" {
 			prefix = j.Name
 			if n, ok := j.Get("name"); ok && n.HasValue {
 				prefix = n.Value
