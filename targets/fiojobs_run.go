@@ -14,6 +14,7 @@ import (
 	"github.com/ptsrun/ptsrun/device"
 	"github.com/ptsrun/ptsrun/engine"
 	"github.com/ptsrun/ptsrun/engine/fio"
+	"github.com/ptsrun/ptsrun/internal/confine"
 )
 
 // FioJobs are a user's fio job files, read by fio and checked by the
@@ -181,6 +182,9 @@ type FioJobFile struct {
 	Groups  []string     `json:"groups"`             // "w0×2 w1×2": each reporting group's jobs and threads
 	// ReadOnly says its fio runs with --readonly: none of its jobs writes.
 	ReadOnly bool `json:"read_only,omitempty"`
+	// Confined says where the kernel lets its fio write (Landlock), or
+	// why it does not confine it.
+	Confined string `json:"confined"`
 	// Seconds is how long its time-based groups run (ramp_time +
 	// runtime of each group's longest job), 0 when not all are time based.
 	Seconds float64 `json:"seconds,omitempty"`
@@ -190,7 +194,7 @@ type FioJobFile struct {
 func (f *FioJobs) File(k int) FioJobFile {
 	jf, r := f.files[k], f.runs[k]
 	d := FioJobFile{Path: jf.Path, Command: r.Command(), Output: r.Output, LogNote: f.notes[k], Saved: r.Path, Sources: jf.Sources,
-		ReadOnly: slices.Contains(r.Args, "--readonly")}
+		ReadOnly: slices.Contains(r.Args, "--readonly"), Confined: f.confinement(k)}
 	if slices.ContainsFunc(r.Args, isLogArg) {
 		d.Logs = f.logDir(k)
 	}
@@ -302,15 +306,26 @@ func (f *FioJobs) Run(ctx context.Context, k int) ([]FioGroupResult, error) {
 			return nil, err
 		}
 	}
+	// What fio may write is held open first (internal/confine): Landlock
+	// confines fio to those files and directories, as they are now.
+	pinned, err := confine.Pin(f.confineRules(k))
+	if err != nil {
+		return nil, fmt.Errorf("%w: holding what fio may write: %v", device.ErrUnsafe, err)
+	}
+	defer pinned.Close()
 	// What the gate judged may have changed while the job files before
 	// this one ran (a file of the job's own made a link to a device): it
-	// judges them all again, now, and the block devices are held from
-	// here on. What remains is the moment between this and fio's open.
+	// judges them all again, now, and what was held must be what it
+	// judged. The block devices are held from here on.
 	if f.gate.Gate {
 		if _, err := CheckFioJobs(f.gate); err != nil {
 			return nil, fmt.Errorf("judged again before fio runs it: %w", err)
 		}
+		if err := pinned.Check(); err != nil {
+			return nil, fmt.Errorf("%w: judged again before fio runs it: %v", device.ErrUnsafe, err)
+		}
 	}
+	r.Confine = pinned
 	held, err := f.holdWritten(k)
 	if err != nil {
 		return nil, err

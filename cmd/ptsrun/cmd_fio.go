@@ -462,6 +462,9 @@ func printFioPlanText(w io.Writer, jobs *targets.FioJobs, full bool) {
 		if jf.LogNote != "" {
 			fmt.Fprintf(w, "  logs: %s\n", jf.LogNote)
 		}
+		if full && jf.Confined != "" {
+			fmt.Fprintf(w, "  %s: %s\n", jf.Path, jf.Confined)
+		}
 		if full {
 			fmt.Fprintf(w, "  $ %s\n", strings.Join(jf.Command, " "))
 		}
@@ -518,6 +521,9 @@ func fioReport(dir string) *pdfreport.FioRun {
 		}
 		if f.LogNote != "" {
 			out.Notes = append(out.Notes, f.Path+": "+f.LogNote)
+		}
+		if f.Confined != "" {
+			out.Notes = append(out.Notes, f.Path+": "+f.Confined+".")
 		}
 	}
 	out.Notes = append(out.Notes, fmt.Sprintf("fio ran in %s: relative paths of the job files, and the logs the jobs ask for themselves, are there.", rec.Cwd))

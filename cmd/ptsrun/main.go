@@ -16,6 +16,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ptsrun/ptsrun/device"
+	"github.com/ptsrun/ptsrun/internal/confine"
 	"github.com/ptsrun/ptsrun/pts"
 )
 
@@ -63,6 +64,7 @@ func (e reportedError) Unwrap() error { return e.err }
 func reported(err error) error { return reportedError{err} }
 
 func main() {
+	confine.Init() // started to confine fio, this process becomes fio here
 	os.Exit(run(os.Args, os.Stdout, os.Stderr))
 }
 

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/ptsrun/ptsrun/engine"
+	"github.com/ptsrun/ptsrun/internal/confine"
 )
 
 // Running a user's job file as it is (`ptsrun fio`): ptsrun adds only
@@ -369,6 +370,9 @@ type UserRun struct {
 	Cwd     string   // fio's working directory; "" for ptsrun's
 	Args    []string // the options ptsrun adds besides the output's
 	Servers []string // fio servers (HOST:PORT), each running the job file
+	// Confine, when set, holds fio to writing only what the gate let it
+	// (Landlock, internal/confine).
+	Confine *confine.Pinned
 }
 
 // Command is the fio command line of r.
@@ -405,6 +409,10 @@ func (r UserRun) Run(ctx context.Context, stderr *bytes.Buffer) (out *Output, ru
 		argv = append(append([]string{argv[0]}, liveArgs(engine.Workload{})...), argv[1:]...)
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
+	if r.Confine != nil {
+		// Stopped by the signals below, not by a context.
+		cmd, _ = r.Confine.Command(context.Background(), argv[0], argv[1:]...)
+	}
 	cmd.Dir = r.Cwd
 	cmd.Stderr = stderr
 	if live != nil {
