@@ -100,6 +100,9 @@ type FioTarget struct {
 
 	key        string
 	unresolved string // why ptsrun cannot tell where the path leads
+	// replaced says a job may lay the file out again or delete it (fio
+	// removes and makes it anew), or ptsrun cannot tell.
+	replaced   bool
 	stat       fio.FileStat
 	id         *device.Identity
 	dev        *device.Target
@@ -167,6 +170,7 @@ func CheckFioJobs(o FioJobsOptions) (*FioJobsPlan, error) {
 			p.Targets = append(p.Targets, t)
 		}
 		tg := &p.Targets[idx]
+		tg.replaced = tg.replaced || t.replaced
 		if !slices.Contains(tg.Jobs, job) {
 			tg.Jobs = append(tg.Jobs, job)
 		}
@@ -237,11 +241,18 @@ func CheckFioJobs(o FioJobsOptions) (*FioJobsPlan, error) {
 				for _, h := range hosts {
 					t := o.target(f, h)
 					written, why := a.Writes, a.Why
+					lays, reason := false, ""
+					if t.Kind == kindFile {
+						lays, reason = j.LaysOut(th.JobNum, len(th.Files), t.stat.Size)
+						// What fio may remove and make again needs its
+						// directory (internal/confine), not only the file.
+						t.replaced = lays || a.Deletes || a.Fills || a.Unsure
+					}
 					switch {
 					case written:
 					case t.Kind == kindFile:
 						// A file a read job's I/O goes beyond is laid out again.
-						if lays, reason := j.LaysOut(th.JobNum, len(th.Files), t.stat.Size); lays {
+						if lays {
 							written, why = true, "fio lays it out again: "+reason
 						}
 					case t.Kind == kindRemote:
@@ -558,25 +569,37 @@ func (o FioJobsOptions) judge(t *FioTarget, g gateDirs, sys *device.System) {
 		}
 	case kindNewFile:
 		t.Written = true
+		own, notOwn := o.own(t.Path, g)
 		switch {
 		case o.mountedBetween(t.Path, g) != "":
 			refuse(o.mountedBetween(t.Path, g))
 		case t.Log:
 			t.Verdict = "a log of the job's, in the run directory"
-		case g.ownPlace(t.Path):
+		case own:
 			t.Verdict = "made by fio, in the run directory or beside the job file"
+		case confirmed() && o.confirmingDir(t.Path) == t.Path:
+			// Landlock holds fio to whole directories for what it makes
+			// (it removes and creates the file there): the file's name
+			// alone confirms no directory.
+			t.Outside = true
+			refuse("fio makes a new file in its directory, and ptsrun holds fio only to a directory --destroy-data names: " +
+				"confirm the directory it goes in (--destroy-data " + filepath.Dir(t.Path) + ": everything in it may be written), or make the file at its full size first" + notOwn)
+		case confirmed() && o.live() && !isDir(o.confirmingDir(t.Path)):
+			// ptsrun makes it before fio runs (FioJobs.Run), to hold fio to it.
+			t.Verdict, t.Outside = "made by fio; confirmed by --destroy-data "+o.confirmingDir(t.Path)+", which ptsrun makes first", true
 		case confirmed():
 			t.Verdict, t.Outside = "made by fio; confirmed by --destroy-data", true
 		default:
 			t.Outside = true
 			refuse("fio would make it (and any directory missing above it) outside the run directory and the job file's directory: " +
-				"confirm with --destroy-data " + t.Path + " (or a directory above it)")
+				"confirm with --destroy-data " + filepath.Dir(t.Path) + " (or a directory above it)" + notOwn)
 		}
 	case kindFile:
 		if !t.Written {
 			return
 		}
-		t.Outside = !g.ownPlace(t.Path)
+		own, notOwn := o.own(t.Path, g)
+		t.Outside = !own
 		// The check a file target of run passes: no loop device on it in
 		// use, not active swap; the loop devices on it that are not in use
 		// are what its confirmation destroys, beside the job's directory
@@ -604,9 +627,33 @@ func (o FioJobsOptions) judge(t *FioTarget, g gateDirs, sys *device.System) {
 		case confirmed():
 			t.Verdict = "confirmed by --destroy-data"
 		default:
-			refuse("writing overwrites it: confirm with --destroy-data " + t.Path + " (or a directory above it)")
+			refuse("writing overwrites it: confirm with --destroy-data " + t.Path + " (or a directory above it)" + notOwn)
 		}
 	}
+}
+
+// own says a file written at path is the job's own: in DIR, or in a job
+// file's own directory that no other user can change (device.CheckDir):
+// fio may write anything in that directory (internal/confine), and
+// another user could swap a name there for a link while fio runs. notOwn
+// is why a file beside the job file is not, for a refusal ("" else).
+func (o FioJobsOptions) own(path string, g gateDirs) (own bool, notOwn string) {
+	if !g.ownPlace(path) {
+		return false, ""
+	}
+	if !o.live() || inside(path, []string{g.runDir}) {
+		return true, ""
+	}
+	if err := device.CheckDir(filepath.Dir(path)); err != nil {
+		return false, " (it is not the job's own beside the job file: " + err.Error() + ")"
+	}
+	return true, ""
+}
+
+// isDir says path is a directory.
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
 }
 
 // mountedBetween says why a file written at path is another name of

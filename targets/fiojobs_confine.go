@@ -2,7 +2,6 @@ package targets
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,13 +11,15 @@ import (
 
 // confineRules are where job file k's fio may write, by the gate's
 // verdicts: the run directory (its output, logs and aux files); each
-// block device a job writes; each regular file a job writes, with the
-// directory that made it the job's (beside the job file, or a directory
-// --destroy-data names) so that fio may lay it out again or delete it,
-// and only the file itself when --destroy-data names the file; for each
-// file fio makes, the nearest directory above it that exists. Landlock
-// holds these (internal/confine): a name swapped for a link after the
-// gate's judging leads outside them, and fio's write fails.
+// block device a job writes; each regular file a job writes, alone when
+// fio writes it in place; and, where fio makes a file, lays it out again
+// or deletes it (it removes the file and makes it anew), the directory
+// that made the file the job's (its job file's own, which no other user
+// can change) or that --destroy-data names. A file --destroy-data names
+// alone is the file only: fio writes it in place, and cannot remove or
+// replace it. Landlock holds these (internal/confine): a name swapped for
+// a link after the gate's judging leads outside them, and fio's write
+// fails.
 func (f *FioJobs) confineRules(k int) []confine.Rule {
 	rules := []confine.Rule{{Path: f.dir, Dir: true}}
 	add := func(r confine.Rule) {
@@ -35,19 +36,29 @@ func (f *FioJobs) confineRules(k int) []confine.Rule {
 			if !t.Written || t.Host != "" || inside(t.Path, []string{f.dir}) {
 				continue
 			}
-			switch t.Kind {
-			case kindBlock:
+			d := f.gate.confirmingDir(t.Path)
+			switch {
+			case t.Kind == kindBlock:
 				add(confine.Rule{Path: t.Path})
-			case kindFile:
+			case t.Kind != kindFile && t.Kind != kindNewFile:
+			case !t.Outside && t.Kind == kindFile && !t.replaced:
+				// Written in place: the file alone, so that no other name
+				// in its directory is fio's to write.
 				add(confine.Rule{Path: t.Path})
-				switch d := f.gate.confirmingDir(t.Path); {
-				case !t.Outside:
-					add(confine.Rule{Path: filepath.Dir(t.Path), Dir: true})
-				case d != "" && d != t.Path:
-					add(confine.Rule{Path: d, Dir: true})
+			case !t.Outside:
+				if t.Kind == kindFile {
+					add(confine.Rule{Path: t.Path})
 				}
-			case kindNewFile:
-				add(confine.Rule{Path: existingAbove(t.Path), Dir: true})
+				add(confine.Rule{Path: filepath.Dir(t.Path), Dir: true})
+			case d == t.Path && t.Kind == kindFile:
+				add(confine.Rule{Path: t.Path})
+			case d != "" && d != t.Path && t.Kind == kindFile && !t.replaced:
+				add(confine.Rule{Path: t.Path})
+			case d != "" && d != t.Path:
+				if t.Kind == kindFile {
+					add(confine.Rule{Path: t.Path})
+				}
+				add(confine.Rule{Path: d, Dir: true})
 			}
 		}
 	}
@@ -71,19 +82,6 @@ func (o FioJobsOptions) confirmingDir(path string) string {
 	return best
 }
 
-// existingAbove is the nearest directory above path that exists: where fio
-// starts making the missing ones.
-func existingAbove(path string) string {
-	for d := filepath.Dir(path); ; d = filepath.Dir(d) {
-		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
-			return d
-		}
-		if d == filepath.Dir(d) {
-			return ""
-		}
-	}
-}
-
 // confinement says where job file k's fio may write, or why the kernel
 // does not hold it to that.
 func (f *FioJobs) confinement(k int) string {
@@ -93,6 +91,9 @@ func (f *FioJobs) confinement(k int) string {
 	var places []string
 	for _, r := range f.confineRules(k) {
 		places = append(places, r.Path)
+	}
+	if len(f.gate.FioServers) > 0 {
+		return fmt.Sprintf("the fio client is confined by Landlock to %s and /dev/null; the fio servers, on their own hosts, are not", strings.Join(places, ", "))
 	}
 	return fmt.Sprintf("confined by Landlock: fio writes nothing but %s and /dev/null", strings.Join(places, ", "))
 }

@@ -308,7 +308,17 @@ func (f *FioJobs) Run(ctx context.Context, k int) ([]FioGroupResult, error) {
 	}
 	// What fio may write is held open first (internal/confine): Landlock
 	// confines fio to those files and directories, as they are now.
-	pinned, err := confine.Pin(f.confineRules(k))
+	rules := f.confineRules(k)
+	for _, r := range rules {
+		// A directory --destroy-data names that does not exist yet is made
+		// now, to hold fio to it (the others exist: the gate judged them).
+		if r.Dir && !isDir(r.Path) {
+			if err := os.MkdirAll(r.Path, 0o755); err != nil {
+				return nil, fmt.Errorf("making %s, which --destroy-data names, for fio: %w", r.Path, err)
+			}
+		}
+	}
+	pinned, err := confine.Pin(rules)
 	if err != nil {
 		return nil, fmt.Errorf("%w: holding what fio may write: %v", device.ErrUnsafe, err)
 	}

@@ -334,7 +334,7 @@ func TestFioReadOnlyAndPlan(t *testing.T) {
 	assert.Contains(t, stdout, "/var/tmp/ptsrun-never/x.dat (new file): written by job w: rw=write")
 	assert.Contains(t, stdout, "the gate would refuse:\n  "+wjob+":4: /var/tmp/ptsrun-never/x.dat is a new file, written by job w: rw=write ("+wjob+
 		":2): fio would make it (and any directory missing above it) outside the run directory and the job file's directory: "+
-		"confirm with --destroy-data /var/tmp/ptsrun-never/x.dat (or a directory above it)")
+		"confirm with --destroy-data /var/tmp/ptsrun-never (or a directory above it)")
 	assert.Contains(t, stdout, "$ fio --output-format=json+ --output=DIR/fio/01-write.fio.json --write_iops_log=DIR/fio/logs/01/ptsrun")
 	assert.Contains(t, stdout, " DIR/fio/jobs/01-write.fio\n", "fio runs the copy")
 	code, stdout, stderr = ptsrun("fio", wjob, "--plan", "--destroy-data", "/var/tmp/ptsrun-never")
@@ -417,7 +417,7 @@ func TestFioFailsAsItRuns(t *testing.T) {
 	missing := "/proc/ptsrun-test-never/x.dat"
 	require.NoError(t, os.WriteFile(job, []byte("[r]\nrw=read\nsize=64k\nfilename="+missing+"\n"), 0o644))
 	dir := filepath.Join(work, "run")
-	code, _, stderr := ptsrun("fio", job, "--out", dir, "--destroy-data", filepath.Dir(missing))
+	code, _, stderr := ptsrun("fio", job, "--out", dir, "--destroy-data", "/proc")
 	assert.Equal(t, 1, code, stderr)
 	assert.Contains(t, stderr, "fio failed (exit status 1): fio: failed to create dir (/proc/ptsrun-test-never)")
 	assert.Contains(t, stderr, "fio's output of the 1 job file(s) that ran is kept in "+filepath.Join(dir, "fio")+" (not a run directory)")
@@ -438,7 +438,7 @@ func TestFioKeepsTheJobFilesThatRan(t *testing.T) {
 		fails := filepath.Join(work, "fails.fio")
 		require.NoError(t, os.WriteFile(fails, []byte("[r]\nrw=read\nsize=64k\nfilename=/proc/ptsrun-test-never/x.dat\n"), 0o644))
 		dir := filepath.Join(work, "run-fails")
-		code, _, stderr := ptsrun("fio", first, fails, "--out", dir, "--destroy-data", "/proc/ptsrun-test-never")
+		code, _, stderr := ptsrun("fio", first, fails, "--out", dir, "--destroy-data", "/proc")
 		assert.Equal(t, 1, code, stderr)
 		assert.Contains(t, stderr, fails+": fio failed (exit status 1)")
 		assert.Contains(t, stderr, "(the 1 job file(s) before it are recorded in "+dir+")")

@@ -140,11 +140,13 @@ func TestRedTeam3NewFileConfirmedGrantsTheDirectoryAboveIt(t *testing.T) {
 		before := sum(t, victim)
 		made := filepath.Join(victims, "new.dat")
 		jf := jobFile(t, t.TempDir(), "job.fio", fmt.Sprintf(job, made))
-		stderr := swapWhileRunning(t, sized(made, 1<<20), func() {
-			require.NoError(t, os.Remove(made))
-			require.NoError(t, os.Symlink(victim, made))
-		}, "fio", jf, "--out", filepath.Join(t.TempDir(), "run"), "--destroy-data", made)
+		// Fixed: a new file's name alone no longer confirms it (fio needs
+		// its directory, and that is more than was named): refused, exit 4.
+		code, stderr := fioIn(t, jf, "--out", filepath.Join(t.TempDir(), "run"), "--destroy-data", made)
+		assert.Equal(t, 4, code, stderr)
+		assert.Contains(t, stderr, "confirm the directory it goes in (--destroy-data "+victims+": everything in it may be written)")
 		assert.Equal(t, before, sum(t, victim), "the new file's neighbour, which nobody confirmed, was overwritten: %s", stderr)
+		assert.NoFileExists(t, made)
 	})
 	t.Run("a device, the directory new at /", func(t *testing.T) {
 		dev := randomDevice(t, 32<<20, 1<<20)
@@ -153,10 +155,25 @@ func TestRedTeam3NewFileConfirmedGrantsTheDirectoryAboveIt(t *testing.T) {
 		t.Cleanup(func() { os.RemoveAll(top) })
 		made := filepath.Join(top, "new.dat")
 		jf := jobFile(t, t.TempDir(), "job.fio", fmt.Sprintf(job, made))
-		stderr := swapWhileRunning(t, sized(made, 1<<20), func() {
-			require.NoError(t, os.Remove(made))
-			require.NoError(t, os.Symlink(dev, made))
-		}, "fio", jf, "--out", filepath.Join(t.TempDir(), "run"), "--destroy-data", made)
+		code, stderr := fioIn(t, jf, "--out", filepath.Join(t.TempDir(), "run"), "--destroy-data", made)
+		assert.Equal(t, 4, code, stderr)
 		assert.Equal(t, before, sum(t, dev), "the device nobody confirmed was written: %s", stderr)
+		assert.NoDirExists(t, top)
 	})
+}
+
+// The directory rule of a job's own file is safe only where no other user
+// can swap a name in it while fio runs (same user or root could write the
+// victim directly anyway): a job file's directory another user can change
+// makes no file the job's own.
+func TestRedTeam3JobDirectoryOthersCanChangeIsNotTheJobs(t *testing.T) {
+	needFioBinary(t)
+	t.Parallel()
+	jobs := t.TempDir()
+	require.NoError(t, os.Chmod(jobs, 0o777))
+	job := jobFile(t, jobs, "job.fio", fmt.Sprintf("[w]\nrw=write\nbs=64k\nsize=1m\nfilename=%s/new.dat\n", jobs))
+	code, stderr := fioIn(t, job, "--out", filepath.Join(t.TempDir(), "run"))
+	assert.Equal(t, 4, code, stderr)
+	assert.Contains(t, stderr, "it is not the job's own beside the job file")
+	assert.NoFileExists(t, filepath.Join(jobs, "new.dat"))
 }

@@ -293,6 +293,9 @@ type Access struct {
 	// close_and_free_files unlinks the files of an engine that does no
 	// I/O too).
 	Deletes bool
+	// Unsure says what the job does cannot be told (an engine or rw
+	// ptsrun does not know): taken as the worst.
+	Unsure bool
 }
 
 // rw values (options.c posval of rw) that only read, and the others.
@@ -317,6 +320,7 @@ func (j JobDef) Access() Access {
 		}
 	}
 	if !known {
+		a.Unsure = true
 		set("cannot tell: ioengine="+a.Engine+" is not an engine ptsrun knows", engAt)
 	}
 	rwAt, rwRaw := j.At, "rw=read (fio's default)"
@@ -343,6 +347,7 @@ func (j JobDef) Access() Access {
 		case slices.Contains(writingRW, v):
 			set(o.Raw, o.At)
 		case !slices.Contains(readOnlyRW, v):
+			a.Unsure = true
 			set("cannot tell: "+o.Raw, o.At)
 		}
 	}
