@@ -60,16 +60,6 @@ func swapWhileRunning(t *testing.T, ready func() bool, swap func(), args ...stri
 	return stderr.String()
 }
 
-// sized says path exists with n bytes: fio has laid out the file it makes
-// (create_serialize: before any job's startdelay), and opens it again by
-// name when the job starts.
-func sized(path string, n int64) func() bool {
-	return func() bool {
-		fi, err := os.Stat(path)
-		return err == nil && fi.Size() == n
-	}
-}
-
 // A file beside the job file is the job's own, and confineRules grants
 // its whole directory (Rule{Dir: true} on filepath.Dir). Landlock judges
 // the path fio opens, not the inode it reaches: a hard link placed in that
