@@ -53,8 +53,11 @@ type TestResult struct {
 	OperatingPoints []pts.OperatingPoint `json:"operating_points,omitempty"`
 }
 
-// StageResult is one purge → precondition → rounds unit.
+// StageResult is one stage's results.
 type StageResult struct {
+	// Kind is the stage's procedure, for results built from its journal
+	// (Build, Load); results.json does not record it.
+	Kind         pts.Kind         `json:"-"`
 	ID           string           `json:"id"`
 	Title        string           `json:"title"`
 	Started      bool             `json:"started"`
@@ -67,7 +70,11 @@ type StageResult struct {
 	Purge        *pts.PurgeResult `json:"purge,omitempty"`
 	Precondition *Precondition    `json:"precondition,omitempty"`
 	Tracking     []TrackingResult `json:"tracking"`
-	Cells        []CellResult     `json:"cells"`
+	// Judged is the steady-state verdict of the window ending at each
+	// complete round, Judged[r-1] for round r, as the runner journaled
+	// it; nil before the window is full. results.json does not hold it.
+	Judged []*steadystate.Joint `json:"-"`
+	Cells  []CellResult         `json:"cells"`
 	// A timeline stage (WSAT, HIR, XSR) has no rounds: every step's
 	// figures, the test's summary of them, why it stopped, and the target
 	// set's capacity its drive fills count in.
@@ -97,6 +104,27 @@ type Precondition struct {
 // SeeksSteady says the stage is judged for steady state: rounds, or a
 // timeline in rounds (WSAT's steady-state method).
 func (s StageResult) SeeksSteady() bool { return !s.Timeline || len(s.Tracking) > 0 }
+
+// Status is where the stage, of test, stands.
+func (s StageResult) Status(test pts.TestID) pts.StageStatus {
+	st := pts.StageStatus{Title: s.Title, Custom: test == pts.Custom, Started: s.Started, Complete: s.Complete,
+		Published: s.Published(), SeeksSteady: s.SeeksSteady(), Steady: s.Steady, Rounds: s.Rounds, SSRound: s.SSRound,
+		Window: s.Window, Series: s.Timeline, Samples: len(s.Samples), Error: s.Error, Point: s.Point}
+	for _, x := range s.Samples {
+		if x.Idle {
+			st.Idle++
+		}
+	}
+	if s.Summary != nil {
+		st.Figures = s.Summary.Figures
+	}
+	return st
+}
+
+// View is the stage's standing in its procedure's words.
+func (s StageResult) View(test pts.TestID) pts.StageView {
+	return pts.ProcedureOf(s.Kind).View(s.Status(test))
+}
 
 // TrackingResult is a tracking variable: its value every round and the
 // verdict on the measurement window.
@@ -261,7 +289,7 @@ func Build(ri pts.RunInfo, recs []pts.Record, cut bool) *Results {
 		for i := range ri.Stages {
 			s := &ri.Stages[i]
 			if s.Test == td.ID {
-				tr.Stages = append(tr.Stages, buildStage(ri, s, st, crit, earlier(tr.Stages, crit.Window)))
+				tr.Stages = append(tr.Stages, buildStage(ri, s, st, earlier(tr.Stages, crit.Window)))
 			}
 		}
 		for i := range tr.Stages {
@@ -275,7 +303,7 @@ func Build(ri pts.RunInfo, recs []pts.Record, cut bool) *Results {
 	custom := TestResult{Test: "custom", Name: "Custom workloads"}
 	for i := range ri.Stages {
 		if s := &ri.Stages[i]; s.Test == "custom" {
-			sr := buildStage(ri, s, st, crit, nil)
+			sr := buildStage(ri, s, st, nil)
 			withSeries(&sr, s, st.Stages[s.ID])
 			custom.Stages = append(custom.Stages, sr)
 		}
@@ -359,9 +387,21 @@ func earlier(done []StageResult, window int) []pts.Earlier {
 	return out
 }
 
-func buildStage(ri pts.RunInfo, s *pts.Stage, st *pts.State, crit steadystate.Criteria, before []pts.Earlier) StageResult {
+// buildStage is a stage's results: what every stage has (its purge,
+// preconditioning, error), what its procedure reads of its journal, and
+// its cells' window aggregates over the window the procedure names.
+func buildStage(ri pts.RunInfo, s *pts.Stage, st *pts.State, before []pts.Earlier) StageResult {
 	ss := st.Stages[s.ID]
-	out := StageResult{ID: s.ID, Title: s.Title, Started: ss.Started, Complete: ss.Ended, Rounds: ss.Rounds()}
+	var capacity int64
+	for _, t := range ri.Targets {
+		capacity += t.CapacityBytes
+	}
+	proc := s.Procedure()
+	o := proc.Outcome(pts.OutcomeInput{Config: ri.Config, Stage: s, State: st, Stages: ri.Stages, Earlier: before, Capacity: capacity})
+	out := StageResult{Kind: proc.Kind(), ID: s.ID, Title: o.Title, Started: ss.Started, Complete: ss.Ended, Rounds: o.Rounds,
+		Window: o.Window, Steady: o.Steady, SSRound: o.SSRound, Judged: o.Judged,
+		Timeline: o.Series, Samples: o.Samples, Summary: o.Summary, EndedBy: o.EndedBy, Capacity: o.Capacity,
+		TailHist: o.TailHist, TailFrom: o.TailFrom, Point: o.Point}
 	if !ss.Ended {
 		for _, e := range st.Errors {
 			if e.Stage == s.ID {
@@ -377,57 +417,12 @@ func buildStage(ri pts.RunInfo, s *pts.Stage, st *pts.State, crit steadystate.Cr
 		out.Precondition = &Precondition{Workload: *w.Workload, Bytes: m.Write.Bytes,
 			Seconds: m.Elapsed.Seconds(), MBps: m.Write.MBps(m.Elapsed)}
 	}
-	if s.IsTimeline() {
-		if s.Point != nil {
-			// The point the stage ran at, as its start journaled it; a
-			// journal from before that was journaled: the same choice the
-			// runner made, from the same rounds.
-			p := ss.Point
-			if from := st.Stages[s.Point.From]; p == nil && from != nil && from.Ended {
-				if _, q, err := pts.ResolvePoint(*s, ri.Stages, st.Stages, crit.Window); err == nil {
-					p = &q
-				}
-			}
-			if p != nil {
-				q := *p // the journal's record stays as journaled
-				out.Point = &q
-				out.Title = fmt.Sprintf("%s (TC%d/QD%d)", s.Title, p.TC, p.QD)
-				at := s.AtPoint(p.TC, p.QD)
-				s = &at
-			}
-		}
-		buildTimeline(ri, s, ss, before, &out)
-		if out.Point != nil {
-			out.Point.Run = pts.PointRunOf(out.Summary)
-		}
-		if s.RoundSteps() > 0 {
-			timelineRounds(s, ss, crit, &out)
-		}
-		return out
-	}
-	n := ss.Rounds()
-	last := n
-	if ss.Ended && len(ss.Window) == 2 {
-		last = min(ss.Window[1], n)
-	}
-	first := max(1, last-crit.Window+1)
-	out.Window = [2]int{first, last}
-	out.Steady = ss.Ended && ss.Steady
-	out.SSRound = ss.SSRound
-	if !ss.Ended && last >= crit.Window {
-		// An unfinished stage: say how its last window looks, never steady.
-		out.Steady = false
-	}
-	for v, t := range s.Tracking {
-		tr := TrackingResult{Name: t.Name, Cell: t.Cell, Metric: t.Metric, Unit: t.Metric.Unit()}
-		if v < len(ss.Tracking) {
-			tr.Values = ss.Tracking[v][:n]
-		}
-		tr.Verdict = crit.CheckAt(tr.Values, last)
-		out.Tracking = append(out.Tracking, tr)
+	for _, t := range o.Tracking {
+		out.Tracking = append(out.Tracking, TrackingResult{Name: t.Name, Cell: t.Cell, Metric: t.Metric, Unit: t.Metric.Unit(),
+			Values: t.Values, Verdict: t.Verdict})
 	}
 	for _, c := range s.Cells {
-		out.Cells = append(out.Cells, buildCell(c, ss, first, last))
+		out.Cells = append(out.Cells, buildCell(c, ss, o.Window[0], o.Window[1]))
 	}
 	return out
 }
@@ -827,33 +822,11 @@ func deviations(ri pts.RunInfo, st *pts.State, res *Results) []Deviation {
 	for _, c := range checks {
 		add(c.code, "%s: %s", pts.JoinAnd(slices.Compact(c.stages)), c.text)
 	}
+	// Each stage's, in its procedure's words.
 	for _, t := range res.Tests {
-		if t.Test == "custom" {
-			continue // outside the PTS: no steady-state verdict to miss
-		}
 		for _, s := range t.Stages {
-			switch {
-			case s.Timeline && s.Complete && s.SeeksSteady() && !s.Steady:
-				add("not_steady", "%s: steady state was not reached in %d rounds (the round limit); the time series is reported as it ran.",
-					s.Title, s.Rounds)
-			case s.Timeline && s.Complete:
-				// One stimulus over time: no steady-state verdict to miss.
-			case s.Timeline && !s.Complete && s.Started:
-				if s.Error != "" {
-					add("error", "%s: the time series was stopped by an error after %s: %s.", s.Title, plural(len(s.Samples), "step"),
-						strings.TrimSuffix(s.Error, "."))
-				} else {
-					add("incomplete", "%s: the time series did not finish (%s).", s.Title, plural(len(s.Samples), "step"))
-				}
-			case s.Complete && !s.Steady:
-				add("not_steady", "%s: steady state was not reached in %d rounds; results are from the last %d rounds (%d–%d).",
-					s.Title, s.Rounds, s.Window[1]-s.Window[0]+1, s.Window[0], s.Window[1])
-			case !s.Started && !s.Published():
-				add("not_run", "%s: not run; the run stopped before it.", s.Title)
-			case !s.Complete && s.Error != "":
-				add("error", "%s: stopped by an error after %s: %s.", s.Title, plural(s.Rounds, "complete round"), strings.TrimSuffix(s.Error, "."))
-			case !s.Complete:
-				add("incomplete", "%s: the stage did not finish (%s).", s.Title, plural(s.Rounds, "complete round"))
+			if v := s.View(t.Test); v.Deviation != "" {
+				add(v.Code, "%s", v.Deviation)
 			}
 		}
 	}
@@ -868,24 +841,12 @@ func deviations(ri pts.RunInfo, st *pts.State, res *Results) []Deviation {
 		}
 	}
 	for i, r := range st.Resumes {
-		if rs := res.stage(r.Stage); rs != nil && rs.Timeline && r.Cell != nil {
-			rest := "a gap ptsrun did not time"
-			if i < len(st.ResumeGaps) {
-				rest = st.ResumeGaps[i].Round(time.Second).String()
-			}
-			add("resumed", "The run was interrupted and resumed: %s's time series continues at step %d after a gap of %s, "+
-				"in which the drive rested; the samples on either side are not contiguous in time.", stageTitle(ri, r.Stage), *r.Cell+1, rest)
-			continue
+		gap := "a gap ptsrun did not time"
+		if i < len(st.ResumeGaps) {
+			gap = st.ResumeGaps[i].Round(time.Second).String()
 		}
-		if r.Round > 0 {
-			add("resumed", "The run was interrupted and resumed: %s round %d was re-run from its first cell.", stageTitle(ri, r.Stage), r.Round)
-		} else {
-			from := "its purge"
-			if rs := res.stage(r.Stage); rs != nil && rs.Point != nil {
-				from = "its pre-write (the samples before the interruption are discarded)"
-			}
-			add("resumed", "The run was interrupted and resumed: %s was restarted from %s.", stageTitle(ri, r.Stage), from)
-		}
+		s := stageOf(ri, r.Stage)
+		add("resumed", "The run was interrupted and resumed: %s", s.Procedure().Resumed(s, r, gap))
 	}
 	if len(st.Resumes) == 0 && len(st.Interrupts) > 0 {
 		add("interrupted", "The run was interrupted and has not been resumed.")
@@ -916,13 +877,16 @@ func plural(n int, thing string) string {
 	return fmt.Sprintf("%d %ss", n, thing)
 }
 
-func stageTitle(ri pts.RunInfo, id string) string {
+func stageTitle(ri pts.RunInfo, id string) string { return stageOf(ri, id).Title }
+
+// stageOf is the run's stage of that ID, or one of rounds titled id.
+func stageOf(ri pts.RunInfo, id string) pts.Stage {
 	for _, s := range ri.Stages {
 		if s.ID == id {
-			return s.Title
+			return s
 		}
 	}
-	return id
+	return pts.Stage{ID: id, Title: id}
 }
 
 func label(enabled bool) string {

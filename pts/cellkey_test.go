@@ -53,9 +53,10 @@ func TestDefinitions(t *testing.T) {
 		ids = append(ids, td.ID)
 		require.NotNil(t, td.stages, td.ID)
 		assert.NotEmpty(t, td.Tables, td.ID)
-		if td.Summarize != nil { // a timeline: no matrix, no rounds
+		if td.Summarize != nil { // a timeline or a sweep: no matrix of its own
 			for _, tb := range td.Tables {
-				assert.True(t, tb.Summary || tb.Figures || len(tb.SampleColumns) > 0 || tb.Grid && tb.Metric.Unit() != "" || tb.Points, "%s: table %s", td.ID, tb.Name)
+				assert.True(t, tb.Shape != ShapeMatrix && tb.Shape != ShapeCells && (tb.Shape != ShapeGrid || tb.Metric.Unit() != ""),
+					"%s: table %s", td.ID, tb.Name)
 			}
 			continue
 		}

@@ -108,6 +108,9 @@ type Tracking struct {
 // have one; throughput has one per block size (PTS §8: purge and
 // precondition again for each block size).
 type Stage struct {
+	// Kind is the stage's procedure (Procedure): it is not recorded, as
+	// its fields say it (UnmarshalJSON).
+	Kind         Kind             `json:"-"`
 	ID           string           `json:"id"`   // iops, tp-1024k, lat
 	Test         TestID           `json:"test"` // iops, tp, lat
 	Title        string           `json:"title"`
@@ -136,9 +139,18 @@ type Stage struct {
 	Point *PointRef `json:"point,omitempty"`
 }
 
-// IsTimeline says the stage follows one stimulus over time instead of
-// running rounds to steady state.
-func (s Stage) IsTimeline() bool { return len(s.Timeline) > 0 }
+// Workloads are the workloads the stage runs, its preconditioning apart:
+// its cells' and its segments', in order.
+func (s Stage) Workloads() []engine.Workload {
+	var out []engine.Workload
+	for _, c := range s.Cells {
+		out = append(out, c.Workload)
+	}
+	for _, g := range s.Timeline {
+		out = append(out, g.Workload)
+	}
+	return out
+}
 
 // RoundTime is the nominal duration of one round.
 func (s Stage) RoundTime() time.Duration {
@@ -252,17 +264,11 @@ func CheckTargets(stages []Stage, targets []device.Identity) error {
 			name = t.Model
 		}
 		for _, s := range stages {
-			ws := make([]engine.Workload, 0, len(s.Cells)+1)
+			var ws []engine.Workload
 			if s.Precondition != nil {
 				ws = append(ws, *s.Precondition)
 			}
-			for _, c := range s.Cells {
-				ws = append(ws, c.Workload)
-			}
-			for _, g := range s.Timeline {
-				ws = append(ws, g.Workload)
-			}
-			for _, w := range ws {
+			for _, w := range append(ws, s.Workloads()...) {
 				if w.Duration <= 0 && w.Passes <= 0 {
 					w.Duration = DefaultCellTime
 				}
