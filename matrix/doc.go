@@ -12,8 +12,9 @@
 // summary of them, and the response-time histogram of its last hour; for
 // an operating point the point as its stage's start journaled it. Each
 // table is of a shape its test's procedures make (pts.TableShape), made
-// into rows in one place (tables.go); each stage's deviation is in its
-// procedure's words (StageResult.View).
+// into rows in one place (tables.go); the compliance verdict's deviations
+// are in deviations.go, each stage's in its procedure's words
+// (StageResult.View).
 //
 // Window aggregates (pts-spec.md §4, A6, A7): a cell's IOPS is read + write
 // IOPS, averaged over the window rounds; MB/s likewise; the mean response time

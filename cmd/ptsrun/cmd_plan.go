@@ -57,7 +57,9 @@ const (
 	remoteCellOverhead  = 200 * time.Millisecond
 )
 
-// planStage is one stage of the plan with its time budget.
+// planStage is one stage of the plan with its time budget, as plan
+// --json writes it (never read back: the pts.Stage it embeds would read
+// only its own fields).
 type planStage struct {
 	pts.Stage
 	PurgeMethod     string        `json:"purge_method"`
