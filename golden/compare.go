@@ -340,20 +340,20 @@ func unionTable(name string, perRun []map[string]matrix.Table) pdfreport.Compare
 		out.RowBytes = append(out.RowBytes, r.bytes)
 	}
 	out.Cols = cols
-	out.Points = def.Points
+	out.Points = def.Shape == pts.ShapePoints
 	for _, c := range cols {
 		m := def.Metric
-		switch {
-		case len(def.Columns) > 0:
+		switch def.Shape {
+		case pts.ShapeCells:
 			m = pts.Metric(c) // a column per metric
-		case def.Points:
+		case pts.ShapePoints:
 			m = pointColumnMetric(c)
-		case def.Summary:
+		case pts.ShapeSummary:
 			m = unitMetric(c)
 		}
 		out.ColMetric = append(out.ColMetric, m)
 	}
-	if def.Figures {
+	if def.Shape == pts.ShapeFigures {
 		// A figure a row, its unit in its label: "recovery time (min)".
 		for _, r := range rows {
 			unit := ""

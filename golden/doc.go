@@ -12,8 +12,9 @@
 // says the rule in words, for --help, the report of a check and the README.
 //
 // compare lays out what the reference and another run both hold, and names
-// the rest; an operating point chosen at different loads is shown with each
-// run's TC/QD and not scored.
+// the rest, each table by the shape its definition gives (pts.TableShape);
+// an operating point chosen at different loads is shown with each run's
+// TC/QD and not scored.
 //
 // import fio records only what fio's output says (fioload.go: the load of
 // each reporting group, per target); what it does not say is "not

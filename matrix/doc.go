@@ -1,10 +1,20 @@
-// Package matrix turns a run's journal into its results: the measurement
-// window of every stage, the window aggregate of every cell, the block size ×
-// R/W mix tables of every test, the compliance verdict with its deviations,
-// results.json and the CSV tables. A timeline stage (WSAT, HIR, XSR) gets
-// its samples instead of a window: one per interval with its IOPS, MB/s,
-// response times and the bytes written so far, its test's summary of
-// them, and the response-time histogram of its last hour.
+// Package matrix turns a run's journal into its results: the window
+// aggregate of every cell, the tables of every test, the compliance
+// verdict with its deviations, results.json and the CSV tables.
+//
+// A stage's results are what every stage has (its purge, preconditioning
+// and error), its cells' window aggregates, and what its procedure reads
+// of the journal (pts.Procedure.Outcome): for rounds the measurement
+// window and each tracking variable's values and verdict as the runner
+// journaled them (nothing is judged again here); for a time series (WSAT,
+// HIR, XSR, an operating point's runs) its samples, one per interval with
+// its IOPS, MB/s, response times and the bytes written so far, its test's
+// summary of them, and the response-time histogram of its last hour; for
+// an operating point the point as its stage's start journaled it. Each
+// table is of a shape its test's procedures make (pts.TableShape), made
+// into rows in one place (tables.go); the compliance verdict's deviations
+// are in deviations.go, each stage's in its procedure's words
+// (StageResult.View).
 //
 // Window aggregates (pts-spec.md §4, A6, A7): a cell's IOPS is read + write
 // IOPS, averaged over the window rounds; MB/s likewise; the mean response time

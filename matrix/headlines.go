@@ -34,8 +34,11 @@ type HeadlineCell struct {
 	// demand-intensity operating point: "DIRTH MaxIOPS", at the Cell's
 	// TC/QD); "" for one of the definition's. Point is that point, with
 	// its histogram run; Cell is then the point as chosen (PointCell).
+	// Words are what the headline says instead of its cell's metrics (the
+	// point's two measurements), "" for a headline of its metrics.
 	Label string
 	Point *pts.OperatingPoint
+	Words string
 }
 
 // Headlines are the cells people quote, with results: test by test and
@@ -74,7 +77,7 @@ func pointHeadlines(t *TestResult) []HeadlineCell {
 				}
 				out = append(out, HeadlineCell{Headline: pts.Headline{Key: c.Key, Metrics: []pts.Metric{pts.MetricIOPS, pts.MetricLatMean},
 					Brief: p.Point == pts.PointMax}, Test: t.Test, Stage: s, Cell: PointCell(*c, p),
-					Label: t.Name + " " + pts.PointLabel(p.Point), Point: &p})
+					Label: t.Name + " " + pts.PointLabel(p.Point), Point: &p, Words: p.Words()})
 			}
 		}
 	}

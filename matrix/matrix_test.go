@@ -761,7 +761,7 @@ func TestTimelineResults(t *testing.T) {
 	})
 	ri.Targets = []device.Identity{{Spec: "sim", Kind: device.KindSim, CapacityBytes: 1e12}}
 	s := ri.Stages[0]
-	require.True(t, s.IsTimeline())
+	require.Equal(t, pts.KindTimeline, s.Procedure().Kind())
 	b := &journalBuilder{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
 	b.add(pts.Record{Type: pts.RecStageStart, Stage: s.ID})
 	mbps := []int64{2000, 2000, 2000, 800, 300, 2100}

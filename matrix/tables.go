@@ -74,30 +74,30 @@ func (r *Results) Tables() []Table {
 			p, _ := pts.LookupProfile(r.Profile)
 			sizes, mixes = td.Matrix(p)
 		}
+		// Each table is of a shape its stages' procedures make
+		// (pts.Procedure.Tables): the one place a shape becomes rows.
 		for _, def := range td.Tables {
-			if def.Grid || def.Points {
+			switch def.Shape {
+			case pts.ShapeGrid, pts.ShapePoints:
 				if tb, ok := demandTable(def, t); ok {
 					out = append(out, tb)
 				}
-				continue
-			}
-			if len(def.SampleColumns) > 0 || def.Summary || def.Figures {
+			case pts.ShapeSamples, pts.ShapeSummary, pts.ShapeFigures:
 				for _, st := range t.Stages {
 					if tb, ok := timelineTable(def, st); ok {
 						out = append(out, tb)
 					}
 				}
-				continue
-			}
-			var tb Table
-			if len(def.Columns) > 0 {
-				tb = cellTable(def, cells)
-			} else {
-				tb = matrixTable(def.Name, def.Title, def.Metric.Unit(), cells, sizes, mixes,
+			case pts.ShapeCells:
+				tb := cellTable(def, cells)
+				tb.Aggregate = def.Aggregate
+				out = append(out, tb)
+			default:
+				tb := matrixTable(def.Name, def.Title, def.Metric.Unit(), cells, sizes, mixes,
 					func(c CellResult) float64 { v, _ := c.Value(def.Metric); return v })
+				tb.Aggregate = def.Aggregate
+				out = append(out, tb)
 			}
-			tb.Aggregate = def.Aggregate
-			out = append(out, tb)
 		}
 		for _, s := range t.Stages {
 			if len(s.Tracking) > 0 {
@@ -173,7 +173,7 @@ func timelineTable(def pts.TableDef, s StageResult) (Table, bool) {
 	if !s.Timeline {
 		return Table{}, false
 	}
-	if def.Figures {
+	if def.Shape == pts.ShapeFigures {
 		if s.Summary == nil || len(s.Summary.Figures) == 0 {
 			return Table{}, false
 		}
@@ -185,7 +185,7 @@ func timelineTable(def pts.TableDef, s StageResult) (Table, bool) {
 		}
 		return t, true
 	}
-	if def.Summary {
+	if def.Shape == pts.ShapeSummary {
 		if s.Summary == nil {
 			return Table{}, false
 		}
@@ -468,6 +468,9 @@ func Load(dir string) (*Results, pts.RunInfo, error) {
 	if _, err := os.Stat(filepath.Join(dir, pts.JournalFile)); ri.Imported && errors.Is(err, os.ErrNotExist) {
 		// A published table: its results are the data, there is no journal.
 		res, err := ReadResults(filepath.Join(dir, ResultsFile))
+		if err == nil {
+			res.kinds(ri)
+		}
 		return res, ri, err
 	}
 	recs, cut, err := pts.LoadJournal(dir)
@@ -477,11 +480,22 @@ func Load(dir string) (*Results, pts.RunInfo, error) {
 	return Build(ri, recs, cut), ri, nil
 }
 
+// kinds gives results read from results.json, which does not record them,
+// the procedures of the run's stages.
+func (r *Results) kinds(ri pts.RunInfo) {
+	for i := range r.Tests {
+		for j := range r.Tests[i].Stages {
+			s := &r.Tests[i].Stages[j]
+			s.Kind = stageOf(ri, s.ID).Procedure().Kind()
+		}
+	}
+}
+
 // demandTable is a demand-intensity test's table of a definition: a
 // metric over its TC (rows) × QD (columns) cells, in loop order, or its
 // operating points. ok is false when the test has no such cells.
 func demandTable(def pts.TableDef, t TestResult) (Table, bool) {
-	if def.Points {
+	if def.Shape == pts.ShapePoints {
 		return pointsTable(def, t)
 	}
 	// The demand-variation stage: the one with between-round pre-writes.

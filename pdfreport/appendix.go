@@ -29,13 +29,13 @@ func (b *builder) appendix() {
 		for i, g := range st.Timeline {
 			w := g.Workload
 			what := fmt.Sprintf("%s, a sample every %v", g.Name, time.Duration(g.Interval))
-			switch {
-			case g.IdleAfter > 0:
-				what += fmt.Sprintf("; %d× with %v idle after each", max(1, g.Repeat), time.Duration(g.IdleAfter))
-			case g.Repeat > 1 && len(st.Tracking) > 0:
-				what += fmt.Sprintf("; up to %d rounds", g.Repeat)
-			case g.Repeat > 1:
-				what += fmt.Sprintf("; %d×", g.Repeat)
+			switch runs := st.Runs(g); {
+			case runs.Rounds:
+				what += fmt.Sprintf("; up to %d rounds", runs.Times)
+			case runs.Idle > 0:
+				what += fmt.Sprintf("; %d× with %v idle after each", runs.Times, runs.Idle)
+			case runs.Times > 1:
+				what += fmt.Sprintf("; %d×", runs.Times)
 			}
 			whole := time.Duration(max(1, g.Repeat)) * (w.Duration + time.Duration(g.IdleAfter))
 			rows = append(rows, []string{st.Title, fmt.Sprint(i + 1), fmt.Sprintf("segment %d", i+1), what,
@@ -58,9 +58,8 @@ func (b *builder) appendix() {
 			"is the job files, as they are shown at the end of this appendix, with their own data patterns and seeds."
 	}
 	for _, st := range b.ri.Stages {
-		if st.IsTimeline() {
-			intro += " A test over time runs its segments once, in order, a sample journaled every interval; " +
-				"each segment's time is all of it, idle time included, unless the test's stop rule ends it first."
+		if about := st.Procedure().About(st); about != "" {
+			intro += " " + about
 			break
 		}
 	}
@@ -101,12 +100,12 @@ func (b *builder) appendix() {
 			case !s.Started || s.Published() || t.Test == pts.Custom:
 			case b.ri.NotRecorded(pts.UnrecordedPrecondition):
 				lines = append(lines, s.Title+" — purge and preconditioning: "+notRecorded+" (the imported output does not say what ran before it)")
-			case s.Timeline && s.Purge != nil:
-				lines = append(lines, s.Title+" — no preconditioning: the stimulus starts from the purged drive")
-			case s.Timeline:
-				lines = append(lines, s.Title+" — no purge and no preconditioning: it starts from "+b.before(s))
-			default:
+			case b.view(s).OwnRounds:
 				lines = append(lines, s.Title+" — no workload-independent preconditioning: its rounds of the test's own workload precondition it")
+			case s.Purge != nil:
+				lines = append(lines, s.Title+" — no preconditioning: the stimulus starts from the purged drive")
+			default:
+				lines = append(lines, s.Title+" — no purge and no preconditioning: it starts from "+b.before(s))
 			}
 			if s.Error != "" {
 				lines = append(lines, fmt.Sprintf("%s — stopped by an error: %s", s.Title, s.Error))
@@ -128,11 +127,9 @@ func (b *builder) appendix() {
 				continue // a time series: its samples are in tables/, its pages show them
 			}
 			head := []string{"Round"}
-			var vars []steadystate.Series
 			var cells []string
 			for _, tr := range s.Tracking {
 				head = append(head, tr.Name)
-				vars = append(vars, steadystate.Series{Name: tr.Name, Values: tr.Values})
 				cells = append(cells, trackedCell(s, tr))
 			}
 			head = append(head, "Window ending here")
@@ -150,7 +147,11 @@ func (b *builder) appendix() {
 				if r+1 >= s.Window[0] && r+1 <= s.Window[1] {
 					row[0] += " (window)"
 				}
-				row = append(row, windowCheck(crit, vars, cells, r+1))
+				var judged *steadystate.Joint
+				if r < len(s.Judged) {
+					judged = s.Judged[r]
+				}
+				row = append(row, windowCheck(crit, len(s.Tracking), judged, cells, r+1))
 				rows = append(rows, row)
 			}
 			widths := []float64{0.7}

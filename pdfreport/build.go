@@ -81,33 +81,20 @@ func (b *builder) add(p *Page) {
 	b.doc.Pages = append(b.doc.Pages, p)
 }
 
-// empty says a stage has no value to report: no complete round, and no
-// published values either.
-func empty(s matrix.StageResult) bool {
-	if s.Timeline {
-		return len(s.Samples) == 0
-	}
-	return s.Rounds == 0 && !s.Published()
-}
+// view is a stage's standing in its procedure's words: the one place the
+// report asks a stage's kind.
+func (b *builder) view(s matrix.StageResult) pts.StageView { return s.View(b.testOf(s)) }
 
-// noResults is the one page of a stage that has no complete round to
-// report, saying why, instead of a set of empty plots and tables.
+// empty says a stage has no value to report: no complete round or sample,
+// and no published values either.
+func (b *builder) empty(s matrix.StageResult) bool { return b.view(s).Empty }
+
+// noResults is the one page of a stage that has no value to report,
+// saying why, instead of a set of empty plots and tables.
 func (b *builder) noResults(test string, s matrix.StageResult) {
 	b.stage(s)
-	why := "It was interrupted before its first round ended; `ptsrun resume` continues it."
-	if s.Error != "" {
-		why = "It was stopped by an error: " + s.Error + "."
-	}
-	if !s.Started {
-		why = "The run ended before it started."
-	}
-	lines := []string{s.Title + ": no complete round, so there is nothing to report for this stage.", why}
-	if s.Timeline {
-		lines[0] = s.Title + ": no sample of its time series, so there is nothing to report for this stage."
-		if s.Started && s.Error == "" {
-			lines[1] = "It was interrupted before its first sample; `ptsrun resume` continues it."
-		}
-	}
+	no := b.view(s).NoResults
+	lines := []string{no[0], no[1]}
 	if s.Purge != nil || s.Precondition != nil {
 		lines = append(lines, "The purge and preconditioning it did are in the appendix.")
 	}

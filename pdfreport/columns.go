@@ -35,35 +35,22 @@ func (b *builder) setup(s matrix.StageResult) []KV {
 			KV{"TOIO – TC/QD", fmt.Sprintf("%d – TC %d/QD %d", w.TC*w.QD, w.TC, w.QD)},
 			KV{"Duration", fmt.Sprintf("%s, %.1f GB at %s MB/s", durationLabel(pc.Seconds), float64(pc.Bytes)/1e9, fmtMBps(pc.MBps))})
 	}
-	if s.Timeline {
-		switch {
-		case s.Precondition != nil:
-		case s.Purge != nil:
-			kv = append(kv, KV{"Pre-condition", "none: from the purged state"})
-		default:
-			kv = append(kv, KV{"Pre-condition", b.before(s)})
-		}
-	} else if b.ri.NotRecorded(pts.UnrecordedPrecondition) {
+	v := b.view(s)
+	switch {
+	case v.OwnRounds && b.ri.NotRecorded(pts.UnrecordedPrecondition):
 		kv = append(kv, KV{"Pre-condition", notRecorded})
-	} else {
+	case v.OwnRounds:
 		kv = append(kv, KV{"Pre-condition 2", s.Title + " loop (WDPC)"})
+	case s.Precondition != nil:
+	case s.Purge != nil:
+		kv = append(kv, KV{"Pre-condition", "none: from the purged state"})
+	default:
+		kv = append(kv, KV{"Pre-condition", b.before(s)})
 	}
 	if b.ri.Imported {
 		kv = append([]KV{{"Imported", b.ri.Source}}, kv...)
 	}
-	note := "SS achieved"
-	switch {
-	case !s.Complete:
-		note = "stage incomplete"
-	case s.Timeline && s.SeeksSteady() && s.Steady:
-		note = "a time series of " + samplesLabel(s) + " in rounds; SS achieved"
-	case s.Timeline && !s.SeeksSteady():
-		note = "a time series of " + samplesLabel(s) + "; no steady state is sought"
-	case !s.Steady:
-		note = "SS NOT ACHIEVED"
-	}
-	kv = append(kv, KV{"Notes", note})
-	return kv
+	return append(kv, KV{"Notes", v.Note})
 }
 
 // before says what state a stage that is neither purged nor
@@ -259,12 +246,8 @@ func (b *builder) activeRanges() string {
 				parts = append(parts, strings.ToUpper(string(td.ID))+" "+notRecorded)
 				break
 			}
-			if len(st.Cells) > 0 {
-				parts = append(parts, fmt.Sprintf("%s %g %%", strings.ToUpper(string(td.ID)), st.Cells[0].Workload.ActiveRange))
-				break
-			}
-			if len(st.Timeline) > 0 {
-				parts = append(parts, fmt.Sprintf("%s %g %%", strings.ToUpper(string(td.ID)), st.Timeline[0].Workload.ActiveRange))
+			if ws := st.Workloads(); len(ws) > 0 {
+				parts = append(parts, fmt.Sprintf("%s %g %%", strings.ToUpper(string(td.ID)), ws[0].ActiveRange))
 				break
 			}
 		}
@@ -272,17 +255,14 @@ func (b *builder) activeRanges() string {
 	return strings.Join(append(parts, "PC "+b.pcActiveRange()), ", ")
 }
 
-// stageDef is the definition of a stage as the run planned it (run.json),
-// or an empty one for a stage it does not have. A stage at an operating
-// point is planned at the highest TC/QD; once its point is chosen, it is
-// at the point's.
+// stageDef is the definition of a stage as it ran: as the run planned it
+// (run.json), at the operating point it ran at, if any (a stage at a
+// point is planned at the highest TC/QD); an empty one for a stage the
+// run does not have.
 func (b *builder) stageDef(s matrix.StageResult) pts.Stage {
 	for _, st := range b.ri.Stages {
 		if st.ID == s.ID {
-			if s.Point != nil {
-				return st.AtPoint(s.Point.TC, s.Point.QD)
-			}
-			return st
+			return st.Procedure().AsRan(st, s.Point)
 		}
 	}
 	return pts.Stage{}
@@ -299,13 +279,13 @@ func (b *builder) timelineParams(s matrix.StageResult) []KV {
 	var segs, every []string
 	for _, g := range st.Timeline {
 		seg := fmt.Sprintf("%s for %v", g.Workload, g.Workload.Duration)
-		switch {
-		case g.Repeat > 1 && g.IdleAfter > 0:
-			seg = fmt.Sprintf("%d × (%s for %v, %v idle)", g.Repeat, g.Workload, g.Workload.Duration, time.Duration(g.IdleAfter))
-		case g.Repeat > 1 && len(st.Tracking) > 0:
-			seg = fmt.Sprintf("up to %d rounds of %s for %v", g.Repeat, g.Workload, g.Workload.Duration)
-		case g.Repeat > 1:
-			seg = fmt.Sprintf("%d × %s for %v", g.Repeat, g.Workload, g.Workload.Duration)
+		switch runs := st.Runs(g); {
+		case runs.Rounds:
+			seg = fmt.Sprintf("up to %d rounds of %s for %v", runs.Times, g.Workload, g.Workload.Duration)
+		case runs.Idle > 0:
+			seg = fmt.Sprintf("%d × (%s for %v, %v idle)", runs.Times, g.Workload, g.Workload.Duration, runs.Idle)
+		case runs.Times > 1:
+			seg = fmt.Sprintf("%d × %s for %v", runs.Times, g.Workload, g.Workload.Duration)
 		}
 		segs = append(segs, seg)
 		if iv := "every " + time.Duration(g.Interval).String(); !slices.Contains(every, iv) {

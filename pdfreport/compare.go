@@ -315,7 +315,7 @@ func rowShadedRatios(caption string, headlines, runs []string, vals [][]float64,
 }
 
 func (c Comparison) tablePages(t ComparedTable, add func(*Page)) {
-	if _, def, _ := pts.LookupTable(t.Name); len(def.SampleColumns) > 0 {
+	if _, def, _ := pts.LookupTable(t.Name); def.Shape == pts.ShapeSamples {
 		// A row per sample is for spreadsheets (--csv); people see the runs
 		// overlaid.
 		if p := c.timelineOverlay(t); p != nil {
@@ -548,7 +548,7 @@ func (t ComparedTable) metric(col int) pts.Metric {
 // format writes a value of the table: by its metric, or as a plain number
 // (an operating point's TC and QD, a summary's minutes).
 func (t ComparedTable) format(row, col int, v float64) string {
-	if _, def, _ := pts.LookupTable(t.Name); def.Summary || def.Figures {
+	if _, def, _ := pts.LookupTable(t.Name); def.Shape == pts.ShapeSummary || def.Shape == pts.ShapeFigures {
 		return fmtNum(v) // units of their own (× the baseline, min), which no metric formats
 	}
 	if m := t.metricAt(row, col); m != "" {

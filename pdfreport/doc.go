@@ -18,13 +18,18 @@
 // test's pages are in a page file of their own (page_iops.go, page_tp.go,
 // page_lat.go, page_wsat.go, page_hir.go, page_xsr.go, page_dirth.go with
 // page_dirth_points.go, page_custom.go with page_workload.go), which
-// registers them
-// in its init, with the overlays that test's tables get in a comparison
-// (compare.go). The pages read the test's matrix, tables and tracked cells
-// from its pts.TestDef. The pages of the run as a whole are in header.go,
+// registers them in its init, with the rows that test's stages add to the
+// first page and the overlays its tables get in a comparison (compare.go).
+// The pages read the test's matrix, tables and tracked cells from its
+// pts.TestDef. The pages of the run as a whole are in header.go,
 // columns.go (the header's set-up and test parameter columns), summary.go,
 // page_targets.go, appendix.go and readings.go (appendix C: the tests'
-// rules and the readings of the PTS the run rests on).
+// rules and the readings of the PTS the run rests on); what they say of a
+// stage by its kind comes from its procedure (pts.Procedure: the stage's
+// standing in words, its segments' repetition, what the appendix says of
+// how it runs), asked in one place (builder.view, builder.stageDef), and
+// the steady-state verdicts they word are the ones the runner journaled
+// (matrix.StageResult.Judged).
 //
 // The package runs no I/O and reads no files: everything it draws arrives
 // in its input. The results carry each round's per-second series (the

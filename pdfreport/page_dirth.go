@@ -23,8 +23,9 @@ import (
 // the TC × QD tables; the operating points and how they were chosen; and
 // for each point its pre-write and its response-time histogram.
 func init() {
-	registerPages(pts.DIRTHTest, testPages{report: (*builder).demand})
-	registerPages(pts.ECWTest, testPages{report: (*builder).demand})
+	pages := testPages{report: (*builder).demand, summary: summaryRows(steadyLevels, pointRows)}
+	registerPages(pts.DIRTHTest, pages)
+	registerPages(pts.ECWTest, pages)
 }
 
 // demandTest is what a demand-intensity test's pages share: its loops,
@@ -54,20 +55,19 @@ type demandTest struct {
 func (b *builder) demand(td *pts.TestDef, stages []matrix.StageResult) {
 	d := b.demandTestOf(td, stages)
 	for _, s := range stages {
-		def := b.stageDef(s)
-		switch {
-		case def.Point != nil:
-			if !empty(s) {
+		switch part := pts.PartOf(b.stageDef(s)); {
+		case part == pts.PartPoint:
+			if !b.empty(s) {
 				b.demandPoint(d, s)
 			}
-		case slices.ContainsFunc(def.Cells, func(c pts.Cell) bool { return c.PreWrite }):
-			if empty(s) {
+		case part == pts.PartSweep:
+			if b.empty(s) {
 				b.noResults(td.Name, s)
 			} else {
 				b.demandVariation(d, s)
 			}
 			b.demandPoints(d, s)
-		case empty(s):
+		case b.empty(s):
 			b.noResults(td.Name, s)
 		default:
 			b.demandPC(d, s)
@@ -84,7 +84,8 @@ func (b *builder) demandTestOf(td *pts.TestDef, stages []matrix.StageResult) *de
 		if st.Test != td.ID {
 			continue
 		}
-		if st.Point != nil {
+		part := pts.PartOf(st)
+		if part == pts.PartPoint {
 			d.ceilingMs, d.pick = st.Point.CeilingMs, st.Point.Pick
 			for _, g := range st.Timeline {
 				if g.Histogram {
@@ -100,7 +101,7 @@ func (b *builder) demandTestOf(td *pts.TestDef, stages []matrix.StageResult) *de
 			switch {
 			case c.PreWrite:
 				d.prewrite = w
-			case st.Point == nil && slices.ContainsFunc(st.Cells, func(c pts.Cell) bool { return c.PreWrite }):
+			case part == pts.PartSweep:
 				d.stimulus = w
 				if !slices.Contains(d.tcs, w.TC) {
 					d.tcs = append(d.tcs, w.TC)

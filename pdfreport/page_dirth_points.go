@@ -46,7 +46,7 @@ func (b *builder) demandPoints(d *demandTest, dv matrix.StageResult) {
 	var rows [][]string
 	var tb matrix.Table
 	for _, def := range d.td.Tables {
-		if def.Points {
+		if def.Shape == pts.ShapePoints {
 			tb = b.namedTable(def.Name)
 		}
 	}
@@ -58,7 +58,7 @@ func (b *builder) demandPoints(d *demandTest, dv matrix.StageResult) {
 	// The point stages without results, and why.
 	for _, s := range d.stages {
 		def := b.stageDef(s)
-		if def.Point == nil || !empty(s) {
+		if pts.PartOf(def) != pts.PartPoint || !b.empty(s) {
 			continue
 		}
 		why := "not run, the run stopped before it"
@@ -118,10 +118,12 @@ func (b *builder) demandPoint(d *demandTest, s matrix.StageResult) {
 	def := b.stageDef(s)
 	label := pts.PointLabel(def.Point.Point)
 	at := "TC/QD not known"
+	rule := label + " " + at + ": not chosen."
 	var tc, qd int
 	if p := s.Point; p != nil {
 		tc, qd = p.TC, p.QD
 		at = tcqd(tc, qd)
+		rule = fmt.Sprintf("%s %s: %s.", label, at, p.Rule)
 	}
 	pre, test := d.prewrite, d.stimulus
 	pre.TC, pre.QD, test.TC, test.QD = tc, qd, tc, qd
@@ -148,10 +150,6 @@ func (b *builder) demandPoint(d *demandTest, s matrix.StageResult) {
 				mrt = f.Value
 			}
 		}
-	}
-	rule := label + " " + at + ": not chosen."
-	if s.Point != nil {
-		rule = fmt.Sprintf("%s %s: %s.", label, at, s.Point.Rule)
 	}
 	names := map[int]string{1: "pre-write: " + stimulusLabel(pre), 2: "histogram run: " + stimulusLabel(test)}
 	iops := groupSeries(s, names, func(x pts.Sample) float64 { return x.IOPS })
@@ -188,6 +186,22 @@ func (b *builder) demandPoint(d *demandTest, s matrix.StageResult) {
 			Chart{Caption: "Response-time histogram (I/Os per latency bin, log scales)", Plot: hist, Summary: sum},
 			Chart{Caption: "Confidence level: share of I/Os at or under each response time", Plot: clp, Summary: sum},
 		}})
+}
+
+// pointRows are the first page's rows of an operating point: its two
+// measurements, each under its name, as every page and the run summary
+// print them (a point not chosen: its figures, if any).
+func pointRows(b *builder, t matrix.TestResult, s matrix.StageResult, state string) [][]string {
+	p := s.Point
+	if p == nil {
+		return figureRows(b, t, s, state)
+	}
+	name := t.Name + " " + pts.PointLabel(p.Point)
+	rows := [][]string{{name, b.pointWorkload(s), "as chosen: " + p.ChosenFigures(), "chosen from " + p.ChosenFrom()}}
+	if r := p.Run; r != nil {
+		rows = append(rows, []string{name, b.pointWorkload(s), "histogram run: " + r.Figures(), state})
+	}
+	return rows
 }
 
 // withHeadroom gives a time plot room above its highest value, when

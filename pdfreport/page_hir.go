@@ -13,7 +13,7 @@ import (
 // over every wait state, the bursts as points and the returns to the
 // baseline as lines; each wait state against the baseline.
 func init() {
-	registerPages(pts.HIRTest, testPages{report: withResults((*builder).hir)})
+	registerPages(pts.HIRTest, testPages{report: withResults((*builder).hir), summary: summaryRows(steadyLevels, figureRows)})
 }
 
 func (b *builder) hir(td *pts.TestDef, stages []matrix.StageResult) {

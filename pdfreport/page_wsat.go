@@ -13,7 +13,7 @@ import (
 // times against time; the last hour's response-time histogram; each hour
 // and the write cliff.
 func init() {
-	registerPages(pts.WSATTest, testPages{report: withResults((*builder).wsat)})
+	registerPages(pts.WSATTest, testPages{report: withResults((*builder).wsat), summary: figureRows})
 }
 
 func (b *builder) wsat(td *pts.TestDef, stages []matrix.StageResult) {

@@ -13,7 +13,7 @@ import (
 // over all access groups; throughput with the average and maximum response
 // times; each group's figures and the recovery time, defined on the page.
 func init() {
-	registerPages(pts.XSRTest, testPages{report: withResults((*builder).xsr)})
+	registerPages(pts.XSRTest, testPages{report: withResults((*builder).xsr), summary: figureRows})
 }
 
 func (b *builder) xsr(td *pts.TestDef, stages []matrix.StageResult) {

@@ -17,6 +17,10 @@ type testPages struct {
 	// compare is the page that overlays the runs of a comparison in one
 	// of the test's tables, or nil for none; nil draws no overlays.
 	compare func(c Comparison, t ComparedTable) *Page
+	// summary is what the report's first page shows of a stage of the
+	// test besides its headline cells (its figures, its operating point),
+	// each row's last column state; nil for nothing more.
+	summary func(b *builder, t matrix.TestResult, s matrix.StageResult, state string) [][]string
 }
 
 // pagesOf holds each test's pages, by test.
@@ -35,7 +39,7 @@ func withResults(draw func(b *builder, td *pts.TestDef, stages []matrix.StageRes
 	return func(b *builder, td *pts.TestDef, stages []matrix.StageResult) {
 		var with []matrix.StageResult
 		for _, s := range stages {
-			if empty(s) {
+			if b.empty(s) {
 				b.noResults(td.Name, s)
 			} else {
 				with = append(with, s)

@@ -66,7 +66,9 @@ func (b *builder) windowPage(test string, s matrix.StageResult, tr matrix.Tracki
 	crit := b.ri.Config.SS
 	verdict, why := "PASS: steady state", "range and slope within the allowed"
 	if !v.Steady {
-		verdict, why = "FAIL: not steady", windowCheck(crit, []steadystate.Series{{Name: tr.Name, Values: tr.Values}}, nil, v.LastRound)
+		// The verdict as judged; alone, the variable is the joint's one.
+		one := &steadystate.Joint{Round: v.LastRound, Verdicts: []steadystate.Verdict{v}, Reason: tr.Name + ": " + v.Reason}
+		verdict, why = "FAIL: not steady", windowCheck(crit, 1, one, nil, v.LastRound)
 	}
 	p.Blocks = append(p.Blocks, Table{Caption: "Steady-state determination: " + tr.Name,
 		Head: []string{"Quantity", "Value", "Criterion"}, Widths: []float64{2.2, 1.6, 2}, Align: "LRL",
@@ -184,17 +186,16 @@ func roundSeriesOf(name string, c *matrix.CellResult, v func(matrix.RoundValue) 
 	return s
 }
 
-// windowCheck is the steady-state rule applied to the window that ends at
-// round, in words; with several variables, each is named by its cell
-// (cells, as trackedCell names them).
-func windowCheck(c steadystate.Criteria, vars []steadystate.Series, cells []string, round int) string {
-	if len(vars) == 0 {
+// windowCheck words the verdict j on the window that ends at round, as
+// the runner judged it, of vars tracking variables; with several, each is
+// named by its cell (cells, as trackedCell names them).
+func windowCheck(c steadystate.Criteria, vars int, j *steadystate.Joint, cells []string, round int) string {
+	if vars == 0 {
 		return "–"
 	}
-	if round < c.Window {
+	if round < c.Window || j == nil {
 		return fmt.Sprintf("(%d of %d rounds)", round, c.Window)
 	}
-	j := c.CheckAllAt(vars, round)
 	if j.Steady {
 		return "steady"
 	}
@@ -204,7 +205,7 @@ func windowCheck(c steadystate.Criteria, vars []steadystate.Series, cells []stri
 			continue
 		}
 		name := ""
-		if len(vars) > 1 && i < len(cells) {
+		if vars > 1 && i < len(cells) {
 			name = cells[i] + ": "
 		}
 		var parts []string

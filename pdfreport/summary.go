@@ -58,30 +58,8 @@ func (b *builder) summary() {
 	rows := [][]string{}
 	for _, t := range res.Tests {
 		for _, s := range t.Stages {
-			state := fmt.Sprintf("steady at round %d (window %d–%d)", s.SSRound, s.Window[0], s.Window[1])
-			series := fmt.Sprintf("%d samples", len(s.Samples))
-			if n := idleCount(s); n > 0 {
-				series = fmt.Sprintf("%d samples, %d idle", len(s.Samples)-n, n)
-			}
-			switch {
-			case t.Test == pts.Custom:
-				state = "outside the PTS: no verdict"
-			case s.Timeline && !s.Complete:
-				state = "incomplete (" + samplesLabel(s) + ")"
-			case s.Timeline && s.SeeksSteady() && s.Steady:
-				state = fmt.Sprintf("%s; steady at round %d (window %d–%d)", series, s.SSRound, s.Window[0], s.Window[1])
-			case s.Timeline && s.SeeksSteady():
-				state = fmt.Sprintf("%s; NOT steady in %d rounds", series, s.Rounds)
-			case s.Timeline:
-				state = "time series: " + series
-			case s.Published():
-				state = "published value, no rounds"
-			case !s.Complete:
-				state = fmt.Sprintf("incomplete (%d rounds)", s.Rounds)
-			case !s.Steady:
-				state = fmt.Sprintf("NOT steady in %d rounds (window %d–%d)", s.Rounds, s.Window[0], s.Window[1])
-			}
-			if empty(s) {
+			state := b.view(s).Brief
+			if b.empty(s) {
 				why := "interrupted before round 1"
 				switch {
 				case !s.Started:
@@ -100,37 +78,27 @@ func (b *builder) summary() {
 				}
 				rows = append(rows, []string{s.Title, label, value, state})
 			}
-			// Rounds with no headline cell of their own (HIR's
-			// preconditioning): their tracking variables' steady level.
-			if len(heads) == 0 && !s.Timeline && s.Rounds > 0 {
-				for _, tr := range s.Tracking {
-					if tr.Cell < len(s.Cells) && len(tr.Verdict.Values) >= b.ri.Config.SS.Window {
-						c := s.Cells[tr.Cell]
-						rows = append(rows, []string{s.Title, fmt.Sprintf("%s TC%d/QD%d", b.cellLabel(s, c), c.TC, c.QD),
-							"window average: " + fmtValue(tr.Unit, tr.Verdict.Average), state})
-					}
-				}
-			}
-			switch {
-			case s.Point != nil:
-				// An operating point: its two measurements, each under its
-				// name, as every page and the run summary print them.
-				name := t.Name + " " + pts.PointLabel(s.Point.Point)
-				rows = append(rows, []string{name, b.pointWorkload(s), "as chosen: " + s.Point.ChosenFigures(), "chosen from " + s.Point.ChosenFrom()})
-				if r := s.Point.Run; r != nil {
-					rows = append(rows, []string{name, b.pointWorkload(s), "histogram run: " + r.Figures(), state})
-				}
-			case s.Summary != nil:
-				workload := b.timelineWorkloads(s)
-				for _, f := range s.Summary.Figures {
-					rows = append(rows, []string{s.Title, workload, f.Name + ": " + f.String(), state})
-				}
+			// What the test's page file says of the stage besides its
+			// headline cells.
+			if more := pagesOf[t.Test].summary; more != nil {
+				rows = append(rows, more(b, t, s, state)...)
 			}
 		}
 	}
 	p.Blocks = append(p.Blocks, Table{Caption: "Headline results: window averages; operating points as chosen and in their histogram runs; figures of the tests over time",
 		Head: []string{"Test", "Workload", "Result", "Steady state"}, Rows: rows, Widths: []float64{1.15, 1.55, 2.3, 1.85}, Align: "LLRL"})
 	b.add(p)
+}
+
+// summaryRows are the rows of each of rows, in order.
+func summaryRows(rows ...func(*builder, matrix.TestResult, matrix.StageResult, string) [][]string) func(*builder, matrix.TestResult, matrix.StageResult, string) [][]string {
+	return func(b *builder, t matrix.TestResult, s matrix.StageResult, state string) [][]string {
+		var out [][]string
+		for _, r := range rows {
+			out = append(out, r(b, t, s, state)...)
+		}
+		return out
+	}
 }
 
 // headline writes a headline cell for the first page: the cell, and its
@@ -180,24 +148,36 @@ func shortName(m pts.Metric) string {
 	return m.Label()
 }
 
-// samplesLabel counts a timeline's samples: those with I/O, and the idle
-// periods between them apart.
-func samplesLabel(s matrix.StageResult) string {
-	idle := idleCount(s)
-	if idle == 0 {
-		return fmt.Sprintf("%d samples", len(s.Samples))
-	}
-	return fmt.Sprintf("%d samples and %d idle periods", len(s.Samples)-idle, idle)
-}
+// The first page's rows of a stage besides its headline cells, as a test's
+// page file registers them (testPages.summary).
 
-func idleCount(s matrix.StageResult) int {
-	n := 0
-	for _, x := range s.Samples {
-		if x.Idle {
-			n++
+// steadyLevels are the rows of rounds with no headline cell of their own
+// (the preconditioning of HIR and of the demand-intensity tests, the
+// demand sweep): their tracking variables' steady level.
+func steadyLevels(b *builder, _ matrix.TestResult, s matrix.StageResult, state string) [][]string {
+	var rows [][]string
+	for _, tr := range s.Tracking {
+		if tr.Cell < len(s.Cells) && len(tr.Verdict.Values) >= b.ri.Config.SS.Window {
+			c := s.Cells[tr.Cell]
+			rows = append(rows, []string{s.Title, fmt.Sprintf("%s TC%d/QD%d", b.cellLabel(s, c), c.TC, c.QD),
+				"window average: " + fmtValue(tr.Unit, tr.Verdict.Average), state})
 		}
 	}
-	return n
+	return rows
+}
+
+// figureRows are the rows of a time series: the figures its test derives
+// from it.
+func figureRows(b *builder, _ matrix.TestResult, s matrix.StageResult, state string) [][]string {
+	if s.Summary == nil {
+		return nil
+	}
+	var rows [][]string
+	workload := b.timelineWorkloads(s)
+	for _, f := range s.Summary.Figures {
+		rows = append(rows, []string{s.Title, workload, f.Name + ": " + f.String(), state})
+	}
+	return rows
 }
 
 // timelineLoad is a timeline's first segment's thread count and queue

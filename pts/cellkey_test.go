@@ -2,6 +2,7 @@ package pts
 
 import (
 	"encoding/json"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -53,9 +54,10 @@ func TestDefinitions(t *testing.T) {
 		ids = append(ids, td.ID)
 		require.NotNil(t, td.stages, td.ID)
 		assert.NotEmpty(t, td.Tables, td.ID)
-		if td.Summarize != nil { // a timeline: no matrix, no rounds
+		if td.Summarize != nil { // a timeline or a sweep: no matrix of its own
 			for _, tb := range td.Tables {
-				assert.True(t, tb.Summary || tb.Figures || len(tb.SampleColumns) > 0 || tb.Grid && tb.Metric.Unit() != "" || tb.Points, "%s: table %s", td.ID, tb.Name)
+				assert.True(t, tb.Shape != ShapeMatrix && tb.Shape != ShapeCells && (tb.Shape != ShapeGrid || tb.Metric.Unit() != ""),
+					"%s: table %s", td.ID, tb.Name)
 			}
 			continue
 		}
@@ -67,7 +69,11 @@ func TestDefinitions(t *testing.T) {
 			assert.NotEmpty(t, tb.Metric.Unit(), "%s: table %s has a known metric", td.ID, tb.Name)
 		}
 	}
-	assert.Equal(t, []TestID{IOPS, TP, LAT, WSAT, HIR, XSR, ECW, DIRTH}, ids, "in the order of the spec's sections")
+	// The PTS's tests in the order of its sections; a test added is one
+	// file, placed by its own order.
+	assert.True(t, slices.IsSortedFunc(Tests, func(a, b *TestDef) int { return a.order - b.order }))
+	spec := []TestID{IOPS, TP, LAT, WSAT, HIR, XSR, ECW, DIRTH}
+	assert.Equal(t, spec, slices.DeleteFunc(ids, func(id TestID) bool { return !slices.Contains(spec, id) }), "in the order of the spec's sections")
 	assert.Same(t, CustomTest, Def(Custom))
 	_, err := LookupTest(Custom)
 	assert.Error(t, err, "custom is not a PTS test one can ask for")

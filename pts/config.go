@@ -176,13 +176,12 @@ func (c *Config) Resolve() (Profile, error) {
 	if err := c.resolveSubset(p); err != nil {
 		return p, err
 	}
-	// The stages the tests build from these settings, checked before
-	// anything runs (a timeline's segments that sum to nothing).
+	// The stages the tests build from these settings, checked by their
+	// procedures before anything runs (a timeline's segments that sum to
+	// nothing).
 	for _, s := range c.Stages(p) {
-		if s.IsTimeline() {
-			if err := checkTimeline(s); err != nil {
-				return p, err
-			}
+		if err := checkStage(s); err != nil {
+			return p, err
 		}
 	}
 	return p, nil

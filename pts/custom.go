@@ -6,7 +6,7 @@ package pts
 // cell is a headline and a row of its table.
 var CustomTest = &TestDef{
 	ID: Custom, Name: "Custom workloads", order: 1000,
-	Tables: []TableDef{{Name: "custom", Title: "Custom workloads",
+	Tables: []TableDef{{Name: "custom", Title: "Custom workloads", Shape: ShapeCells,
 		Columns: []Metric{MetricIOPS, MetricMBps, MetricLatMean, MetricLatP99999, MetricLatMax}}},
 	EveryCell: []Metric{MetricIOPS, MetricMBps, MetricLatMean, MetricLatP99999},
 }

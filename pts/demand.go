@@ -237,7 +237,7 @@ func demandStages(d *demand, c Config) []Stage {
 
 	// Preconditioning: rounds of the pre-write stimulus, the last minute
 	// tracked, until steady.
-	pc := Stage{ID: p + "-pc", Test: d.test, Title: d.name + " preconditioning", Purge: true, MaxRounds: c.MaxRounds}
+	pc := Stage{Kind: KindRounds, ID: p + "-pc", Test: d.test, Title: d.name + " preconditioning", Purge: true, MaxRounds: c.MaxRounds}
 	rest, end := Cell{Key: Named(fmt.Sprintf("%s-tc%d-qd%d-untracked", preStem, topTC, topQD)), Workload: withDuration(pre, round-track)},
 		Cell{Key: DemandKey(preStem, topTC, topQD), Workload: withDuration(pre, track)}
 	at := c.Param(p + "-pc-track-at")
@@ -252,7 +252,7 @@ func demandStages(d *demand, c Config) []Stage {
 		Cell: slices.IndexFunc(pc.Cells, func(x Cell) bool { return x.Key == end.Key }), Metric: MetricIOPS}}
 
 	// Demand variation: the between-round pre-write, then TC × QD.
-	dv := Stage{ID: p, Test: d.test, Title: d.name + " demand variation", MaxRounds: c.MaxRounds,
+	dv := Stage{Kind: KindDemandSweep, ID: p, Test: d.test, Title: d.name + " demand variation", MaxRounds: c.MaxRounds,
 		Stimulus: fmt.Sprintf("%s, TC %s (outer) × QD %s (inner), %s each, after a %s pre-write of %s TC%d/QD%d",
 			short, joinInts(tcs), joinInts(qds), ShortDuration(time.Duration(c.CellTime)), ShortDuration(roundPre), preShort, topTC, topQD)}
 	dv.Cells = append(dv.Cells, Cell{Index: 0, Key: Named(fmt.Sprintf("%s-prewrite-tc%d-qd%d", preStem, topTC, topQD)),
@@ -278,7 +278,7 @@ func demandStages(d *demand, c Config) []Stage {
 	for _, pt := range DemandPoints {
 		at := test
 		at.TC, at.QD = topTC, topQD
-		s := Stage{ID: p + "-" + pt, Test: d.test, Title: fmt.Sprintf("%s %s", d.name, PointLabel(pt)),
+		s := Stage{Kind: KindDemandSweep, ID: p + "-" + pt, Test: d.test, Title: fmt.Sprintf("%s %s", d.name, PointLabel(pt)),
 			Point: &PointRef{From: dv.ID, Point: pt, CeilingMs: float64(ceiling) / 1e6, Pick: c.Param(p + "-pick"), IO: ioRef(io)},
 			Stimulus: fmt.Sprintf("at the %s point's TC/QD: %s of %s, then %s of %s for the response-time histogram",
 				PointLabel(pt), ShortDuration(prewrite), preShort, ShortDuration(hist), short),
@@ -308,147 +308,6 @@ func ioRef(io string) string {
 		return ""
 	}
 	return io
-}
-
-// AtPoint is a stage at an operating point: its segments at tc/qd.
-func (s Stage) AtPoint(tc, qd int) Stage {
-	s.Timeline = slices.Clone(s.Timeline)
-	for i := range s.Timeline {
-		s.Timeline[i].Workload.TC, s.Timeline[i].Workload.QD = tc, qd
-	}
-	return s
-}
-
-// cellFigures are a demand-variation cell's IOPS and ART over some rounds.
-type cellFigures struct {
-	tc, qd     int
-	iops, art  float64 // art in ms
-	index, ord int
-}
-
-// PickPoints chooses the operating points from a demand-variation stage's
-// rounds (ss: its complete rounds and, once ended, its window): MaxIOPS is
-// the cell of highest IOPS among those whose ART is below the ceiling;
-// MinIOPS the lowest TC and QD (TC1/QD1); MidIOPS the cell under the
-// ceiling whose IOPS is closest to their mean. Each cell's IOPS is the mean
-// of the rounds' and its ART the mean response time of all their I/Os, as
-// the tables compute them. Ties go to the smaller total outstanding I/O.
-func PickPoints(dv Stage, ss *StageState, window int, ref PointRef) ([]OperatingPoint, error) {
-	if ss == nil || ss.Rounds() == 0 {
-		return nil, fmt.Errorf("%s has no complete round to choose the operating points from", dv.Title)
-	}
-	first, last := max(1, ss.Rounds()-window+1), ss.Rounds()
-	if ss.Ended && len(ss.Window) == 2 && ss.Window[1] >= 1 && ss.Window[1] <= ss.Rounds() {
-		first, last = max(1, ss.Window[0]), ss.Window[1]
-	}
-	if ref.Pick == PickLast {
-		first = last
-	}
-	var cells []cellFigures
-	for _, c := range dv.Cells {
-		if c.PreWrite {
-			continue
-		}
-		var iops, lat float64
-		var ios int64
-		var k int
-		for r := first; r <= last; r++ {
-			m := ss.Cells[r-1][c.Index]
-			if m == nil {
-				continue
-			}
-			t := m.Counts()
-			if ref.Writes() {
-				t = m.Write
-			}
-			iops += t.IOPS(m.Elapsed)
-			lat += t.LatSumNs
-			ios += t.IOs
-			k++
-		}
-		f := cellFigures{tc: c.Workload.TC, qd: c.Workload.QD, art: math.Inf(1), index: c.Index, ord: len(cells)}
-		if k > 0 {
-			f.iops = iops / float64(k)
-		}
-		if ios > 0 {
-			f.art = lat / float64(ios) / 1e6
-		}
-		// A cell without I/O (the drive stalled) stays: its IOPS are 0 and
-		// its ART infinite, above any ceiling.
-		cells = append(cells, f)
-	}
-	if len(cells) == 0 {
-		return nil, fmt.Errorf("%s has no TC × QD cell", dv.Title)
-	}
-	rounds := fmt.Sprintf("rounds %d–%d (the measurement window), each cell's average", first, last)
-	if first == last {
-		rounds = fmt.Sprintf("round %d, the last of the measurement window", last)
-	}
-	ceiling := fmt.Sprintf("%s ms", strconv.FormatFloat(ref.CeilingMs, 'g', -1, 64))
-	toio := func(c cellFigures) int { return c.tc * c.qd }
-	point := func(p string, c cellFigures, rule string) OperatingPoint {
-		return OperatingPoint{Point: p, TC: c.tc, QD: c.qd, IOPS: c.iops, ARTMs: c.art, Rule: rule + "; from " + rounds, Rounds: [2]int{first, last},
-			Writes: ref.Writes()}
-	}
-	// MinIOPS: the lowest TC and QD of the loops.
-	low := cells[0]
-	for _, c := range cells {
-		if c.tc < low.tc || c.tc == low.tc && c.qd < low.qd {
-			low = c
-		}
-	}
-	minPt := point(PointMin, low, fmt.Sprintf("the lowest TC and QD, TC%d/QD%d", low.tc, low.qd))
-	var under []cellFigures
-	for _, c := range cells {
-		if c.art < ref.CeilingMs {
-			under = append(under, c)
-		}
-	}
-	var maxPt OperatingPoint
-	if len(under) == 0 {
-		maxPt = point(PointMax, low, fmt.Sprintf("no cell's ART is below the %s ceiling: MinIOPS stands in", ceiling))
-		under = []cellFigures{low}
-	} else {
-		best := under[0]
-		for _, c := range under[1:] {
-			if c.iops > best.iops || c.iops == best.iops && toio(c) < toio(best) {
-				best = c
-			}
-		}
-		maxPt = point(PointMax, best, fmt.Sprintf("the highest IOPS of the %d cells whose ART is below the %s ceiling", len(under), ceiling))
-	}
-	target := (maxPt.IOPS + minPt.IOPS) / 2
-	mid := under[0]
-	for _, c := range under[1:] {
-		d, e := math.Abs(c.iops-target), math.Abs(mid.iops-target)
-		if d < e || d == e && toio(c) < toio(mid) {
-			mid = c
-		}
-	}
-	midPt := point(PointMid, mid, fmt.Sprintf("the cell below the %s ceiling whose IOPS is closest to the mean of MaxIOPS and MinIOPS (%s IOPS)", ceiling, FormatIOPS(target)))
-	return []OperatingPoint{maxPt, midPt, minPt}, nil
-}
-
-// ResolvePoint is stage s at its operating point, chosen from the stage it
-// names in stages and that stage's state.
-func ResolvePoint(s Stage, stages []Stage, states map[string]*StageState, window int) (Stage, OperatingPoint, error) {
-	if s.Point == nil {
-		return s, OperatingPoint{}, nil
-	}
-	i := slices.IndexFunc(stages, func(x Stage) bool { return x.ID == s.Point.From })
-	if i < 0 {
-		return s, OperatingPoint{}, fmt.Errorf("%s: the stage %s it is chosen from is not in the run", s.Title, s.Point.From)
-	}
-	pts, err := PickPoints(stages[i], states[s.Point.From], window, *s.Point)
-	if err != nil {
-		return s, OperatingPoint{}, fmt.Errorf("%s: %w", s.Title, err)
-	}
-	for _, p := range pts {
-		if p.Point == s.Point.Point {
-			return s.AtPoint(p.TC, p.QD), p, nil
-		}
-	}
-	return s, OperatingPoint{}, fmt.Errorf("%s: no operating point %q", s.Title, s.Point.Point)
 }
 
 // demandSummary is an operating point's pre-write and histogram run in
@@ -509,13 +368,13 @@ func demandDef(d *demand, section string, order int, extra []Param) *TestDef {
 		Params:      append(extra, demandParams(d)...),
 		CheckParams: demandCheck(d),
 		Tables: []TableDef{
-			{Name: p + "_iops", Title: d.name + ": IOPS, TC (rows) × QD (columns)", Metric: MetricIOPS, Grid: true,
+			{Name: p + "_iops", Title: d.name + ": IOPS, TC (rows) × QD (columns)", Shape: ShapeGrid, Metric: MetricIOPS,
 				Aggregate: "the average over the measurement window"},
-			{Name: p + "_art_ms", Title: d.name + ": average response time, TC × QD", Metric: MetricLatMean, Grid: true,
+			{Name: p + "_art_ms", Title: d.name + ": average response time, TC × QD", Shape: ShapeGrid, Metric: MetricLatMean,
 				Aggregate: "the mean over every I/O of the measurement window"},
-			{Name: p + "_p99_999_ms", Title: d.name + ": 99.999 % response time, TC × QD", Metric: MetricLatP99999, Grid: true,
+			{Name: p + "_p99_999_ms", Title: d.name + ": 99.999 % response time, TC × QD", Shape: ShapeGrid, Metric: MetricLatP99999,
 				Aggregate: "of the measurement window's merged histogram"},
-			{Name: p + "_points", Title: d.name + ": the operating points, as chosen and in their histogram runs", Points: true},
+			{Name: p + "_points", Title: d.name + ": the operating points, as chosen and in their histogram runs", Shape: ShapePoints},
 		},
 		Rules:     demandRules(d),
 		Summarize: demandSummary,

@@ -1,27 +1,62 @@
 // Package pts is the SNIA Solid State Storage Performance Test Specification
 // (PTS 2.0.2) as code: the tests as data (stages, cells in loop order,
 // tracking variables, stopping rules), the Enterprise and Client profiles,
-// and the runner that executes them round by round, journaling every cell
-// before the next one starts.
+// the procedures that run the tests' stages and read their journal, and
+// the runner that executes them, journaling every measurement before the
+// next one starts.
+//
+// # Procedures
+//
+// A stage is of one of a few kinds, and the kind is a type, not a set of
+// optional fields: Stage.Kind names its Procedure (procedure.go), which the
+// runner, matrix, pdfreport, `ptsrun plan` and the progress display ask
+// and nothing else. Each procedure is a file:
+//
+//   - Rounds (rounds.go): a matrix of cells, round after round, until the
+//     tracking variables are steady or the round limit (IOPS, TP, LAT, the
+//     preconditioning of HIR, DIRTH and ECW, workloads outside the PTS).
+//   - Timeline (timeline.go): one or more stimuli in segments, sampled at
+//     intervals, a sample journaled per interval and a resumed stage
+//     continued at the next, stopped by its segments' end, drive fills or
+//     time, and, in rounds (WSAT's steady-state method), steady state
+//     (WSAT, HIR's wait states, XSR); samples.go holds its samples and the
+//     test's summary of them.
+//   - DemandSweep (sweep.go): TC × QD rounds to steady state, then the
+//     operating points chosen from their window (PickPoints), each a stage
+//     of its own pre-write and histogram run at the point's TC/QD (DIRTH,
+//     ECW).
+//
+// Each owns how its stages run and journal (the runner, runner.go, does
+// what every stage does: start, purge, preconditioning, write cache, and
+// hands the rest to the procedure), how their journal records become
+// results (Outcome), the shapes of table they make (TableShape), their
+// estimate before they run (Estimate), their description (Plan, About)
+// and the words of their standing and deviations (View, Resumed). A
+// verdict or derived figure is computed once, where it is measured or
+// chosen, and read everywhere after: each round's steady-state verdict is
+// journaled by the runner (steady.go) and read back by Replay (state.go)
+// for the results and the report; an operating point is journaled with its
+// stage's start. run.json records no kind: a recorded stage's fields say
+// it, read in one place (Stage.UnmarshalJSON).
+//
+// # Tests
+//
+// Each test is one file that registers its TestDef (iops.go, tp.go,
+// lat.go, wsat.go, hir.go, xsr.go, ecw.go and dirth.go with demand.go;
+// custom.go for workloads outside the PTS): its stages, each of a
+// procedure, its tables, its parameters with their checks (set by flags
+// and recorded in run.json; a value other than the default is a
+// deviation), and for a test over time the summary of its samples. Nothing
+// else in ptsrun needs to know a new test exists: a test of an existing
+// kind is its file here and its page file in pdfreport.
 //
 // Loop order follows PTS §7–9 exactly, and TestDef.Loops says it for each
 // test: for IOPS and latency the R/W mix is the outer loop from 100/0 to
 // 0/100 and the block size the inner loop from the largest to the smallest;
 // throughput runs a stage per block size (outer), reads then writes (inner).
-// A steady-state check runs after every complete round from the
-// fifth; a stage stops at steady state or at the round limit, and then the
+// A steady-state check runs after every complete round from the fifth; a
+// stage stops at steady state or at the round limit, and then the
 // measurement window is the last five rounds.
-//
-// Each test is one file that registers its TestDef (iops.go, tp.go,
-// lat.go, wsat.go, hir.go, xsr.go, ecw.go and dirth.go with demand.go;
-// custom.go for workloads outside the PTS); nothing else in ptsrun needs
-// to know a new test exists. WSAT, HIR
-// and XSR are timelines (timeline.go): segments of one stimulus each, run
-// one after another with optional idle time, a sample journaled per
-// interval, resumed at the next sample; a stage may be rounds to steady
-// state first (HIR's preconditioning). A test's own parameters are Params
-// with their checks, set by flags and recorded in run.json; a value other
-// than the default is a deviation.
 //
 // Each test's rules are words beside its code (TestDef.Rules, rules.go):
 // the report, `ptsrun plan` and docs/tests print them, so no description

@@ -47,9 +47,9 @@ var HIRTest = &TestDef{
 		return nil
 	},
 	Tables: []TableDef{
-		{Name: "hir", Title: "HIR: every burst and baseline interval", SampleColumns: []string{ColMinute, ColGroup, ColIdle, ColIOPS, ColLatMean, ColLatMax}},
-		{Name: "hir_summary", Title: "HIR: mean burst IOPS per wait state, against the baseline", Summary: true},
-		{Name: "hir_figures", Title: "HIR: the baseline and each wait state against it", Figures: true},
+		{Name: "hir", Title: "HIR: every burst and baseline interval", Shape: ShapeSamples, SampleColumns: []string{ColMinute, ColGroup, ColIdle, ColIOPS, ColLatMean, ColLatMax}},
+		{Name: "hir_summary", Title: "HIR: mean burst IOPS per wait state, against the baseline", Shape: ShapeSummary},
+		{Name: "hir_figures", Title: "HIR: the baseline and each wait state against it", Shape: ShapeFigures},
 	},
 	Rules: []Rule{
 		{Name: "preconditioning", With: func(c Config) string {
@@ -76,14 +76,14 @@ var HIRTest = &TestDef{
 		w := engine.Workload{Access: engine.Random, BlockSize: 4 * KiB, ReadPct: 0, TC: c.TC, QD: c.QD, ActiveRange: c.ActiveRangeOf(HIR)}
 		// Preconditioning: rounds of writes, the round's tracked end (a
 		// minute) a cell of its own and the tracking variable, until steady.
-		pc := Stage{ID: "hir-pc", Test: HIR, Title: "HIR preconditioning", Purge: true, MaxRounds: c.MaxRounds}
+		pc := Stage{Kind: KindRounds, ID: "hir-pc", Test: HIR, Title: "HIR preconditioning", Purge: true, MaxRounds: c.MaxRounds}
 		long, last := w, w
 		long.Duration, last.Duration = round-track, track
 		// Two cells of one workload need two keys: the tracked minute keeps
 		// the matrix's, the rest of the round is named for what it is.
 		pc.Cells = []Cell{{Index: 0, Key: Named(KeyOf(long).String() + "-untracked"), Workload: long}, {Index: 1, Key: KeyOf(last), Workload: last}}
 		pc.Tracking = []Tracking{{Name: fmt.Sprintf("IOPS RND 4 KiB 0/100, last %s of the round", trackLabel(track)), Cell: 1, Metric: MetricIOPS}}
-		tl := Stage{ID: string(HIR), Test: HIR, Title: "Host Idle Recovery",
+		tl := Stage{Kind: KindTimeline, ID: string(HIR), Test: HIR, Title: "Host Idle Recovery",
 			Stimulus: fmt.Sprintf("RND 4 KiB W in 5 s bursts, %d per wait state %s, each burst followed by the wait state × 5 s idle; %s of writes back to the baseline after each wait state",
 				cycles, c.Param("hir-wait-states"), ShortDuration(base))}
 		for _, ws := range states {

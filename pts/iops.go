@@ -46,7 +46,7 @@ var IOPSTest = &TestDef{
 		{Key: Key(engine.Random, 1024*KiB, 100), Metrics: []Metric{MetricIOPS}},
 	},
 	stages: func(c Config, p Profile, sizes []int64, mixes []int) []Stage {
-		s := Stage{ID: "iops", Test: IOPS, Title: "IOPS", Purge: true, Precondition: c.wipc(WIPCBlockSize),
+		s := Stage{Kind: KindRounds, ID: "iops", Test: IOPS, Title: "IOPS", Purge: true, Precondition: c.wipc(WIPCBlockSize),
 			MaxRounds: c.MaxRounds}
 		for _, mix := range mixes {
 			for _, bs := range sizes {

@@ -53,7 +53,7 @@ var LATTest = &TestDef{
 		{Key: Key(engine.Random, 4*KiB, 0), Metrics: []Metric{MetricLatMean, MetricLatP99999, MetricLatMax}, Brief: true},
 	},
 	stages: func(c Config, p Profile, sizes []int64, mixes []int) []Stage {
-		s := Stage{ID: "lat", Test: LAT, Title: "Latency", Purge: true, Precondition: c.wipc(WIPCBlockSize),
+		s := Stage{Kind: KindRounds, ID: "lat", Test: LAT, Title: "Latency", Purge: true, Precondition: c.wipc(WIPCBlockSize),
 			MaxRounds: c.MaxRounds}
 		for _, mix := range mixes {
 			for _, bs := range sizes {

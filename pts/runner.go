@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/ptsrun/ptsrun/engine"
@@ -13,10 +12,6 @@ import (
 
 // ErrInterrupted is returned when a signal stopped the run at a cell boundary.
 var ErrInterrupted = errors.New("interrupted")
-
-func cellName(s *Stage, round int, c *Cell) string {
-	return strings.NewReplacer("/", "_", " ", "_").Replace(fmt.Sprintf("%s-r%02d-c%02d-%s", s.ID, round, c.Index+1, c.Key))
-}
 
 // Position tells an observer where the run is and how long is left.
 type Position struct {
@@ -29,8 +24,12 @@ type Position struct {
 	StageLeftMin       time.Duration // to the end of the stage if it becomes steady as early as it can
 	StageLeftMax       time.Duration // to the end of the stage at the round limit
 	// A timeline's bytes written since its stage began (TGBW) and the
-	// targets' capacity, for its drive fills.
+	// targets' capacity, for its drive fills; its steps, and whether what
+	// is left is at most the time given (its fills or steady state may
+	// end it first).
 	Written, Capacity int64
+	Steps             int
+	AtMost            bool
 }
 
 // Observer is told about every journal record as it is written.
@@ -54,7 +53,6 @@ type Runner struct {
 	// Wall time against nominal time of the cells run so far, for
 	// estimates of cells of different lengths.
 	wallSum, nominalSum time.Duration
-	point               *OperatingPoint // of the stage being started, if it has one
 }
 
 func (r *Runner) now() time.Time {
@@ -82,6 +80,13 @@ func (r *Runner) emit(rec Record, pos Position) error {
 // Run executes every stage not yet complete in prior (nil for a new run).
 // It returns ErrInterrupted when ctx is cancelled, after journaling it.
 func (r *Runner) Run(ctx context.Context, prior *State) error {
+	// Each stage is of its procedure, checked by it, before anything is
+	// written.
+	for _, s := range r.Info.Stages {
+		if err := checkStage(s); err != nil {
+			return err
+		}
+	}
 	if prior == nil {
 		prior = Replay(r.Info.Stages, nil)
 	}
@@ -112,27 +117,15 @@ func (r *Runner) runStages(ctx context.Context, prior *State) error {
 		if ss != nil && ss.Ended {
 			continue
 		}
-		run := s
-		if s.Point != nil {
-			// An operating point's TC/QD come from the rounds before it,
-			// as the journal (and this process) measured them.
-			at, pt, err := ResolvePoint(*s, r.Info.Stages, prior.Stages, r.Info.Config.SS.Window)
-			if err != nil {
-				_ = r.emit(Record{Type: RecError, Stage: s.ID, Error: err.Error()}, Position{Stage: s})
-				return err
-			}
-			at.Title = fmt.Sprintf("%s (TC%d/QD%d)", s.Title, pt.TC, pt.QD)
-			if ss != nil && ss.Point != nil && (ss.Point.TC != pt.TC || ss.Point.QD != pt.QD) {
-				// The journal says the stage began at another point: the
-				// choice cannot have changed for the same rounds.
-				err := fmt.Errorf("%s began at TC%d/QD%d, and the rounds before it now give TC%d/QD%d", s.Title, ss.Point.TC, ss.Point.QD, pt.TC, pt.QD)
-				_ = r.emit(Record{Type: RecError, Stage: s.ID, Error: err.Error()}, Position{Stage: s})
-				return err
-			}
-			run = &at
-			r.point = &pt
+		proc := s.Procedure()
+		// The stage as it runs: an operating point's TC/QD come from the
+		// rounds before it, as the journal (and this process) measured them.
+		run, point, err := proc.begin(s, r.Info.Stages, prior, r.Info.Config.SS.Window)
+		if err != nil {
+			_ = r.emit(Record{Type: RecError, Stage: s.ID, Error: err.Error()}, Position{Stage: s})
+			return err
 		}
-		if err := r.runStage(ctx, run, ss, prior); err != nil {
+		if err := r.runStage(ctx, proc, run, ss, prior, point); err != nil {
 			if errors.Is(err, ErrInterrupted) || ctx.Err() != nil {
 				return ErrInterrupted
 			}
@@ -322,8 +315,9 @@ func (r *Runner) wipcPosition(s *Stage, done, n int, start time.Time) Position {
 	return p
 }
 
-func (r *Runner) runStage(ctx context.Context, s *Stage, ss *StageState, prior *State) error {
-	defer func() { r.point = nil }()
+// runStage starts the stage (or says where it goes on), purges and
+// preconditions it as it asks, then has its procedure measure it.
+func (r *Runner) runStage(ctx context.Context, proc Procedure, s *Stage, ss *StageState, prior *State, point *OperatingPoint) error {
 	if ctx.Err() != nil {
 		return ErrInterrupted
 	}
@@ -333,19 +327,9 @@ func (r *Runner) runStage(ctx context.Context, s *Stage, ss *StageState, prior *
 	ready := ss != nil && (ss.Preconditioned || s.Precondition == nil && (ss.Purged || !s.Purge))
 	switch {
 	case ss == nil || !ss.Started:
-		ss = &StageState{Started: true, Point: r.point}
+		ss = &StageState{Started: true, Point: point}
 		prior.Stages[s.ID] = ss
-		if err := r.emit(Record{Type: RecStageStart, Stage: s.ID, Message: s.Title, Point: r.point}, pos); err != nil {
-			return err
-		}
-	case s.Point != nil && len(ss.Samples) > 0:
-		// An operating point's histogram run measures the drive its
-		// pre-write leaves: after the rest a kill gave it, the pre-write
-		// runs again and the samples before the kill are discarded.
-		ss = &StageState{Started: true, Point: ss.Point}
-		prior.Stages[s.ID] = ss
-		if err := r.emit(Record{Type: RecResume, Stage: s.ID,
-			Message: "restarts from its pre-write: the histogram run measures the drive the pre-write leaves, not one that rested"}, pos); err != nil {
+		if err := r.emit(Record{Type: RecStageStart, Stage: s.ID, Message: s.Title, Point: point}, pos); err != nil {
 			return err
 		}
 	case !ss.Preconditioned && ss.Purged && ss.WIPCChunks > 0:
@@ -364,16 +348,15 @@ func (r *Runner) runStage(ctx context.Context, s *Stage, ss *StageState, prior *
 			Message: "interrupted before its preconditioning finished: the stage restarts from its purge"}, pos); err != nil {
 			return err
 		}
-	case s.IsTimeline():
-		k := len(ss.Samples)
-		if err := r.emit(Record{Type: RecResume, Stage: s.ID, Cell: &k,
-			Message: fmt.Sprintf("continues its time series at step %d of %d", k+1, len(s.Steps()))}, pos); err != nil {
-			return err
-		}
 	default:
-		next := ss.Rounds() + 1
-		if err := r.emit(Record{Type: RecResume, Stage: s.ID, Round: next,
-			Message: fmt.Sprintf("continues with round %d from its first cell", next)}, pos); err != nil {
+		// Ready: its procedure says where it goes on, or that it starts
+		// again from a state of its own.
+		rec, again := proc.resume(s, ss)
+		if again != ss {
+			ss = again
+			prior.Stages[s.ID] = ss
+		}
+		if err := r.emit(rec, pos); err != nil {
 			return err
 		}
 	}
@@ -404,97 +387,7 @@ func (r *Runner) runStage(ctx context.Context, s *Stage, ss *StageState, prior *
 	if err := r.checkWriteCache(s, CheckBeforeRounds); err != nil {
 		return err
 	}
-	if s.IsTimeline() {
-		return r.runTimeline(ctx, s, ss)
-	}
-	judge := newJudge(s, r.Info.Config.SS, ss.Rounds(), ss.Tracking)
-	for !judge.steady() && judge.rounds < s.MaxRounds {
-		round := judge.rounds + 1
-		if err := r.emit(Record{Type: RecRoundStart, Stage: s.ID, Round: round}, r.position(s, round, 0)); err != nil {
-			return err
-		}
-		row, err := r.runRound(ctx, s, round)
-		if err != nil {
-			return err
-		}
-		if err := r.emit(judge.round(row), r.position(s, round, len(s.Cells))); err != nil {
-			return err
-		}
-		// Kept, as the journal has them, for a later stage that reads
-		// this one's window (a demand-intensity operating point).
-		kept := make([]*engine.Measurement, len(row))
-		for i := range row {
-			kept[i] = &row[i]
-		}
-		ss.Cells = append(ss.Cells, kept)
-	}
-	end := judge.end(fmt.Sprintf("steady state not reached in %d rounds: the window is the last %d rounds", judge.rounds, r.Info.Config.SS.Window))
-	if err := r.emit(end, Position{Stage: s, Round: judge.rounds}); err != nil {
-		return err
-	}
-	ss.Ended, ss.Steady, ss.SSRound, ss.Window = true, *end.Steady, end.SSRound, end.Window
-	return nil
-}
-
-// runRound runs a round's cells and journals each as the engine reports
-// it, before the next one starts. An engine that runs the round in one go
-// reports every cell when the round has ended; a round it cuts short
-// journals nothing, and resume re-runs it from its first cell, as it does
-// any interrupted round.
-func (r *Runner) runRound(ctx context.Context, s *Stage, round int) ([]engine.Measurement, error) {
-	if ctx.Err() != nil {
-		return nil, r.interrupted(s, round, 0)
-	}
-	cells := make([]engine.Cell, len(s.Cells))
-	for i := range s.Cells {
-		c := &s.Cells[i]
-		cells[i] = engine.Cell{Name: cellName(s, round, c), Workload: c.Workload}
-		cells[i].Workload.Seed = CellSeed(r.Info.Config.Seed, s.ID, round, c.Index)
-	}
-	row := make([]engine.Measurement, len(s.Cells))
-	measured := 0
-	var journalErr error
-	err := r.Engine.RunCells(ctx, fmt.Sprintf("%s-r%02d", s.ID, round), cells, func(i int, m engine.Measurement, wall time.Duration) error {
-		if i != measured {
-			return fmt.Errorf("the engine reported cell %d of %d after %d cells", i+1, len(cells), measured)
-		}
-		if m.Engine == "" {
-			m.Engine = r.Engine.Describe()
-		}
-		r.cellsRun++
-		r.cellWall += (wall - r.cellWall) / time.Duration(r.cellsRun)
-		r.wallSum += wall
-		r.nominalSum += cells[i].Workload.Duration
-		row[i] = m
-		c := &s.Cells[i]
-		idx := c.Index
-		if err := r.emit(Record{Type: RecCell, Stage: s.ID, Round: round, Cell: &idx, Key: c.Key,
-			Workload: &cells[i].Workload, Measurement: &m, WallNs: int64(wall)}, r.position(s, round, i+1)); err != nil {
-			journalErr = err
-			return err
-		}
-		// Journaled; a long stage keeps every round, so keep the bins
-		// compact (35 KB each decoded, a few hundred bytes encoded).
-		m.Compact()
-		measured++
-		return nil
-	})
-	var batch *engine.BatchError
-	switch {
-	case journalErr != nil:
-		return nil, journalErr
-	case err != nil && ctx.Err() != nil:
-		return nil, r.interrupted(s, round, measured)
-	case errors.As(err, &batch):
-		return nil, fmt.Errorf("%s round %d: %w", s.Title, round, err)
-	case err != nil && measured < len(s.Cells):
-		return nil, fmt.Errorf("%s round %d cell %s: %w", s.Title, round, s.Cells[measured].Key, err)
-	case err != nil:
-		return nil, fmt.Errorf("%s round %d: %w", s.Title, round, err)
-	case measured != len(s.Cells):
-		return nil, fmt.Errorf("%s round %d: the engine returned %d cells of %d", s.Title, round, measured, len(s.Cells))
-	}
-	return row, nil
+	return proc.measure(ctx, r, s, ss)
 }
 
 func (r *Runner) interrupted(s *Stage, round, cell int) error {
@@ -502,179 +395,4 @@ func (r *Runner) interrupted(s *Stage, round, cell int) error {
 	_ = r.emit(Record{Type: RecInterrupted, Stage: s.ID, Round: round, Cell: &c,
 		Message: "stopped at a cell boundary; `ptsrun resume` continues"}, Position{Stage: s, Round: round, Cell: cell})
 	return ErrInterrupted
-}
-
-func (r *Runner) position(s *Stage, round, next int) Position {
-	p := Position{Stage: s, Round: round, Cell: next}
-	// Each cell's nominal time, scaled by how long cells have taken
-	// against theirs so far: rounds of cells of different lengths (a
-	// demand-intensity round's 5 min pre-write and 1 min cells) are
-	// estimated cell by cell.
-	scale := func(d time.Duration) time.Duration {
-		if r.nominalSum <= 0 {
-			return d
-		}
-		return time.Duration(float64(d) * float64(r.wallSum) / float64(r.nominalSum))
-	}
-	for _, c := range s.Cells[min(next, len(s.Cells)):] {
-		p.RoundLeft += scale(c.Workload.Duration)
-	}
-	per := scale(s.RoundTime())
-	window := r.Info.Config.SS.Window
-	minRounds := max(window, round) - round
-	maxRounds := s.MaxRounds - round
-	p.StageLeftMin = p.RoundLeft + time.Duration(minRounds)*per
-	p.StageLeftMax = p.RoundLeft + time.Duration(maxRounds)*per
-	return p
-}
-
-// runTimeline runs a timeline stage's steps from the first its journal
-// lacks, journaling each before the next starts, until the steps end, the
-// stage has written StopFills times the targets' capacity, or it has run
-// for StopAfter. Neither stop is run past: the step that would pass it is
-// cut at what is left of it (budget).
-func (r *Runner) runTimeline(ctx context.Context, s *Stage, ss *StageState) error {
-	steps := s.Steps()
-	var written int64
-	var ran time.Duration
-	for _, m := range ss.Samples {
-		written += m.Write.Bytes
-		ran += m.Elapsed
-	}
-	var capacity int64
-	for _, t := range r.Info.Targets {
-		capacity += t.CapacityBytes
-	}
-	stopAt := int64(s.StopFills * float64(capacity))
-	filled := func() bool { return stopAt > 0 && written >= stopAt-r.fillSlack(steps) }
-	fillsWhy := func() string {
-		return fmt.Sprintf("%g × the capacity was written (%s GB, %.3f fills)", s.StopFills, FormatNumber(float64(written)/1e9),
-			float64(written)/float64(capacity))
-	}
-	timed := func() bool { return s.StopAfter > 0 && ran >= time.Duration(s.StopAfter) }
-	timeWhy := func() string {
-		return fmt.Sprintf("its time limit (%s) had passed", ShortDuration(time.Duration(s.StopAfter)))
-	}
-	why := "its segments have run"
-	// A timeline in rounds is judged after each; on resume, from the
-	// rounds its samples hold.
-	var judge *roundJudge
-	perRound := s.RoundSteps()
-	if perRound > 0 {
-		why = fmt.Sprintf("the round limit (%d) was reached", s.Timeline[0].Repeat)
-		judge = newJudge(s, r.Info.Config.SS, len(ss.Samples)/perRound, s.TimelineTracking(ss.Samples))
-	}
-	for k := len(ss.Samples); k < len(steps); k++ {
-		if filled() || timed() || judge != nil && judge.steady() {
-			break
-		}
-		if ctx.Err() != nil {
-			return r.interrupted(s, 0, k)
-		}
-		st := steps[k]
-		w := st.Workload
-		if !st.Idle {
-			w.Seed = CellSeed(r.Info.Config.Seed, s.ID, st.Segment+1, k)
-			if stopAt > 0 {
-				w = r.budget(w, stopAt-written)
-			}
-		}
-		if s.StopAfter > 0 {
-			w.Duration = min(w.Duration, time.Duration(s.StopAfter)-ran)
-		}
-		cell := engine.Cell{Name: fmt.Sprintf("%s-s%05d", s.ID, k+1), Workload: w}
-		var journalErr error
-		err := r.Engine.RunCells(ctx, cell.Name, []engine.Cell{cell}, func(_ int, m engine.Measurement, wall time.Duration) error {
-			if m.Engine == "" {
-				m.Engine = r.Engine.Describe()
-			}
-			// A time series keeps its figures and histogram, not its seconds.
-			m.Seconds = nil
-			idx := k
-			written += m.Write.Bytes
-			ran += m.Elapsed
-			pos := r.timelinePosition(s, steps, k+1)
-			pos.Written, pos.Capacity = written, capacity
-			journalErr = r.emit(Record{Type: RecSample, Stage: s.ID, Cell: &idx, Workload: &cell.Workload, Measurement: &m,
-				WallNs: int64(wall)}, pos)
-			ss.Samples = append(ss.Samples, &m)
-			return journalErr
-		})
-		switch {
-		case journalErr != nil:
-			return journalErr
-		case err != nil && ctx.Err() != nil:
-			return r.interrupted(s, 0, k)
-		case err != nil:
-			return fmt.Errorf("%s step %d (%s): %w", s.Title, k+1, w, err)
-		}
-		if judge != nil && len(ss.Samples)%perRound == 0 {
-			row := make([]engine.Measurement, perRound)
-			for i, m := range ss.Samples[len(ss.Samples)-perRound:] {
-				row[i] = *m
-			}
-			if err := r.emit(judge.round(row), r.timelinePosition(s, steps, k+1)); err != nil {
-				return err
-			}
-		}
-	}
-	switch {
-	case filled():
-		why = fillsWhy()
-	case timed():
-		why = timeWhy()
-	}
-	if judge != nil {
-		if judge.steady() {
-			why = fmt.Sprintf("steady state at round %d", judge.ssRound)
-		}
-		rec := judge.end("")
-		rec.Message = fmt.Sprintf("%d of %d steps: stopped when %s", len(ss.Samples), len(steps), why)
-		return r.emit(rec, Position{Stage: s})
-	}
-	f := false
-	return r.emit(Record{Type: RecStageEnd, Stage: s.ID, Steady: &f,
-		Message: fmt.Sprintf("%d of %d steps: stopped when %s", len(ss.Samples), len(steps), why)}, Position{Stage: s})
-}
-
-// budget cuts a timeline step at what is left of its stage's byte budget
-// (left bytes written, over the target set): a volume as well as its time,
-// whichever comes first (engine.Workload.Passes), so that the fills rule
-// ends the series at its budget, never an interval past it. Passes are of
-// each target's active range and count reads too: left is spread over
-// the set's ranges and scaled by the workload's write share.
-func (r *Runner) budget(w engine.Workload, left int64) engine.Workload {
-	share := float64(100-w.ReadPct) / 100
-	var ranges int64
-	for _, t := range r.Info.Targets {
-		ranges += w.RangeBytes(t.CapacityBytes)
-	}
-	if share <= 0 || ranges <= 0 || left <= 0 {
-		return w
-	}
-	w.Passes = float64(left) / share / float64(ranges)
-	return w
-}
-
-// fillSlack is how short of a byte budget a cut step may end: each thread
-// of each target rounds its share of the volume to whole blocks. Within
-// it, the budget is met; another step would write blocks, not the budget.
-func (r *Runner) fillSlack(steps []Step) int64 {
-	var most int64
-	for _, st := range steps {
-		w := st.Workload
-		most = max(most, int64(max(w.TC, 1))*int64(w.MeanBlockSize()+0.5))
-	}
-	return most * int64(max(len(r.Info.Targets), 1))
-}
-
-// timelinePosition estimates what is left of a timeline stage from its
-// steps' nominal durations.
-func (r *Runner) timelinePosition(s *Stage, steps []Step, next int) Position {
-	p := Position{Stage: s, Cell: next}
-	for _, st := range steps[min(next, len(steps)):] {
-		p.RoundLeft += st.Workload.Duration
-	}
-	p.StageLeftMin, p.StageLeftMax = p.RoundLeft, p.RoundLeft
-	return p
 }

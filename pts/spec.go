@@ -104,20 +104,31 @@ type Tracking struct {
 	Metric Metric `json:"metric"`
 }
 
-// Stage is a purge → precondition → rounds unit of a test. IOPS and latency
-// have one; throughput has one per block size (PTS §8: purge and
-// precondition again for each block size).
+// Stage is a unit of a test: purged and preconditioned as it asks, then
+// run by its procedure (Kind), which reads the fields of its kind. IOPS
+// and latency have one stage of rounds; throughput one per block size
+// (PTS §8: purge and precondition again for each block size); the tests
+// over time a timeline, after rounds of preconditioning for HIR; a
+// demand-intensity test rounds of preconditioning, its sweep and a stage
+// per operating point.
 type Stage struct {
+	// Kind is the stage's procedure (Procedure): it is not recorded, as
+	// its fields say it (UnmarshalJSON); the zero kind is rounds.
+	Kind         Kind             `json:"-"`
 	ID           string           `json:"id"`   // iops, tp-1024k, lat
 	Test         TestID           `json:"test"` // iops, tp, lat
 	Title        string           `json:"title"`
 	Purge        bool             `json:"purge"`
 	Precondition *engine.Workload `json:"precondition,omitempty"`
-	Cells        []Cell           `json:"cells"`
-	Tracking     []Tracking       `json:"tracking"`
-	MaxRounds    int              `json:"max_rounds"`
-	// Timeline, when set, replaces the rounds: the stage runs its
-	// segments one after the other and journals a sample per interval.
+	// Cells are a round's, in loop order (rounds, a demand sweep's);
+	// Tracking its tracking variables, of its cells or, in a timeline in
+	// rounds, of the steps of its round; MaxRounds the round limit.
+	Cells     []Cell     `json:"cells"`
+	Tracking  []Tracking `json:"tracking"`
+	MaxRounds int        `json:"max_rounds"`
+	// Timeline are the segments of a time series (a timeline, an
+	// operating point's pre-write and histogram run), run one after the
+	// other, a sample journaled per interval.
 	Timeline []Segment `json:"timeline,omitempty"`
 	// StopFills ends a timeline stage once this many times the targets'
 	// capacity has been written in it (WSAT's drive fills); 0: no such rule.
@@ -130,15 +141,24 @@ type Stage struct {
 	// and summaries ("SEQ 1024 KiB W 8h, RND 8 KiB W 6h, …"); "" lists
 	// the segments.
 	Stimulus string `json:"stimulus,omitempty"`
-	// Point makes a timeline stage one at an operating point of a
-	// demand-intensity test (DIRTH, ECW): the runner sets its TC/QD from
-	// the stage Point names when it gets to it (ResolvePoint).
+	// Point makes a demand sweep's stage one at an operating point (DIRTH,
+	// ECW): its segments run at the TC/QD chosen from the stage Point
+	// names when the runner gets to it (ResolvePoint).
 	Point *PointRef `json:"point,omitempty"`
 }
 
-// IsTimeline says the stage follows one stimulus over time instead of
-// running rounds to steady state.
-func (s Stage) IsTimeline() bool { return len(s.Timeline) > 0 }
+// Workloads are the workloads the stage runs, its preconditioning apart:
+// its cells' and its segments', in order.
+func (s Stage) Workloads() []engine.Workload {
+	var out []engine.Workload
+	for _, c := range s.Cells {
+		out = append(out, c.Workload)
+	}
+	for _, g := range s.Timeline {
+		out = append(out, g.Workload)
+	}
+	return out
+}
 
 // RoundTime is the nominal duration of one round.
 func (s Stage) RoundTime() time.Duration {
@@ -252,17 +272,11 @@ func CheckTargets(stages []Stage, targets []device.Identity) error {
 			name = t.Model
 		}
 		for _, s := range stages {
-			ws := make([]engine.Workload, 0, len(s.Cells)+1)
+			var ws []engine.Workload
 			if s.Precondition != nil {
 				ws = append(ws, *s.Precondition)
 			}
-			for _, c := range s.Cells {
-				ws = append(ws, c.Workload)
-			}
-			for _, g := range s.Timeline {
-				ws = append(ws, g.Workload)
-			}
-			for _, w := range ws {
+			for _, w := range append(ws, s.Workloads()...) {
 				if w.Duration <= 0 && w.Passes <= 0 {
 					w.Duration = DefaultCellTime
 				}

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/ptsrun/ptsrun/engine"
+	"github.com/ptsrun/ptsrun/steadystate"
 )
 
 // StageState is how far a stage got, rebuilt from the journal.
@@ -27,6 +28,9 @@ type StageState struct {
 	// Tracking holds the tracking values of every complete round:
 	// Tracking[v][r] is variable v in round r+1.
 	Tracking [][]float64
+	// Judged is the steady-state verdict each round's round_end
+	// journaled, by round: the runner's, read by everything after.
+	Judged map[int]*steadystate.Joint
 	// Cells holds the measurements of complete rounds: Cells[r][c].
 	Cells [][]*engine.Measurement
 	// Samples holds a timeline stage's steps in order, Samples[k] for step
@@ -35,6 +39,13 @@ type StageState struct {
 	// partial is the round being measured when the journal ends.
 	partial      map[int]*engine.Measurement
 	partialRound int
+}
+
+func (s *StageState) judge(round int, v *steadystate.Joint) {
+	if s.Judged == nil {
+		s.Judged = map[int]*steadystate.Joint{}
+	}
+	s.Judged[round] = v
 }
 
 // Rounds is the number of complete rounds.
@@ -107,8 +118,16 @@ func Replay(stages []Stage, recs []Record) *State {
 				ss.partial[*r.Cell] = r.Measurement
 			}
 		case RecRoundEnd:
+			if ss.partial == nil && r.Verdict != nil {
+				// A timeline in rounds: its steps are samples, journaled
+				// before the round's end.
+				ss.judge(r.Round, r.Verdict)
+			}
 			if ss.partial == nil || r.Round != ss.Rounds()+1 || len(ss.partial) != ncells[r.Stage] {
 				continue // a round_end without its cells is not a complete round
+			}
+			if r.Verdict != nil {
+				ss.judge(r.Round, r.Verdict)
 			}
 			row := make([]*engine.Measurement, ncells[r.Stage])
 			for c, m := range ss.partial {

@@ -37,12 +37,71 @@ func newJudge(s *Stage, crit steadystate.Criteria, rounds int, prior [][]float64
 
 // verdict is the joint verdict at the last complete round, or nil before
 // the window is full or when there is nothing to track.
-func (j *roundJudge) verdict() *steadystate.Joint {
-	if j.rounds < j.crit.Window || len(j.stage.Tracking) == 0 {
+func (j *roundJudge) verdict() *steadystate.Joint { return windowVerdict(j.crit, j.series, j.rounds) }
+
+// windowVerdict is the rule applied to the window ending at round: the
+// one rule, as the runner applies it after each round and journals it;
+// nil before the window is full or when nothing is tracked.
+func windowVerdict(crit steadystate.Criteria, series []steadystate.Series, round int) *steadystate.Joint {
+	if round < crit.Window || len(series) == 0 {
 		return nil
 	}
-	v := j.crit.CheckAllAt(j.series, j.rounds)
+	v := crit.CheckAllAt(series, round)
 	return &v
+}
+
+// judged is the verdict of the window ending at each of a stage's n
+// complete rounds as its round_end journaled it, out[r-1] for round r;
+// values[v] are variable v's values as the results hold them. A round
+// whose round_end a kill cut off (a timeline in rounds goes on from its
+// samples) has the rule applied as the runner would have: no verdict is
+// judged anywhere else.
+func judged(crit steadystate.Criteria, tracking []Tracking, values [][]float64, n int, journaled map[int]*steadystate.Joint) []*steadystate.Joint {
+	if n == 0 {
+		return nil
+	}
+	series := make([]steadystate.Series, len(tracking))
+	for v, t := range tracking {
+		series[v] = steadystate.Series{Name: t.Name, Values: values[v]}
+	}
+	out := make([]*steadystate.Joint, n)
+	for r := 1; r <= n; r++ {
+		j := journaled[r]
+		if j == nil || len(j.Verdicts) != len(tracking) || !held(values, r) {
+			j = windowVerdict(crit, series, r)
+		}
+		if r >= crit.Window {
+			out[r-1] = j
+		}
+	}
+	return out
+}
+
+// held says every variable has a value in round r.
+func held(values [][]float64, r int) bool {
+	for _, v := range values {
+		if len(v) < r {
+			return false
+		}
+	}
+	return true
+}
+
+// tracked is each tracking variable with its values and the verdict on
+// the window ending at round last, as judged.
+func tracked(crit steadystate.Criteria, tracking []Tracking, values [][]float64, last int, judged []*steadystate.Joint) []Tracked {
+	var out []Tracked
+	for v, t := range tracking {
+		tr := Tracked{Tracking: t, Values: values[v]}
+		if last >= 1 && last <= len(judged) && judged[last-1] != nil {
+			tr.Verdict = judged[last-1].Verdicts[v]
+		} else {
+			// No window to judge yet: the rule says how short it is.
+			tr.Verdict = crit.CheckAt(tr.Values, last)
+		}
+		out = append(out, tr)
+	}
+	return out
 }
 
 // steady says whether a steady window has closed.

@@ -111,28 +111,42 @@ type TrackingDef struct {
 	Metric Metric
 }
 
-// TableDef is a table a test's results make: a metric over the test's
-// block size × R/W mix matrix (rows and columns from Matrix), or with
-// Columns, one row per cell and a column per metric.
+// TableDef is a table a test's results make, of a shape its stages'
+// procedures make (Procedure.Tables).
 type TableDef struct {
 	Name      string // the CSV's file name, without .csv
 	Title     string
-	Metric    Metric
-	Columns   []Metric
-	Aggregate string // how a value is made from the measurement window, for captions
-	// SampleColumns makes a timeline stage's table instead: a row per
-	// sample with these columns (SampleColumn names); Summary makes one of
-	// its summary's rows; Figures one of its summary's figures (XSR's
-	// recovery time), a row each.
+	Shape     TableShape
+	Metric    Metric   // ShapeMatrix, ShapeGrid
+	Columns   []Metric // ShapeCells
+	Aggregate string   // how a value is made from the measurement window, for captions
+	// SampleColumns are a ShapeSamples table's columns (the Col… names).
 	SampleColumns []string
-	Summary       bool
-	Figures       bool
-	// Grid makes a demand-intensity table instead: Metric over the test's
-	// thread count (rows) × queue depth (columns) cells; Points one of its
-	// operating points, a row each.
-	Grid   bool
-	Points bool
 }
+
+// TableShape is what a table's rows and columns are.
+type TableShape int
+
+// The shapes of table there are.
+const (
+	// ShapeMatrix: Metric over the test's block size (rows) × R/W mix
+	// (columns) matrix, rows and columns from TestDef.Matrix (rounds).
+	ShapeMatrix TableShape = iota
+	// ShapeCells: one row per cell, a column per metric of Columns
+	// (rounds of workloads outside the PTS).
+	ShapeCells
+	// ShapeSamples: a row per sample of a time series, with SampleColumns;
+	// ShapeSummary: its summary's rows; ShapeFigures: its summary's
+	// figures, a row each (a timeline).
+	ShapeSamples
+	ShapeSummary
+	ShapeFigures
+	// ShapeGrid: Metric over the sweep's thread count (rows) × queue
+	// depth (columns) cells; ShapePoints: its operating points, a row each
+	// (a demand sweep).
+	ShapeGrid
+	ShapePoints
+)
 
 // The columns a timeline's sample table may have.
 const (

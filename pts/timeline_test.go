@@ -36,7 +36,7 @@ func TestSteps(t *testing.T) {
 // resumed one continues its time series where it stopped.
 func TestTimelineStage(t *testing.T) {
 	s := newSetup(t, "client", func(c *Config) { c.Tests = []TestID{LAT} })
-	st := Stage{ID: "tl", Test: "tl", Title: "Timeline", Purge: true, Timeline: []Segment{
+	st := Stage{Kind: KindTimeline, ID: "tl", Test: "tl", Title: "Timeline", Purge: true, Timeline: []Segment{
 		{Name: "seq", Workload: write(engine.Sequential, MiB, 10*time.Minute), Interval: Duration(time.Minute)},
 		{Name: "bursts", Group: 1, Workload: write(engine.Random, 4*KiB, 5*time.Second), Interval: Duration(5 * time.Second),
 			Repeat: 4, IdleAfter: Duration(20 * time.Second)},

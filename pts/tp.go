@@ -50,7 +50,7 @@ var TPTest = &TestDef{
 	stages: func(c Config, p Profile, sizes []int64, mixes []int) []Stage {
 		var out []Stage
 		for _, bs := range sizes {
-			s := Stage{ID: "tp-" + engine.SizeKey(bs), Test: TP, Title: "Throughput " + engine.FormatSize(bs), Purge: true,
+			s := Stage{Kind: KindRounds, ID: "tp-" + engine.SizeKey(bs), Test: TP, Title: "Throughput " + engine.FormatSize(bs), Purge: true,
 				Precondition: c.wipc(bs), MaxRounds: c.MaxRounds}
 			for _, mix := range mixes {
 				s.Cells = append(s.Cells, c.cell(TP, len(s.Cells), engine.Sequential, mix, bs, TPDefaultTC, TPDefaultQD))

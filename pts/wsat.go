@@ -68,10 +68,10 @@ var WSATTest = &TestDef{
 		return nil
 	},
 	Tables: []TableDef{
-		{Name: "wsat", Title: "WSAT: every interval from fresh-out-of-box",
+		{Name: "wsat", Title: "WSAT: every interval from fresh-out-of-box", Shape: ShapeSamples,
 			SampleColumns: []string{ColMinute, ColTGBW, ColFills, ColIOPS, ColLatMean, ColP99999, ColLatMax}},
-		{Name: "wsat_summary", Title: "WSAT: every hour, and the write cliff", Summary: true},
-		{Name: "wsat_figures", Title: "WSAT: fresh-out-of-box and last hour IOPS, and the write cliff", Figures: true},
+		{Name: "wsat_summary", Title: "WSAT: every hour, and the write cliff", Shape: ShapeSummary},
+		{Name: "wsat_figures", Title: "WSAT: fresh-out-of-box and last hour IOPS, and the write cliff", Shape: ShapeFigures},
 	},
 	Rules: []Rule{
 		{Name: "stimulus", With: func(c Config) string {
@@ -113,7 +113,7 @@ var WSATTest = &TestDef{
 			// minute, the last of each round tracked; the fills and the
 			// time still stop it, whichever comes first.
 			w.Duration = wsatSSRound + wsatSSCheck
-			return []Stage{{ID: string(WSAT), Test: WSAT, Title: "Write Saturation", Purge: true, MaxRounds: c.MaxRounds,
+			return []Stage{{Kind: KindTimeline, ID: string(WSAT), Test: WSAT, Title: "Write Saturation", Purge: true, MaxRounds: c.MaxRounds,
 				StopFills: fills, StopAfter: Duration(d),
 				Stimulus: fmt.Sprintf("%s in rounds of %s and a %s check, to steady state, %g drive fills or %s", wl.short,
 					ShortDuration(wsatSSRound), ShortDuration(wsatSSCheck), fills, ShortDuration(d)),
@@ -121,7 +121,7 @@ var WSATTest = &TestDef{
 					Group: 1, Workload: w, Interval: Duration(time.Minute), Repeat: c.MaxRounds}},
 				Tracking: []Tracking{{Name: "IOPS of the round's check minute", Cell: int((wsatSSRound+wsatSSCheck)/time.Minute) - 1, Metric: MetricIOPS}}}}
 		}
-		return []Stage{{ID: string(WSAT), Test: WSAT, Title: "Write Saturation", Purge: true, StopFills: fills,
+		return []Stage{{Kind: KindTimeline, ID: string(WSAT), Test: WSAT, Title: "Write Saturation", Purge: true, StopFills: fills,
 			Stimulus: fmt.Sprintf("%s until %g drive fills or %s", wl.short, fills, ShortDuration(d)),
 			Timeline: []Segment{{Name: fmt.Sprintf("%s: %s", wl.about, w), Group: 1, Workload: w, Interval: Duration(iv)}}}}
 	},

@@ -36,10 +36,10 @@ var XSRTest = &TestDef{
 			Check: func(v string) error { _, err := positiveDuration(v); return err }},
 	},
 	Tables: []TableDef{
-		{Name: "xsr", Title: "XSR: throughput and response times per minute",
+		{Name: "xsr", Title: "XSR: throughput and response times per minute", Shape: ShapeSamples,
 			SampleColumns: []string{ColMinute, ColGroup, ColMBps, ColLatMean, ColLatMax}},
-		{Name: "xsr_summary", Title: "XSR: access groups and the recovery time", Summary: true},
-		{Name: "xsr_figures", Title: "XSR: the recovery times", Figures: true},
+		{Name: "xsr_summary", Title: "XSR: access groups and the recovery time", Shape: ShapeSummary},
+		{Name: "xsr_figures", Title: "XSR: the recovery times", Shape: ShapeFigures},
 	},
 	Rules: []Rule{
 		{Name: "access groups", With: func(c Config) string {
@@ -58,7 +58,7 @@ var XSRTest = &TestDef{
 	stages: func(c Config, p Profile, _ []int64, _ []int) []Stage {
 		durs, _ := xsrGroups(c.Param("xsr-groups")) // checked by Resolve
 		iv, _ := positiveDuration(c.Param("xsr-interval"))
-		s := Stage{ID: string(XSR), Test: XSR, Title: "Cross Stimulus Recovery", Purge: true}
+		s := Stage{Kind: KindTimeline, ID: string(XSR), Test: XSR, Title: "Cross Stimulus Recovery", Purge: true}
 		var parts []string
 		for i, g := range xsrAccess {
 			w := engine.Workload{Access: g.access, BlockSize: g.bs, ReadPct: 0, TC: xsrTC, QD: xsrQD,

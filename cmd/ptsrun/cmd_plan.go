@@ -57,7 +57,9 @@ const (
 	remoteCellOverhead  = 200 * time.Millisecond
 )
 
-// planStage is one stage of the plan with its time budget.
+// planStage is one stage of the plan with its time budget, as plan
+// --json writes it (never read back: the pts.Stage it embeds would read
+// only its own fields).
 type planStage struct {
 	pts.Stage
 	PurgeMethod     string        `json:"purge_method"`
@@ -70,6 +72,7 @@ type planStage struct {
 	MaxRoundsTime   time.Duration `json:"max_time_ns"`
 	MinRoundsTime   time.Duration `json:"min_time_ns"`
 	WIPCSpeedSource string        `json:"wipc_speed_source"`
+	estimate        pts.Estimate
 }
 
 // wipcSpeedWorkload measures a simulated drive's sequential write speed,
@@ -112,39 +115,21 @@ func printPlan(ctx context.Context, w io.Writer, run checkedRun, asJSON bool) er
 	default:
 		wide = ch.Method + ", the targets' namespaces only"
 	}
+	// Each stage's time is its procedure's estimate.
+	costs := pts.Costs{Window: cfg.SS.Window, Capacity: capacity, SeqMBps: seqMBps, PerRound: perRound, PerCell: perCell}
 	var stages []planStage
 	var totalMin, totalMax time.Duration
-	for _, s := range cfg.Stages(p) {
-		ps := planStage{Stage: s, PurgeMethod: method, RoundTime: s.RoundTime() + perRound + time.Duration(len(s.Cells))*perCell, MinRounds: cfg.SS.Window,
-			WIPCSpeedSource: src}
+	built := cfg.Stages(p)
+	for _, s := range built {
+		e := s.Procedure().Estimate(s, costs)
+		ps := planStage{Stage: s, PurgeMethod: method, WIPCBytes: e.WIPCBytes, WIPCTime: e.WIPCTime, RoundTime: e.RoundTime,
+			MinRounds: e.MinRounds, MinRoundsTime: e.Min, MaxRoundsTime: e.Max, WIPCSpeedSource: src, estimate: e}
 		if !s.Purge {
 			ps.PurgeMethod = ""
 		} else if ok {
 			ps.PurgeErases = ch.Erased
 			if wideErr != nil {
 				ps.PurgeRefused = wideErr.Error()
-			}
-		}
-		if s.Precondition != nil && capacity > 0 {
-			ps.WIPCBytes = s.Precondition.PassBytes(capacity)
-			ps.WIPCTime = time.Duration(float64(ps.WIPCBytes) / (seqMBps * 1e6) * float64(time.Second))
-		}
-		ps.MinRoundsTime = ps.WIPCTime + time.Duration(ps.MinRounds)*ps.RoundTime
-		ps.MaxRoundsTime = ps.WIPCTime + time.Duration(s.MaxRounds)*ps.RoundTime
-		if s.IsTimeline() {
-			// One stimulus over time: its segments' time, shorter when a
-			// fills rule stops it first (known only as it runs).
-			ps.MinRounds, ps.RoundTime = 0, 0
-			ps.MaxRoundsTime = ps.WIPCTime + s.TimelineTime()
-			if s.StopAfter > 0 {
-				ps.MaxRoundsTime = ps.WIPCTime + min(s.TimelineTime(), time.Duration(s.StopAfter))
-			}
-			ps.MinRoundsTime = ps.MaxRoundsTime
-			if n := s.RoundSteps(); n > 0 {
-				// In rounds (WSAT's steady-state method): steady at the
-				// window's last round at the soonest.
-				ps.MinRounds, ps.RoundTime = cfg.SS.Window, s.TimelineTime()/time.Duration(s.Timeline[0].Repeat)
-				ps.MinRoundsTime = ps.WIPCTime + time.Duration(ps.MinRounds)*ps.RoundTime
 			}
 		}
 		totalMin += ps.MinRoundsTime
@@ -200,85 +185,11 @@ func printPlan(ctx context.Context, w io.Writer, run checkedRun, asJSON bool) er
 			}
 			fmt.Fprintln(w)
 		}
-		if s.IsTimeline() {
-			if s.Point != nil {
-				fmt.Fprintf(w, "   TC/QD: the %s point, chosen when %s ends: %s\n", pts.PointLabel(s.Point.Point),
-					stageTitleOf(stages, s.Point.From), s.Point.Describe())
-			}
-			for _, g := range s.Timeline {
-				fmt.Fprintf(w, "   %s for %s, a sample every %v", g.Name, short(g.Workload.Duration), time.Duration(g.Interval))
-				switch {
-				case len(s.Tracking) > 0:
-					fmt.Fprintf(w, ", up to %d rounds", g.Repeat)
-				case g.IdleAfter > 0:
-					fmt.Fprintf(w, ", %d× with %v idle after each", max(1, g.Repeat), time.Duration(g.IdleAfter))
-				case g.Repeat > 1:
-					fmt.Fprintf(w, ", %d×", g.Repeat)
-				}
-				fmt.Fprintln(w)
-			}
-			if len(s.Tracking) > 0 {
-				fmt.Fprintf(w, "   tracking:")
-				for _, t := range s.Tracking {
-					fmt.Fprintf(w, " [%s]", t.Name)
-				}
-				fmt.Fprintln(w)
-				if s.StopFills > 0 || s.StopAfter > 0 {
-					fmt.Fprintf(w, "   or until %g × the capacity is written or %s have passed, whichever comes first\n",
-						s.StopFills, short(time.Duration(s.StopAfter)))
-				}
-				fmt.Fprintf(w, "   time: %s (steady at round %d) to at most %s (round limit %d)\n\n",
-					short(s.MinRoundsTime), s.MinRounds, short(s.MaxRoundsTime), s.Timeline[0].Repeat)
-				continue
-			}
-			if s.StopFills > 0 {
-				fmt.Fprintf(w, "   or until %g × the capacity is written", s.StopFills)
-				if setCapacity > 0 && s.MaxRoundsTime > 0 {
-					// The stop rule that comes first depends on the drive's
-					// write rate; say the rate at which both come together.
-					bytes := s.StopFills * float64(setCapacity)
-					mbps := bytes / s.MaxRoundsTime.Seconds() / 1e6
-					fmt.Fprintf(w, ": %.1f GB, which takes %s at %.0f MB/s", bytes/1e9, short(s.MaxRoundsTime), mbps)
-					if bs := s.Timeline[0].Workload.BlockSize; bs > 0 {
-						fmt.Fprintf(w, " (%.0f IOPS of %s)", mbps*1e6/float64(bs), engine.FormatSize(bs))
-					}
-					fmt.Fprintf(w, ", less on a faster drive")
-				}
-				fmt.Fprintln(w)
-			}
-			if s.StopFills > 0 {
-				fmt.Fprintf(w, "   time: at most %s\n\n", short(s.MaxRoundsTime))
-			} else {
-				fmt.Fprintf(w, "   time: %s\n\n", short(s.MaxRoundsTime))
-			}
-			continue
+		// The rest of the stage, in its procedure's words.
+		for _, line := range s.Procedure().Plan(s.Stage, s.estimate, pts.PlanInput{Stages: built, SetCapacity: setCapacity}) {
+			fmt.Fprintf(w, "   %s\n", line)
 		}
-		same := len(s.Cells) > 0
-		for _, c := range s.Cells {
-			same = same && c.Workload.Duration == s.Cells[0].Workload.Duration
-		}
-		if same {
-			fmt.Fprintf(w, "   each round, %d cells of %v (%s):\n", len(s.Cells), s.Cells[0].Workload.Duration, short(s.RoundTime))
-		} else {
-			fmt.Fprintf(w, "   each round, %d cells (%s):\n", len(s.Cells), short(s.RoundTime)) // of their own durations
-		}
-		keyWidth := 16
-		for _, c := range s.Cells {
-			keyWidth = max(keyWidth, len(c.Key.String()))
-		}
-		for _, c := range s.Cells {
-			line := c.Workload.String()
-			if !same {
-				line += fmt.Sprintf(" for %v", c.Workload.Duration)
-			}
-			fmt.Fprintf(w, "     %2d  %-*s %s\n", c.Index+1, keyWidth, c.Key, line)
-		}
-		fmt.Fprintf(w, "   tracking:")
-		for _, t := range s.Tracking {
-			fmt.Fprintf(w, " [%s]", t.Name)
-		}
-		fmt.Fprintf(w, "\n   time: %s (steady at round %d) to %s (round limit %d)\n\n",
-			short(s.MinRoundsTime), s.MinRounds, short(s.MaxRoundsTime), s.MaxRounds)
+		fmt.Fprintln(w)
 	}
 	printRules(w, cfg, p, rules, readings)
 	fmt.Fprintf(w, "ETA: %s to %s of device time\n", short(totalMin), short(totalMax))
@@ -323,16 +234,6 @@ func printPlan(ctx context.Context, w io.Writer, run checkedRun, asJSON bool) er
 		}
 	}
 	return nil
-}
-
-// stageTitleOf is the title of a planned stage by its ID.
-func stageTitleOf(stages []planStage, id string) string {
-	for _, s := range stages {
-		if s.ID == id {
-			return s.Title
-		}
-	}
-	return id
 }
 
 // printRules writes each test's rules, as its description holds them, and

@@ -86,15 +86,8 @@ func (p *progress) note(msg string) {
 	}
 }
 
-func short(d time.Duration) string {
-	switch {
-	case d >= time.Hour:
-		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
-	case d >= time.Minute:
-		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
-	}
-	return fmt.Sprintf("%.1fs", d.Seconds())
-}
+// short writes a time to come as plan and the progress lines do.
+func short(d time.Duration) string { return pts.FormatETA(d) }
 
 // line prints a lasting line (clearing the bar first on a terminal).
 func (p *progress) line(format string, a ...any) {
@@ -140,9 +133,9 @@ func (p *progress) Observe(r pts.Record, pos pts.Position) {
 	case pts.RecSample:
 		// A time series: TGBW and the time left, on a terminal every
 		// sample, otherwise every tenth of the series when it takes real time.
-		done, n := *r.Cell+1, len(pos.Stage.Steps())
+		done, n := *r.Cell+1, pos.Steps
 		left := short(pos.RoundLeft) + " left"
-		if pos.Stage.StopFills > 0 || len(pos.Stage.Tracking) > 0 {
+		if pos.AtMost {
 			left = "at most " + left // the fills or steady state may come first
 		}
 		msg := fmt.Sprintf("%s: %s %d/%d steps, TGBW %.1f GB", stage, bar(done, n, 20), done, n, float64(pos.Written)/1e9)

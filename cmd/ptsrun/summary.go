@@ -123,58 +123,8 @@ func printSummary(stderr, stdout io.Writer, res *matrix.Results, sum runSummary,
 	fmt.Fprintf(w, "Results: %s, tables in %s, report %s\n", sum.Files.Results, filepath.Join(sum.Dir, "tables"), sum.Files.Report)
 }
 
-// stageState says where a stage stands, in words.
-func stageState(test pts.TestID, s matrix.StageResult) string {
-	switch {
-	case s.Timeline && !s.Started:
-		return "not run"
-	case s.Timeline && !s.Complete:
-		return fmt.Sprintf("unfinished after %d samples of its time series (ptsrun resume continues it)", len(s.Samples))
-	case s.Timeline:
-		idle := 0
-		for _, x := range s.Samples {
-			if x.Idle {
-				idle++
-			}
-		}
-		state := fmt.Sprintf("a time series of %d samples", len(s.Samples)-idle)
-		if idle > 0 {
-			state += fmt.Sprintf(" and %d idle periods", idle)
-		}
-		switch {
-		case s.SeeksSteady() && s.Steady:
-			state += fmt.Sprintf(", steady state at round %d, window %d–%d", s.SSRound, s.Window[0], s.Window[1])
-		case s.SeeksSteady():
-			state += fmt.Sprintf(", steady state NOT reached in %d rounds", s.Rounds)
-		}
-		switch {
-		case s.Point != nil:
-			state += "; " + s.Point.Words() // both measurements, as the report prints them
-		case s.Summary != nil:
-			for _, f := range s.Summary.Figures {
-				state += fmt.Sprintf("; %s %s", f.Name, f)
-			}
-		}
-		return state
-	case s.Published():
-		return "published values, one per cell: no rounds, no steady-state verdict"
-	case !s.Started:
-		return "not run"
-	case s.Rounds == 0 && s.Error != "":
-		return "stopped by an error before its first round"
-	case s.Rounds == 0:
-		return "no complete round"
-	case !s.Complete && s.Error != "":
-		return fmt.Sprintf("stopped by an error after %d round(s), not steady", s.Rounds)
-	case !s.Complete:
-		return fmt.Sprintf("unfinished after %d round(s), not steady yet (ptsrun resume continues it)", s.Rounds)
-	case test == pts.Custom:
-		return fmt.Sprintf("%d round(s) of workloads outside the PTS: no steady-state verdict", s.Rounds)
-	case !s.Steady:
-		return fmt.Sprintf("steady state NOT reached in %d rounds, window %d–%d", s.Rounds, s.Window[0], s.Window[1])
-	}
-	return fmt.Sprintf("steady state at round %d, window %d–%d", s.SSRound, s.Window[0], s.Window[1])
-}
+// stageState says where a stage of test stands, in its procedure's words.
+func stageState(test pts.TestID, s matrix.StageResult) string { return s.View(test).State }
 
 type headlineValue struct {
 	Name  string `json:"name"`
@@ -197,9 +147,10 @@ func headline(res *matrix.Results) []headlineValue {
 			// A cell named for its place in a TC × QD sweep.
 			name = fmt.Sprintf("%s TC%d/QD%d", pts.Def(h.Test).Name, c.TC, c.QD)
 		}
-		if h.Point != nil {
-			// Both of the point's measurements, as the report prints them.
-			out = append(out, headlineValue{name, h.Point.Words()})
+		if h.Words != "" {
+			// A headline in words of its own: an operating point's two
+			// measurements, as the report prints them.
+			out = append(out, headlineValue{name, h.Words})
 			continue
 		}
 		val := func(m pts.Metric, unit string) string {

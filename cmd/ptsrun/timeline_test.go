@@ -106,8 +106,9 @@ func TestTimelinesOnLoopDeviceKilledAndResumed(t *testing.T) {
 }
 
 // A timeline's progress says how far it is in steps, TGBW and drive fills,
-// the sample's IOPS and the time left, "at most" where fills may stop it
-// first; the idle steps of HIR have no IOPS to show.
+// the sample's IOPS and the time left, "at most" where the runner's
+// position says fills may stop it first; the idle steps of HIR have no
+// IOPS to show.
 func TestTimelineProgress(t *testing.T) {
 	c := pts.DefaultConfig()
 	c.Targets, c.Tests = []string{"sim"}, []pts.TestID{pts.WSAT}
@@ -121,7 +122,8 @@ func TestTimelineProgress(t *testing.T) {
 	m := engine.Measurement{Elapsed: time.Minute}
 	m.Write.IOs, m.Write.Bytes = 6_000_000, 800e9
 	pr.Observe(pts.Record{Type: pts.RecSample, Stage: "wsat", Cell: &k, Workload: &w, Measurement: &m},
-		pts.Position{Stage: &wsat, Stages: 1, Written: 800e9, Capacity: 3_200_631_791_616, RoundLeft: 23*time.Hour + 50*time.Minute})
+		pts.Position{Stage: &wsat, Stages: 1, Written: 800e9, Capacity: 3_200_631_791_616, RoundLeft: 23*time.Hour + 50*time.Minute,
+			Steps: len(wsat.Steps()), AtMost: true})
 	line := buf.String()
 	assert.Contains(t, line, "10/1440 steps")
 	assert.Contains(t, line, "TGBW 800.0 GB (0.25 drive fills)")
@@ -137,7 +139,8 @@ func TestTimelineProgress(t *testing.T) {
 	require.True(t, idle.Idle)
 	buf.Reset()
 	pr.Observe(pts.Record{Type: pts.RecSample, Stage: "hir", Cell: &k, Workload: &idle.Workload, Measurement: &engine.Measurement{Elapsed: 5 * time.Second}},
-		pts.Position{Stage: &hir, Stages: 2, StageIndex: 1, Written: 1e9, Capacity: 3_200_631_791_616, RoundLeft: time.Hour})
+		pts.Position{Stage: &hir, Stages: 2, StageIndex: 1, Written: 1e9, Capacity: 3_200_631_791_616, RoundLeft: time.Hour,
+			Steps: len(hir.Steps())})
 	assert.NotContains(t, buf.String(), "IOPS")
 	assert.Contains(t, buf.String(), ", 1h00m left")
 }
