@@ -272,9 +272,9 @@ func Build(ri pts.RunInfo, recs []pts.Record, cut bool) *Results {
 		res.Tests = append(res.Tests, tr)
 	}
 	// Imported workloads that are not PTS cells.
-	custom := TestResult{Test: "custom", Name: "Custom workloads"}
+	custom := TestResult{Test: pts.Custom, Name: "Custom workloads"}
 	for i := range ri.Stages {
-		if s := &ri.Stages[i]; s.Test == "custom" {
+		if s := &ri.Stages[i]; s.Test == pts.Custom {
 			sr := buildStage(ri, s, st, crit, nil)
 			withSeries(&sr, s, st.Stages[s.ID])
 			custom.Stages = append(custom.Stages, sr)
@@ -302,7 +302,7 @@ func verdict(ri pts.RunInfo, res *Results) string {
 	spec := "SNIA SSS " + ri.Profile.Short + " " + pts.SpecRevision
 	var tests []string
 	for _, t := range res.Tests {
-		if t.Test != "custom" {
+		if t.Test != pts.Custom {
 			tests = append(tests, t.Name)
 		}
 	}
@@ -676,7 +676,7 @@ func deviations(ri pts.RunInfo, st *pts.State, res *Results) []Deviation {
 			}
 		}
 	}
-	if ri.Config.Engine == "sim" || strings.HasPrefix(ri.Engine, "sim") {
+	if ri.Config.Engine == engine.Sim || strings.HasPrefix(ri.Engine, engine.Sim) {
 		add("simulated", "The device is ptsrun's simulated SSD: the results describe a model, not hardware.")
 	}
 	if ri.Workload {
@@ -828,7 +828,7 @@ func deviations(ri pts.RunInfo, st *pts.State, res *Results) []Deviation {
 		add(c.code, "%s: %s", pts.JoinAnd(slices.Compact(c.stages)), c.text)
 	}
 	for _, t := range res.Tests {
-		if t.Test == "custom" {
+		if t.Test == pts.Custom {
 			continue // outside the PTS: no steady-state verdict to miss
 		}
 		for _, s := range t.Stages {

@@ -147,7 +147,7 @@ func headline(h matrix.HeadlineCell) (label, value string) {
 	for _, m := range h.Metrics {
 		v, _ := c.Value(m)
 		vals = append(vals, m.Format(v))
-		names = append(names, shortName(m))
+		names = append(names, m.Short())
 		allMs = allMs && m.Unit() == "ms"
 	}
 	switch {
@@ -165,19 +165,6 @@ func headline(h matrix.HeadlineCell) (label, value string) {
 		parts = append(parts, part)
 	}
 	return label, strings.Join(parts, ", ")
-}
-
-// shortName is a latency metric's name in a row of several: "avg".
-func shortName(m pts.Metric) string {
-	switch m {
-	case pts.MetricLatMean:
-		return "avg"
-	case pts.MetricLatMax:
-		return "max"
-	case pts.MetricLatP99999:
-		return "99.999 %"
-	}
-	return m.Label()
 }
 
 // samplesLabel counts a timeline's samples: those with I/O, and the idle

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ptsrun/ptsrun/device"
+	"github.com/ptsrun/ptsrun/engine"
 	"github.com/ptsrun/ptsrun/engine/fio"
 	"github.com/ptsrun/ptsrun/engine/sim"
 	"github.com/ptsrun/ptsrun/precondition"
@@ -41,11 +42,11 @@ func (k Kind) String() string {
 // EngineName names a workload engine as --engine and run.json's config do.
 type EngineName string
 
-// The engines.
+// The engines, by the engine package's names.
 const (
-	Native EngineName = "native"
-	Fio    EngineName = "fio"
-	Sim    EngineName = "sim"
+	Native EngineName = engine.Native
+	Fio    EngineName = engine.Fio
+	Sim    EngineName = engine.Sim
 )
 
 // Options are what the user named: the inputs that choose a target set and
