@@ -103,7 +103,7 @@ func runVdbench(ctx context.Context, opts vdbenchOptions, stdout, stderr io.Writ
 			fmt.Fprintln(stdout, string(b))
 			return nil
 		}
-		printVdbenchPlan(stdout, plan)
+		plan.Print(stdout)
 		return nil
 	}
 	var (
@@ -230,8 +230,8 @@ func runVdbench(ctx context.Context, opts vdbenchOptions, stdout, stderr io.Writ
 		}
 		w := r.Workload
 		if !opts.JSON {
-			fmt.Fprintf(stderr, "run %d/%d %s (%s): %s on %s for %v (%v warm-up)%s\n", i+1, len(runs), r.Name, r.Pos, vdbenchWhat(w),
-				strings.Join(r.Targets, ", "), w.Duration, w.Ramp, vdbenchRate(r))
+			fmt.Fprintf(stderr, "run %d/%d %s (%s): %s on %s for %v (%v warm-up)%s\n", i+1, len(runs), r.Name, r.Pos, r.What(),
+				strings.Join(r.Targets, ", "), w.Duration, w.Ramp, r.RateWords())
 		}
 		at := time.Now().UTC()
 		m, err := engine.RunCell(ctx, set.Engine, engine.Cell{Name: r.Name, Workload: w})
@@ -284,7 +284,7 @@ func runVdbench(ctx context.Context, opts vdbenchOptions, stdout, stderr io.Writ
 func checkVdbenchRun(r vdbench.Run, tp *targets.Plan) error {
 	w := r.Workload
 	for _, t := range tp.Local {
-		for _, bs := range blockSizes(w) {
+		for _, bs := range w.BlockSizes() {
 			if bs%t.LogicalBlock != 0 {
 				return fmt.Errorf("xfersize: block size %s is not a multiple of %s's logical block size %d", engine.FormatSize(bs), t.Raw, t.LogicalBlock)
 			}
@@ -306,23 +306,6 @@ func checkVdbenchRun(r vdbench.Run, tp *targets.Plan) error {
 		}
 	}
 	return nil
-}
-
-// vdbenchWhat describes a run's workload for people, its random share
-// with it.
-func vdbenchWhat(w engine.Workload) string {
-	if w.RandomPct > 0 {
-		return fmt.Sprintf("%s, %g %% of the I/Os random", w.Description(), w.RandomPct)
-	}
-	return w.Description()
-}
-
-// vdbenchRate says a run's rate for people: "" at max.
-func vdbenchRate(r vdbench.Run) string {
-	if r.IORate == 0 {
-		return ""
-	}
-	return fmt.Sprintf(", iorate=%g: at most %g IOPS per target", r.IORate, r.Workload.RateIOPS)
 }
 
 // recordVdbench makes dir a run directory of the runs done, a cell each,
@@ -356,64 +339,4 @@ func recordVdbench(dir string, opts vdbenchOptions, f *vdbench.File, plan *vdben
 	}
 	return recordWorkload(workloadRecord{Dir: dir, Targets: union, Engine: desc, Poll: poll, Started: started,
 		Operator: opts.Operator, Cells: done})
-}
-
-// printVdbenchPlan prints the translation: the targets, then each run
-// with its workload and the ptsrun workload command that runs it alone.
-func printVdbenchPlan(w io.Writer, p *vdbench.Plan) {
-	fmt.Fprintf(w, "vdbench %s: %d run(s) on %d target(s)\n", p.File, len(p.Runs), len(p.Targets))
-	for _, t := range p.Targets {
-		fmt.Fprintf(w, "  sd=%s lun=%s → %s (%s)\n", t.SD, t.Lun, t.Spec, t.Pos)
-	}
-	for _, r := range p.Runs {
-		wl := r.Workload
-		fmt.Fprintf(w, "%s (rd=%s, %s) on sd %s:\n", r.Name, r.RD, r.Pos, strings.Join(r.SDs, ", "))
-		what := vdbenchWhat(wl)
-		warm := fmt.Sprintf("warmup=%v", r.Warmup)
-		if r.Warmup == 0 {
-			warm = "vdbench's first interval"
-		}
-		fmt.Fprintf(w, "  %s; vdbench threads=%d per sd\n", what, r.Threads)
-		fmt.Fprintf(w, "  %v: elapsed=%v after a %v warm-up (%s), left out of the results", wl.Duration, r.Elapsed, wl.Ramp, warm)
-		if r.EOF {
-			fmt.Fprint(w, "; ends at the end of the range if that comes first (seekpct=eof)")
-		}
-		if r.Pause > 0 {
-			fmt.Fprintf(w, "; after a pause of %v", r.Pause)
-		}
-		fmt.Fprintln(w)
-		if r.IORate > 0 {
-			fmt.Fprintf(w, "  iorate=%g over %d sd(s): at most %g IOPS per target\n", r.IORate, len(r.SDs), wl.RateIOPS)
-		} else {
-			fmt.Fprintln(w, "  iorate=max")
-		}
-		var args []string
-		for _, t := range r.Targets {
-			args = append(args, "--target", t)
-		}
-		bs := engine.SizeKey(wl.BlockSize)
-		if len(wl.BlockSplit) > 0 {
-			bs = wl.SplitKey()
-		}
-		args = append(args, "--access", wl.Access.String(), "--read", fmt.Sprint(wl.ReadPct), "--bs", bs,
-			"--tc", fmt.Sprint(wl.TC), "--qd", fmt.Sprint(wl.QD), "--time", wl.Duration.String(), "--ramp", wl.Ramp.String())
-		if wl.RangeStart > 0 || wl.ActiveRange != 100 {
-			args = append(args, "--active-range", fmt.Sprint(wl.ActiveRange))
-		}
-		if wl.RandomPct > 0 {
-			args = append(args, "--random-pct", fmt.Sprint(wl.RandomPct))
-		}
-		if wl.RateIOPS > 0 {
-			args = append(args, "--rate-iops", fmt.Sprint(wl.RateIOPS))
-		}
-		if wl.RangeStart == 0 && !r.EOF {
-			fmt.Fprintf(w, "  = ptsrun workload %s\n", strings.Join(args, " "))
-		}
-	}
-	if len(p.Notes) > 0 {
-		fmt.Fprintln(w, "accepted without a bearing on the runs:")
-		for _, n := range p.Notes {
-			fmt.Fprintf(w, "  %s: %s: %s\n", n.Pos, n.Param, n.Text)
-		}
-	}
 }

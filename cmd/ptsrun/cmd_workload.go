@@ -229,10 +229,10 @@ func workloadOptionsFrom(c *cli.Context) (workloadOptions, error) {
 	w := engine.Workload{Access: acc, ReadPct: c.Int("read"), TC: c.Int("tc"), QD: c.Int("qd"),
 		ActiveRange: c.Float64("active-range"), Duration: c.Duration("time"), Seed: c.Uint64("seed"),
 		Ramp: c.Duration("ramp")}
-	if w.BlockSize, w.BlockSplit, err = parseBS(c.String("bs")); err != nil {
+	if w.BlockSize, w.BlockSplit, err = engine.ParseBlockSizes(c.String("bs")); err != nil {
 		return workloadOptions{}, fmt.Errorf("--bs: %w", err)
 	}
-	for _, bs := range blockSizes(w) {
+	for _, bs := range w.BlockSizes() {
 		if bs%512 != 0 {
 			return workloadOptions{}, fmt.Errorf("--bs: block size %s is not a multiple of 512 bytes, the smallest logical block size", engine.FormatSize(bs))
 		}
@@ -382,54 +382,8 @@ func listPresets(out io.Writer, asJSON bool) error {
 	return nil
 }
 
-// parseBS reads --bs: a block size ("4k"), or a block-size split
-// ("4k:67,8k:33"); a split of one size is that size.
-func parseBS(s string) (int64, []engine.BlockShare, error) {
-	if !strings.Contains(s, ":") {
-		bs, err := engine.ParseSize(s)
-		return bs, nil, err
-	}
-	split, err := engine.ParseBlockSplit(s)
-	if err != nil {
-		return 0, nil, err
-	}
-	if len(split) == 1 {
-		return split[0].Bytes, nil, nil
-	}
-	return 0, split, nil
-}
-
-// blockSizes are the sizes of w's I/Os.
-func blockSizes(w engine.Workload) []int64 {
-	if len(w.BlockSplit) == 0 {
-		return []int64{w.BlockSize}
-	}
-	var out []int64
-	for _, s := range w.BlockSplit {
-		out = append(out, s.Bytes)
-	}
-	return out
-}
-
-// workloadKey names the cell of a recorded workload: its matrix key
-// ("rnd-4k-70/30"), or, with a block-size split or zones, a name that holds
-// them as the flags write them, so that results.json and the tables carry
-// them: "rnd-4k:67,8k:33-40/60-zoned:50/5:30/15:20/80".
-func workloadKey(w engine.Workload) pts.CellKey {
-	if len(w.BlockSplit) == 0 && len(w.Zones) == 0 {
-		return pts.KeyOf(w)
-	}
-	acc := strings.ToLower(pts.AccessLabel(w.Access)) // rnd, seq
-	bs := engine.SizeKey(w.BlockSize)
-	if len(w.BlockSplit) > 0 {
-		bs = w.SplitKey()
-	}
-	name := acc + "-" + bs + "-" + pts.MixLabel(w.ReadPct)
-	if len(w.Zones) > 0 {
-		name += "-zoned:" + w.ZonesKey()
-	}
-	return pts.Named(name)
-}
+// workloadKey names the cell of a recorded workload (pts.WorkloadKey).
+func workloadKey(w engine.Workload) pts.CellKey { return pts.WorkloadKey(w) }
 
 // workloadResult is the JSON of `ptsrun workload --json` and DIR/workload.json
 // for one workload, and of each workload of a run of several (workloadSet).
@@ -654,7 +608,7 @@ func checkCell(c workloadCell, tp *targets.Plan) error {
 		from = "--preset " + c.Preset
 	}
 	for _, t := range tp.Local {
-		for _, bs := range blockSizes(w) {
+		for _, bs := range w.BlockSizes() {
 			if bs%t.LogicalBlock != 0 {
 				return fmt.Errorf("%s: block size %s is not a multiple of %s's logical block size %d", from, engine.FormatSize(bs), t.Raw, t.LogicalBlock)
 			}
