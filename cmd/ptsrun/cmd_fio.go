@@ -372,45 +372,18 @@ func saveFioRecord(dir string, rec fioRecord) error {
 	return pts.WriteFileAtomic(filepath.Join(dir, fioJobsCSV), buf.Bytes())
 }
 
-// writeFioSeconds writes every group's per-second series, as the journal
-// holds them: counts, the mean response time, and each direction's 99 %,
-// 99.9 % and maximum where fio's histogram logs gave them (empty where
-// not), of the latency lat_of names (clat: fio's completion latency).
+// writeFioSeconds writes every group's series as seconds.csv writes a
+// workload's (matrix.WriteSeriesCSV), after the cell and the group.
 func writeFioSeconds(dir string, cells []recordedCell) error {
-	var buf bytes.Buffer
-	cw := csv.NewWriter(&buf)
-	_ = cw.Write([]string{"cell", "group", "target", "second", "read_iops", "write_iops", "read_mbps", "write_mbps", "lat_mean_ms",
-		"read_p99_ms", "read_p99_9_ms", "read_max_ms", "write_p99_ms", "write_p99_9_ms", "write_max_ms", "lat_of"})
-	ms := func(ns int64) string { return strconv.FormatFloat(float64(ns)/1e6, 'f', -1, 64) }
-	// A row per second for the group's targets together (all), then one
-	// per target with more than one.
-	write := func(i int, c recordedCell, target string, secs []engine.Second) {
-		for k, s := range secs {
-			row := []string{strconv.Itoa(i + 1), c.Key.String(), target, strconv.Itoa(k + 1), strconv.FormatInt(s.ReadIOs, 10),
-				strconv.FormatInt(s.WriteIOs, 10), strconv.FormatFloat(float64(s.ReadBytes)/1e6, 'f', -1, 64),
-				strconv.FormatFloat(float64(s.WriteBytes)/1e6, 'f', -1, 64), strconv.FormatFloat(s.LatMeanNs/1e6, 'f', -1, 64)}
-			of := ""
-			for _, l := range []*engine.IntervalLat{s.Read, s.Write} {
-				if l == nil || l.P99Ns == 0 { // no histogram of the second from every thread
-					row = append(row, "", "", "")
-					continue
-				}
-				row = append(row, ms(l.P99Ns), ms(l.P999Ns), ms(l.MaxNs))
-				of = l.Of
-				if of == "" {
-					of = engine.LatTotal
-				}
-			}
-			_ = cw.Write(append(row, of))
-		}
-	}
+	var parts []matrix.SeriesPart
 	for i, c := range cells {
-		write(i, c, "all", c.Measurement.Seconds)
-		for _, t := range c.Measurement.Targets {
-			write(i, c, t.Target, t.Seconds)
-		}
+		parts = append(parts, matrix.SeriesPart{Lead: []string{strconv.Itoa(i + 1), c.Key.String()},
+			Series: matrix.SeriesOf(c.Workload, &c.Measurement)})
 	}
-	cw.Flush()
+	var buf bytes.Buffer
+	if err := matrix.WriteSeriesCSV(&buf, []string{"cell", "group"}, parts); err != nil {
+		return err
+	}
 	return pts.WriteFileAtomic(filepath.Join(dir, fioSecondsCSV), buf.Bytes())
 }
 

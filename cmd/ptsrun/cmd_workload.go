@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -747,71 +746,21 @@ func saveWorkloads(dir string, results []workloadResult, cells []recordedCell, s
 	if err := pts.WriteFileAtomic(filepath.Join(dir, "workload.json"), append(b, '\n')); err != nil {
 		return err
 	}
+	var lead []string
+	if several {
+		lead = []string{"workload"}
+	}
+	var parts []matrix.SeriesPart
+	for k, c := range cells {
+		part := matrix.SeriesPart{Series: matrix.SeriesOf(c.Workload, &c.Measurement)}
+		if several {
+			part.Lead = []string{results[k].Preset}
+		}
+		parts = append(parts, part)
+	}
 	var buf bytes.Buffer
-	cw := csv.NewWriter(&buf)
-	if err := writeSeriesCSV(cw, results, cells, several); err != nil {
+	if err := matrix.WriteSeriesCSV(&buf, lead, parts); err != nil {
 		return err
 	}
 	return pts.WriteFileAtomic(filepath.Join(dir, "seconds.csv"), buf.Bytes())
-}
-
-// seriesHead is seconds.csv's header: an interval of the whole set
-// (target "all") or of one target, each direction's figures, and what the
-// percentiles are of ("clat" for fio's histogram logs, else total).
-var seriesHead = []string{"target", "interval", "start_s", "seconds", "ramp",
-	"read_iops", "read_mbps", "read_mean_ms", "read_p99_ms", "read_p99_9_ms", "read_max_ms",
-	"write_iops", "write_mbps", "write_mean_ms", "write_p99_ms", "write_p99_9_ms", "write_max_ms", "lat_of"}
-
-func writeSeriesCSV(cw *csv.Writer, results []workloadResult, cells []recordedCell, several bool) error {
-	head := seriesHead
-	if several {
-		head = append([]string{"workload"}, head...)
-	}
-	_ = cw.Write(head)
-	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
-	opt := func(v *float64) string {
-		if v == nil {
-			return ""
-		}
-		return f(*v)
-	}
-	dir := func(d *matrix.IntervalDir) []string {
-		if d == nil {
-			return []string{"0", "0", "", "", "", ""}
-		}
-		return []string{f(d.IOPS), f(d.MBps), opt(d.MeanMs), opt(d.P99Ms), opt(d.P999Ms), opt(d.MaxMs)}
-	}
-	of := func(ds ...*matrix.IntervalDir) string {
-		for _, d := range ds {
-			if d != nil && d.P99Ms != nil {
-				if d.Of == "" {
-					return engine.LatTotal
-				}
-				return d.Of
-			}
-		}
-		return ""
-	}
-	for k, c := range cells {
-		for i, in := range matrix.SeriesOf(c.Workload, &c.Measurement) {
-			ramp := "0"
-			if in.Ramp {
-				ramp = "1"
-			}
-			row := func(target string, r, w *matrix.IntervalDir) {
-				out := []string{target, strconv.Itoa(i + 1), f(in.StartS), f(in.Seconds), ramp}
-				out = append(append(append(out, dir(r)...), dir(w)...), of(r, w))
-				if several {
-					out = append([]string{results[k].Preset}, out...)
-				}
-				_ = cw.Write(out)
-			}
-			row("all", in.Read, in.Write)
-			for _, t := range in.Targets {
-				row(t.Target, t.Read, t.Write)
-			}
-		}
-	}
-	cw.Flush()
-	return cw.Error()
 }
