@@ -7,12 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -72,26 +69,13 @@ func checkOptionsFrom(c *cli.Context) (checkOptions, error) {
 	if c.Args().Len() != 1 {
 		return checkOptions{}, fmt.Errorf("check needs exactly one run (a directory or results.json) besides --golden")
 	}
-	all, err := golden.ParseTolerance(c.String("tolerance"))
+	f := golden.ToleranceFlags{Set: map[string]bool{}, Values: map[string]string{}, Spread: c.Float64("spread")}
+	for _, name := range []string{"tolerance", "tolerance-iops", "tolerance-mbps", "tolerance-lat", "tolerance-tail", "tolerance-tail-cell"} {
+		f.Set[name], f.Values[name] = c.IsSet(name), c.String(name)
+	}
+	tol, err := golden.ParseToleranceFlags(f)
 	if err != nil {
-		return checkOptions{}, fmt.Errorf("--tolerance: %w", err)
-	}
-	tol := golden.Tolerance{IOPS: all, MBps: all, Lat: all, Spread: c.Float64("spread")}
-	if s := tol.Spread; math.IsNaN(s) || math.IsInf(s, 0) || s < 0 {
-		return checkOptions{}, fmt.Errorf("--spread %v: want a multiple of 0 or more", s)
-	}
-	for _, p := range []struct {
-		flag  string
-		dst   *float64
-		parse func(string) (float64, error)
-	}{{"tolerance-iops", &tol.IOPS, golden.ParseTolerance}, {"tolerance-mbps", &tol.MBps, golden.ParseTolerance},
-		{"tolerance-lat", &tol.Lat, golden.ParseTolerance}, {"tolerance-tail", &tol.Tail, golden.ParseRise},
-		{"tolerance-tail-cell", &tol.TailCell, golden.ParseRise}} {
-		if c.IsSet(p.flag) || c.String(p.flag) != "" {
-			if *p.dst, err = p.parse(c.String(p.flag)); err != nil {
-				return checkOptions{}, fmt.Errorf("--%s: %w", p.flag, err)
-			}
-		}
+		return checkOptions{}, err
 	}
 	return checkOptions{Golden: c.String("golden"), Run: c.Args().First(), Tolerance: tol, JSON: c.Bool("json")}, nil
 }
@@ -319,23 +303,10 @@ type importTableOptions struct {
 
 // runImportTable makes a run directory of a published table.
 func runImportTable(_ context.Context, opts importTableOptions, stdout, stderr io.Writer) error {
-	file := opts.File
-	f, err := os.Open(file)
-	if err != nil {
-		return fmt.Errorf("table %s: %w", file, err)
-	}
-	defer f.Close()
-	tb, err := golden.ParseTable(f, file, opts.Metric)
+	ri, res, err := golden.ImportTable(opts.File, opts.Metric, opts.Name, version)
 	if err != nil {
 		return err
 	}
-	name := opts.Name
-	if name == "" {
-		name = strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
-	}
-	source := fmt.Sprintf("table %s, %s", file, tb.Metric)
-	res := tb.Results(source, version)
-	ri := golden.TableRunInfo(name, source, version, time.Now().UTC())
 	ri.Operator = opts.Into.Operator
 	return importInto(opts.Into, nil, func(dir string) error {
 		if err := pts.WriteRunInfo(dir, ri); err != nil {
