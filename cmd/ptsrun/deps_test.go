@@ -64,6 +64,8 @@ var allowedImports = []struct {
 		"the target set: from the targets a user names to a checked plan, an opened engine and the purge and write cache of the devices behind it; beside precondition, before pts in the data flow (pts runs what it opens, never opens it)"},
 	{"vdbench", []string{"engine"},
 		"reads vdbench parameter files into the engine's workloads: parsing and translation, pure, no I/O beyond reading the file it is given"},
+	{"rundir", []string{"device", "engine", "targets", "pts", "matrix", "pdfreport", "vdbench"},
+		"the run directory: every file of it written, read, checked and rebuilt from run.json and the journal (results by matrix, the report by pdfreport, the records of vdbench files and of ptsrun fio's gate); a PTS run started, resumed and ended on the targets it opens through targets"},
 	{"cmd/ptsrun", []string{"device", "engine", "targets", "precondition", "pts", "steadystate", "matrix", "pdfreport", "golden", "vdbench"},
 		"the CLI wires every package together, and opens engines only through targets; nothing imports it"},
 }
