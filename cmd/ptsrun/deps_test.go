@@ -66,6 +66,8 @@ var allowedImports = []struct {
 		"reads vdbench parameter files into the engine's workloads: parsing and translation, pure, no I/O beyond reading the file it is given"},
 	{"rundir", []string{"device", "engine", "targets", "pts", "matrix", "pdfreport", "vdbench"},
 		"the run directory: every file of it written, read, checked and rebuilt from run.json and the journal (results by matrix, the report by pdfreport, the records of vdbench files and of ptsrun fio's gate); a PTS run started, resumed and ended on the targets it opens through targets"},
+	{"custom", []string{"device", "engine", "targets", "pts", "rundir", "vdbench", "golden"},
+		"workloads outside the PTS (the command line's, presets, a vdbench file's runs, a user's fio job files) run on the targets opened through targets and recorded through rundir; a fio group's workload is read as import fio reads it (golden: import leaves golden with issue 21, item 5)"},
 	{"cmd/ptsrun", []string{"device", "engine", "targets", "precondition", "pts", "steadystate", "matrix", "pdfreport", "golden", "vdbench"},
 		"the CLI wires every package together, and opens engines only through targets; nothing imports it"},
 }
