@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,11 +12,12 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/ptsrun/ptsrun/custom"
 	"github.com/ptsrun/ptsrun/device"
 	"github.com/ptsrun/ptsrun/golden"
-	"github.com/ptsrun/ptsrun/matrix"
 	"github.com/ptsrun/ptsrun/pdfreport"
 	"github.com/ptsrun/ptsrun/pts"
+	"github.com/ptsrun/ptsrun/rundir"
 )
 
 // errRegression: check found the run worse than its baseline (exit 3).
@@ -124,9 +124,9 @@ func compareCommand() *cli.Command {
 			if c.Args().Len() < 2 {
 				return fmt.Errorf("compare needs at least two runs (directories or results.json files); the first is the reference")
 			}
-			paper := strings.ToLower(c.String("paper"))
-			if paper != "a4" && paper != "letter" {
-				return fmt.Errorf("unknown paper size %q: want a4 or letter", c.String("paper"))
+			paper, err := paperFlag(c)
+			if err != nil {
+				return err
 			}
 			pdf, err := outPath(c, "o")
 			if err != nil {
@@ -288,9 +288,7 @@ func runImportFio(_ context.Context, opts importFioOptions, stdout, stderr io.Wr
 	for _, w := range warnings {
 		fmt.Fprintf(stderr, "ptsrun: %s\n", w)
 	}
-	return importInto(opts.Into, warnings, func(dir string) error {
-		return pts.WriteImported(dir, ri, rounds)
-	}, stdout, stderr)
+	return importInto(opts.Into, warnings, rundir.Imported{Info: ri, Rounds: rounds}, stdout, stderr)
 }
 
 // importTableOptions are import table's options.
@@ -308,57 +306,28 @@ func runImportTable(_ context.Context, opts importTableOptions, stdout, stderr i
 		return err
 	}
 	ri.Operator = opts.Into.Operator
-	return importInto(opts.Into, nil, func(dir string) error {
-		if err := pts.WriteRunInfo(dir, ri); err != nil {
-			return err
-		}
-		return res.Save(dir)
-	}, stdout, stderr)
+	return importInto(opts.Into, nil, rundir.Imported{Info: ri, Results: res}, stdout, stderr)
 }
 
 var jsonImportFlag = &cli.BoolFlag{Name: "json", Usage: "print the run directory made, its files and verdicts as JSON on stdout"}
 
-// importInto makes the run directory o.Dir, lets write fill it, then
-// derives the results, tables and report from it as `report` would. On any
-// failure it removes what it made: nothing half-written stays. warnings
-// (results left out) go into the --json summary too.
-func importInto(o importOptions, warnings []string, write func(dir string) error, stdout, stderr io.Writer) error {
-	dir := o.Dir
-	undo, err := prepareDir(dir)
+// importInto makes the run directory o.Dir of im (rundir.Import) and
+// prints its summary; warnings (results left out) go into the --json
+// summary too.
+func importInto(o importOptions, warnings []string, im rundir.Imported, stdout, stderr io.Writer) error {
+	b, err := rundir.Import(o.Dir, im)
 	if err != nil {
 		return err
 	}
-	fail := func(err error) error {
-		undo()
-		return err
-	}
-	if err := write(dir); err != nil {
-		return fail(err)
-	}
-	res, ri, err := matrix.Load(dir)
-	if err != nil {
-		return fail(err)
-	}
-	if err := res.Save(dir); err != nil {
-		return fail(err)
-	}
-	out, err := writeReport(dir, "", "a4", false, ri, res)
-	if err != nil {
-		return fail(err)
-	}
-	fmt.Fprintf(stderr, "ptsrun: imported into %s (results.json, tables, %s)\n", dir, filepath.Base(out))
-	sum := newSummary(res, dir, out)
-	sum.ImportedFrom, sum.Warnings = ri.Source, warnings
-	printSummary(stderr, stdout, res, sum, o.JSON)
+	fmt.Fprintf(stderr, "ptsrun: imported into %s (results.json, tables, %s)\n", o.Dir, filepath.Base(b.PDF))
+	sum := newSummary(b.Results, o.Dir, b.PDF)
+	sum.ImportedFrom, sum.Warnings = b.Info.Source, warnings
+	printSummary(stderr, stdout, b.Results, sum, o.JSON)
 	return nil
 }
 
 // printJSON writes v as one indented JSON document.
-func printJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
+func printJSON(w io.Writer, v any) error { return custom.PrintJSON(w, v) }
 
 // writeComparison renders the comparison PDF, atomically, where
 // device.CheckOutput allows.
