@@ -5,5 +5,6 @@
 // directories and files of a run directory or an output (nobody but root
 // and the invoking user may change the path to them, no links inside). It
 // reads /proc and /sys through an injectable root, so that tests read
-// fixture trees instead of the machine.
+// fixture trees instead of the machine. List is what `ptsrun devices`
+// shows: every block device with its gate verdict.
 package device

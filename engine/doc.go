@@ -13,5 +13,10 @@
 // A Measurement keeps, per direction, exact counts, bytes and latency sums, the
 // true minimum and maximum, and a mergeable latency histogram, so that window
 // aggregates and multi-target merges are exact rather than averages of
-// percentiles.
+// percentiles. Figures are one direction's figures of a measurement in the
+// units people read (workload.json, fio-run.json).
+//
+// The engines are named here (Native, Fio, Sim: what --engine takes and
+// run.json records), and the engines that do real I/O share one Target:
+// a file or block device on this host, or on a fio server's.
 package engine

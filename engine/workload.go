@@ -467,6 +467,45 @@ func (w Workload) WholePercentages() error {
 	return nil
 }
 
+// ParseBlockSizes reads what --bs takes: a block size ("4k"), or a
+// block-size split ("4k:67,8k:33", ParseBlockSplit); a split of one size
+// is that size. The size is 0 for a split of several.
+func ParseBlockSizes(s string) (int64, []BlockShare, error) {
+	if !strings.Contains(s, ":") {
+		bs, err := ParseSize(s)
+		return bs, nil, err
+	}
+	split, err := ParseBlockSplit(s)
+	if err != nil {
+		return 0, nil, err
+	}
+	if len(split) == 1 {
+		return split[0].Bytes, nil, nil
+	}
+	return 0, split, nil
+}
+
+// BlockSizes are the sizes of w's I/Os: its block size, or its split's.
+func (w Workload) BlockSizes() []int64 {
+	if len(w.BlockSplit) == 0 {
+		return []int64{w.BlockSize}
+	}
+	var out []int64
+	for _, s := range w.BlockSplit {
+		out = append(out, s.Bytes)
+	}
+	return out
+}
+
+// BSKey writes w's block size, or split, as --bs takes it: "4k",
+// "4k:67,8k:33".
+func (w Workload) BSKey() string {
+	if len(w.BlockSplit) > 0 {
+		return w.SplitKey()
+	}
+	return SizeKey(w.BlockSize)
+}
+
 // ParseBlockSplit reads a block-size split as --bs takes it: SIZE:PERCENT
 // entries, comma-separated ("0.5k:4,4k:67,8k:10,…"), PERCENT the share of
 // the I/Os. Every size is a size ParseSize reads and appears once; every

@@ -27,20 +27,6 @@ type Comparison struct {
 	HeatMap *pdfreport.ComparedHeatMap
 }
 
-// quoteSuffix names a metric after the cell in a comparison's headline:
-// "RND 4 KiB read average ms".
-func quoteSuffix(m pts.Metric) string {
-	switch m {
-	case pts.MetricLatMean:
-		return "average ms"
-	case pts.MetricLatMax:
-		return "maximum ms"
-	case pts.MetricLatP99999:
-		return "99.999 % ms"
-	}
-	return m.Unit()
-}
-
 // Compare lines the runs up: every table any run has, rows and columns the
 // union of theirs, NaN where a run has no value; and the headline cells.
 // Every run must share a test with the reference.
@@ -117,7 +103,7 @@ func Compare(runs []*Run) (*Comparison, error) {
 		case h.test == pts.Custom:
 			label = h.key.String()
 		}
-		hl := pdfreport.ComparedHeadline{Label: label + " " + quoteSuffix(h.metric), Metric: h.metric}
+		hl := pdfreport.ComparedHeadline{Label: label + " " + h.metric.Quote(), Metric: h.metric}
 		any := false
 		for _, r := range runs {
 			v, load := math.NaN(), ""
@@ -327,13 +313,13 @@ func unionTable(name string, perRun []map[string]matrix.Table) pdfreport.Compare
 			}
 		}
 	}
-	if name != "custom" {
+	if name != pts.CustomTable {
 		// Block-size rows largest first, as the PTS tables.
 		slices.SortStableFunc(rows, func(a, b rowKey) int { return int(b.bytes>>9) - int(a.bytes>>9) })
 	}
 	for _, r := range rows {
 		label := r.label
-		if r.bytes > 0 && name != "custom" {
+		if r.bytes > 0 && name != pts.CustomTable {
 			label = engine.FormatSize(r.bytes)
 		}
 		out.Rows = append(out.Rows, label)
@@ -416,7 +402,7 @@ func unionTable(name string, perRun []map[string]matrix.Table) pdfreport.Compare
 func heatMap(tables []pdfreport.ComparedTable) *pdfreport.ComparedHeatMap {
 	var t *pdfreport.ComparedTable
 	for i := range tables {
-		if tables[i].Name == "custom" {
+		if tables[i].Name == pts.CustomTable {
 			t = &tables[i]
 		}
 	}

@@ -18,5 +18,8 @@
 //
 // import fio records only what fio's output says (fioload.go: the load of
 // each reporting group, per target); what it does not say is "not
-// recorded" in run.json (pts.ImportRecord), never a default.
+// recorded" in run.json (pts.ImportRecord), never a default. import table
+// reads a published table into a run's results (ImportTable); the
+// command line's tolerance flags are read here too (ParseToleranceFlags),
+// with the rule they set.
 package golden

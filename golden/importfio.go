@@ -161,7 +161,7 @@ func FioJobWorkload(name string, options map[string]string) (w engine.Workload, 
 func classify(fw FioWorkload) (test pts.TestID, stageID string) {
 	w := fw.Workload
 	if fw.Custom != "" {
-		return pts.Custom, "custom"
+		return pts.Custom, pts.CustomStage
 	}
 	if w.Access == engine.Random {
 		if w.TC == 1 && w.QD == 1 && slices.Contains(pts.LATBlockSizes, w.BlockSize) && slices.Contains(pts.LATMixes, w.ReadPct) {
@@ -170,12 +170,12 @@ func classify(fw FioWorkload) (test pts.TestID, stageID string) {
 		if slices.Contains(pts.IOPSBlockSizes, w.BlockSize) && slices.Contains(pts.IOPSMixes, w.ReadPct) {
 			return pts.IOPS, "iops"
 		}
-		return pts.Custom, "custom"
+		return pts.Custom, pts.CustomStage
 	}
 	if (w.ReadPct == 100 || w.ReadPct == 0) && (w.BlockSize == 1024*pts.KiB || w.BlockSize == 128*pts.KiB) {
 		return pts.TP, "tp-" + engine.SizeKey(w.BlockSize)
 	}
-	return pts.Custom, "custom"
+	return pts.Custom, pts.CustomStage
 }
 
 // fioResult is one cell's result in one fio output: a reporting group's
@@ -273,7 +273,7 @@ func ImportFio(files []string, opt FioOptions) (pts.RunInfo, map[string][][]pts.
 		return pts.RunInfo{}, nil, nil, err
 	}
 	cfg := pts.DefaultConfig()
-	cfg.Engine = "fio"
+	cfg.Engine = engine.Fio
 	if opt.Profile != "" {
 		cfg.Profile = opt.Profile
 	}
@@ -285,7 +285,7 @@ func ImportFio(files []string, opt FioOptions) (pts.RunInfo, map[string][][]pts.
 	for _, r := range results {
 		longest = max(longest, r.m.Elapsed)
 		t, _ := classify(r.fw)
-		if t != "custom" && !slices.Contains(tests, t) {
+		if t != pts.Custom && !slices.Contains(tests, t) {
 			tests = append(tests, t)
 		}
 		for _, t := range r.targets {
@@ -338,9 +338,9 @@ func ImportFio(files []string, opt FioOptions) (pts.RunInfo, map[string][][]pts.
 		if l, ok := loads[sid]; ok && loadLabel(l) != loadLabel(r.fw.Workload) {
 			key = pts.Named(r.fw.Label)
 			why[key] = fmt.Sprintf("its stage (%s) runs every cell at one load, %s here, the load most of its results ran at", sid, loadLabel(l))
-			sid = "custom"
+			sid = pts.CustomStage
 		}
-		if sid == "custom" {
+		if sid == pts.CustomStage {
 			key = pts.Named(r.fw.Label)
 		}
 		if occ[sid] == nil {
@@ -397,8 +397,8 @@ func ImportFio(files []string, opt FioOptions) (pts.RunInfo, map[string][][]pts.
 		stages = append(stages, s)
 		rounds[s.ID] = roundsOf(s, got, &warnings)
 	}
-	if cust := occ["custom"]; len(cust) > 0 {
-		s := pts.Stage{ID: "custom", Test: "custom", Title: "Custom workloads", MaxRounds: cfg.MaxRounds}
+	if cust := occ[pts.CustomStage]; len(cust) > 0 {
+		s := pts.Stage{ID: pts.CustomStage, Test: pts.Custom, Title: "Custom workloads", MaxRounds: cfg.MaxRounds}
 		var keys []pts.CellKey
 		for k := range cust {
 			keys = append(keys, k)

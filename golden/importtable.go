@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -197,6 +199,26 @@ func (t *PublishedTable) value(bs int64, mix int) float64 {
 		}
 	}
 	return math.NaN()
+}
+
+// ImportTable reads the published table in file (ParseTable) of metric
+// into the run.json and results of a run directory: name is the device's
+// name in reports (the file's name when empty), version ptsrun's.
+func ImportTable(file, metric, name, version string) (pts.RunInfo, *matrix.Results, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return pts.RunInfo{}, nil, fmt.Errorf("table %s: %w", file, err)
+	}
+	defer f.Close()
+	tb, err := ParseTable(f, file, metric)
+	if err != nil {
+		return pts.RunInfo{}, nil, err
+	}
+	if name == "" {
+		name = strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
+	}
+	source := fmt.Sprintf("table %s, %s", file, tb.Metric)
+	return TableRunInfo(name, source, version, time.Now().UTC()), tb.Results(source, version), nil
 }
 
 // TableRunInfo is the run.json of an imported table.

@@ -45,6 +45,42 @@ type Tolerance struct {
 // 10 % slower, and a drive with doubled maxima.
 var DefaultTolerance = Tolerance{IOPS: 0.05, MBps: 0.05, Lat: 0.05, Spread: 3, Tail: 0.10, TailCell: 1}
 
+// ToleranceFlags are check's flags of the tolerance, as given: Set names
+// those given, the others keep their defaults.
+type ToleranceFlags struct {
+	Set    map[string]bool
+	Values map[string]string // tolerance, tolerance-iops, -mbps, -lat, -tail, -tail-cell
+	Spread float64
+}
+
+// ParseToleranceFlags reads check's tolerance flags, naming the one it
+// refuses: --tolerance sets the least allowance of every average metric,
+// --tolerance-iops, -mbps and -lat one each.
+func ParseToleranceFlags(f ToleranceFlags) (Tolerance, error) {
+	all, err := ParseTolerance(f.Values["tolerance"])
+	if err != nil {
+		return Tolerance{}, fmt.Errorf("--tolerance: %w", err)
+	}
+	tol := Tolerance{IOPS: all, MBps: all, Lat: all, Spread: f.Spread}
+	if s := tol.Spread; math.IsNaN(s) || math.IsInf(s, 0) || s < 0 {
+		return Tolerance{}, fmt.Errorf("--spread %v: want a multiple of 0 or more", s)
+	}
+	for _, p := range []struct {
+		flag  string
+		dst   *float64
+		parse func(string) (float64, error)
+	}{{"tolerance-iops", &tol.IOPS, ParseTolerance}, {"tolerance-mbps", &tol.MBps, ParseTolerance},
+		{"tolerance-lat", &tol.Lat, ParseTolerance}, {"tolerance-tail", &tol.Tail, ParseRise},
+		{"tolerance-tail-cell", &tol.TailCell, ParseRise}} {
+		if v := f.Values[p.flag]; f.Set[p.flag] || v != "" {
+			if *p.dst, err = p.parse(v); err != nil {
+				return Tolerance{}, fmt.Errorf("--%s: %w", p.flag, err)
+			}
+		}
+	}
+	return tol, nil
+}
+
 // tailMetric says a metric is of the response-time tail: set by the
 // slowest few I/Os, judged per test.
 func tailMetric(m pts.Metric) bool { return m == pts.MetricLatMax || m == pts.MetricLatP99999 }

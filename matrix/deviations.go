@@ -126,7 +126,7 @@ func deviations(ri pts.RunInfo, st *pts.State, res *Results) []Deviation {
 			}
 		}
 	}
-	if ri.Config.Engine == "sim" || strings.HasPrefix(ri.Engine, "sim") {
+	if ri.Config.Engine == engine.Sim || strings.HasPrefix(ri.Engine, engine.Sim) {
 		add("simulated", "The device is ptsrun's simulated SSD: the results describe a model, not hardware.")
 	}
 	if ri.Workload {

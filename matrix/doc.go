@@ -30,4 +30,9 @@
 // marked lat_pct_upper_bound. A percentile fio did not print stays absent.
 // Every cell names the latency (lat_pct_latency) and the source
 // (lat_pct_source) of its percentiles.
+//
+// A workload's time series (custom cells) is in results.json as Intervals
+// in people's units, and WriteSeriesCSV is the one writer of series as
+// CSV: a workload's seconds.csv and `ptsrun fio`'s fio-seconds.csv have
+// its columns, after those that name the workload.
 package matrix

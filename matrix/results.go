@@ -300,9 +300,9 @@ func Build(ri pts.RunInfo, recs []pts.Record, cut bool) *Results {
 		res.Tests = append(res.Tests, tr)
 	}
 	// Imported workloads that are not PTS cells.
-	custom := TestResult{Test: "custom", Name: "Custom workloads"}
+	custom := TestResult{Test: pts.Custom, Name: "Custom workloads"}
 	for i := range ri.Stages {
-		if s := &ri.Stages[i]; s.Test == "custom" {
+		if s := &ri.Stages[i]; s.Test == pts.Custom {
 			sr := buildStage(ri, s, st, nil)
 			withSeries(&sr, s, st.Stages[s.ID])
 			custom.Stages = append(custom.Stages, sr)
@@ -330,7 +330,7 @@ func verdict(ri pts.RunInfo, res *Results) string {
 	spec := "SNIA SSS " + ri.Profile.Short + " " + pts.SpecRevision
 	var tests []string
 	for _, t := range res.Tests {
-		if t.Test != "custom" {
+		if t.Test != pts.Custom {
 			tests = append(tests, t.Name)
 		}
 	}

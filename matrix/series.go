@@ -1,6 +1,10 @@
 package matrix
 
 import (
+	"encoding/csv"
+	"io"
+	"slices"
+	"strconv"
 	"time"
 
 	"github.com/ptsrun/ptsrun/engine"
@@ -139,4 +143,72 @@ func foldInto(s *engine.Second, o engine.Second) {
 		*d.to = &c
 	}
 	s.MergeCounts(o)
+}
+
+// SeriesHead is the head of a series CSV (seconds.csv, fio-seconds.csv)
+// after the columns that name the workload: an interval of the whole set
+// (target "all") or of one target, each direction's figures, and what the
+// percentiles and maximum are of ("clat" for fio's histogram logs, else
+// total latency, "lat").
+var SeriesHead = []string{"target", "interval", "start_s", "seconds", "ramp",
+	"read_iops", "read_mbps", "read_mean_ms", "read_p99_ms", "read_p99_9_ms", "read_max_ms",
+	"write_iops", "write_mbps", "write_mean_ms", "write_p99_ms", "write_p99_9_ms", "write_max_ms", "lat_of"}
+
+// SeriesPart is one workload's series in a series CSV, and the values of
+// the columns that name it.
+type SeriesPart struct {
+	Lead   []string
+	Series []Interval
+}
+
+// WriteSeriesCSV writes workloads' series as one CSV: lead names the
+// columns before SeriesHead that tell the workloads apart (none for one),
+// every part a row per interval of the set and one per target. A latency
+// the engine could not measure is an empty field; a direction without I/O
+// has 0 IOPS and MB/s.
+func WriteSeriesCSV(w io.Writer, lead []string, parts []SeriesPart) error {
+	cw := csv.NewWriter(w)
+	_ = cw.Write(append(slices.Clone(lead), SeriesHead...))
+	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	opt := func(v *float64) string {
+		if v == nil {
+			return ""
+		}
+		return f(*v)
+	}
+	dir := func(d *IntervalDir) []string {
+		if d == nil {
+			return []string{"0", "0", "", "", "", ""}
+		}
+		return []string{f(d.IOPS), f(d.MBps), opt(d.MeanMs), opt(d.P99Ms), opt(d.P999Ms), opt(d.MaxMs)}
+	}
+	of := func(ds ...*IntervalDir) string {
+		for _, d := range ds {
+			if d != nil && d.P99Ms != nil {
+				if d.Of == "" {
+					return engine.LatTotal
+				}
+				return d.Of
+			}
+		}
+		return ""
+	}
+	for _, p := range parts {
+		for i, in := range p.Series {
+			ramp := "0"
+			if in.Ramp {
+				ramp = "1"
+			}
+			row := func(target string, r, w *IntervalDir) {
+				out := append(slices.Clone(p.Lead), target, strconv.Itoa(i+1), f(in.StartS), f(in.Seconds), ramp)
+				_ = cw.Write(append(append(append(out, dir(r)...), dir(w)...), of(r, w)))
+			}
+			row("all", in.Read, in.Write)
+			for _, t := range in.Targets {
+				row(t.Target, t.Read, t.Write)
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
 }

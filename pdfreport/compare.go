@@ -270,7 +270,7 @@ func (c Comparison) heatMapPage(hm ComparedHeatMap) *Page {
 	cols := make([]string, len(hm.Metrics))
 	low := make([]bool, len(hm.Metrics))
 	for j, m := range hm.Metrics {
-		cols[j] = metricHead(m)
+		cols[j] = m.Head()
 		low[j] = m.LowerIsBetter()
 	}
 	labelW := 30.0
@@ -290,21 +290,6 @@ func (c Comparison) heatMapPage(hm ComparedHeatMap) *Page {
 			LowIsGoodCol: low, LabelWidth: labelW})
 	}
 	return p
-}
-
-// metricHead names a metric in a table's head: "IOPS", "Average ms".
-func metricHead(m pts.Metric) string {
-	switch m {
-	case pts.MetricLatMean:
-		return "Average ms"
-	case pts.MetricLatP99999:
-		return "99.999 % ms"
-	case pts.MetricLatMax:
-		return "Maximum ms"
-	case pts.MetricLatP99:
-		return "99 % ms"
-	}
-	return m.Label()
 }
 
 // rowShadedRatios shades each headline row the way its metric improves
@@ -331,13 +316,13 @@ func (c Comparison) tablePages(t ComparedTable, add func(*Page)) {
 			heads = append(heads, pointHead(col))
 		}
 	}
-	heatMap := t.Name == "custom" && c.HeatMap != nil
+	heatMap := t.Name == pts.CustomTable && c.HeatMap != nil
 	if heatMap {
 		// A column per metric: named as people read them; the ratios are
 		// the heat-map's page.
 		heads = nil
 		for ci := range t.Cols {
-			heads = append(heads, metricHead(t.metric(ci)))
+			heads = append(heads, t.metric(ci).Head())
 		}
 	}
 	// Side by side: each run's table, then the ratio tables.

@@ -47,7 +47,7 @@ func (b *builder) custom(td *pts.TestDef, s matrix.StageResult) {
 	if note := pctNote(s.Cells); note != "" {
 		lines = append(lines, note)
 	}
-	b.add(&Page{Test: "Custom", Title: "Workloads that are not PTS cells", Landmark: "custom", Flow: true, Blocks: []Block{
+	b.add(&Page{Test: "Custom", Title: "Workloads that are not PTS cells", Landmark: string(pts.Custom), Flow: true, Blocks: []Block{
 		Paragraph{Lines: lines},
 		Table{Caption: "Custom workloads (99.999 %: " + pctLabel(s.Cells) + ")", Head: []string{"Workload", "IOPS", "MB/s", "Average ms", "99.999 % ms", "Maximum ms"},
 			Widths: []float64{4.2, 1, 1, 1, 1, 1}, Align: "LRRRRR", Rows: rows, Small: true},

@@ -40,13 +40,14 @@ func (b *builder) perTarget() {
 				}
 				r := row{test: s.Title, cell: c.Key.Label()}
 				var v func(matrix.TargetCell) float64
-				switch h.Metrics[0] {
+				m := h.Metrics[0]
+				switch r.unit = m.Unit(); m {
 				case pts.MetricIOPS:
-					r.unit, r.format, v = "IOPS", fmtIOPS, func(x matrix.TargetCell) float64 { return x.IOPS }
+					r.format, v = fmtIOPS, func(x matrix.TargetCell) float64 { return x.IOPS }
 				case pts.MetricMBps:
-					r.unit, r.format, v = "MB/s", fmtMBps, func(x matrix.TargetCell) float64 { return x.MBps }
+					r.format, v = fmtMBps, func(x matrix.TargetCell) float64 { return x.MBps }
 				case pts.MetricLatMean:
-					r.unit, r.format, v = "avg ms", fmtMs, func(x matrix.TargetCell) float64 { return x.LatMeanMs }
+					r.unit, r.format, v = m.Short()+" "+m.Unit(), fmtMs, func(x matrix.TargetCell) float64 { return x.LatMeanMs }
 				default:
 					continue
 				}

@@ -115,7 +115,7 @@ func headline(h matrix.HeadlineCell) (label, value string) {
 	for _, m := range h.Metrics {
 		v, _ := c.Value(m)
 		vals = append(vals, m.Format(v))
-		names = append(names, shortName(m))
+		names = append(names, m.Short())
 		allMs = allMs && m.Unit() == "ms"
 	}
 	switch {
@@ -133,19 +133,6 @@ func headline(h matrix.HeadlineCell) (label, value string) {
 		parts = append(parts, part)
 	}
 	return label, strings.Join(parts, ", ")
-}
-
-// shortName is a latency metric's name in a row of several: "avg".
-func shortName(m pts.Metric) string {
-	switch m {
-	case pts.MetricLatMean:
-		return "avg"
-	case pts.MetricLatMax:
-		return "max"
-	case pts.MetricLatP99999:
-		return "99.999 %"
-	}
-	return m.Label()
 }
 
 // The first page's rows of a stage besides its headline cells, as a test's

@@ -129,3 +129,18 @@ func AccessLabel(a engine.Access) string {
 
 // MixLabel writes a read percentage as R/W: "65/35".
 func MixLabel(read int) string { return fmt.Sprintf("%d/%d", read, 100-read) }
+
+// WorkloadKey names the cell of a workload recorded outside the PTS: its
+// matrix key ("rnd-4k-70/30"), or, with a block-size split or zones, a
+// name that holds them as the flags write them, so that results.json and
+// the tables carry them: "rnd-4k:67,8k:33-40/60-zoned:50/5:30/15:20/80".
+func WorkloadKey(w engine.Workload) CellKey {
+	if len(w.BlockSplit) == 0 && len(w.Zones) == 0 {
+		return KeyOf(w)
+	}
+	name := strings.ToLower(AccessLabel(w.Access)) + "-" + w.BSKey() + "-" + MixLabel(w.ReadPct) // rnd, seq
+	if len(w.Zones) > 0 {
+		name += "-zoned:" + w.ZonesKey()
+	}
+	return Named(name)
+}

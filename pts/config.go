@@ -29,11 +29,12 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 }
 
 // The engines a run can drive its targets with, as Config.Engine names
-// them; RunInfo.Engine describes the one that ran ("native io_uring").
+// them (the engine package's names); RunInfo.Engine describes the one
+// that ran ("native io_uring").
 const (
-	EngineNative = "native"
-	EngineFio    = "fio"
-	EngineSim    = "sim"
+	EngineNative = engine.Native
+	EngineFio    = engine.Fio
+	EngineSim    = engine.Sim
 )
 
 // Config is what a run was asked to do, after defaults. It is stored in run.json.

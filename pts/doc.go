@@ -70,4 +70,12 @@
 // A quick look (Config.BlockSizes, Config.Mixes) runs part of the matrices
 // in the same loop order with the full matrix's cell keys; it must keep
 // every tracking variable, so its steady state is judged as the PTS's is.
+//
+// A metric's names are here and nowhere else (metric.go: its label, unit,
+// a table's head, the short name in a row of latencies, the words after a
+// cell in a headline), and so are the custom test's ID, stage and table
+// (custom.go), and the key of a workload recorded outside the PTS
+// (WorkloadKey). run.json is RunInfo, the journal Record; the run
+// directory package writes and reads them, and keeps in RunInfo.Recorded
+// what a command that records workloads needs for its own files.
 package pts

@@ -220,6 +220,11 @@ type RunInfo struct {
 	// Import is what imported results record of how they were measured,
 	// and what they do not; nil for runs ptsrun made.
 	Import *ImportRecord `json:"import,omitempty"`
+	// Recorded is what the command that recorded workloads outside the PTS
+	// (workload --out, its --vdbench, ptsrun fio) keeps of them besides
+	// the journal, for that command's own files of the run directory,
+	// which the rundir package writes from it; pts does not read it.
+	Recorded json.RawMessage `json:"recorded,omitempty"`
 	Operator
 }
 

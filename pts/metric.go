@@ -32,25 +32,28 @@ const (
 	MetricWriteLatMean Metric = "write_lat_mean_ms"
 )
 
-// metricInfo is what is known of each metric.
+// metricInfo is what is known of each metric: its label, unit and
+// direction, and for latencies the shorter names tables and headlines use
+// (empty: the label, or for quote the unit).
 var metricInfo = map[Metric]struct {
-	label, unit string
-	lowerBetter bool
+	label, unit        string
+	lowerBetter        bool
+	head, short, quote string
 }{
-	MetricIOPS:         {"IOPS", "IOPS", false},
-	MetricReadIOPS:     {"read IOPS", "IOPS", false},
-	MetricWriteIOPS:    {"write IOPS", "IOPS", false},
-	MetricMBps:         {"MB/s", "MB/s", false},
-	MetricReadMBps:     {"read MB/s", "MB/s", false},
-	MetricWriteMBps:    {"write MB/s", "MB/s", false},
-	MetricLatMean:      {"average response time", "ms", true},
-	MetricLatMax:       {"maximum response time", "ms", true},
-	MetricLatMaxMean:   {"mean of the rounds' maximum response times", "ms", true},
-	MetricLatP99:       {"99 % response time", "ms", true},
-	MetricLatP9999:     {"99.99 % response time", "ms", true},
-	MetricLatP99999:    {"99.999 % response time", "ms", true},
-	MetricReadLatMean:  {"average read response time", "ms", true},
-	MetricWriteLatMean: {"average write response time", "ms", true},
+	MetricIOPS:         {label: "IOPS", unit: "IOPS"},
+	MetricReadIOPS:     {label: "read IOPS", unit: "IOPS"},
+	MetricWriteIOPS:    {label: "write IOPS", unit: "IOPS"},
+	MetricMBps:         {label: "MB/s", unit: "MB/s"},
+	MetricReadMBps:     {label: "read MB/s", unit: "MB/s"},
+	MetricWriteMBps:    {label: "write MB/s", unit: "MB/s"},
+	MetricLatMean:      {"average response time", "ms", true, "Average ms", "avg", "average ms"},
+	MetricLatMax:       {"maximum response time", "ms", true, "Maximum ms", "max", "maximum ms"},
+	MetricLatMaxMean:   {label: "mean of the rounds' maximum response times", unit: "ms", lowerBetter: true},
+	MetricLatP99:       {label: "99 % response time", unit: "ms", lowerBetter: true, head: "99 % ms"},
+	MetricLatP9999:     {label: "99.99 % response time", unit: "ms", lowerBetter: true},
+	MetricLatP99999:    {"99.999 % response time", "ms", true, "99.999 % ms", "99.999 %", "99.999 % ms"},
+	MetricReadLatMean:  {label: "average read response time", unit: "ms", lowerBetter: true},
+	MetricWriteLatMean: {label: "average write response time", unit: "ms", lowerBetter: true},
 }
 
 // legacyMetrics are the names run.json used before a metric had one name
@@ -81,6 +84,31 @@ func (m Metric) Unit() string {
 		return i.unit
 	}
 	return ""
+}
+
+// Head names the metric in a table's head: "IOPS", "Average ms".
+func (m Metric) Head() string {
+	if h := metricInfo[m].head; h != "" {
+		return h
+	}
+	return m.Label()
+}
+
+// Short names a latency in a row of several: "avg", "max", "99.999 %".
+func (m Metric) Short() string {
+	if s := metricInfo[m].short; s != "" {
+		return s
+	}
+	return m.Label()
+}
+
+// Quote names the metric after a cell in a headline: "RND 4 KiB read
+// average ms"; the unit for a metric without such a name ("IOPS").
+func (m Metric) Quote() string {
+	if q := metricInfo[m].quote; q != "" {
+		return q
+	}
+	return m.Unit()
 }
 
 // LowerIsBetter says which way the metric improves.

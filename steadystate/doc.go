@@ -16,4 +16,8 @@
 //
 // When several tracking variables are named (the IOPS test of PTS 2.0.2 has
 // three), all must be steady in the same window.
+//
+// `ptsrun ss` judges a series given as text: ReadSeries parses it from the
+// reader it is given, Analyze and Text give the verdict as a value and as
+// words (series.go).
 package steadystate

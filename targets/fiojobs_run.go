@@ -268,16 +268,9 @@ type FioJobResult struct {
 	CPU     engine.CPU `json:"cpu"`
 }
 
-// FioDir is one direction of a job.
-type FioDir struct {
-	IOs       int64   `json:"ios"`
-	Bytes     int64   `json:"bytes"`
-	RuntimeMs float64 `json:"runtime_ms"`
-	IOPS      float64 `json:"iops"`
-	FioIOPS   float64 `json:"fio_iops"`
-	MBps      float64 `json:"mbps"`
-	LatMeanMs float64 `json:"lat_mean_ms"`
-}
+// FioDir is one direction of a job: the engine's figures of a direction,
+// with fio's run time and IOPS.
+type FioDir = engine.Figures
 
 func jobDir(d fio.Dir) FioDir {
 	r := FioDir{IOs: d.IOs, Bytes: d.Bytes, RuntimeMs: float64(d.Runtime) / 1e6, FioIOPS: d.IOPS}

@@ -119,9 +119,9 @@ func (p *Plan) openSim(dir string, o OpenOptions) (engine.Engine, error) {
 }
 
 func (p *Plan) openNative(o OpenOptions) (engine.Engine, error) {
-	var ts []native.Target
+	var ts []engine.Target
 	for _, t := range p.Local {
-		ts = append(ts, native.Target{Name: t.Raw, Path: devicePath(t), Size: t.Capacity, LogicalBlock: t.LogicalBlock})
+		ts = append(ts, engine.Target{Name: t.Raw, Path: devicePath(t), Size: t.Capacity, LogicalBlock: t.LogicalBlock})
 	}
 	e, err := native.Open(ts, native.Options{Trace: o.Trace, Poll: o.Poll})
 	if err != nil {
@@ -130,7 +130,7 @@ func (p *Plan) openNative(o OpenOptions) (engine.Engine, error) {
 	return e, nil
 }
 
-func (p *Plan) openFio(ts []fio.Target, dir string, o OpenOptions) (engine.Engine, error) {
+func (p *Plan) openFio(ts []engine.Target, dir string, o OpenOptions) (engine.Engine, error) {
 	e, err := fio.Open(ts, fio.Options{WorkDir: fioDir(dir), Trace: o.Trace})
 	if err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ptsrun/ptsrun/device"
+	"github.com/ptsrun/ptsrun/engine"
 	"github.com/ptsrun/ptsrun/engine/fio"
 	"github.com/ptsrun/ptsrun/engine/sim"
 	"github.com/ptsrun/ptsrun/precondition"
@@ -41,11 +42,11 @@ func (k Kind) String() string {
 // EngineName names a workload engine as --engine and run.json's config do.
 type EngineName string
 
-// The engines.
+// The engines, by the engine package's names.
 const (
-	Native EngineName = "native"
-	Fio    EngineName = "fio"
-	Sim    EngineName = "sim"
+	Native EngineName = engine.Native
+	Fio    EngineName = engine.Fio
+	Sim    EngineName = engine.Sim
 )
 
 // Options are what the user named: the inputs that choose a target set and
@@ -71,7 +72,7 @@ type Plan struct {
 	// targets on fio servers.
 	Sim    []sim.Model
 	Local  []device.Target
-	Remote []fio.Target
+	Remote []engine.Target
 	// Identities are the targets' identities, in the order named; Open
 	// updates a simulated drive's to the drive as it is.
 	Identities []device.Identity
@@ -222,14 +223,14 @@ func (p *Plan) checkRemote(o Options) (*Plan, error) {
 			return nil, fmt.Errorf("fio server %s: target %q must be a path on that host", addr, path)
 		}
 		spec := addr + "=" + path
-		if err := fio.CheckTargets([]fio.Target{{Name: spec, Path: path}}); err != nil {
+		if err := fio.CheckTargets([]engine.Target{{Name: spec, Path: path}}); err != nil {
 			return nil, err
 		}
 		if o.Gate && !slices.Contains(o.DestroyData, spec) {
 			return nil, fmt.Errorf("%w: ptsrun cannot check %s on %s: confirm that its data may be destroyed with --destroy-data %s",
 				device.ErrUnsafe, path, addr, spec)
 		}
-		p.Remote = append(p.Remote, fio.Target{Name: spec, Path: path, Server: addr, LogicalBlock: 512})
+		p.Remote = append(p.Remote, engine.Target{Name: spec, Path: path, Server: addr, LogicalBlock: 512})
 		p.Identities = append(p.Identities, device.Identity{Spec: spec, Kind: device.KindRemote, Path: path,
 			Interface: "fio server", Notes: "on the fio server at " + addr + "; identity not visible from here"})
 	}
@@ -298,10 +299,10 @@ func (p *Plan) Names() []string {
 }
 
 // localFioTargets are the local targets as the fio engine gets them.
-func (p *Plan) localFioTargets() []fio.Target {
-	var ts []fio.Target
+func (p *Plan) localFioTargets() []engine.Target {
+	var ts []engine.Target
 	for _, t := range p.Local {
-		ts = append(ts, fio.Target{Name: t.Raw, Path: devicePath(t), Size: t.Capacity, LogicalBlock: t.LogicalBlock})
+		ts = append(ts, engine.Target{Name: t.Raw, Path: devicePath(t), Size: t.Capacity, LogicalBlock: t.LogicalBlock})
 	}
 	return ts
 }

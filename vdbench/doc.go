@@ -57,5 +57,6 @@
 // commands, byte and wrapping ranges, and every
 // parameter vdbench does not know. A handful that only set up vdbench's
 // own reporting (report=, histogram=, messagescan=, …) are accepted, each
-// with a Note saying so.
+// with a Note saying so. A Plan prints itself for --dry-run (print.go),
+// each run with the ptsrun workload command that runs it alone.
 package vdbench

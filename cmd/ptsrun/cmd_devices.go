@@ -38,48 +38,15 @@ type devicesOptions struct {
 }
 
 // deviceEntry is one device of `ptsrun devices`.
-type deviceEntry struct {
-	device.Identity
-	Name      string         `json:"name"`
-	Partition bool           `json:"partition,omitempty"`
-	Parent    string         `json:"parent,omitempty"`
-	Holders   []string       `json:"holders,omitempty"`
-	Verdict   device.Verdict `json:"verdict"`
-}
+type deviceEntry = device.Entry
 
 // runDevices lists the block devices with their safety verdicts.
 func runDevices(_ context.Context, opts devicesOptions, w, _ io.Writer) error {
-	fs, asJSON, all := opts.FS, opts.JSON, opts.All
-	blocks, err := fs.Blocks()
+	entries, err := opts.FS.List(opts.All)
 	if err != nil {
 		return err
 	}
-	sys, err := fs.System()
-	if err != nil {
-		return err
-	}
-	entries := []deviceEntry{} // [] rather than null when there is none
-	for _, b := range blocks {
-		if b.SizeBytes == 0 && !all {
-			continue
-		}
-		t, err := fs.Inspect(device.Spec{Raw: "/dev/" + b.Name, Kind: device.KindBlock, Path: "/dev/" + b.Name})
-		if err != nil {
-			// Listed by sysfs but without a node here (a container): say so.
-			bb := b
-			t = device.Target{Spec: device.Spec{Raw: "/dev/" + b.Name, Kind: device.KindBlock, Path: "/dev/" + b.Name},
-				Block: &bb, Capacity: b.SizeBytes, LogicalBlock: b.LogicalBlock}
-		}
-		v := fs.Check(t, sys)
-		id := t.Identity
-		if id.Kind == "" {
-			id = device.Identity{Spec: t.Raw, Kind: device.KindBlock, Path: "/dev/" + b.Name, Model: b.Model,
-				Serial: b.Serial, CapacityBytes: b.SizeBytes, LogicalBlock: b.LogicalBlock, Interface: b.Interface}
-		}
-		entries = append(entries, deviceEntry{Identity: id, Name: b.Name, Partition: b.Partition, Parent: b.Parent,
-			Holders: b.Holders, Verdict: v})
-	}
-	if asJSON {
+	if opts.JSON {
 		b, err := json.MarshalIndent(entries, "", "  ")
 		if err != nil {
 			return err

@@ -3,24 +3,21 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/ptsrun/ptsrun/custom"
 	"github.com/ptsrun/ptsrun/device"
 	"github.com/ptsrun/ptsrun/golden"
-	"github.com/ptsrun/ptsrun/matrix"
 	"github.com/ptsrun/ptsrun/pdfreport"
 	"github.com/ptsrun/ptsrun/pts"
+	"github.com/ptsrun/ptsrun/rundir"
 )
 
 // errRegression: check found the run worse than its baseline (exit 3).
@@ -72,26 +69,13 @@ func checkOptionsFrom(c *cli.Context) (checkOptions, error) {
 	if c.Args().Len() != 1 {
 		return checkOptions{}, fmt.Errorf("check needs exactly one run (a directory or results.json) besides --golden")
 	}
-	all, err := golden.ParseTolerance(c.String("tolerance"))
+	f := golden.ToleranceFlags{Set: map[string]bool{}, Values: map[string]string{}, Spread: c.Float64("spread")}
+	for _, name := range []string{"tolerance", "tolerance-iops", "tolerance-mbps", "tolerance-lat", "tolerance-tail", "tolerance-tail-cell"} {
+		f.Set[name], f.Values[name] = c.IsSet(name), c.String(name)
+	}
+	tol, err := golden.ParseToleranceFlags(f)
 	if err != nil {
-		return checkOptions{}, fmt.Errorf("--tolerance: %w", err)
-	}
-	tol := golden.Tolerance{IOPS: all, MBps: all, Lat: all, Spread: c.Float64("spread")}
-	if s := tol.Spread; math.IsNaN(s) || math.IsInf(s, 0) || s < 0 {
-		return checkOptions{}, fmt.Errorf("--spread %v: want a multiple of 0 or more", s)
-	}
-	for _, p := range []struct {
-		flag  string
-		dst   *float64
-		parse func(string) (float64, error)
-	}{{"tolerance-iops", &tol.IOPS, golden.ParseTolerance}, {"tolerance-mbps", &tol.MBps, golden.ParseTolerance},
-		{"tolerance-lat", &tol.Lat, golden.ParseTolerance}, {"tolerance-tail", &tol.Tail, golden.ParseRise},
-		{"tolerance-tail-cell", &tol.TailCell, golden.ParseRise}} {
-		if c.IsSet(p.flag) || c.String(p.flag) != "" {
-			if *p.dst, err = p.parse(c.String(p.flag)); err != nil {
-				return checkOptions{}, fmt.Errorf("--%s: %w", p.flag, err)
-			}
-		}
+		return checkOptions{}, err
 	}
 	return checkOptions{Golden: c.String("golden"), Run: c.Args().First(), Tolerance: tol, JSON: c.Bool("json")}, nil
 }
@@ -140,9 +124,9 @@ func compareCommand() *cli.Command {
 			if c.Args().Len() < 2 {
 				return fmt.Errorf("compare needs at least two runs (directories or results.json files); the first is the reference")
 			}
-			paper := strings.ToLower(c.String("paper"))
-			if paper != "a4" && paper != "letter" {
-				return fmt.Errorf("unknown paper size %q: want a4 or letter", c.String("paper"))
+			paper, err := paperFlag(c)
+			if err != nil {
+				return err
 			}
 			pdf, err := outPath(c, "o")
 			if err != nil {
@@ -304,9 +288,7 @@ func runImportFio(_ context.Context, opts importFioOptions, stdout, stderr io.Wr
 	for _, w := range warnings {
 		fmt.Fprintf(stderr, "ptsrun: %s\n", w)
 	}
-	return importInto(opts.Into, warnings, func(dir string) error {
-		return pts.WriteImported(dir, ri, rounds)
-	}, stdout, stderr)
+	return importInto(opts.Into, warnings, rundir.Imported{Info: ri, Rounds: rounds}, stdout, stderr)
 }
 
 // importTableOptions are import table's options.
@@ -319,75 +301,33 @@ type importTableOptions struct {
 
 // runImportTable makes a run directory of a published table.
 func runImportTable(_ context.Context, opts importTableOptions, stdout, stderr io.Writer) error {
-	file := opts.File
-	f, err := os.Open(file)
-	if err != nil {
-		return fmt.Errorf("table %s: %w", file, err)
-	}
-	defer f.Close()
-	tb, err := golden.ParseTable(f, file, opts.Metric)
+	ri, res, err := golden.ImportTable(opts.File, opts.Metric, opts.Name, version)
 	if err != nil {
 		return err
 	}
-	name := opts.Name
-	if name == "" {
-		name = strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
-	}
-	source := fmt.Sprintf("table %s, %s", file, tb.Metric)
-	res := tb.Results(source, version)
-	ri := golden.TableRunInfo(name, source, version, time.Now().UTC())
 	ri.Operator = opts.Into.Operator
-	return importInto(opts.Into, nil, func(dir string) error {
-		if err := pts.WriteRunInfo(dir, ri); err != nil {
-			return err
-		}
-		return res.Save(dir)
-	}, stdout, stderr)
+	return importInto(opts.Into, nil, rundir.Imported{Info: ri, Results: res}, stdout, stderr)
 }
 
 var jsonImportFlag = &cli.BoolFlag{Name: "json", Usage: "print the run directory made, its files and verdicts as JSON on stdout"}
 
-// importInto makes the run directory o.Dir, lets write fill it, then
-// derives the results, tables and report from it as `report` would. On any
-// failure it removes what it made: nothing half-written stays. warnings
-// (results left out) go into the --json summary too.
-func importInto(o importOptions, warnings []string, write func(dir string) error, stdout, stderr io.Writer) error {
-	dir := o.Dir
-	undo, err := prepareDir(dir)
+// importInto makes the run directory o.Dir of im (rundir.Import) and
+// prints its summary; warnings (results left out) go into the --json
+// summary too.
+func importInto(o importOptions, warnings []string, im rundir.Imported, stdout, stderr io.Writer) error {
+	b, err := rundir.Import(o.Dir, im)
 	if err != nil {
 		return err
 	}
-	fail := func(err error) error {
-		undo()
-		return err
-	}
-	if err := write(dir); err != nil {
-		return fail(err)
-	}
-	res, ri, err := matrix.Load(dir)
-	if err != nil {
-		return fail(err)
-	}
-	if err := res.Save(dir); err != nil {
-		return fail(err)
-	}
-	out, err := writeReport(dir, "", "a4", false, ri, res)
-	if err != nil {
-		return fail(err)
-	}
-	fmt.Fprintf(stderr, "ptsrun: imported into %s (results.json, tables, %s)\n", dir, filepath.Base(out))
-	sum := newSummary(res, dir, out)
-	sum.ImportedFrom, sum.Warnings = ri.Source, warnings
-	printSummary(stderr, stdout, res, sum, o.JSON)
+	fmt.Fprintf(stderr, "ptsrun: imported into %s (results.json, tables, %s)\n", o.Dir, filepath.Base(b.PDF))
+	sum := newSummary(b.Results, o.Dir, b.PDF)
+	sum.ImportedFrom, sum.Warnings = b.Info.Source, warnings
+	printSummary(stderr, stdout, b.Results, sum, o.JSON)
 	return nil
 }
 
 // printJSON writes v as one indented JSON document.
-func printJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
+func printJSON(w io.Writer, v any) error { return custom.PrintJSON(w, v) }
 
 // writeComparison renders the comparison PDF, atomically, where
 // device.CheckOutput allows.

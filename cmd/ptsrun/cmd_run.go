@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -14,11 +12,10 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ptsrun/ptsrun/device"
-	"github.com/ptsrun/ptsrun/matrix"
 	"github.com/ptsrun/ptsrun/precondition"
 	"github.com/ptsrun/ptsrun/pts"
+	"github.com/ptsrun/ptsrun/rundir"
 	"github.com/ptsrun/ptsrun/steadystate"
-	"github.com/ptsrun/ptsrun/targets"
 )
 
 // runFlags are the flags of run and plan.
@@ -181,47 +178,13 @@ func configFromFlags(c *cli.Context) (pts.Config, error) {
 }
 
 // checkedRun is a run's configuration resolved and checked against its
-// targets: what run and demo start and plan prints. Making one changes
-// nothing.
-type checkedRun struct {
-	Config  pts.Config
-	Profile pts.Profile
-	Targets *targets.Plan
-	Purge   string   // the purge method, chosen once for these targets
-	Poll    pts.Poll // Config.Poll, parsed once
-}
+// targets (rundir.CheckRun): what run and demo start and plan prints.
+type checkedRun = rundir.Checked
 
 // checkRun resolves cfg and checks it against its targets; gate applies the
 // safety check to them.
 func checkRun(ctx context.Context, cfg pts.Config, gate bool) (checkedRun, error) {
-	p, err := cfg.Resolve()
-	if err != nil {
-		return checkedRun{}, err
-	}
-	poll, err := pts.ParsePoll(cfg.Poll) // Resolve accepted it: from here on it is typed
-	if err != nil {
-		return checkedRun{}, err
-	}
-	tp, err := targets.Check(targets.Options{Specs: cfg.Targets, Engine: cfg.Engine, FioServers: cfg.FioServers,
-		DestroyData: cfg.DestroyData, Gate: gate})
-	if err != nil {
-		return checkedRun{}, err
-	}
-	cfg.Engine = string(tp.Engine)
-	cfg.Targets = tp.Specs // relative paths made absolute: run.json names what was checked
-	cfg.MinBlock = max(cfg.MinBlock, tp.MinBlock())
-	method, err := tp.ChoosePurge(cfg.Purge)
-	if err != nil {
-		return checkedRun{}, err
-	}
-	if gate {
-		// A purge of the whole NVMe controller is refused here, before the
-		// run directory exists, unless every namespace it erases may go.
-		if _, _, err := tp.WidePurge(ctx, method, cfg.DestroyData); err != nil {
-			return checkedRun{}, err
-		}
-	}
-	return checkedRun{Config: cfg, Profile: p, Targets: tp, Purge: method, Poll: poll}, nil
+	return rundir.CheckRun(ctx, cfg, gate)
 }
 
 func runCommand() *cli.Command {
@@ -249,167 +212,38 @@ func runRun(ctx context.Context, opts runOptions, stdout, stderr io.Writer) erro
 	if opts.Dir == "" {
 		return fmt.Errorf("no run directory: name one with --out")
 	}
-	return startRun(ctx, newRun{checkedRun: run, Operator: opts.Operator, Dir: opts.Dir, JSON: opts.JSON}, stdout, stderr)
+	return startRun(ctx, run, opts.Operator, opts.Dir, opts.JSON, stdout, stderr)
 }
 
-// checkNewDir refuses, before anything runs, a directory for a new run
-// that is not empty, or that another user could change or redirect
-// (device.CheckDir: it, and every directory above it). dir may not exist.
-func checkNewDir(dir string) error {
-	if err := device.CheckDir(dir); err != nil {
-		return err
-	}
-	entries, err := os.ReadDir(dir)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		return nil
-	case err != nil:
-		return fmt.Errorf("run directory %s: %w", dir, err)
-	case len(entries) > 0:
-		if ri, err := pts.LoadRunInfo(dir); err == nil {
-			what := pts.JoinTests(ri.Config.Tests, ",")
-			switch {
-			case ri.Workload:
-				what = "a workload"
-			case ri.Imported:
-				what = "imported results"
-			}
-			return fmt.Errorf("run directory %s already holds a run (%s on %s, started %s): resume it with `ptsrun resume %s` or choose another --out",
-				dir, what, strings.Join(ri.Config.Targets, ","), ri.Created.Format(time.RFC3339), dir)
-		}
-		return fmt.Errorf("run directory %s is not empty", dir)
-	}
-	return nil
-}
-
-// prepareDir makes dir for a new run, as checkNewDir allows it: absent
-// (made here, one directory at a time, device.MakeDir), or empty. It
-// returns a function that removes what it made, for a start that fails.
-func prepareDir(dir string) (func(), error) {
-	if err := checkNewDir(dir); err != nil {
-		return nil, err
-	}
-	made, err := device.MakeDir(dir)
-	if made != "" {
-		if err != nil {
-			os.RemoveAll(made)
-			return nil, err
-		}
-		return func() { os.RemoveAll(made) }, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return func() {
-		entries, _ := os.ReadDir(dir)
-		for _, e := range entries {
-			os.RemoveAll(filepath.Join(dir, e.Name()))
-		}
-	}, nil
-}
-
-// newRun is a checked run to start in Dir.
-type newRun struct {
-	checkedRun
-	Operator pts.Operator
-	Dir      string
-	JSON     bool
-}
-
-// startRun creates the run directory and runs.
-func startRun(ctx context.Context, r newRun, stdout, stderr io.Writer) error {
+// startRun makes the run directory and runs.
+func startRun(ctx context.Context, run checkedRun, op pts.Operator, dir string, asJSON bool, stdout, stderr io.Writer) error {
 	if err := runClock.check(); err != nil {
 		return err
 	}
-	tp := r.Targets
-	if err := tp.CheckRunDir(r.Dir); err != nil {
-		return err
-	}
-	stages := r.Config.Stages(r.Profile)
-	if err := pts.CheckTargets(stages, tp.Identities); err != nil {
-		return err
-	}
-	undo, err := prepareDir(r.Dir)
+	x, err := rundir.Start(run, dir, op, version, runClock.now)
 	if err != nil {
 		return err
 	}
-	host := targets.ProbeHost(version)
-	ri := pts.RunInfo{Schema: pts.Schema, Tool: "ptsrun", Version: version, Spec: "PTS " + pts.SpecRevision,
-		Created: runClock.now().UTC(), Config: r.Config, Profile: r.Profile, Stages: stages, Targets: tp.Identities,
-		Host: host, Engine: tp.Describe(host), Operator: r.Operator}
-	// run.json first: from here on, a kill leaves a run that resume accepts.
-	if err := pts.WriteRunInfo(r.Dir, ri); err != nil {
-		undo()
-		return err
-	}
-	set, err := tp.Open(r.Dir, targets.OpenOptions{Poll: r.Poll.Duration()})
-	if err != nil {
-		undo()
-		return err
-	}
-	return execute(ctx, execution{Dir: r.Dir, Info: ri, Set: set, Purge: r.Purge, JSON: r.JSON}, stdout, stderr)
+	return execute(ctx, x, asJSON, stdout, stderr)
 }
 
-// execution is a run to execute (or resume) on its opened targets.
-type execution struct {
-	Dir   string
-	Info  pts.RunInfo
-	Set   *targets.Set
-	Purge string     // the purge method (targets.Plan.ChoosePurge)
-	Prior *pts.State // what the journal holds of a resumed run; nil for a new one
-	JSON  bool
-}
-
-// execute runs (or resumes) the run in x.Dir and writes its results. It
-// closes the engine.
-func execute(ctx context.Context, x execution, stdout, stderr io.Writer) error {
-	j, err := pts.OpenJournal(x.Dir)
+// execute runs (or resumes) x, then prints its summary, or how to
+// resume it when it was stopped.
+func execute(ctx context.Context, x *rundir.Execution, asJSON bool, stdout, stderr io.Writer) error {
+	b, runErr, err := x.Run(ctx, runProgress{newProgress(stderr, stdout, asJSON)}, runClock.now)
 	if err != nil {
-		x.Set.Close()
-		return err
-	}
-	obs := newProgress(stderr, stdout, x.JSON)
-	purger, err := x.Set.Purger(x.Purge, x.Info.Config.DestroyData, obs.note)
-	if err != nil {
-		x.Set.Close()
-		j.Close()
-		return err
-	}
-	r := &pts.Runner{Info: x.Info, Engine: x.Set.Engine, Journal: j, Observer: obs, Purger: purger,
-		Cache: x.Set.WriteCache(), Now: runClock.now}
-	obs.begin(x.Info, x.Dir)
-	runErr := r.Run(ctx, x.Prior)
-	obs.finish()
-	if err := x.Set.Close(); err != nil && runErr == nil {
-		runErr = err
-	}
-	if err := j.Close(); err != nil && runErr == nil {
-		runErr = err
-	}
-	res, _, err := matrix.Load(x.Dir)
-	if err != nil {
-		return errors.Join(runErr, err)
-	}
-	if err := res.Save(x.Dir); err != nil {
-		return errors.Join(runErr, err)
-	}
-	if _, err := writeReport(x.Dir, "", "a4", false, x.Info, res); err != nil {
 		return errors.Join(runErr, err)
 	}
 	if errors.Is(runErr, pts.ErrInterrupted) {
-		fmt.Fprintf(stderr, "ptsrun: interrupted; the journal is intact. Continue with: %s\n", resumeCommandLine(x.Dir, x.Set.Plan))
+		fmt.Fprintf(stderr, "ptsrun: interrupted; the journal is intact. Continue with: %s\n", rundir.ResumeCommand(x.Dir, x.Set.Plan))
 		return reported(runErr)
 	}
 	if runErr != nil {
 		return runErr
 	}
-	summarize(stderr, stdout, res, x.Dir, x.JSON)
-	for _, t := range res.Tests {
-		for _, s := range t.Stages {
-			if !s.Steady && s.SeeksSteady() { // a time series alone seeks no steady state
-				return reported(errNotSteady) // the summary says which stage
-			}
-		}
+	summarize(stderr, stdout, b.Results, x.Dir, asJSON)
+	if !b.Steady() {
+		return reported(errNotSteady) // the summary says which stage
 	}
 	return nil
 }
@@ -446,88 +280,18 @@ func resumeCommand() *cli.Command {
 	}
 }
 
-// runResume continues the run in opts.Dir on the targets it started on.
-// run.json is outside input: its configuration is checked as the command
-// line's would be, its targets are gated again with the confirmations of
-// whoever resumes, must be the devices it recorded, and the stages that
-// run are the ones its configuration builds, equal to those recorded.
+// runResume continues the run in opts.Dir on the targets it started on
+// (rundir.Resume), or rebuilds the results of one that is complete.
 func runResume(ctx context.Context, opts resumeOptions, stdout, stderr io.Writer) error {
-	dir := opts.Dir
-	// A copied run directory is outside input down to its entries: no
-	// links, nothing another user could change (before it is read).
-	if err := device.CheckRunTree(dir); err != nil {
-		return err
+	x, err := rundir.Resume(ctx, opts.Dir, opts.DestroyData)
+	if errors.Is(err, rundir.ErrComplete) {
+		fmt.Fprintf(stderr, "ptsrun: the run in %s is already complete; rebuilding its results\n", opts.Dir)
+		return reportDir(opts.Dir, rundir.ReportOptions{}, opts.JSON, stdout, stderr)
 	}
-	ri, err := pts.LoadRunInfo(dir)
 	if err != nil {
 		return err
 	}
-	recs, _, err := pts.LoadJournal(dir)
-	if err != nil {
-		return err
-	}
-	if pts.Replay(ri.Stages, recs).Ended {
-		fmt.Fprintf(stderr, "ptsrun: the run in %s is already complete; rebuilding its results\n", dir)
-		return reportDir(dir, "", "a4", false, opts.JSON, stdout, stderr)
-	}
-	if ri.Workload || ri.Imported {
-		return fmt.Errorf("%s holds a workload or imported results, not a PTS run: there is nothing to resume", dir)
-	}
-	cfg := ri.Config
-	cfg.DestroyData = opts.DestroyData
-	run, err := checkRun(ctx, cfg, true)
-	if err != nil {
-		if errors.Is(err, device.ErrUnsafe) {
-			err = fmt.Errorf("%w (resume asks again for --destroy-data naming every target the run writes)", err)
-		}
-		return fmt.Errorf("%s: %w", dir, err)
-	}
-	tp := run.Targets
-	if len(tp.Identities) != len(ri.Targets) {
-		return fmt.Errorf("%w: %s was run on %d targets, now %d", device.ErrUnsafe, dir, len(ri.Targets), len(tp.Identities))
-	}
-	for i, id := range tp.Identities {
-		if d := ri.Targets[i].Differences(id); len(d) > 0 {
-			return fmt.Errorf("%w: target %d (%s) is not the device this run started on (%s): %s",
-				device.ErrUnsafe, i+1, id.Spec, ri.Targets[i].Label(), strings.Join(d, "; "))
-		}
-	}
-	stages := run.Config.Stages(run.Profile)
-	if err := pts.CheckStages(ri.Stages, stages); err != nil {
-		return fmt.Errorf("%s: %w: not resumed", filepath.Join(dir, pts.RunFile), err)
-	}
-	if err := tp.CheckRunDir(dir); err != nil {
-		return err
-	}
-	if err := pts.CheckTargets(stages, tp.Identities); err != nil {
-		return err
-	}
-	info := ri
-	info.Config, info.Profile, info.Stages = run.Config, run.Profile, stages
-	set, err := tp.Open(dir, targets.OpenOptions{Poll: run.Poll.Duration()})
-	if err != nil {
-		return err
-	}
-	prior := pts.Replay(stages, recs)
-	return execute(ctx, execution{Dir: dir, Info: info, Set: set, Purge: run.Purge, Prior: prior, JSON: opts.JSON}, stdout, stderr)
-}
-
-// resumeCommandLine is the command that resumes the run in dir on plan's
-// targets, with the confirmations it asks for.
-func resumeCommandLine(dir string, plan *targets.Plan) string {
-	line := "ptsrun resume " + shellWord(dir)
-	for _, c := range plan.Confirmations() {
-		line += " --destroy-data " + shellWord(c)
-	}
-	return line
-}
-
-// shellWord quotes s for a POSIX shell when it needs it.
-func shellWord(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@+,") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return execute(ctx, x, opts.JSON, stdout, stderr)
 }
 
 // demoOptions are demo's options.
@@ -589,7 +353,7 @@ func runDemo(ctx context.Context, opts demoOptions, stdout, stderr io.Writer) er
 			return err
 		}
 	}
-	return startRun(ctx, newRun{checkedRun: run, Operator: opts.Operator, Dir: dir, JSON: opts.JSON}, stdout, stderr)
+	return startRun(ctx, run, opts.Operator, dir, opts.JSON, stdout, stderr)
 }
 
 // testIDs lists the tests --tests takes.

@@ -66,8 +66,12 @@ var allowedImports = []struct {
 		"the target set: from the targets a user names to a checked plan, an opened engine and the purge and write cache of the devices behind it; beside precondition, before pts in the data flow (pts runs what it opens, never opens it)"},
 	{"vdbench", []string{"engine"},
 		"reads vdbench parameter files into the engine's workloads: parsing and translation, pure, no I/O beyond reading the file it is given"},
-	{"cmd/ptsrun", []string{"device", "engine", "targets", "precondition", "pts", "steadystate", "matrix", "pdfreport", "golden", "vdbench", "internal/confine"},
-		"the CLI wires every package together, and opens engines only through targets; nothing imports it (its binary confines the fio it runs: confine.Init)"},
+	{"rundir", []string{"device", "engine", "targets", "pts", "matrix", "pdfreport", "vdbench"},
+		"the run directory: every file of it written, read, checked and rebuilt from run.json and the journal (results by matrix, the report by pdfreport, the records of vdbench files and of ptsrun fio's gate); a PTS run started, resumed and ended on the targets it opens through targets"},
+	{"custom", []string{"device", "engine", "targets", "pts", "rundir", "vdbench", "golden"},
+		"workloads outside the PTS (the command line's, presets, a vdbench file's runs, a user's fio job files) run on the targets opened through targets and recorded through rundir; a fio group's workload is read as import fio reads it (golden: import leaves golden with issue 21, item 5)"},
+	{"cmd/ptsrun", []string{"device", "engine", "targets", "precondition", "pts", "steadystate", "matrix", "pdfreport", "golden", "rundir", "custom", "internal/confine"},
+		"the CLI: flags, options and the calls of the packages that do the work; it opens engines only through targets and run directories only through rundir; nothing imports it (its binary confines the fio it runs: confine.Init)"},
 }
 
 // testFixtures may be imported by any package's test files but
@@ -89,6 +93,19 @@ var restrictedUses = map[[2]string]struct{ files, tests []string }{
 		files: []string{"Comparison", "ComparedRun", "ComparedTable", "ComparedHeadline", "ComparedHeatMap"},
 		tests: []string{"Comparison", "ComparedRun", "ComparedTable", "ComparedHeadline", "ComparedHeatMap", "Build", "Options"},
 	},
+}
+
+// forbiddenUses are identifiers of an allowed import that a package's
+// non-test files may not use, and why. The command line reads and writes
+// run directories only through rundir: run.json, the journal and the
+// results are made, read and rebuilt there, in one place.
+var forbiddenUses = map[[2]string]struct {
+	ids []string
+	why string
+}{
+	{"cmd/ptsrun", "pts"}: {[]string{"RunFile", "JournalFile", "WriteRunInfo", "LoadRunInfo", "OpenJournal", "LoadJournal", "ReadJournal",
+		"WriteWorkload", "WriteImported"}, "run directories are rundir's"},
+	{"cmd/ptsrun", "matrix"}: {[]string{"Load", "ReadResults"}, "run directories are rundir's"},
 }
 
 // noIO is what pdfreport's non-test files may not import: it never runs
@@ -169,9 +186,11 @@ func TestDependencyCheckFails(t *testing.T) {
 		{"a fixture outside tests", "pts", "pts/runner.go", false, "engine/sim", nil,
 			"pts/runner.go imports engine/sim"},
 		{"the CLI opens an engine itself", "cmd/ptsrun", "cmd/ptsrun/cmd_run.go", false, "engine/native", nil,
-			"cmd/ptsrun/cmd_run.go imports engine/native: cmd/ptsrun may import only device, engine, golden, internal/confine, matrix, pdfreport, precondition, pts, steadystate, targets, vdbench"},
+			"cmd/ptsrun/cmd_run.go imports engine/native: cmd/ptsrun may import only custom, device, engine, golden, internal/confine, matrix, pdfreport, precondition, pts, rundir, steadystate, targets"},
 		{"the runner opens targets", "pts", "pts/runner.go", false, "targets", nil,
 			"pts/runner.go imports targets: pts may import only device, engine, precondition, steadystate"},
+		{"the CLI reads a run directory itself", "cmd/ptsrun", "cmd/ptsrun/cmd_report.go", false, "matrix", []string{"Load"},
+			"cmd/ptsrun/cmd_report.go uses matrix.Load: run directories are rundir's"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			broken := addImport(pkgs, c.pkg, goFile{Path: c.file, Test: c.test, Imports: []string{c.imports},
@@ -286,17 +305,25 @@ func checkGraph(pkgs []goPackage) []string {
 	return out
 }
 
-// restricted reports f's uses of imp beyond what restrictedUses allows.
+// restricted reports f's uses of imp beyond what restrictedUses allows,
+// and those forbiddenUses forbids.
 func restricted(pkg string, f goFile, imp string) []string {
+	var out []string
+	if fb, ok := forbiddenUses[[2]string{pkg, imp}]; ok && !f.Test {
+		for _, id := range f.Uses[imp] {
+			if slices.Contains(fb.ids, id) {
+				out = append(out, fmt.Sprintf("%s uses %s.%s: %s", f.Path, imp, id, fb.why))
+			}
+		}
+	}
 	r, ok := restrictedUses[[2]string{pkg, imp}]
 	if !ok {
-		return nil
+		return out
 	}
 	allowed := r.files
 	if f.Test {
 		allowed = r.tests
 	}
-	var out []string
 	for _, id := range f.Uses[imp] {
 		if !slices.Contains(allowed, id) {
 			out = append(out, fmt.Sprintf("%s uses %s.%s: %s may use only %s.%s", f.Path, imp, id, pkg, imp,

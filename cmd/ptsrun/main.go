@@ -1,5 +1,3 @@
-// Command ptsrun runs the SNIA SSS Performance Test Specification on solid
-// state storage and writes its results and report. See README.md.
 package main
 
 import (

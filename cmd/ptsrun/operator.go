@@ -1,12 +1,10 @@
 package main
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/ptsrun/ptsrun/device"
 	"github.com/ptsrun/ptsrun/pts"
 )
 
@@ -28,25 +26,11 @@ type noteList []string
 func (n *noteList) Set(s string) error { *n = append(*n, s); return nil }
 func (n *noteList) String() string     { return strings.Join(*n, "; ") }
 
-// maxOperatorName keeps a name within the report header's band.
-const maxOperatorName = 60
-
 // operatorFromFlags reads and checks --tested-by, --lab and --dut-note.
 func operatorFromFlags(c *cli.Context) (pts.Operator, error) {
-	op := pts.Operator{TestedBy: strings.TrimSpace(c.String("tested-by")), Lab: strings.TrimSpace(c.String("lab"))}
-	for _, f := range []struct{ flag, v string }{{"--tested-by", op.TestedBy}, {"--lab", op.Lab}} {
-		if err := device.CheckControl(f.v); err != nil {
-			return op, fmt.Errorf("%s %q: %w", f.flag, f.v, err)
-		}
-		if len(f.v) > maxOperatorName {
-			return op, fmt.Errorf("%s %q: at most %d bytes, to fit the report header", f.flag, f.v, maxOperatorName)
-		}
-	}
 	var notes []string
 	if n, ok := c.Generic("dut-note").(*noteList); ok && n != nil {
 		notes = *n
 	}
-	var err error
-	op.DUTNotes, err = device.ParseNotes(notes)
-	return op, err
+	return pts.NewOperator(c.String("tested-by"), c.String("lab"), notes)
 }

@@ -2,11 +2,14 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/ptsrun/ptsrun/custom"
 	"github.com/ptsrun/ptsrun/engine"
+	"github.com/ptsrun/ptsrun/pts"
 )
 
 // intervalProgress shows each interval of a running workload as the
@@ -20,6 +23,25 @@ type intervalProgress struct {
 	w     engine.Workload
 	shown time.Time
 }
+
+// liveOutput is where a command of workloads prints: results on stdout,
+// what it does on stderr, the running workload's intervals on the status
+// line (progress's JSON events, if any, on events).
+func liveOutput(stdout, stderr, events io.Writer, asJSON bool) custom.Output {
+	return custom.Output{Stdout: stdout, Stderr: stderr, Progress: &intervalProgress{p: newProgress(stderr, events, asJSON)}}
+}
+
+// Running, Interval and Done show a command's workloads (custom.Progress).
+func (ip *intervalProgress) Running(label string, w engine.Workload) { ip.running(label, w) }
+func (ip *intervalProgress) Interval(i int, s engine.Second)         { ip.interval(i, s) }
+func (ip *intervalProgress) Done()                                   { ip.p.finish() }
+
+// runProgress shows a PTS run (rundir.Observer).
+type runProgress struct{ *progress }
+
+func (p runProgress) Begin(ri pts.RunInfo, dir string) { p.begin(ri, dir) }
+func (p runProgress) Note(msg string)                  { p.note(msg) }
+func (p runProgress) Finish()                          { p.finish() }
 
 // running names the workload whose intervals come next.
 func (ip *intervalProgress) running(label string, w engine.Workload) {

@@ -13,14 +13,8 @@ import (
 )
 
 // Target is one block device or file fio drives, on this host or on the host
-// of a fio server.
-type Target struct {
-	Name         string
-	Path         string // file name on the host that does the I/O
-	Size         int64  // bytes; 0 when unknown (a remote target)
-	LogicalBlock int64
-	Server       string // "host:port" of a fio server; "" for this host
-}
+// of a fio server: the engines' one target type.
+type Target = engine.Target
 
 // Percentiles fio is asked for; 99.999 is the PTS "five nines". The report
 // uses the json+ bins; these are fio's own, kept in its output.

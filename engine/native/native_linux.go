@@ -17,13 +17,9 @@ import (
 	"github.com/ptsrun/ptsrun/engine"
 )
 
-// Target is one block device or file the engine drives.
-type Target struct {
-	Name         string // as the user named it
-	Path         string
-	Size         int64 // bytes
-	LogicalBlock int64 // bytes; offsets and sizes are multiples of it
-}
+// Target is one block device or file the engine drives: the engines' one
+// target type; the native engine takes only targets on this host.
+type Target = engine.Target
 
 // Options tune the engine.
 type Options struct {
@@ -97,6 +93,9 @@ func Open(targets []Target, opts Options) (*Engine, error) {
 	}
 	e := &Engine{targets: targets, opts: opts}
 	for _, t := range targets {
+		if t.Server != "" {
+			return nil, fmt.Errorf("native engine: target %s is on the fio server %s: the native engine does I/O on this host only", t.Name, t.Server)
+		}
 		f, err := os.OpenFile(t.Path, os.O_RDWR|unix.O_DIRECT, 0)
 		ro := false
 		if errors.Is(err, unix.EROFS) || errors.Is(err, unix.EACCES) || errors.Is(err, unix.EPERM) {

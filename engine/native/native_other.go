@@ -10,13 +10,9 @@ import (
 	"github.com/ptsrun/ptsrun/engine"
 )
 
-// Target is one block device or file the engine drives.
-type Target struct {
-	Name         string
-	Path         string
-	Size         int64
-	LogicalBlock int64
-}
+// Target is one block device or file the engine drives: the engines' one
+// target type; the native engine takes only targets on this host.
+type Target = engine.Target
 
 // Options tune the engine.
 type Options struct {

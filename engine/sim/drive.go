@@ -95,7 +95,7 @@ func (d *Drive) idle(dur time.Duration) engine.Measurement {
 	}
 	d.idleCredit = min(budget, 0) // nothing is saved up while there is nothing to collect
 	d.clock += dur
-	return engine.Measurement{Engine: "sim", Elapsed: dur, DeviceTime: d.clock}
+	return engine.Measurement{Engine: engine.Sim, Elapsed: dur, DeviceTime: d.clock}
 }
 
 // ioCost is what one I/O of one block size costs.
@@ -464,7 +464,7 @@ func (d *Drive) run(w engine.Workload, salt uint64) engine.Measurement {
 	r := float64(w.ReadPct) / 100
 	lay := d.newLayout(st.arUnits)
 
-	meas := engine.Measurement{Engine: "sim"}
+	meas := engine.Measurement{Engine: engine.Sim}
 	var elapsed float64
 	var readCarry, ioCarry float64
 	var doneBytes int64

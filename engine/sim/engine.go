@@ -170,7 +170,7 @@ func merge(drives []*simDrive, ms []engine.Measurement) engine.Measurement {
 	if len(ms) == 1 {
 		return ms[0]
 	}
-	out := engine.Measurement{Engine: "sim"}
+	out := engine.Measurement{Engine: engine.Sim}
 	for i, m := range ms {
 		out.Read.Merge(m.Read)
 		out.Write.Merge(m.Write)
