@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"syscall"
@@ -20,6 +21,31 @@ import (
 
 // version is ptsrun's version, recorded in every run.
 const version = "0.1.0"
+
+// fullVersion is the version and, in a binary go build stamped, the commit
+// it was built from ("0.1.0 (commit 1d4f9bc, modified)"): two builds of
+// one version tell apart.
+func fullVersion() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return version
+	}
+	var rev, modified string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				modified = ", modified"
+			}
+		}
+	}
+	if rev == "" {
+		return version
+	}
+	return fmt.Sprintf("%s (commit %s%s)", version, rev[:min(12, len(rev))], modified)
+}
 
 // Exit codes (README "Exit codes"); 2 is left to the Go runtime.
 const (
@@ -103,11 +129,18 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 	app := &cli.App{
 		Name:    "ptsrun",
 		Usage:   "SNIA SSS PTS 2.0.2 compliance tests for solid state storage",
-		Version: version,
+		Version: fullVersion(),
 		Writer:  stdout, ErrWriter: stderr,
-		HideHelpCommand: true,
-		ExitErrHandler:  func(*cli.Context, error) {}, // exit codes are decided in run
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
+		Suggest:        true,                         // "ptsrun rn": did you mean "run"? A mistyped flag too.
+		ExitErrHandler: func(*cli.Context, error) {}, // exit codes are decided in run
+		OnUsageError: func(c *cli.Context, err error, _ bool) error {
+			// A mistyped flag gets the nearest of the command's own.
+			const undefined = "flag provided but not defined: -"
+			if name, ok := strings.CutPrefix(err.Error(), undefined); ok && c != nil && c.Command != nil && cli.SuggestFlag != nil {
+				if s := cli.SuggestFlag(c.Command.Flags, strings.TrimLeft(name, "-"), false); s != "" {
+					return fmt.Errorf("%w. Did you mean %q?", err, s)
+				}
+			}
 			return err
 		},
 		Commands: []*cli.Command{

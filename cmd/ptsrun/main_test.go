@@ -741,3 +741,22 @@ func TestHelpNamesReadingsBySource(t *testing.T) {
 		}
 	}
 }
+
+// The command line's manners: help as a command, and the nearest command
+// or flag for a mistyped one (exit 1, bad input).
+func TestHelpAndSuggestions(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"help"}, 0, "ptsrun - SNIA SSS PTS 2.0.2 compliance tests"},
+		{[]string{"help", "run"}, 0, "ptsrun run - purge, precondition and run the PTS tests on a target"},
+		{[]string{"rn"}, 1, `Did you mean "run"?`},
+		{[]string{"run", "--tagret", "sim"}, 1, `flag provided but not defined: -tagret. Did you mean "--target"?`},
+	} {
+		code, stdout, stderr := ptsrun(tc.args...)
+		assert.Equal(t, tc.code, code, "%v: %s", tc.args, stderr)
+		assert.Contains(t, stdout+stderr, tc.want, tc.args)
+	}
+}
