@@ -66,8 +66,41 @@ func (fs FS) Blocks() ([]Block, error) {
 		}
 		out = append(out, b)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	sort.Slice(out, func(i, j int) bool { return naturalLess(out[i].Name, out[j].Name) })
 	return out, nil
+}
+
+// naturalLess orders names as people count: the digits in them as
+// numbers (loop2 before loop10, nvme0n2 before nvme0n10).
+func naturalLess(a, b string) bool {
+	for a != "" && b != "" {
+		da, db := digitsAt(a), digitsAt(b)
+		if da > 0 && db > 0 {
+			na, nb := strings.TrimLeft(a[:da], "0"), strings.TrimLeft(b[:db], "0")
+			if len(na) != len(nb) {
+				return len(na) < len(nb)
+			}
+			if na != nb {
+				return na < nb
+			}
+			a, b = a[da:], b[db:]
+			continue
+		}
+		if a[0] != b[0] {
+			return a[0] < b[0]
+		}
+		a, b = a[1:], b[1:]
+	}
+	return len(a) < len(b)
+}
+
+// digitsAt is how many decimal digits s starts with.
+func digitsAt(s string) int {
+	n := 0
+	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
+		n++
+	}
+	return n
 }
 
 // Block reads one block device by kernel name.

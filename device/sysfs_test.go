@@ -2,6 +2,7 @@ package device
 
 import (
 	"io"
+	"sort"
 	"strings"
 	"testing"
 
@@ -144,4 +145,11 @@ func (r *stringReader) Read(p []byte) (int, error) {
 	n := copy(p, r.s)
 	r.s = r.s[n:]
 	return n, nil
+}
+
+// Devices are listed as people count them.
+func TestNaturalOrder(t *testing.T) {
+	names := []string{"loop10", "nvme0n10", "loop2", "sda", "nvme0n2", "loop1", "nvme10n1", "nvme2n1", "sdb"}
+	sort.Slice(names, func(i, j int) bool { return naturalLess(names[i], names[j]) })
+	assert.Equal(t, []string{"loop1", "loop2", "loop10", "nvme0n2", "nvme0n10", "nvme2n1", "nvme10n1", "sda", "sdb"}, names)
 }

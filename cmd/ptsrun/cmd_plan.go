@@ -142,8 +142,23 @@ func printPlan(ctx context.Context, w io.Writer, run checkedRun, asJSON bool) er
 		rules[id] = pts.Def(id).RulesOf(cfg)
 	}
 	readings := pts.ReadingsOf(cfg)
+	verdicts, err := planTargets(tp.Local, cfg.DestroyData)
+	if err != nil {
+		return err
+	}
+	// A plan runs nothing, but says what run would refuse, and exits as
+	// run would (4) after saying all of it.
+	var refused error
+	for _, v := range verdicts {
+		if len(v.Refused) > 0 {
+			refused = reported(fmt.Errorf("%w: %s: %s", device.ErrUnsafe, v.Target, strings.Join(v.Refused, "; ")))
+		}
+	}
+	if wideErr != nil {
+		refused = reported(fmt.Errorf("%w: %v", device.ErrUnsafe, wideErr))
+	}
 	if asJSON {
-		doc := map[string]any{"config": cfg, "profile": p, "stages": stages,
+		doc := map[string]any{"config": cfg, "profile": p, "stages": stages, "targets": verdicts,
 			"eta_min_ns": totalMin, "eta_max_ns": totalMax, "rules": rules, "readings": readings}
 		if len(subset) > 0 {
 			doc["subset"] = subset
@@ -152,8 +167,10 @@ func printPlan(ctx context.Context, w io.Writer, run checkedRun, asJSON bool) er
 		if err != nil {
 			return err
 		}
-		_, err = fmt.Fprintln(w, string(b))
-		return err
+		if _, err = fmt.Fprintln(w, string(b)); err != nil {
+			return err
+		}
+		return refused
 	}
 	fmt.Fprintf(w, "Plan: %s on %s, %s profile (%s), %s, seed %d\n", pts.JoinTests(cfg.Tests, ", "),
 		strings.Join(append(slices.Clone(cfg.Targets), cfg.FioServers...), ", "), p.Short, p.WriteCacheLabel(), cfg.Engine, cfg.Seed)
@@ -197,24 +214,10 @@ func printPlan(ctx context.Context, w io.Writer, run checkedRun, asJSON bool) er
 		fmt.Fprintf(w, "(with fio servers each round also waits about %v for fio's client/server start-up and %v between cells; included)\n",
 			perRound, perCell)
 	}
-	if len(tp.Local) > 0 {
+	if len(verdicts) > 0 {
 		fmt.Fprintln(w, "\nTargets:")
-		sys, err := device.Live.System()
-		if err != nil {
-			return err
-		}
-		for _, t := range tp.Local {
-			v := device.Live.Check(t, sys)
-			switch {
-			case !v.Usable:
-				fmt.Fprintf(w, "  %s: REFUSED: %s\n", t.Raw, strings.Join(v.Refused, "; "))
-			case v.New:
-				fmt.Fprintf(w, "  %s: a new file of %s\n", t.Raw, engine.FormatSize(t.Capacity))
-			case v.Confirmed(t, cfg.DestroyData):
-				fmt.Fprintf(w, "  %s: %s, %d bytes; its data will be destroyed (confirmed)\n", t.Raw, t.Identity.Label(), t.Capacity)
-			default:
-				fmt.Fprintf(w, "  %s: %s, %d bytes; needs --destroy-data %s\n", t.Raw, t.Identity.Label(), t.Capacity, v.Confirm)
-			}
+		for _, v := range verdicts {
+			fmt.Fprintf(w, "  %s: %s\n", v.Target, v.Verdict)
 		}
 	}
 	if tp.Engine == targets.Fio {
@@ -233,7 +236,42 @@ func printPlan(ctx context.Context, w io.Writer, run checkedRun, asJSON bool) er
 			}
 		}
 	}
-	return nil
+	return refused
+}
+
+// planTarget is what run would make of a local target.
+type planTarget struct {
+	Target  string   `json:"target"`
+	Verdict string   `json:"verdict"`
+	Refused []string `json:"refused,omitempty"`
+}
+
+// planTargets judges the local targets as run's gate does.
+func planTargets(local []device.Target, destroy []string) ([]planTarget, error) {
+	if len(local) == 0 {
+		return nil, nil
+	}
+	sys, err := device.Live.System()
+	if err != nil {
+		return nil, err
+	}
+	var out []planTarget
+	for _, t := range local {
+		v := device.Live.Check(t, sys)
+		pt := planTarget{Target: t.Raw}
+		switch {
+		case !v.Usable:
+			pt.Verdict, pt.Refused = "REFUSED: "+strings.Join(v.Refused, "; "), v.Refused
+		case v.New:
+			pt.Verdict = "a new file of " + engine.FormatSize(t.Capacity)
+		case v.Confirmed(t, destroy):
+			pt.Verdict = fmt.Sprintf("%s, %d bytes; its data will be destroyed (confirmed)", t.Identity.Label(), t.Capacity)
+		default:
+			pt.Verdict = fmt.Sprintf("%s, %d bytes; needs --destroy-data %s", t.Identity.Label(), t.Capacity, v.Confirm)
+		}
+		out = append(out, pt)
+	}
+	return out, nil
 }
 
 // printRules writes each test's rules, as its description holds them, and

@@ -20,6 +20,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ptsrun/ptsrun/engine/enginetest"
+
 	"github.com/ptsrun/ptsrun/matrix"
 	"github.com/ptsrun/ptsrun/pts"
 )
@@ -759,4 +761,21 @@ func TestHelpAndSuggestions(t *testing.T) {
 		assert.Equal(t, tc.code, code, "%v: %s", tc.args, stderr)
 		assert.Contains(t, stdout+stderr, tc.want, tc.args)
 	}
+}
+
+// plan runs nothing, but a target run would refuse is said, and plan
+// exits as run would: 4, in text and JSON alike.
+func TestPlanExitsFourOnARefusedTarget(t *testing.T) {
+	need(t, "losetup", "mkfs.ext4", "mount", "umount")
+	dev := enginetest.LoopDevice(t, 32<<20, "")
+	sh(t, "mkfs.ext4", "-q", dev)
+	mnt := t.TempDir()
+	sh(t, "mount", dev, mnt)
+	t.Cleanup(func() { _ = exec.Command("umount", mnt).Run() })
+	code, stdout, stderr := ptsrun("plan", "--target", dev, "--tests", "lat")
+	assert.Equal(t, 4, code, stderr)
+	assert.Contains(t, stdout, dev+": REFUSED: it is mounted at "+mnt)
+	code, stdout, stderr = ptsrun("plan", "--target", dev, "--tests", "lat", "--json")
+	assert.Equal(t, 4, code, stderr)
+	assert.Contains(t, stdout, `"refused": [`)
 }
