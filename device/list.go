@@ -35,6 +35,10 @@ func (fs FS) List(all bool) ([]Entry, error) {
 			t = Target{Spec: spec, Block: &bb, Capacity: b.SizeBytes, LogicalBlock: b.LogicalBlock}
 		}
 		v := fs.Check(t, sys)
+		if b.SizeBytes == 0 {
+			// An unattached loop device, an empty zram: nothing to test.
+			v.Usable, v.Refused = false, append(v.Refused, "it holds 0 bytes (a loop device not attached, or a device without a medium)")
+		}
 		id := t.Identity
 		if id.Kind == "" {
 			id = Identity{Spec: t.Raw, Kind: KindBlock, Path: "/dev/" + b.Name, Model: b.Model,

@@ -30,6 +30,7 @@ func fullVersion() string {
 	if !ok {
 		return version
 	}
+	// The commit, when go build stamped it (-buildvcs), and the Go release.
 	var rev, modified string
 	for _, s := range bi.Settings {
 		switch s.Key {
@@ -42,9 +43,9 @@ func fullVersion() string {
 		}
 	}
 	if rev == "" {
-		return version
+		return fmt.Sprintf("%s (%s)", version, bi.GoVersion)
 	}
-	return fmt.Sprintf("%s (commit %s%s)", version, rev[:min(12, len(rev))], modified)
+	return fmt.Sprintf("%s (commit %s%s, %s)", version, rev[:min(12, len(rev))], modified, bi.GoVersion)
 }
 
 // Exit codes (README "Exit codes"); 2 is left to the Go runtime.

@@ -779,3 +779,35 @@ func TestPlanExitsFourOnARefusedTarget(t *testing.T) {
 	assert.Equal(t, 4, code, stderr)
 	assert.Contains(t, stdout, `"refused": [`)
 }
+
+// A lab's standing answers come from the environment: PTSRUN_LAB,
+// PTSRUN_TESTED_BY, and PTSRUN_DUT_NOTE's notes before the command line's.
+func TestOperatorDefaultsFromTheEnvironment(t *testing.T) {
+	t.Setenv("PTSRUN_LAB", "Lab X")
+	t.Setenv("PTSRUN_DUT_NOTE", "NAND=TLC; Form factor=U.2")
+	dir := filepath.Join(t.TempDir(), "run")
+	code, _, stderr := ptsrun("run", "--target", "sim", "--tests", "lat", "--out", dir, "--dut-note", "Cooling=fan")
+	require.Equal(t, 0, code, stderr)
+	var rec struct {
+		Lab   string `json:"lab"`
+		Notes []struct {
+			Key, Value string
+		} `json:"dut_notes"`
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "run.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &rec))
+	assert.Equal(t, "Lab X", rec.Lab)
+	require.Len(t, rec.Notes, 3)
+	assert.Equal(t, []string{"TLC", "U.2", "fan"}, []string{rec.Notes[0].Value, rec.Notes[1].Value, rec.Notes[2].Value})
+	assert.Equal(t, "Cooling", rec.Notes[2].Key)
+}
+
+// --version names the version and the Go release (and the commit, in a
+// binary go build stamped).
+func TestVersion(t *testing.T) {
+	code, stdout, _ := ptsrun("--version")
+	assert.Equal(t, 0, code)
+	assert.Contains(t, stdout, "ptsrun version "+version+" (")
+	assert.Contains(t, stdout, runtime.Version())
+}

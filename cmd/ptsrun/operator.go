@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -12,11 +13,11 @@ import (
 // ran it, where, and what the device does not report of itself.
 func operatorFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "tested-by", Usage: "the test operator, for the report header's Tested By (default: not stated)"},
-		&cli.StringFlag{Name: "lab", Usage: "the laboratory the test is run in (default: not stated)"},
+		&cli.StringFlag{Name: "tested-by", EnvVars: []string{"PTSRUN_TESTED_BY"}, Usage: "the test operator, for the report header's Tested By (default: not stated)"},
+		&cli.StringFlag{Name: "lab", EnvVars: []string{"PTSRUN_LAB"}, Usage: "the laboratory the test is run in (default: not stated)"},
 		// Not a StringSliceFlag: that splits at commas, and "NAND=TLC, 176 layers" is one note.
 		&cli.GenericFlag{Name: "dut-note", Value: &noteList{}, Usage: "KEY=VALUE the device does not report of itself, such as " +
-			`"NAND=TLC 176L" or "Form factor=U.2" (repeatable); the report shows it as stated by the operator`},
+			`"NAND=TLC 176L" or "Form factor=U.2" (repeatable; PTSRUN_DUT_NOTE holds more, separated by ";"); the report shows it as stated by the operator`},
 	}
 }
 
@@ -29,8 +30,15 @@ func (n *noteList) String() string     { return strings.Join(*n, "; ") }
 // operatorFromFlags reads and checks --tested-by, --lab and --dut-note.
 func operatorFromFlags(c *cli.Context) (pts.Operator, error) {
 	var notes []string
+	// The environment's notes first (a lab's standing ones), then the
+	// command line's.
+	for _, n := range strings.Split(os.Getenv("PTSRUN_DUT_NOTE"), ";") {
+		if n = strings.TrimSpace(n); n != "" {
+			notes = append(notes, n)
+		}
+	}
 	if n, ok := c.Generic("dut-note").(*noteList); ok && n != nil {
-		notes = *n
+		notes = append(notes, *n...)
 	}
 	return pts.NewOperator(c.String("tested-by"), c.String("lab"), notes)
 }
