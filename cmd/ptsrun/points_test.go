@@ -33,7 +33,7 @@ func TestOperatingPointFiguresAgree(t *testing.T) {
 	for _, p := range []string{"--dirth-", "--ecw-"} {
 		args = append(args, p+"tc", "32,4,1", p+"qd", "32,4,1")
 	}
-	code, _, stderr := ptsrun(append([]string{"run", "--target", "sim:enterprise", "--tests", "dirth,ecw", "--out", dir}, args...)...)
+	code, stdout, stderr := ptsrun(append([]string{"run", "--target", "sim:enterprise", "--tests", "dirth,ecw", "--out", dir}, args...)...)
 	require.Contains(t, []int{0, 3}, code, stderr)
 	out, err := exec.Command("pdftotext", "-layout", filepath.Join(dir, "report.pdf"), "-").Output()
 	require.NoError(t, err)
@@ -41,7 +41,7 @@ func TestOperatingPointFiguresAgree(t *testing.T) {
 	flat := func(s string) string { return strings.Join(strings.Fields(s), " ") }
 	page1 := flat(pages[0])
 	report := flat(string(out))
-	summary := flat(stderr)
+	summary := flat(stdout) // the summary is stdout's; progress stderr's
 
 	cmpOut := filepath.Join(t.TempDir(), "compare.pdf")
 	code, cmpJSON, cmpErr := ptsrun("compare", dir, dir, "-o", cmpOut, "--json")

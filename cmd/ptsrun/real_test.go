@@ -349,7 +349,7 @@ func TestIOErrorStopsTheRunCleanly(t *testing.T) {
 			}
 			assert.Contains(t, lines[len(lines)-1], `"type":"error"`)
 
-			code, _, stderr = ptsrun("report", dir)
+			code, stdout, stderr := ptsrun("report", dir)
 			require.Equal(t, 0, code, stderr)
 			res, _, err := matrix.Load(dir)
 			require.NoError(t, err)
@@ -364,7 +364,7 @@ func TestIOErrorStopsTheRunCleanly(t *testing.T) {
 			}
 			assert.Contains(t, codes["error"], "IOPS: stopped by an error after 0 complete rounds")
 			assert.Equal(t, "Latency: not run; the run stopped before it.", codes["not_run"])
-			assert.Contains(t, stderr, "IOPS:                  stopped by an error before its first round")
+			assert.Contains(t, stdout, "IOPS:                  stopped by an error before its first round", "the summary is stdout's")
 
 			if _, err := exec.LookPath("pdftotext"); err == nil {
 				out, err := exec.Command("pdftotext", filepath.Join(dir, "report.pdf"), "-").Output()

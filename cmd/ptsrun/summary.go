@@ -91,14 +91,15 @@ func newSummary(res *matrix.Results, dir, pdf string) runSummary {
 	return s
 }
 
-// printSummary writes sum: as JSON on stdout, or in words on stderr.
-func printSummary(stderr, stdout io.Writer, res *matrix.Results, sum runSummary, asJSON bool) {
+// printSummary writes sum on stdout, as JSON or in words: the run's
+// result, which `run > log` keeps; the progress before it is stderr's.
+func printSummary(_, stdout io.Writer, res *matrix.Results, sum runSummary, asJSON bool) {
 	if asJSON {
 		b, _ := json.Marshal(sum) // strings, booleans and integers only: cannot fail
 		fmt.Fprintln(stdout, string(b))
 		return
 	}
-	w := stderr
+	w := stdout
 	fmt.Fprintf(w, "\nRun %s: %s\n", sum.Dir, res.Verdict)
 	if res.Scope != "" {
 		fmt.Fprintf(w, "  Scope: %s\n", res.Scope)
