@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ptsrun/ptsrun/engine"
+	"github.com/ptsrun/ptsrun/engine/enginetest"
 	"github.com/ptsrun/ptsrun/golden/goldentest"
 	"github.com/ptsrun/ptsrun/matrix"
 	"github.com/ptsrun/ptsrun/pdfreport"
@@ -450,9 +451,7 @@ func TestLoadBadInput(t *testing.T) {
 // five rounds, json+ like a user's own script would, and imports the five
 // files: the cells, their rounds and fio's own numbers come through.
 func TestImportRealFio(t *testing.T) {
-	if _, err := exec.LookPath("fio"); err != nil {
-		t.Skip("fio not installed (apt-get install fio); skipping the real fio import")
-	}
+	enginetest.NeedFio(t)
 	dir := t.TempDir()
 	data := filepath.Join(dir, "data")
 	job := "[global]\nfilename=" + data + "\nsize=32m\nruntime=1\ntime_based=1\nbs=4k\niodepth=1\n" +

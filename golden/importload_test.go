@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ptsrun/ptsrun/engine/enginetest"
 	"github.com/ptsrun/ptsrun/matrix"
 	"github.com/ptsrun/ptsrun/pdfreport"
 	"github.com/ptsrun/ptsrun/pts"
@@ -233,9 +234,7 @@ func TestImportFioStageLoad(t *testing.T) {
 // deviation from the profile's load, and "not recorded" for what fio
 // does not record.
 func TestImportRealFioLoad(t *testing.T) {
-	if _, err := exec.LookPath("fio"); err != nil {
-		t.Skip("fio not installed (apt-get install fio); skipping the real fio import")
-	}
+	enginetest.NeedFio(t)
 	dir := t.TempDir()
 	data := filepath.Join(dir, "data")
 	job := "[cell]\nfilename=" + data + "\nsize=16m\nrw=randrw\nrwmixread=65\nbs=4k\nnumjobs=2\niodepth=32\n" +

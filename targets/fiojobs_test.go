@@ -3,7 +3,6 @@ package targets
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ptsrun/ptsrun/device"
+	"github.com/ptsrun/ptsrun/engine/enginetest"
 	"github.com/ptsrun/ptsrun/engine/fio"
 )
 
@@ -57,9 +57,7 @@ func gate(t *testing.T, text string, destroy []string, servers ...string) (*FioJ
 
 func gateIn(t *testing.T, text, runDir string, destroy []string, servers ...string) (*FioJobsPlan, error) {
 	t.Helper()
-	if _, err := exec.LookPath("fio"); err != nil {
-		t.Skip("fio is not installed (Debian: apt-get install fio); CI installs it")
-	}
+	enginetest.NeedFio(t)
 	t.Setenv("DEV", "/dev/nvme0n1")
 	files := map[string]string{"/work/jobs/job.fio": text, "/work/jobs/inc.fio": "rw=write\n"}
 	jf, err := fio.ReadJobFile("/work/jobs/job.fio", fio.ReadOptions{
@@ -240,9 +238,7 @@ func TestFioGatePlan(t *testing.T) {
 // readJob reads one job file held in memory, with fio.
 func readJob(t *testing.T, path, text string) *fio.UserJobFile {
 	t.Helper()
-	if _, err := exec.LookPath("fio"); err != nil {
-		t.Skip("fio is not installed (Debian: apt-get install fio); CI installs it")
-	}
+	enginetest.NeedFio(t)
 	jf, err := fio.ReadJobFile(path, fio.ReadOptions{ReadFile: func(string) ([]byte, error) { return []byte(text), nil },
 		Kind: func(string) fio.FileKind { return fio.Regular }})
 	require.NoError(t, err)

@@ -24,13 +24,6 @@ import (
 	"github.com/ptsrun/ptsrun/matrix"
 )
 
-func needFioBinary(t *testing.T) {
-	t.Helper()
-	if _, err := exec.LookPath("fio"); err != nil {
-		t.Skip("fio is not installed")
-	}
-}
-
 // rawFioJobs reads fio's own JSON output as fio wrote it, without ptsrun's
 // parser: every entry's name, group, and per direction its iops, I/Os and
 // run time, and its filename option.
@@ -67,7 +60,7 @@ func relDiff(a, b float64) float64 { return math.Abs(a-b) / math.Max(math.Abs(b)
 // them agrees with fio's own JSON within 1 %, and every target's figure in
 // results.json with the sum of fio's figures of the jobs on it.
 func TestFioJobFileOnLoopDevices(t *testing.T) {
-	needFioBinary(t)
+	enginetest.NeedFio(t)
 	t.Parallel() // mostly waiting on I/O, on devices of its own
 	dev0 := enginetest.LoopDevice(t, 128<<20, "")
 	dev1 := enginetest.LoopDevice(t, 128<<20, "")
@@ -247,7 +240,7 @@ log_avg_msec=1000
 // A job file fio cannot parse is reported in fio's words with the line,
 // exit 1, nothing run and no directory made; so are the other bad inputs.
 func TestFioBadInput(t *testing.T) {
-	needFioBinary(t)
+	enginetest.NeedFio(t)
 	work := t.TempDir()
 	write := func(name, text string) string {
 		p := filepath.Join(work, name)
@@ -296,7 +289,7 @@ func TestFioBadInput(t *testing.T) {
 // A job that only reads needs no confirmation, and fio runs it with
 // --readonly; --plan runs nothing and says what the gate would refuse.
 func TestFioReadOnlyAndPlan(t *testing.T) {
-	needFioBinary(t)
+	enginetest.NeedFio(t)
 	work := t.TempDir()
 	data := filepath.Join(work, "data.bin")
 	require.NoError(t, os.WriteFile(data, make([]byte, 1<<20), 0o644))
@@ -410,7 +403,7 @@ func TestFioJobFilesOnFioServers(t *testing.T) {
 // fio failing as it runs ends the run, exit 1, with fio's words; what it
 // wrote is kept in DIR/fio, and DIR is no run directory.
 func TestFioFailsAsItRuns(t *testing.T) {
-	needFioBinary(t)
+	enginetest.NeedFio(t)
 	work := t.TempDir()
 	job := filepath.Join(work, "fails.fio")
 	// fio makes a new file's directories too, but not in /proc.
@@ -429,7 +422,7 @@ func TestFioFailsAsItRuns(t *testing.T) {
 // or is stopped, leaves the run directory of those before it, which report
 // takes like any run.
 func TestFioKeepsTheJobFilesThatRan(t *testing.T) {
-	needFioBinary(t)
+	enginetest.NeedFio(t)
 	work := t.TempDir()
 	first := filepath.Join(work, "first.fio")
 	require.NoError(t, os.WriteFile(first, []byte("[r]\nrw=randread\nsize=4m\nfilename="+filepath.Join(work, "first.dat")+"\ntime_based=1\nruntime=1\n"), 0o644))

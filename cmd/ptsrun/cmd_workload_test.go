@@ -144,9 +144,7 @@ func TestWorkloadSplitBadInput(t *testing.T) {
 // fio takes whole percentages: a fractional share is refused before the
 // file target is made or fio runs; the native engine runs it as it is.
 func TestWorkloadFractionalShares(t *testing.T) {
-	if _, err := exec.LookPath("fio"); err != nil {
-		t.Skip("fio is not installed (Debian: apt-get install fio)")
-	}
+	enginetest.NeedFio(t)
 	base := t.TempDir()
 	img := filepath.Join(base, "target.img")
 	dir := filepath.Join(base, "out")
@@ -190,8 +188,8 @@ func TestWorkloadSplitOnLoopDevices(t *testing.T) {
 	dev := enginetest.LoopDevice(t, 256<<20, "")
 	for _, eng := range []string{"native", "fio"} {
 		t.Run(eng, func(t *testing.T) {
-			if _, err := exec.LookPath("fio"); err != nil && eng == "fio" {
-				t.Skip("fio is not installed (Debian: apt-get install fio)")
+			if eng == "fio" {
+				enginetest.NeedFio(t)
 			}
 			out := filepath.Join(t.TempDir(), "w")
 			code, _, stderr := ptsrun("workload", "--target", dev, "--engine", eng, "--read", "40", "--bs", ecwBS, "--zones", ecwZones,

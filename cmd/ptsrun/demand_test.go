@@ -39,9 +39,7 @@ func TestDemandIntensityOnLoopDevice(t *testing.T) {
 			t.Parallel()
 			dev := enginetest.LoopDevice(t, 64<<20, "")
 			if tc.engine == "fio" {
-				if _, err := exec.LookPath("fio"); err != nil {
-					t.Skip("fio is not installed")
-				}
+				enginetest.NeedFio(t)
 			}
 			p := "--" + tc.test + "-"
 			dir := filepath.Join(t.TempDir(), "run")

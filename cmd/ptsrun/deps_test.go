@@ -78,7 +78,7 @@ var allowedImports = []struct {
 // steadystate's, and by no other file but the wiring's.
 var testFixtures = map[string]string{
 	"engine/sim":        "the simulated drive runs the methodology, every report page and the golden tests without hardware",
-	"engine/enginetest": "the engine conformance suite and loop devices",
+	"engine/enginetest": "the engine conformance suite, loop devices and fio servers, and the skips of -short",
 	"golden/goldentest": "the golden-file helper the project's own tests use",
 	"internal/cpuhog":   "busy processes, to provoke on purpose what a loaded host does by chance",
 }

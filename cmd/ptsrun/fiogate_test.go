@@ -75,7 +75,7 @@ func refusedFio(t *testing.T, out string, args []string, msgs ...string) {
 // 64 KiB; the same through a fio server; iomem=mmap:FILE truncated a file
 // from 100 000 B to 4 096 B.
 func TestFioGateRepro1MemMapsAFile(t *testing.T) {
-	needFioBinary(t)
+	enginetest.NeedFio(t)
 	t.Parallel()
 	work := t.TempDir()
 	c := randomDevice(t, 32<<20, 16<<20)
@@ -102,7 +102,7 @@ func TestFioGateRepro1MemMapsAFile(t *testing.T) {
 // job file swapped while the first ran wrote an unconfirmed device. And
 // self-contained: a.fio wrote its neighbour b.fio with buffer_pattern.
 func TestFioGateRepro5RunsTheCheckedCopy(t *testing.T) {
-	needFioBinary(t)
+	enginetest.NeedFio(t)
 	t.Parallel()
 	work := t.TempDir()
 	c := enginetest.LoopDevice(t, 32<<20, "")
@@ -147,7 +147,7 @@ func TestFioGateRepro5RunsTheCheckedCopy(t *testing.T) {
 // Repro 6: a job created directories and a file anywhere, with contents it
 // chose (in /etc/cron.d that is root's code run).
 func TestFioGateRepro6NewFileAnywhere(t *testing.T) {
-	needFioBinary(t)
+	enginetest.NeedFio(t)
 	work, elsewhere := t.TempDir(), t.TempDir()
 	target := filepath.Join(elsewhere, "etc", "cron.d", "x")
 	cron := "* * * * * root touch " + filepath.Join(elsewhere, "pwned") + "\n"
@@ -161,7 +161,7 @@ func TestFioGateRepro6NewFileAnywhere(t *testing.T) {
 // size= as 1 MiB, fio run without --readonly because another job created
 // a file; fill_device does the same to any file.
 func TestFioGateRepro7ReadJobLaysOut(t *testing.T) {
-	needFioBinary(t)
+	enginetest.NeedFio(t)
 	work, elsewhere := t.TempDir(), t.TempDir()
 	victim := filepath.Join(elsewhere, "small.dat")
 	require.NoError(t, os.WriteFile(victim, []byte("fourteen bytes"), 0o644))
@@ -191,7 +191,7 @@ func TestFioGateRepro7ReadJobLaysOut(t *testing.T) {
 // Repro 8: write_*_log=PATH in a read-only job truncated the logs of
 // another run directory, and an application's app_lat.log.
 func TestFioGateRepro8LogsOutsideTheRunDirectory(t *testing.T) {
-	needFioBinary(t)
+	enginetest.NeedFio(t)
 	work, other, app := t.TempDir(), t.TempDir(), t.TempDir()
 	data := randomFile(t, work, "data.bin", 1<<20)
 	logs := filepath.Join(other, "fio", "logs", "01")
@@ -212,7 +212,7 @@ func TestFioGateRepro8LogsOutsideTheRunDirectory(t *testing.T) {
 // Repro 10: "beside the job file" covered the whole tree below it, and
 // hard links passed: a job file in /tmp overwrote /tmp/x/victims/important.dat.
 func TestFioGateRepro10BesideMeansTheSameDirectory(t *testing.T) {
-	needFioBinary(t)
+	enginetest.NeedFio(t)
 	work, elsewhere := t.TempDir(), t.TempDir()
 	below := randomFile(t, work, "x/victims/important.dat", 64<<10)
 	kept := randomFile(t, elsewhere, "important.dat", 64<<10)
@@ -230,7 +230,7 @@ func TestFioGateRepro10BesideMeansTheSameDirectory(t *testing.T) {
 // Repro 14: ioscheduler= in a read-only job changed an unconfirmed
 // device's scheduler.
 func TestFioGateRepro14Scheduler(t *testing.T) {
-	needFioBinary(t)
+	enginetest.NeedFio(t)
 	dev := enginetest.LoopDevice(t, 32<<20, "")
 	sched := filepath.Join("/sys/block", filepath.Base(dev), "queue", "scheduler")
 	b, err := os.ReadFile(sched)
@@ -261,7 +261,7 @@ func TestFioGateRepro14Scheduler(t *testing.T) {
 // opens elsewhere/victim; a dangling link opened with O_CREAT makes its
 // target.
 func TestFioGateDotDotAfterALink(t *testing.T) {
-	needFioBinary(t)
+	enginetest.NeedFio(t)
 	work, elsewhere := t.TempDir(), t.TempDir()
 	victim := randomFile(t, elsewhere, "victim", 4096)
 	require.NoError(t, os.MkdirAll(filepath.Join(elsewhere, "sub"), 0o755))

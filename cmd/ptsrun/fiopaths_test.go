@@ -3,13 +3,14 @@ package main
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/ptsrun/ptsrun/engine/enginetest"
 )
 
 func names(t *testing.T, dir string) []string {
@@ -28,9 +29,7 @@ func names(t *testing.T, dir string) []string {
 // file. Run from a working directory of its own, with the logs in a run
 // directory whose name holds a ':' too, the named file is the only one made.
 func TestFioLoadsOnlyTheNamedFile(t *testing.T) {
-	if _, err := exec.LookPath("fio"); err != nil {
-		t.Skip("fio is not installed (Debian: apt-get install fio); CI installs it")
-	}
+	enginetest.NeedFio(t)
 	dir, cwd := t.TempDir(), t.TempDir()
 	out := filepath.Join(t.TempDir(), "run:1")
 	t.Chdir(cwd)

@@ -258,8 +258,8 @@ func TestWorkloadOptionsOnLoopDevices(t *testing.T) {
 	dev := enginetest.LoopDevice(t, 256<<20, "")
 	for _, eng := range []string{"native", "fio"} {
 		t.Run(eng, func(t *testing.T) {
-			if _, err := exec.LookPath("fio"); err != nil && eng == "fio" {
-				t.Skip("fio is not installed (Debian: apt-get install fio)")
+			if eng == "fio" {
+				enginetest.NeedFio(t)
 			}
 			out := filepath.Join(t.TempDir(), "w")
 			code, _, stderr := ptsrun("workload", "--target", dev, "--engine", eng, "--read", "70", "--tc", "2", "--qd", "4",

@@ -26,9 +26,7 @@ func TestWorkloadOnLoopDevice(t *testing.T) {
 	for _, eng := range []string{"native", "fio"} {
 		t.Run(eng, func(t *testing.T) {
 			if eng == "fio" {
-				if _, err := exec.LookPath("fio"); err != nil {
-					t.Skip("fio is not installed")
-				}
+				enginetest.NeedFio(t)
 			}
 			code, stdout, stderr := ptsrun("workload", "--target", dev, "--engine", eng, "--read", "70", "--bs", "4k",
 				"--tc", "2", "--qd", "8", "--time", "2s", "--destroy-data", dev, "--json")
@@ -72,9 +70,7 @@ func TestRunOnLoopDeviceWithEachEngine(t *testing.T) {
 			t.Parallel()
 			dev := enginetest.LoopDevice(t, 128<<20, "")
 			if eng == "fio" {
-				if _, err := exec.LookPath("fio"); err != nil {
-					t.Skip("fio is not installed")
-				}
+				enginetest.NeedFio(t)
 			}
 			dir := filepath.Join(t.TempDir(), "run")
 			// A blank loop device has no PTS purge: auto takes discard.
@@ -323,9 +319,7 @@ func TestIOErrorStopsTheRunCleanly(t *testing.T) {
 	for _, eng := range []string{"native", "fio"} {
 		t.Run(eng, func(t *testing.T) {
 			if eng == "fio" {
-				if _, err := exec.LookPath("fio"); err != nil {
-					t.Skip("fio is not installed")
-				}
+				enginetest.NeedFio(t)
 			}
 			code, _, stderr := ptsrun("workload", "--target", dev, "--engine", eng, "--access", "seq", "--read", "0",
 				"--bs", "128k", "--qd", "4", "--time", "3s", "--destroy-data", dev)
@@ -403,9 +397,7 @@ func liveProcesses(dir string) []string {
 // on writing (nor the held cell starting) while the user resumes on the same
 // device. Either way, resume then completes the run.
 func TestStopDuringFioCell(t *testing.T) {
-	if _, err := exec.LookPath("fio"); err != nil {
-		t.Skip("fio is not installed")
-	}
+	enginetest.NeedFio(t)
 	// Mostly waiting on fio: beside the other long device tests, each
 	// signal on a device of its own.
 	t.Parallel()

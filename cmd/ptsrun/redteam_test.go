@@ -50,7 +50,7 @@ func fioIn(t *testing.T, args ...string) (int, string) {
 // the end with unlink=1 (filesetup.c close_and_free_files): the gate skips
 // the files of such a job altogether (targets/fiojobs.go, "if a.NoIO").
 func TestRedTeamNoIOEngineUnlinksAFileNobodyConfirmed(t *testing.T) {
-	needFioBinary(t)
+	enginetest.NeedFio(t)
 	t.Parallel()
 	for _, tc := range []struct{ name, job string }{
 		{"null unlink", "[gone]\nioengine=null\nrw=read\nsize=1m\nfilename=%s\nunlink=1\n"},
@@ -86,7 +86,7 @@ func TestRedTeamNoIOEngineUnlinksAFileNobodyConfirmed(t *testing.T) {
 // device is the link target's neighbour, while the gate judged a new file
 // beside the job file.
 func TestRedTeamMissingDirectoryThenLinkThenDotDot(t *testing.T) {
-	needFioBinary(t)
+	enginetest.NeedFio(t)
 	t.Parallel()
 	t.Run("a file elsewhere", func(t *testing.T) {
 		victims := t.TempDir()
@@ -127,7 +127,7 @@ func TestRedTeamMissingDirectoryThenLinkThenDotDot(t *testing.T) {
 // LaysOut, "per := sz / nfiles"). A second job file that writes a file of
 // its own takes --readonly away.
 func TestRedTeamNrfilesAfterGlobalFilesLaysOutAReadFile(t *testing.T) {
-	needFioBinary(t)
+	enginetest.NeedFio(t)
 	t.Parallel()
 	victims := t.TempDir()
 	a := randomFile(t, victims, "a.dat", 1<<20)
@@ -147,7 +147,7 @@ func TestRedTeamNrfilesAfterGlobalFilesLaysOutAReadFile(t *testing.T) {
 // whatever the flags say, but not the file under it), written without
 // --destroy-data, and the filesystem no longer mounts.
 func TestRedTeamImageOfAMountedFilesystemBesideTheJobFile(t *testing.T) {
-	needFioBinary(t)
+	enginetest.NeedFio(t)
 	need(t, "losetup", "mkfs.ext4", "mount", "umount")
 	t.Parallel()
 	dir := t.TempDir()
@@ -177,7 +177,7 @@ func TestRedTeamImageOfAMountedFilesystemBesideTheJobFile(t *testing.T) {
 // rewrites an existing file smaller than its size=, and makes a missing
 // one, directories and all, filled with its buffer_pattern (a cron line).
 func TestRedTeamFioServerReadJobLaysOut(t *testing.T) {
-	needFioBinary(t)
+	enginetest.NeedFio(t)
 	t.Parallel()
 	servers := enginetest.FioServers(t, 1)
 	t.Run("an existing file", func(t *testing.T) {
@@ -203,7 +203,7 @@ func TestRedTeamFioServerReadJobLaysOut(t *testing.T) {
 // device while an earlier job file runs: fio follows the link, and no
 // hold covers it (only block devices the gate saw are held).
 func TestRedTeamFileSwappedBetweenGateAndRun(t *testing.T) {
-	needFioBinary(t)
+	enginetest.NeedFio(t)
 	t.Parallel()
 	dev := enginetest.LoopDevice(t, 32<<20, "")
 	before := sum(t, dev)
@@ -253,7 +253,7 @@ func waitFile(t *testing.T, path string, exited chan error, stderr *bytes.Buffer
 // device.
 func TestRedTeamResumeWritesThroughLinksInTheRunDirectory(t *testing.T) {
 	need(t, "losetup")
-	needFioBinary(t)
+	enginetest.NeedFio(t)
 	t.Parallel()
 	dev := enginetest.LoopDevice(t, 64<<20, "")
 	run := filepath.Join(t.TempDir(), "run")
@@ -354,7 +354,7 @@ func TestRedTeamFilesystemMountedThroughAStackedLoop(t *testing.T) {
 // write; root's fio writes its JSON there. The test plays that owner
 // (nobody) as root.
 func TestRedTeamOutOwnedBySomeoneElse(t *testing.T) {
-	needFioBinary(t)
+	enginetest.NeedFio(t)
 	need(t)
 	t.Parallel()
 	jobs := t.TempDir()

@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/ptsrun/ptsrun/engine/enginetest"
 )
 
 const nobodyUID = 65534 // the other user the tests play, as root
@@ -46,7 +48,7 @@ func writers(t *testing.T) map[string]func(dir string) []string {
 			return []string{"import", "fio", "../../golden/testdata/fio-clat-3.33.json", "--out", dir}
 		},
 	}
-	if _, err := exec.LookPath("fio"); err == nil {
+	if _, err := exec.LookPath("fio"); err == nil && !testing.Short() { // -short: no fio
 		in := randomFile(t, src, "in.dat", 1<<20)
 		job := jobFile(t, src, "r.fio", fmt.Sprintf("[r]\nrw=read\nbs=4k\nsize=1m\nfilename=%s\n", in))
 		w["fio"] = func(dir string) []string { return []string{"fio", job, "--out", dir} }
@@ -273,7 +275,7 @@ func TestRunDirectoryWithLinksInIt(t *testing.T) {
 	// fio's files of a run on a device: every job file and output of fio/
 	// a link to the victim.
 	t.Run("fio's files links", func(t *testing.T) {
-		needFioBinary(t)
+		enginetest.NeedFio(t)
 		dev := randomDevice(t, 64<<20, 0)
 		run := filepath.Join(t.TempDir(), "run")
 		interrupted(t, run, "--target", dev, "--destroy-data", dev, "--purge", "none", "--tests", "lat", "--cell-time", "1s", "--engine", "fio")
@@ -306,7 +308,7 @@ func TestRunDirectoryWithLinksInIt(t *testing.T) {
 // others may write (and is not sticky) is refused as a run directory is.
 func TestFioWorkDirInATmpdirOthersCanChange(t *testing.T) {
 	need(t)
-	needFioBinary(t)
+	enginetest.NeedFio(t)
 	t.Parallel()
 	open := ownedDir(t, filepath.Join(t.TempDir(), "open"), 0o777, 0)
 	target := randomFile(t, t.TempDir(), "in.dat", 4<<20)

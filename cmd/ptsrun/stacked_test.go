@@ -165,7 +165,7 @@ func TestStackedLoopDeviceInUseIsRefused(t *testing.T) {
 // fio job file, a vdbench parameter file.
 func TestStackedLoopDeviceInUseRefusedByEveryCommand(t *testing.T) {
 	need(t, "losetup", "mkfs.ext4", "mount", "umount", "fsfreeze")
-	needFioBinary(t)
+	enginetest.NeedFio(t)
 	t.Parallel()
 	dev := enginetest.LoopDevice(t, 32<<20, "")
 	upper := stackLoop(t, dev, false)

@@ -43,9 +43,7 @@ func TestTimelinesOnLoopDeviceKilledAndResumed(t *testing.T) {
 			t.Parallel()
 			dev := enginetest.LoopDevice(t, 64<<20, "")
 			if tc.engine == "fio" {
-				if _, err := exec.LookPath("fio"); err != nil {
-					t.Skip("fio is not installed")
-				}
+				enginetest.NeedFio(t)
 			}
 			dir := filepath.Join(t.TempDir(), "run")
 			args := append([]string{"run", "--target", dev, "--engine", tc.engine, "--tests", tc.test, "--destroy-data", dev, "--out", dir}, tc.flags...)
@@ -182,8 +180,8 @@ func TestWSATStopsAtItsFillsOnAFile(t *testing.T) {
 	for _, eng := range []string{"native", "fio"} {
 		t.Run(eng, func(t *testing.T) {
 			t.Parallel()
-			if _, err := exec.LookPath("fio"); err != nil && eng == "fio" {
-				t.Skip("fio is not installed")
+			if eng == "fio" {
+				enginetest.NeedFio(t)
 			}
 			target := filepath.Join(t.TempDir(), "wsat.img")
 			dir := filepath.Join(t.TempDir(), "run")

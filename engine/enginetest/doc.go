@@ -9,5 +9,8 @@
 // of workloads outside the PTS: a rate cap held within 5 % without
 // spinning, a ramp in the series but not in the totals, a random share
 // from the trace). It also makes
-// loop devices for the tests that need real block devices.
+// loop devices, files and fio servers for the tests that need real
+// targets, and holds the test environment's skips (env.go): what needs
+// root, fio or a long simulated run skips when it is missing, and under
+// -short, the suite a developer runs all day.
 package enginetest

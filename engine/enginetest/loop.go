@@ -12,19 +12,6 @@ import (
 	"time"
 )
 
-// NeedRoot skips the test unless it runs as root with the named commands.
-func NeedRoot(t testing.TB, commands ...string) {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root (loop devices); CI runs it as root")
-	}
-	for _, c := range commands {
-		if _, err := exec.LookPath(c); err != nil {
-			t.Skipf("needs %s (Debian: apt-get install %s)", c, pkgOf(c))
-		}
-	}
-}
-
 func pkgOf(cmd string) string {
 	switch cmd {
 	case "losetup", "blockdev", "wipefs", "mkswap", "blkdiscard", "sfdisk":
@@ -138,9 +125,7 @@ func Describe(path string, size int64) string { return fmt.Sprintf("%s (%d MiB)"
 // ends, and returns their HOST:PORT addresses.
 func FioServers(t testing.TB, n int) []string {
 	t.Helper()
-	if _, err := exec.LookPath("fio"); err != nil {
-		t.Skip("fio is not installed (Debian: apt-get install fio); CI installs it")
-	}
+	NeedFio(t)
 	var addrs []string
 	for i := 0; i < n; i++ {
 		l, err := net.Listen("tcp", "127.0.0.1:0")

@@ -3,7 +3,6 @@ package fio
 import (
 	"context"
 	"fmt"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -16,16 +15,9 @@ import (
 
 const testSize = 256 << 20
 
-func needFio(t *testing.T) {
-	t.Helper()
-	if _, err := exec.LookPath("fio"); err != nil {
-		t.Skip("fio is not installed (Debian: apt-get install fio); CI installs it")
-	}
-}
-
 func opener(files bool, servers []string) enginetest.Opener {
 	return func(t *testing.T, n int) (engine.Engine, []enginetest.Target) {
-		needFio(t)
+		enginetest.NeedFio(t)
 		var ts []Target
 		var out []enginetest.Target
 		for i := 0; i < n; i++ {
@@ -58,12 +50,12 @@ func opener(files bool, servers []string) enginetest.Opener {
 // is its status lines' rates (live.go), not the series (no LiveSeries).
 
 func TestConformanceLoopDevice(t *testing.T) {
-	needFio(t)
+	enginetest.NeedFio(t)
 	enginetest.Run(t, opener(false, nil), enginetest.Caps{ForeignPacing: true, DepthBuckets: true, ExactSeries: false, LiveSeries: false})
 }
 
 func TestConformanceFiles(t *testing.T) {
-	needFio(t)
+	enginetest.NeedFio(t)
 	enginetest.Run(t, opener(true, nil), enginetest.Caps{ReadBack: true, ForeignPacing: true, DepthBuckets: true, GenerationCovered: true, ExactSeries: false, LiveSeries: false})
 }
 
@@ -81,7 +73,7 @@ func TestConformanceClientServer(t *testing.T) {
 // A relative work directory (ptsrun run --out DIR) still works: fio runs in
 // a cell's log directory, where a relative name would point elsewhere.
 func TestRelativeWorkDir(t *testing.T) {
-	needFio(t)
+	enginetest.NeedFio(t)
 	path := enginetest.TempFile(t, 8<<20)
 	t.Chdir(t.TempDir())
 	e, err := Open([]Target{{Name: path, Path: path, Size: 8 << 20, LogicalBlock: 512}}, Options{WorkDir: "run/fio"})

@@ -112,7 +112,7 @@ func TestCheckPath(t *testing.T) {
 // file and nothing else, wherever fio and ptsrun run from, and the logs land
 // in a run directory whose name holds a ':'.
 func TestFioOpensTheNamedFile(t *testing.T) {
-	needFio(t)
+	enginetest.NeedFio(t)
 	for _, name := range []string{"a:b.img", `c\:d.img`, `x\y.img`, "pci-0000:00:1f.2-ata-1", "e:"} {
 		t.Run(name, func(t *testing.T) {
 			dir, cwd, run := t.TempDir(), t.TempDir(), filepath.Join(t.TempDir(), "run:1")
@@ -219,7 +219,7 @@ func TestJobFileSplitAndZones(t *testing.T) {
 // (without bs_unaligned fio would round them down to 8 KiB), in the shares
 // asked for.
 func TestFioRunsASplitAsWritten(t *testing.T) {
-	needFio(t)
+	enginetest.NeedFio(t)
 	path := enginetest.TempFile(t, 16<<20)
 	e, err := Open([]Target{{Name: path, Path: path, Size: 16 << 20, LogicalBlock: 512}}, Options{WorkDir: t.TempDir(), Trace: 4000})
 	require.NoError(t, err)

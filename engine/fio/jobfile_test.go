@@ -15,6 +15,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/ptsrun/ptsrun/engine/enginetest"
 )
 
 // memFiles is a set of job and include files in memory, for ReadOptions:
@@ -61,7 +63,7 @@ func (f fakeStat) List(d string) ([]string, error) {
 // fio's of the copy.
 func readFiles(t *testing.T, paths []string, files memFiles) []*UserJobFile {
 	t.Helper()
-	needFio(t)
+	enginetest.NeedFio(t)
 	var out []*UserJobFile
 	for _, p := range paths {
 		jf, err := ReadJobFile(p, files.opts())
@@ -319,7 +321,7 @@ nrfiles=2
 // fio asks lstat (filesetup.c exists_and_not_regfile). The link's target
 // is that file.
 func TestJobNamedAfterALink(t *testing.T) {
-	needFio(t)
+	enginetest.NeedFio(t)
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "real.dat"), []byte("data"), 0o644))
 	require.NoError(t, os.Symlink("real.dat", filepath.Join(dir, "victim")))
@@ -458,7 +460,7 @@ var addedFileLine = regexp.MustCompile(`^file\s+\d+\s+file 0x[0-9a-f]+ "(.*)" ad
 // directory) fio adds exactly the files Threads resolves, as --debug=file
 // prints them; and fio reads the user's job file as its copy.
 func TestJobFilesAsFioReadsThem(t *testing.T) {
-	needFio(t)
+	enginetest.NeedFio(t)
 	files, err := filepath.Glob("testdata/jobfiles/*.fio")
 	require.NoError(t, err)
 	require.NotEmpty(t, files)
@@ -506,7 +508,7 @@ func TestJobFilesAsFioReadsThem(t *testing.T) {
 
 // fio's own message for a job file it rejects, with the line it is about.
 func TestFioRejectsJobFile(t *testing.T) {
-	needFio(t)
+	enginetest.NeedFio(t)
 	for _, tc := range []struct{ name, text, msg string }{
 		{"unknown option", "[j]\nrw=read\nbogus_option=3\n", "job.fio:3: Bad option <bogus_option=3> (Did you mean log_prio?)"},
 		{"bad value", "[global]\nrw=randreadx\n[j]\n", "job.fio:2: fio: failed parsing rw=randreadx"},

@@ -19,7 +19,7 @@ import (
 // goes: a run's fio folder holds each cell's job file and output, not an
 // empty lock file per cell (issue 20: about 40 of them per run).
 func TestHeldCellsLeaveNoLockFiles(t *testing.T) {
-	needFio(t)
+	enginetest.NeedFio(t)
 	if _, err := exec.LookPath("flock"); err != nil {
 		t.Skip("flock(1) is not installed (util-linux): cells are not started ahead")
 	}

@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/ptsrun/ptsrun/engine/enginetest"
 )
 
 var update = flag.Bool("update", false, "rewrite the README's gate table from the gate's")
@@ -58,7 +60,7 @@ func cmdhelp(name string) (canonical, alias string) {
 // aliases are the table's. A fio that adds an option fails this test, and
 // the gate refuses the option (TestUnclassifiedOptionIsRefused).
 func TestEveryFioOptionIsClassified(t *testing.T) {
-	needFio(t)
+	enginetest.NeedFio(t)
 	listed := fioNames(t, "--cmdhelp=all")
 	require.Greater(t, len(listed), 200, "fio --cmdhelp=all")
 	var unclassified []string

@@ -1,0 +1,54 @@
+package enginetest
+
+import (
+	"os"
+	"os/exec"
+	"slices"
+	"testing"
+)
+
+// The test environment: what a test needs beyond Go, and what -short
+// leaves out. `go test -short ./...` is the suite a developer runs all
+// day: it skips what needs root and devices, fio, or a long simulated
+// run, each skip saying which; `go test ./...` (CI) runs them all.
+
+// NeedRoot skips the test unless it runs as root with the named commands.
+// Under -short it skips: what needs root here makes loop devices, mounts
+// or fio servers.
+func NeedRoot(t testing.TB, commands ...string) {
+	t.Helper()
+	if testing.Short() {
+		if slices.Contains(commands, "fio") {
+			t.Skip("-short: needs fio and root (loop devices or fio servers)")
+		}
+		t.Skip("-short: needs root (loop devices, mounts)")
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("needs root (loop devices); CI runs it as root")
+	}
+	for _, c := range commands {
+		if _, err := exec.LookPath(c); err != nil {
+			t.Skipf("needs %s (Debian: apt-get install %s)", c, pkgOf(c))
+		}
+	}
+}
+
+// NeedFio skips the test unless fio is installed, and under -short.
+func NeedFio(t testing.TB) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: needs fio")
+	}
+	if _, err := exec.LookPath("fio"); err != nil {
+		t.Skip("fio is not installed (Debian: apt-get install fio); CI installs it")
+	}
+}
+
+// Long skips the test under -short; why says what makes it long ("a
+// simulated DIRTH run and three resumed ones").
+func Long(t testing.TB, why string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: " + why)
+	}
+}
