@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ptsrun/ptsrun/engine/enginetest"
 	"github.com/ptsrun/ptsrun/internal/confine"
 )
 
@@ -29,7 +30,7 @@ import (
 // job in the same job file that writes a file of its own takes --readonly
 // away, as a [global] default overridden by a job is an everyday job file.
 func TestRedTeam2PercentOffsetOutlivesItsOverride(t *testing.T) {
-	needFioBinary(t)
+	enginetest.NeedFio(t)
 	t.Parallel()
 	for _, tc := range []struct{ name, job string }{
 		{"in one section", "[r]\nrw=read\nbs=4k\nsize=1m\noffset=50%%\noffset=0\nfilename=%s\n"},
@@ -58,7 +59,7 @@ func TestRedTeam2PercentOffsetOutlivesItsOverride(t *testing.T) {
 // The gate sees the read end at 119 692, inside the file; fio ends it at
 // 120 500, and lays the file out again.
 func TestRedTeam2OffsetAlignedToTheSmallestBlockSize(t *testing.T) {
-	needFioBinary(t)
+	enginetest.NeedFio(t)
 	t.Parallel()
 	victim := randomFile(t, t.TempDir(), "app.dat", 120020)
 	before := sum(t, victim)
@@ -79,7 +80,7 @@ func TestRedTeam2OffsetAlignedToTheSmallestBlockSize(t *testing.T) {
 // first, and lays a device's 0 bytes out as a new file), and fio-run.json
 // names the job's file.
 func TestRedTeam2FileSwappedWithinAJobFile(t *testing.T) {
-	needFioBinary(t)
+	enginetest.NeedFio(t)
 	if confine.ABI() == 0 {
 		t.Skip("needs a kernel with Landlock: without it fio runs unconfined and this hole stays open (README, ptsrun fio)")
 	}
@@ -121,7 +122,7 @@ func TestRedTeam2FileSwappedWithinAJobFile(t *testing.T) {
 // link (targets/fiojobs.go judge, "t.stat.Links != 1") but takes a bind
 // mount for the job's own file, and fio overwrites the file elsewhere.
 func TestRedTeam2BindMountedFileBesideTheJobFile(t *testing.T) {
-	needFioBinary(t)
+	enginetest.NeedFio(t)
 	need(t, "mount", "umount")
 	t.Parallel()
 	victim := randomFile(t, t.TempDir(), "important.dat", 1<<20)
@@ -146,7 +147,7 @@ func TestRedTeam2BindMountedFileBesideTheJobFile(t *testing.T) {
 // --readonly does not cover logs). The same for write_lat_log,
 // write_iops_log and write_hist_log.
 func TestRedTeam2BareLogOptionKeepsTheEarlierFile(t *testing.T) {
-	needFioBinary(t)
+	enginetest.NeedFio(t)
 	t.Parallel()
 	for _, opt := range []string{"write_bw_log", "write_iops_log", "write_lat_log", "write_hist_log"} {
 		t.Run(opt, func(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ptsrun/ptsrun/engine/enginetest"
 	"github.com/ptsrun/ptsrun/internal/confine"
 )
 
@@ -68,7 +69,7 @@ func swapWhileRunning(t *testing.T, ready func() bool, swap func(), args ...stri
 // judge, "t.stat.Links != 1"), but it judged before the link was made;
 // fio overwrites the file elsewhere, and fio-run.json names the job's file.
 func TestRedTeam3HardLinkSwappedInBesideTheJobFile(t *testing.T) {
-	needFioBinary(t)
+	enginetest.NeedFio(t)
 	needLandlock(t)
 	t.Parallel()
 	victim := randomFile(t, t.TempDir(), "important.dat", 1<<20)
@@ -91,7 +92,7 @@ func TestRedTeam3HardLinkSwappedInBesideTheJobFile(t *testing.T) {
 // (Landlock's rules are path-beneath), so the job's own file swapped for a
 // symbolic link to a file in a subdirectory is written.
 func TestRedTeam3SymlinkSwappedIntoASubdirectoryOfTheJobFile(t *testing.T) {
-	needFioBinary(t)
+	enginetest.NeedFio(t)
 	needLandlock(t)
 	t.Parallel()
 	jobs := t.TempDir()
@@ -120,7 +121,7 @@ func TestRedTeam3SymlinkSwappedIntoASubdirectoryOfTheJobFile(t *testing.T) {
 // the job starts: swapped for a link meanwhile, it leads to a file beside
 // it or to a device nobody confirmed, and fio writes that.
 func TestRedTeam3NewFileConfirmedGrantsTheDirectoryAboveIt(t *testing.T) {
-	needFioBinary(t)
+	enginetest.NeedFio(t)
 	needLandlock(t)
 	t.Parallel()
 	const job = "[w]\nstartdelay=4\nrw=write\nbs=64k\nsize=1m\nfilename=%s\n"
@@ -157,7 +158,7 @@ func TestRedTeam3NewFileConfirmedGrantsTheDirectoryAboveIt(t *testing.T) {
 // victim directly anyway): a job file's directory another user can change
 // makes no file the job's own.
 func TestRedTeam3JobDirectoryOthersCanChangeIsNotTheJobs(t *testing.T) {
-	needFioBinary(t)
+	enginetest.NeedFio(t)
 	t.Parallel()
 	jobs := t.TempDir()
 	require.NoError(t, os.Chmod(jobs, 0o777))
