@@ -9,7 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/ptsrun/ptsrun/device"
+	"github.com/ptsrun/ptsrun/internal/device"
 )
 
 func devicesCommand() *cli.Command {

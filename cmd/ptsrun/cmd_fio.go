@@ -6,8 +6,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/ptsrun/ptsrun/custom"
-	"github.com/ptsrun/ptsrun/rundir"
+	"github.com/ptsrun/ptsrun/internal/custom"
+	"github.com/ptsrun/ptsrun/internal/rundir"
 )
 
 func fioCommand() *cli.Command {

@@ -12,12 +12,12 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/ptsrun/ptsrun/custom"
-	"github.com/ptsrun/ptsrun/device"
-	"github.com/ptsrun/ptsrun/golden"
-	"github.com/ptsrun/ptsrun/pdfreport"
-	"github.com/ptsrun/ptsrun/pts"
-	"github.com/ptsrun/ptsrun/rundir"
+	"github.com/ptsrun/ptsrun/internal/custom"
+	"github.com/ptsrun/ptsrun/internal/device"
+	"github.com/ptsrun/ptsrun/internal/golden"
+	"github.com/ptsrun/ptsrun/internal/pdfreport"
+	"github.com/ptsrun/ptsrun/internal/pts"
+	"github.com/ptsrun/ptsrun/internal/rundir"
 )
 
 // errRegression: check found the run worse than its baseline (exit 3).

@@ -11,12 +11,12 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/ptsrun/ptsrun/device"
-	"github.com/ptsrun/ptsrun/engine"
-	"github.com/ptsrun/ptsrun/matrix"
-	"github.com/ptsrun/ptsrun/precondition"
-	"github.com/ptsrun/ptsrun/pts"
-	"github.com/ptsrun/ptsrun/targets"
+	"github.com/ptsrun/ptsrun/internal/device"
+	"github.com/ptsrun/ptsrun/internal/engine"
+	"github.com/ptsrun/ptsrun/internal/matrix"
+	"github.com/ptsrun/ptsrun/internal/precondition"
+	"github.com/ptsrun/ptsrun/internal/pts"
+	"github.com/ptsrun/ptsrun/internal/targets"
 )
 
 func planCommand() *cli.Command {

@@ -8,8 +8,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/ptsrun/ptsrun/device"
-	"github.com/ptsrun/ptsrun/rundir"
+	"github.com/ptsrun/ptsrun/internal/device"
+	"github.com/ptsrun/ptsrun/internal/rundir"
 )
 
 func reportCommand() *cli.Command {

@@ -11,11 +11,11 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/ptsrun/ptsrun/device"
-	"github.com/ptsrun/ptsrun/precondition"
-	"github.com/ptsrun/ptsrun/pts"
-	"github.com/ptsrun/ptsrun/rundir"
-	"github.com/ptsrun/ptsrun/steadystate"
+	"github.com/ptsrun/ptsrun/internal/device"
+	"github.com/ptsrun/ptsrun/internal/precondition"
+	"github.com/ptsrun/ptsrun/internal/pts"
+	"github.com/ptsrun/ptsrun/internal/rundir"
+	"github.com/ptsrun/ptsrun/internal/steadystate"
 )
 
 // runFlags are the flags of run and plan.

@@ -9,7 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/ptsrun/ptsrun/steadystate"
+	"github.com/ptsrun/ptsrun/internal/steadystate"
 )
 
 func ssCommand() *cli.Command {

@@ -9,11 +9,11 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/ptsrun/ptsrun/custom"
-	"github.com/ptsrun/ptsrun/engine"
-	"github.com/ptsrun/ptsrun/pts"
-	"github.com/ptsrun/ptsrun/rundir"
-	"github.com/ptsrun/ptsrun/targets"
+	"github.com/ptsrun/ptsrun/internal/custom"
+	"github.com/ptsrun/ptsrun/internal/engine"
+	"github.com/ptsrun/ptsrun/internal/pts"
+	"github.com/ptsrun/ptsrun/internal/rundir"
+	"github.com/ptsrun/ptsrun/internal/targets"
 )
 
 func workloadCommand() *cli.Command {

@@ -14,10 +14,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/ptsrun/ptsrun/engine"
-	"github.com/ptsrun/ptsrun/engine/enginetest"
-	"github.com/ptsrun/ptsrun/matrix"
-	"github.com/ptsrun/ptsrun/pts"
+	"github.com/ptsrun/ptsrun/internal/engine"
+	"github.com/ptsrun/ptsrun/internal/engine/enginetest"
+	"github.com/ptsrun/ptsrun/internal/matrix"
+	"github.com/ptsrun/ptsrun/internal/pts"
 )
 
 // The PTS-E composite workload (ECW, §4.7) as --bs and --zones take it.

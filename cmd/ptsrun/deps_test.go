@@ -26,6 +26,10 @@ import (
 // I/O and reads no files; nothing imports cmd/ptsrun. "A test asserts this
 // with go list -deps, test imports included": this one.
 //
+// Every package but cmd/ptsrun is below internal/: ptsrun's interfaces
+// are its command line and its files, not a Go API. The rows name them
+// without that prefix.
+//
 // allowedImports is that graph written out, one row per package, every
 // sub-package its own: a package imports only the project packages its row
 // lists, and every pair not listed is forbidden. Test files may also import
@@ -37,17 +41,17 @@ var allowedImports = []struct {
 }{
 	{"steadystate", nil,
 		"pure math, a series in and a verdict out: no project package, tests included"},
-	{"internal/cpuhog", nil,
+	{"cpuhog", nil,
 		"busy processes beside a test, to run it loaded as CI does: it knows nothing of storage"},
-	{"internal/cpuhog/cmd/cpuhog", []string{"internal/cpuhog"}, "runs a command beside the hogs"},
-	{"internal/confine", nil,
+	{"cpuhog/cmd/cpuhog", []string{"cpuhog"}, "runs a command beside the hogs"},
+	{"confine", nil,
 		"holds a command to writing only where it is told (Landlock): it knows nothing of storage or fio"},
 	{"engine", nil,
 		"the engine contract (one workload in, one measurement out) and its units, block sizes written and read one way: every package speaks it, it needs none"},
 	{"device", []string{"engine"},
 		"the target is where the data starts: identity, capacity and safety, in the engine's units of size"},
 	{"engine/native", []string{"engine", "device"}, "an engine behind the contract"},
-	{"engine/fio", []string{"engine", "device", "internal/confine"}, "an engine behind the contract; a user's job files run confined"},
+	{"engine/fio", []string{"engine", "device", "confine"}, "an engine behind the contract; a user's job files run confined"},
 	{"engine/sim", []string{"engine", "device"}, "an engine behind the contract"},
 	{"engine/enginetest", []string{"engine", "device"}, "the conformance suite every engine passes"},
 	{"precondition", []string{"device", "engine"},
@@ -62,7 +66,7 @@ var allowedImports = []struct {
 		"compares results; import reads fio output with the fio engine's parser; compare hands pdfreport its comparison (see restrictedUses)"},
 	{"golden/goldentest", []string{"device", "engine", "engine/sim", "precondition", "pts", "steadystate", "matrix"},
 		"test wiring: a simulated run from target to results, as cmd wires a real one"},
-	{"targets", []string{"device", "engine", "engine/native", "engine/fio", "engine/sim", "precondition", "internal/confine"},
+	{"targets", []string{"device", "engine", "engine/native", "engine/fio", "engine/sim", "precondition", "confine"},
 		"the target set: from the targets a user names to a checked plan, an opened engine and the purge and write cache of the devices behind it; beside precondition, before pts in the data flow (pts runs what it opens, never opens it)"},
 	{"vdbench", []string{"engine"},
 		"reads vdbench parameter files into the engine's workloads: parsing and translation, pure, no I/O beyond reading the file it is given"},
@@ -70,7 +74,7 @@ var allowedImports = []struct {
 		"the run directory: every file of it written, read, checked and rebuilt from run.json and the journal (results by matrix, the report by pdfreport, the records of vdbench files and of ptsrun fio's gate); a PTS run started, resumed and ended on the targets it opens through targets"},
 	{"custom", []string{"device", "engine", "targets", "pts", "rundir", "vdbench", "golden"},
 		"workloads outside the PTS (the command line's, presets, a vdbench file's runs, a user's fio job files) run on the targets opened through targets and recorded through rundir; a fio group's workload is read as import fio reads it (golden: import leaves golden with issue 21, item 5)"},
-	{"cmd/ptsrun", []string{"device", "engine", "targets", "precondition", "pts", "steadystate", "matrix", "pdfreport", "golden", "rundir", "custom", "internal/confine"},
+	{"cmd/ptsrun", []string{"device", "engine", "targets", "precondition", "pts", "steadystate", "matrix", "pdfreport", "golden", "rundir", "custom", "confine"},
 		"the CLI: flags, options and the calls of the packages that do the work; it opens engines only through targets and run directories only through rundir; nothing imports it (its binary confines the fio it runs: confine.Init)"},
 }
 
@@ -80,7 +84,7 @@ var testFixtures = map[string]string{
 	"engine/sim":        "the simulated drive runs the methodology, every report page and the golden tests without hardware",
 	"engine/enginetest": "the engine conformance suite, loop devices and fio servers, and the skips of -short",
 	"golden/goldentest": "the golden-file helper the project's own tests use",
-	"internal/cpuhog":   "busy processes, to provoke on purpose what a loaded host does by chance",
+	"cpuhog":            "busy processes, to provoke on purpose what a loaded host does by chance",
 }
 
 // restrictedUses narrows an allowed import to the identifiers listed, in
@@ -186,7 +190,7 @@ func TestDependencyCheckFails(t *testing.T) {
 		{"a fixture outside tests", "pts", "pts/runner.go", false, "engine/sim", nil,
 			"pts/runner.go imports engine/sim"},
 		{"the CLI opens an engine itself", "cmd/ptsrun", "cmd/ptsrun/cmd_run.go", false, "engine/native", nil,
-			"cmd/ptsrun/cmd_run.go imports engine/native: cmd/ptsrun may import only custom, device, engine, golden, internal/confine, matrix, pdfreport, precondition, pts, rundir, steadystate, targets"},
+			"cmd/ptsrun/cmd_run.go imports engine/native: cmd/ptsrun may import only confine, custom, device, engine, golden, matrix, pdfreport, precondition, pts, rundir, steadystate, targets"},
 		{"the runner opens targets", "pts", "pts/runner.go", false, "targets", nil,
 			"pts/runner.go imports targets: pts may import only device, engine, precondition, steadystate"},
 		{"the CLI reads a run directory itself", "cmd/ptsrun", "cmd/ptsrun/cmd_report.go", false, "matrix", []string{"Load"},
@@ -377,6 +381,9 @@ func loadPackages(t *testing.T) []goPackage {
 		p, _, _ = strings.Cut(p, " ")
 		if p == module {
 			return ".", true
+		}
+		if r, ok := strings.CutPrefix(p, module+"/internal/"); ok {
+			return r, true
 		}
 		r, ok := strings.CutPrefix(p, module+"/")
 		return r, ok

@@ -11,9 +11,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/ptsrun/ptsrun/device"
-	"github.com/ptsrun/ptsrun/pts"
-	"github.com/ptsrun/ptsrun/steadystate"
+	"github.com/ptsrun/ptsrun/internal/device"
+	"github.com/ptsrun/ptsrun/internal/pts"
+	"github.com/ptsrun/ptsrun/internal/steadystate"
 )
 
 // README "Exit codes": one switch decides them, and an error the command

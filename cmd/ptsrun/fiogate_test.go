@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/ptsrun/ptsrun/engine/enginetest"
+	"github.com/ptsrun/ptsrun/internal/engine/enginetest"
 )
 
 // The reproductions of issue 19's holes in the `ptsrun fio` gate, as the

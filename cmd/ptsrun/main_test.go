@@ -20,10 +20,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/ptsrun/ptsrun/engine/enginetest"
+	"github.com/ptsrun/ptsrun/internal/engine/enginetest"
 
-	"github.com/ptsrun/ptsrun/matrix"
-	"github.com/ptsrun/ptsrun/pts"
+	"github.com/ptsrun/ptsrun/internal/matrix"
+	"github.com/ptsrun/ptsrun/internal/pts"
 )
 
 // binary is ptsrun built for the tests that need a process to kill.
@@ -601,7 +601,7 @@ func TestGoldenCommands(t *testing.T) {
 	assert.Equal(t, 1, code)
 	assert.Contains(t, stderr, "bad.csv: line 2, column 2")
 	assert.NoDirExists(t, out)
-	code, _, stderr = ptsrun("import", "fio", "../../engine/fio/testdata/error-3.33.json", "--out", out)
+	code, _, stderr = ptsrun("import", "fio", "../../internal/engine/fio/testdata/error-3.33.json", "--out", out)
 	assert.Equal(t, 1, code)
 	assert.Contains(t, stderr, "ended with error 5")
 	assert.NoDirExists(t, out)
@@ -611,7 +611,7 @@ func TestGoldenCommands(t *testing.T) {
 
 	// import fio of a real json+ output.
 	fioOut := filepath.Join(tmp, "fio")
-	code, _, stderr = ptsrun("import", "fio", "../../engine/fio/testdata/local-3.33.json", "--out", fioOut)
+	code, _, stderr = ptsrun("import", "fio", "../../internal/engine/fio/testdata/local-3.33.json", "--out", fioOut)
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, stderr, "imported into")
 	assert.FileExists(t, filepath.Join(fioOut, "report.pdf"))

@@ -6,7 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/ptsrun/ptsrun/pts"
+	"github.com/ptsrun/ptsrun/internal/pts"
 )
 
 // operatorFlags are the flags of every command that records a run: who

@@ -9,10 +9,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/ptsrun/ptsrun/device"
-	"github.com/ptsrun/ptsrun/matrix"
-	"github.com/ptsrun/ptsrun/pdfreport"
-	"github.com/ptsrun/ptsrun/pts"
+	"github.com/ptsrun/ptsrun/internal/device"
+	"github.com/ptsrun/ptsrun/internal/matrix"
+	"github.com/ptsrun/ptsrun/internal/pdfreport"
+	"github.com/ptsrun/ptsrun/internal/pts"
 )
 
 // --tested-by, --lab and --dut-note go into run.json, and from there into

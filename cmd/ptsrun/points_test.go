@@ -15,8 +15,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/ptsrun/ptsrun/matrix"
-	"github.com/ptsrun/ptsrun/pts"
+	"github.com/ptsrun/ptsrun/internal/matrix"
+	"github.com/ptsrun/ptsrun/internal/pts"
 )
 
 // One figure per concept (issue 20): each DIRTH and ECW operating point

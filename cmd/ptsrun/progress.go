@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ptsrun/ptsrun/pts"
+	"github.com/ptsrun/ptsrun/internal/pts"
 )
 
 // progress shows a run's progress on stderr: one updating line on a terminal,

@@ -7,9 +7,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ptsrun/ptsrun/custom"
-	"github.com/ptsrun/ptsrun/engine"
-	"github.com/ptsrun/ptsrun/pts"
+	"github.com/ptsrun/ptsrun/internal/custom"
+	"github.com/ptsrun/ptsrun/internal/engine"
+	"github.com/ptsrun/ptsrun/internal/pts"
 )
 
 // intervalProgress shows each interval of a running workload as the

@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/ptsrun/ptsrun/engine"
+	"github.com/ptsrun/ptsrun/internal/engine"
 )
 
 func TestIntervalLine(t *testing.T) {

@@ -15,9 +15,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/ptsrun/ptsrun/engine"
-	"github.com/ptsrun/ptsrun/engine/enginetest"
-	"github.com/ptsrun/ptsrun/matrix"
+	"github.com/ptsrun/ptsrun/internal/engine"
+	"github.com/ptsrun/ptsrun/internal/engine/enginetest"
+	"github.com/ptsrun/ptsrun/internal/matrix"
 )
 
 func TestWorkloadOnLoopDevice(t *testing.T) {

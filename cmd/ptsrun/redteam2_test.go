@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/ptsrun/ptsrun/engine/enginetest"
 	"github.com/ptsrun/ptsrun/internal/confine"
+	"github.com/ptsrun/ptsrun/internal/engine/enginetest"
 )
 
 // A third reader's attack on the gate after 9aae388: more ways ptsrun

@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/ptsrun/ptsrun/engine/enginetest"
 	"github.com/ptsrun/ptsrun/internal/confine"
+	"github.com/ptsrun/ptsrun/internal/engine/enginetest"
 )
 
 // A fourth reader's attack on the Landlock confinement of 856fc4d: the

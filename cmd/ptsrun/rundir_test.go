@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/ptsrun/ptsrun/engine/enginetest"
+	"github.com/ptsrun/ptsrun/internal/engine/enginetest"
 )
 
 const nobodyUID = 65534 // the other user the tests play, as root
@@ -45,7 +45,7 @@ func writers(t *testing.T) map[string]func(dir string) []string {
 		"vdbench":      func(dir string) []string { return []string{"workload", "--vdbench", parm, "--out", dir} },
 		"import table": func(dir string) []string { return []string{"import", "table", csv, "--out", dir, "--metric", "lat_ms"} },
 		"import fio": func(dir string) []string {
-			return []string{"import", "fio", "../../golden/testdata/fio-clat-3.33.json", "--out", dir}
+			return []string{"import", "fio", "../../internal/golden/testdata/fio-clat-3.33.json", "--out", dir}
 		},
 	}
 	if _, err := exec.LookPath("fio"); err == nil && !testing.Short() { // -short: no fio

@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/ptsrun/ptsrun/engine/enginetest"
+	"github.com/ptsrun/ptsrun/internal/engine/enginetest"
 )
 
 func sum(t *testing.T, dev string) string {

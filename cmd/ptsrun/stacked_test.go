@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
-	"github.com/ptsrun/ptsrun/engine/enginetest"
+	"github.com/ptsrun/ptsrun/internal/engine/enginetest"
 )
 
 // stackLoop binds a new loop device to backing (a file or a device node),

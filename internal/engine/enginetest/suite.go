@@ -1,0 +1,691 @@
+package enginetest
+
+import (
+	"bytes"
+	"compress/flate"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"io"
+	"os"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ptsrun/ptsrun/internal/engine"
+)
+
+// Target is one target of the engine under test.
+type Target struct {
+	Name         string
+	Path         string // a file to read back written data from; "" when there is none
+	Capacity     int64
+	LogicalBlock int64
+}
+
+// Opener opens the engine under test on n targets, tracing the first I/Os
+// of every thread.
+type Opener func(t *testing.T, n int) (engine.Engine, []Target)
+
+// Caps says what an engine can be asked.
+type Caps struct {
+	// ReadBack: targets are files whose written data can be read back.
+	ReadBack bool
+	// MinIOs is the I/O count a 2-second 4 KiB random workload reaches at
+	// least on this engine's targets (the mix assertion needs 10 000).
+	MinIOs int64
+	// Virtual: the engine's time is a model's (the simulated drive), so a
+	// cell takes next to no wall time.
+	Virtual bool
+	// ForeignPacing: another program keeps the rate cap (fio), whose CPU
+	// time is its own affair: fio 3.33 paces by sleeping, yet now and then
+	// takes a whole CPU for a 3000 IOPS job (measured: 0.2 to 1.5 CPU
+	// seconds in 3 s, for one and the same job file), so the suite does
+	// not bound it.
+	ForeignPacing bool
+	// GenerationCovered: the engine's I/O generation (mixes, queue depth,
+	// block-size splits, zones, rate caps, ramps, random shares) is checked
+	// on another kind of target of the same engine, and this kind adds
+	// nothing to it (files beside loop devices): those subtests skip, so
+	// that the suite's time goes to what each kind of target changes.
+	GenerationCovered bool
+	// OwnSeries: on this kind of target the engine gathers its series its
+	// own way (fio servers send their logs back, histograms included), so
+	// the subtests of the series and the ramp run even where the I/O
+	// generation is GenerationCovered.
+	OwnSeries bool
+	// LiveSeries: the engine reports each interval of its series as it
+	// completes (engine.WithIntervalFunc), for progress.
+	LiveSeries bool
+	// ExactSeries: the series' intervals add up to the totals exactly
+	// (the engine counts both itself); otherwise within 2 % (fio's logs).
+	ExactSeries bool
+	// DepthBuckets: the engine counts its queue depth in power-of-two
+	// buckets (fio's iodepth_level: 1, 2, 4, … 64), so MaxDepth is the
+	// lower bound of QD's bucket rather than QD itself.
+	DepthBuckets bool
+}
+
+// seriesOnly skips a subtest of the series (and the ramp's part in it) on
+// a kind of target that adds nothing to how the engine gathers it.
+func seriesOnly(t *testing.T, caps Caps) {
+	if caps.GenerationCovered && !caps.OwnSeries {
+		t.Skip("the engine's series is checked on its other kind of target")
+	}
+}
+
+// generationOnly skips a subtest of the engine's I/O generation on a kind
+// of target whose engine has it checked on another.
+func generationOnly(t *testing.T, caps Caps) {
+	if caps.GenerationCovered {
+		t.Skip("the engine's I/O generation is checked on its other kind of target")
+	}
+}
+
+// Run runs the suite.
+func Run(t *testing.T, open Opener, caps Caps) {
+	t.Run("CellsOneAfterTheOther", func(t *testing.T) {
+		e, _ := open(t, 1)
+		cells := []engine.Cell{
+			{Name: "reads", Workload: rnd(100, 4096, 1, 4, 100, 500*time.Millisecond)},
+			{Name: "writes", Workload: rnd(0, 4096, 1, 4, 100, 500*time.Millisecond)},
+			{Name: "mixed", Workload: rnd(50, 8192, 1, 4, 100, 500*time.Millisecond)},
+		}
+		for i := range cells {
+			cells[i].Workload.Seed = uint64(i + 1)
+		}
+		var order []int
+		var returned time.Time
+		err := e.RunCells(context.Background(), "cells", cells, func(i int, m engine.Measurement, wall time.Duration) error {
+			order = append(order, i)
+			assert.NotZero(t, m.Total().IOs, "cell %d", i)
+			assert.Positive(t, wall, "cell %d", i)
+			switch i {
+			case 0:
+				assert.Zero(t, m.Write.IOs, "cell 0 reads only: done gets each cell's own measurement")
+				// The next cell waits for this: a caller journals here.
+				time.Sleep(300 * time.Millisecond)
+			case 1:
+				assert.Zero(t, m.Read.IOs, "cell 1 writes only")
+			}
+			if i > 0 && !caps.Virtual {
+				assert.GreaterOrEqual(t, time.Since(returned), m.Elapsed*9/10,
+					"cell %d did I/O before done had returned for cell %d", i, i-1)
+			}
+			returned = time.Now()
+			return nil
+		})
+		require.NoError(t, err)
+		assert.Equal(t, []int{0, 1, 2}, order)
+
+		// An error from done stops the cells and comes back as it is.
+		stop := errors.New("journal full")
+		calls := 0
+		err = e.RunCells(context.Background(), "cells", cells[:2], func(int, engine.Measurement, time.Duration) error {
+			calls++
+			return stop
+		})
+		assert.ErrorIs(t, err, stop)
+		assert.Equal(t, 1, calls, "no cell after the one done refused")
+
+		// Cancelled between cells: no further cell, ctx's error.
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		calls = 0
+		err = e.RunCells(ctx, "cells", cells[:2], func(int, engine.Measurement, time.Duration) error {
+			calls++
+			cancel()
+			return nil
+		})
+		assert.ErrorIs(t, err, context.Canceled)
+		assert.Equal(t, 1, calls)
+	})
+
+	t.Run("BlockSizeAlignmentRange", func(t *testing.T) {
+		e, ts := open(t, 1)
+		for _, w := range []engine.Workload{
+			rnd(50, 4096, 2, 4, 50, 0),
+			rnd(30, 512, 1, 8, 100, 0),
+			rnd(70, 64<<10, 2, 2, 25, 0),
+		} {
+			w = ofIOs(w, 2*minTrace, ts[0].Capacity)
+			m := run(t, e, w)
+			tot := m.Total()
+			require.NotZero(t, tot.IOs, w.String())
+			assert.Equal(t, tot.IOs*w.BlockSize, tot.Bytes, "%s: every I/O is exactly the block size", w)
+			ar := w.RangeBytes(ts[0].Capacity)
+			require.NotEmpty(t, m.Trace, "%s: no trace", w)
+			for _, io := range m.Trace {
+				require.Equal(t, w.BlockSize, io.Size, w.String())
+				require.Zero(t, io.Offset%w.BlockSize, "%s: offset %d not aligned", w, io.Offset)
+				require.Zero(t, io.Offset%ts[0].LogicalBlock, w.String())
+				require.GreaterOrEqual(t, io.Offset, int64(0))
+				require.LessOrEqual(t, io.Offset+io.Size, ar, "%s: offset %d outside the active range %d", w, io.Offset, ar)
+			}
+			// Uniform over the range: half of the I/Os in each half of it.
+			low := 0
+			for _, io := range m.Trace {
+				if io.Offset < ar/2 {
+					low++
+				}
+			}
+			require.GreaterOrEqual(t, len(m.Trace), minTrace, "%s: too few traced I/Os for the statistics", w)
+			binomialOK(t, low, len(m.Trace), 0.5, "%s: I/Os in the lower half of the range", w)
+		}
+	})
+
+	t.Run("Mix", func(t *testing.T) {
+		generationOnly(t, caps)
+		e, ts := open(t, 1)
+		for _, read := range []int{70, 5, 100, 0} {
+			w := ofIOs(rnd(read, 4096, 2, 16, 100, 0), 10000, ts[0].Capacity)
+			m := run(t, e, w)
+			tot := m.Total()
+			// The volume is 10 000 I/Os, whole I/Os per thread.
+			assert.InDelta(t, 10000, tot.IOs, float64(w.TC), "%s: the volume's I/Os", w)
+			binomialOK(t, int(m.Read.IOs), int(tot.IOs), float64(read)/100, "%s: reads", w)
+			if read == 100 {
+				assert.Zero(t, m.Write.IOs)
+			}
+			if read == 0 {
+				assert.Zero(t, m.Read.IOs)
+			}
+		}
+	})
+
+	t.Run("SequentialStreams", func(t *testing.T) {
+		e, ts := open(t, 1)
+		for _, w := range []engine.Workload{
+			{Access: engine.Sequential, ReadPct: 100, BlockSize: 64 << 10, TC: 2, QD: 4, ActiveRange: 100, Duration: time.Second},
+			{Access: engine.Sequential, ReadPct: 0, BlockSize: 128 << 10, TC: 1, QD: 8, ActiveRange: 50, Duration: time.Second},
+		} {
+			m := run(t, e, w)
+			ar := w.RangeBytes(ts[0].Capacity)
+			region := ar / int64(w.TC) / w.BlockSize * w.BlockSize
+			streams := map[int64][]int64{}
+			for _, io := range m.Trace {
+				r := io.Offset / region
+				require.Less(t, r, int64(w.TC), "%s: offset %d beyond the streams' regions", w, io.Offset)
+				streams[r] = append(streams[r], io.Offset)
+			}
+			require.Len(t, streams, w.TC, "%s: every thread is a stream of its own part of the range", w)
+			for r, offs := range streams {
+				for i := 1; i < len(offs); i++ {
+					next := offs[i-1] + w.BlockSize
+					if next+w.BlockSize > (r+1)*region {
+						next = r * region // wrap to the start of the region
+					}
+					require.Equal(t, next, offs[i], "%s: stream %d is not sequential at I/O %d", w, r, i)
+				}
+			}
+		}
+	})
+
+	t.Run("InFlight", func(t *testing.T) {
+		// The queue depth the engine reached, as it counted it: a loaded
+		// host changes how long the I/Os stay in flight (and so the mean
+		// in flight), not how many a thread keeps queued.
+		generationOnly(t, caps)
+		e, ts := open(t, 1)
+		for _, w := range []engine.Workload{
+			rnd(100, 4096, 2, 8, 100, 0),
+			rnd(0, 4096, 1, 4, 100, 0),
+			rnd(70, 4096, 1, 1, 100, 0),
+			rnd(50, 8192, 2, 32, 100, 0),
+		} {
+			w = ofIOs(w, 4000, ts[0].Capacity)
+			m := run(t, e, w)
+			if caps.DepthBuckets {
+				assert.True(t, m.MaxDepth <= w.QD && w.QD < 2*m.MaxDepth,
+					"%s: the deepest queue, %d, is the bottom of QD's bucket", w, m.MaxDepth)
+			} else {
+				assert.Equal(t, w.QD, m.MaxDepth, "%s: the deepest queue of a thread", w)
+			}
+		}
+	})
+
+	t.Run("Duration", func(t *testing.T) {
+		e, _ := open(t, 1)
+		w := rnd(50, 4096, 1, 4, 100, 2*time.Second)
+		m := run(t, e, w)
+		// The engine does not stop early. How long after the duration its
+		// last I/Os complete is the host's affair: the suite counts them.
+		assert.GreaterOrEqual(t, m.Elapsed, 1950*time.Millisecond)
+		if caps.ExactSeries {
+			assert.LessOrEqual(t, lateIOs(w, m), int64(w.OIO()), "%s: after the duration, only the I/Os in flight at its end", w)
+		}
+		// The seconds add up to the total: exactly where the engine counts
+		// both, within 2 % of fio's logs. (Which second holds how many is
+		// the host's affair: on a loaded host a whole second may pass with
+		// none completing.)
+		require.GreaterOrEqual(t, len(m.Seconds), 1)
+		var n int64
+		for _, s := range m.Seconds {
+			n += s.ReadIOs + s.WriteIOs
+		}
+		tot := m.Total().IOs
+		if caps.ExactSeries {
+			assert.Equal(t, tot, n, "the seconds add up to the total")
+		} else {
+			assert.InDelta(t, tot, n, float64(tot)/50, "the seconds add up to the total")
+		}
+	})
+
+	t.Run("PercentilesOrdered", func(t *testing.T) {
+		e, _ := open(t, 1)
+		m := run(t, e, rnd(65, 8192, 2, 8, 100, 2*time.Second))
+		for _, d := range []engine.DirStats{m.Read, m.Write, m.Total()} {
+			prev := d.LatMinNs
+			for _, p := range []float64{50, 90, 99, 99.9, 99.99, 99.999} {
+				v := d.PercentileNs(p)
+				assert.GreaterOrEqual(t, v, prev, "p%v", p)
+				prev = v
+			}
+			assert.LessOrEqual(t, prev, d.LatMaxNs)
+			assert.LessOrEqual(t, float64(d.LatMinNs), d.MeanLatNs())
+			assert.LessOrEqual(t, d.MeanLatNs(), float64(d.LatMaxNs))
+			require.NotNil(t, d.Hist)
+			assert.Equal(t, d.IOs, d.Hist.Count(), "the histogram counts every I/O")
+		}
+	})
+
+	t.Run("TwoTargetsMergeExactly", func(t *testing.T) {
+		e, ts := open(t, 2)
+		m := run(t, e, rnd(50, 4096, 1, 8, 100, time.Second))
+		require.Len(t, m.Targets, 2)
+		merged := engine.NewHistogram()
+		var ios int64
+		for i, tg := range m.Targets {
+			assert.Equal(t, ts[i].Name, tg.Target)
+			tot := engine.DirStats{}
+			tot.Merge(tg.Read)
+			tot.Merge(tg.Write)
+			assert.NotZero(t, tot.IOs, "target %d did I/O", i)
+			merged.Merge(tot.Hist)
+			ios += tot.IOs
+		}
+		all := m.Total()
+		assert.Equal(t, all.IOs, ios)
+		assert.True(t, merged.Equal(all.Hist), "merging the targets' histograms gives the aggregate exactly")
+		seen := map[int]bool{}
+		for _, io := range m.Trace {
+			seen[io.Target] = true
+		}
+		assert.Len(t, seen, 2, "both targets are loaded at once")
+	})
+
+	t.Run("Series", func(t *testing.T) {
+		seriesOnly(t, caps)
+		e, _ := open(t, 2)
+		w := rnd(70, 4096, 2, 4, 100, 2*time.Second)
+		w.Interval = 500 * time.Millisecond
+		w.Seed = 42
+		var live []engine.Second
+		var liveIdx []int
+		var mu sync.Mutex
+		ctx := engine.WithIntervalFunc(context.Background(), func(i int, s engine.Second) {
+			mu.Lock()
+			defer mu.Unlock()
+			live = append(live, s)
+			liveIdx = append(liveIdx, i)
+		})
+		m, err := engine.RunCell(ctx, e, engine.Cell{Workload: w})
+		require.NoError(t, err)
+		checkSeries(t, w, m, caps)
+		if caps.LiveSeries {
+			mu.Lock()
+			defer mu.Unlock()
+			require.NotEmpty(t, live, "intervals are reported as they complete")
+			for k, i := range liveIdx {
+				require.Less(t, i, len(m.Seconds))
+				if k > 0 {
+					assert.Greater(t, i, liveIdx[k-1], "in order")
+				}
+				assert.Equal(t, m.Seconds[i].ReadIOs+m.Seconds[i].WriteIOs, live[k].ReadIOs+live[k].WriteIOs,
+					"interval %d is reported as it is recorded", i)
+			}
+			assert.GreaterOrEqual(t, len(live), len(m.Seconds)-1, "every interval but perhaps the last, cut short, is reported")
+		}
+	})
+
+	t.Run("Passes", func(t *testing.T) {
+		e, ts := open(t, 1)
+		w := engine.Workload{Access: engine.Sequential, BlockSize: 128 << 10, TC: 1, QD: 8, ActiveRange: 25, Passes: 1}
+		m := run(t, e, w)
+		assert.Equal(t, w.RangeBytes(ts[0].Capacity), m.Write.Bytes, "one pass writes the active range exactly once")
+	})
+
+	t.Run("DurationAndPasses", func(t *testing.T) {
+		// Both a time and a volume: whichever comes first ends it (a WSAT
+		// step cut at what is left of its 4 × capacity budget).
+		e, ts := open(t, 1)
+		w := rnd(0, 4096, 2, 4, 100, 5*time.Minute)
+		w.Passes = float64(4<<20) / float64(w.RangeBytes(ts[0].Capacity))
+		m := run(t, e, w)
+		want := w.PassBytes(ts[0].Capacity)
+		assert.GreaterOrEqual(t, m.Write.Bytes, want-int64(w.TC), "the volume first: all of it")
+		assert.LessOrEqual(t, m.Write.Bytes, want+int64(w.TC)*w.BlockSize, "and at most a block more per thread")
+		// The time first: a second, and a hundred passes no engine moves in it.
+		w = rnd(0, 4096, 1, 4, 100, time.Second)
+		w.Passes = 100
+		m = run(t, e, w)
+		assert.Positive(t, m.Write.Bytes)
+		assert.Less(t, m.Write.Bytes, w.PassBytes(ts[0].Capacity), "the time first: the volume not reached")
+	})
+
+	t.Run("BlockSplit", func(t *testing.T) {
+		generationOnly(t, caps)
+		e, ts := open(t, 1)
+		w := ofIOs(engine.Workload{Access: engine.Random, ReadPct: 40, BlockSplit: SplitFor(ECWSplit, ts[0].LogicalBlock),
+			TC: 4, QD: 8, ActiveRange: 50}, 2*minTrace, ts[0].Capacity)
+		m := run(t, e, w)
+		checkSplit(t, w, ts[0], m)
+	})
+
+	t.Run("Zones", func(t *testing.T) {
+		generationOnly(t, caps)
+		e, ts := open(t, 1)
+		w := rnd(40, 4096, 4, 8, 100, 0)
+		w.Zones = ECWZones
+		w = ofIOs(w, 4*minTrace, ts[0].Capacity)
+		m := run(t, e, w)
+		checkZones(t, w, ts[0], m, true)
+	})
+
+	t.Run("BlockSplitAndZones", func(t *testing.T) {
+		generationOnly(t, caps)
+		e, ts := open(t, 1)
+		w := ofIOs(engine.Workload{Access: engine.Random, ReadPct: 40, BlockSplit: SplitFor(ECWSplit, ts[0].LogicalBlock),
+			Zones: ECWZones, TC: 2, QD: 16, ActiveRange: 100}, 2*minTrace, ts[0].Capacity)
+		m := run(t, e, w)
+		checkSplit(t, w, ts[0], m)
+		checkZones(t, w, ts[0], m, false)
+	})
+
+	t.Run("RateCap", func(t *testing.T) {
+		generationOnly(t, caps)
+		e, _ := open(t, 1)
+		for _, w := range []engine.Workload{
+			withRate(rnd(70, 4096, 2, 8, 100, 3*time.Second), 3000, 0),
+			// A bandwidth cap on a split, spread over three threads: 20
+			// MB/s of a mean 34 KiB is 561 IOPS, 187 a thread.
+			withRate(engine.Workload{Access: engine.Random, ReadPct: 100, TC: 3, QD: 4, ActiveRange: 100, Duration: 3 * time.Second,
+				BlockSplit: []engine.BlockShare{{Bytes: 4096, Percent: 50}, {Bytes: 65536, Percent: 50}}}, 0, 20),
+			// Both caps: the bandwidth binds (8 MB/s of 8 KiB is 977 IOPS).
+			withRate(engine.Workload{Access: engine.Sequential, ReadPct: 0, BlockSize: 8192, TC: 1, QD: 4, ActiveRange: 100,
+				Duration: 3 * time.Second}, 5000, 8),
+		} {
+			m := run(t, e, w)
+			checkRate(t, w, m, caps)
+			if w.ReadPct > 0 && w.ReadPct < 100 {
+				tot := m.Total()
+				binomialOK(t, int(m.Read.IOs), int(tot.IOs), float64(w.ReadPct)/100, "%s: reads under a cap", w)
+			}
+		}
+	})
+
+	t.Run("Ramp", func(t *testing.T) {
+		seriesOnly(t, caps)
+		e, _ := open(t, 1)
+		// Capped, so that the ramp's second and the rest hold known
+		// counts: were the ramp in the totals, they would hold half as much
+		// again, or take a second longer.
+		w := withRate(rnd(50, 4096, 2, 4, 100, 3*time.Second), 2000, 0)
+		w.Ramp = time.Second
+		m := run(t, e, w)
+		assert.GreaterOrEqual(t, m.Elapsed, 1950*time.Millisecond, "the totals' time is the duration less the ramp, at least")
+		if caps.Virtual {
+			assert.Equal(t, 2*time.Second, m.Elapsed, "the totals' time is the duration less the ramp")
+		}
+		tot := m.Total()
+		require.NotNil(t, tot.Hist)
+		assert.Equal(t, tot.IOs, tot.Hist.Count(), "the histogram leaves the ramp out too")
+		ramps := 0
+		var rampIOs int64
+		for i, s := range m.Seconds {
+			if s.Ramp {
+				assert.Equal(t, ramps, i, "the ramp's seconds come first: second %d", i)
+				ramps++
+				rampIOs += s.ReadIOs + s.WriteIOs
+			}
+		}
+		assert.Equal(t, w.RampSeconds(), ramps, "the ramp's seconds are in the series, marked")
+		assert.Greater(t, len(m.Seconds), ramps, "and the others after them")
+		assert.Positive(t, rampIOs, "the ramp's second holds its I/Os")
+		var after int64
+		for _, s := range m.Seconds[ramps:] {
+			after += s.ReadIOs + s.WriteIOs
+		}
+		if caps.ExactSeries {
+			assert.Equal(t, tot.IOs, after, "the totals are the seconds after the ramp's")
+		} else {
+			assert.InDelta(t, tot.IOs, after, 0.02*float64(tot.IOs), "the totals are the seconds after the ramp's")
+		}
+		// The cap holds over the whole run, ramp and all (a thread that fell
+		// behind in the ramp may catch up after it).
+		if caps.Virtual {
+			checkRate(t, w, m, caps)
+		} else {
+			capped(t, w, tot.IOs+rampIOs, 0, m.Elapsed+w.Ramp)
+		}
+	})
+
+	t.Run("RandomShare", func(t *testing.T) {
+		generationOnly(t, caps)
+		e, ts := open(t, 1)
+		for _, w := range []engine.Workload{
+			withRandom(rnd(100, 4096, 2, 4, 100, 0), 80),
+			withRandom(rnd(0, 8192, 1, 8, 50, 0), 30),
+			// A mix continues each direction where its own last I/O ended.
+			withRandom(rnd(70, 4096, 2, 4, 100, 0), 50),
+		} {
+			w = ofIOs(w, 2*minTrace, ts[0].Capacity)
+			m := run(t, e, w)
+			checkRandomShare(t, w, ts[0], m)
+		}
+	})
+
+	if caps.ReadBack {
+		t.Run("WrittenDataIncompressible", func(t *testing.T) {
+			e, ts := open(t, 1)
+			w := ofIOs(rnd(0, 4096, 2, 8, 100, 0), 4096, ts[0].Capacity) // 16 MiB, however slow the host
+			m := run(t, e, w)
+			require.NotZero(t, m.Write.IOs)
+			data, err := os.ReadFile(ts[0].Path)
+			require.NoError(t, err)
+			zero := make([]byte, 4096)
+			var written bytes.Buffer
+			seen := map[[32]byte]int{}
+			for off := 0; off+4096 <= len(data); off += 4096 {
+				blk := data[off : off+4096]
+				if bytes.Equal(blk, zero) {
+					continue
+				}
+				written.Write(blk)
+				seen[sha256.Sum256(blk)]++
+			}
+			require.Greater(t, written.Len(), 1<<20, "at least 1 MiB written")
+			for h, n := range seen {
+				require.Equal(t, 1, n, "block %x appears %d times: a deduplicating device could exploit that", h[:6], n)
+			}
+			var z bytes.Buffer
+			fw, _ := flate.NewWriter(&z, flate.BestCompression)
+			_, _ = io.Copy(fw, bytes.NewReader(written.Bytes()))
+			fw.Close()
+			ratio := float64(z.Len()) / float64(written.Len())
+			assert.Greater(t, ratio, 0.99, "written data compresses to %.3f of its size", ratio)
+		})
+	}
+}
+
+// checkRate asserts that a capped workload kept its cap, counted against
+// the engine's own clock: the engines keep each thread to a schedule (the
+// k-th I/O is due k ÷ its share of the rate after the start), so by any
+// time T at most cap × T I/Os (or bytes) were issued, plus the first I/O
+// of each queue, which is due at once. A model's clock keeps the cap to
+// 0.5 %. How close a real engine comes to its cap is a question for a
+// benchmark: on a loaded host a thread that falls behind near the end has
+// no time left to catch up, so the suite bounds it from above only. The
+// schedule itself is unit-tested with the pacer. Where the engine paces
+// the I/O itself on real targets, the I/O threads sleep between I/Os
+// rather than spin: less than half a CPU of the process's own time. A
+// loaded host does not add to the CPU time of a thread that sleeps.
+func checkRate(t *testing.T, w engine.Workload, m engine.Measurement, caps Caps) {
+	t.Helper()
+	want := w.RateIOPSCap()
+	if caps.Virtual {
+		assert.InEpsilon(t, want, m.IOPS(), 0.005, "%s: IOPS under a cap of %.0f", w, want)
+		return
+	}
+	tot := m.Total()
+	capped(t, w, tot.IOs, tot.Bytes, m.Elapsed)
+	if caps.ForeignPacing {
+		return
+	}
+	busy := m.CPU.User + m.CPU.Sys
+	if m.CPU.Of == engine.CPUOfHost {
+		busy *= float64(runtime.NumCPU())
+	}
+	assert.Less(t, busy, 0.5, "%s: %.2f CPUs busy at %.0f IOPS: paced threads sleep", w, busy, want)
+}
+
+// capped checks ios I/Os (and bytes, for a bandwidth cap; 0 leaves them
+// out) in el of the engine's time against w's cap, from above.
+func capped(t *testing.T, w engine.Workload, ios, bytes int64, el time.Duration) {
+	t.Helper()
+	slack := float64(w.OIO()) // the first I/O of each queue is due at once
+	assert.Positive(t, ios, "%s: I/O under a cap", w)
+	// Each cap as it is kept: a bandwidth cap on a split paces bytes, and
+	// the I/O count of those bytes varies with the sizes drawn.
+	if w.RateIOPS > 0 {
+		assert.LessOrEqual(t, float64(ios), w.RateIOPS*el.Seconds()+slack, "%s: %d I/Os in %v under a cap of %.0f IOPS", w, ios, el, w.RateIOPS)
+	}
+	if w.RateMBps > 0 && bytes > 0 {
+		maxBS := float64(w.BlockSize)
+		for _, s := range w.BlockSplit {
+			maxBS = max(maxBS, float64(s.Bytes))
+		}
+		assert.LessOrEqual(t, float64(bytes), w.RateMBps*1e6*el.Seconds()+slack*maxBS,
+			"%s: %d bytes in %v under a cap of %v MB/s", w, bytes, el, w.RateMBps)
+	}
+}
+
+// checkRandomShare checks a workload with a random share from the trace:
+// within each thread, the share of I/Os that start where the thread's last
+// I/O of the same direction ended is the sequential share, within
+// binomial bounds, and every I/O is inside the active range.
+func checkRandomShare(t *testing.T, w engine.Workload, tg Target, m engine.Measurement) {
+	t.Helper()
+	ar := w.RangeBytes(tg.Capacity)
+	type stream struct{ target, thread int }
+	last := map[stream]map[bool]int64{}
+	seq, n := 0, 0
+	for _, io := range m.Trace {
+		require.GreaterOrEqual(t, io.Offset, int64(0))
+		require.LessOrEqual(t, io.Offset+io.Size, ar, "%s: offset %d outside the active range", w, io.Offset)
+		k := stream{io.Target, io.Thread}
+		if last[k] == nil {
+			last[k] = map[bool]int64{}
+		}
+		if end, ok := last[k][io.Read]; ok {
+			n++
+			if io.Offset == end {
+				seq++
+			}
+		}
+		last[k][io.Read] = io.Offset + io.Size
+	}
+	require.GreaterOrEqual(t, n, minTrace, "%s: too few traced I/Os", w)
+	binomialOK(t, seq, n, 1-w.RandomPct/100, "%s: I/Os continuing their direction's last one", w)
+}
+
+// checkSeries checks a measurement's series against its totals: intervals
+// of w's length, adding up to the totals, each direction's latency in
+// order, and the targets' series adding up to the whole.
+func checkSeries(t *testing.T, w engine.Workload, m engine.Measurement, caps Caps) {
+	t.Helper()
+	n := int(w.Duration / w.SeriesInterval())
+	require.NotEmpty(t, m.Seconds)
+	// fio does not log an interval that ends with the run; past the
+	// duration are only the I/Os in flight at its end, whenever they come.
+	assert.GreaterOrEqual(t, len(m.Seconds), n-1, "%v of %v intervals", w.Duration, w.SeriesInterval())
+	if caps.ExactSeries {
+		assert.LessOrEqual(t, lateIOs(w, m), int64(w.OIO()*max(len(m.Targets), 1)), "%s: after the duration, only the I/Os in flight at its end", w)
+	}
+	var r, wr int64
+	var rMax, wMax int64
+	for i, s := range m.Seconds {
+		r += s.ReadIOs
+		wr += s.WriteIOs
+		for _, d := range []struct {
+			name string
+			ios  int64
+			lat  *engine.IntervalLat
+			max  *int64
+		}{{"read", s.ReadIOs, s.Read, &rMax}, {"write", s.WriteIOs, s.Write, &wMax}} {
+			if d.ios == 0 {
+				assert.Nil(t, d.lat, "interval %d: no %s I/O, no %s latency", i, d.name, d.name)
+				continue
+			}
+			if d.lat == nil && !caps.ExactSeries {
+				// Unknown, not 0: fio's latency logs are stamped apart from
+				// its iops log, and a loaded host may put an interval's
+				// entries in different intervals of the two.
+				continue
+			}
+			if !assert.NotNil(t, d.lat, "interval %d: %d %ss and their latency", i, d.ios, d.name) {
+				continue
+			}
+			l := *d.lat
+			assert.Greater(t, l.MeanNs, 0.0, "interval %d %s: mean", i, d.name)
+			if l.P99Ns == 0 && !caps.ExactSeries {
+				// The mean only: fio without a histogram of the interval
+				// from every thread.
+				assert.Zero(t, l.P999Ns+l.MaxNs, "interval %d %s: no p99, no p99.9 or max", i, d.name)
+				continue
+			}
+			assert.True(t, l.P99Ns > 0 && l.P99Ns <= l.P999Ns && l.P999Ns <= l.MaxNs, "interval %d %s: 0 < p99 %d ≤ p99.9 %d ≤ max %d",
+				i, d.name, l.P99Ns, l.P999Ns, l.MaxNs)
+			if l.Of == "" {
+				assert.LessOrEqual(t, l.MeanNs, float64(l.MaxNs), "interval %d %s: mean ≤ max", i, d.name)
+				*d.max = max(*d.max, l.MaxNs)
+			}
+		}
+	}
+	tol := 0.02
+	if caps.ExactSeries {
+		tol = 0
+	}
+	assert.InDelta(t, m.Read.IOs, r, tol*float64(m.Read.IOs), "the series' reads add up to the totals")
+	assert.InDelta(t, m.Write.IOs, wr, tol*float64(m.Write.IOs), "the series' writes add up to the totals")
+	if caps.ExactSeries {
+		assert.Equal(t, m.Read.LatMaxNs, rMax, "the highest interval's read maximum is the measurement's")
+		assert.Equal(t, m.Write.LatMaxNs, wMax, "the highest interval's write maximum is the measurement's")
+	}
+	if len(m.Targets) < 2 {
+		return
+	}
+	for ti, tg := range m.Targets {
+		require.NotEmpty(t, tg.Seconds, "target %d has its series", ti)
+		assert.LessOrEqual(t, len(tg.Seconds), len(m.Seconds), "target %d", ti)
+	}
+	for i, s := range m.Seconds {
+		var rr, ww int64
+		for _, tg := range m.Targets {
+			if i < len(tg.Seconds) {
+				rr += tg.Seconds[i].ReadIOs
+				ww += tg.Seconds[i].WriteIOs
+				// A maximum of 0 is unknown (the mean only): nothing to compare.
+				if tg.Seconds[i].Read != nil && s.Read != nil && tg.Seconds[i].Read.Of == s.Read.Of && s.Read.MaxNs > 0 {
+					assert.LessOrEqual(t, tg.Seconds[i].Read.MaxNs, s.Read.MaxNs, "interval %d: a target's maximum is within the whole's", i)
+				}
+			}
+		}
+		assert.Equal(t, s.ReadIOs, rr, "interval %d: the targets' reads add up to the whole's", i)
+		assert.Equal(t, s.WriteIOs, ww, "interval %d: the targets' writes add up to the whole's", i)
+	}
+}

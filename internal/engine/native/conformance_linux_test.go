@@ -1,0 +1,53 @@
+package native
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/ptsrun/ptsrun/internal/engine"
+	"github.com/ptsrun/ptsrun/internal/engine/enginetest"
+)
+
+const testSize = 256 << 20
+
+func opener(files bool, opts Options) enginetest.Opener {
+	return func(t *testing.T, n int) (engine.Engine, []enginetest.Target) {
+		var ts []Target
+		var out []enginetest.Target
+		for i := 0; i < n; i++ {
+			var path, readBack string
+			if files {
+				path = enginetest.TempFile(t, 64<<20)
+				readBack = path
+			} else {
+				path = enginetest.LoopDevice(t, testSize, "")
+			}
+			size := int64(testSize)
+			if files {
+				size = 64 << 20
+			}
+			name := fmt.Sprintf("t%d:%s", i, path)
+			ts = append(ts, Target{Name: name, Path: path, Size: size, LogicalBlock: 512})
+			out = append(out, enginetest.Target{Name: name, Path: readBack, Capacity: size, LogicalBlock: 512})
+		}
+		opts.Trace = 2000
+		e, err := Open(ts, opts)
+		require.NoError(t, err)
+		t.Cleanup(func() { e.Close() })
+		return e, out
+	}
+}
+
+func TestConformanceLoopDevice(t *testing.T) {
+	enginetest.Run(t, opener(false, Options{}), enginetest.Caps{LiveSeries: true, ExactSeries: true})
+}
+
+func TestConformanceFiles(t *testing.T) {
+	enginetest.Run(t, opener(true, Options{}), enginetest.Caps{ReadBack: true, GenerationCovered: true, LiveSeries: true, ExactSeries: true})
+}
+
+func TestConformancePread(t *testing.T) {
+	enginetest.Run(t, opener(false, Options{ForcePread: true}), enginetest.Caps{LiveSeries: true, ExactSeries: true})
+}

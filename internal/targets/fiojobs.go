@@ -1,0 +1,755 @@
+package targets
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/ptsrun/ptsrun/internal/device"
+	"github.com/ptsrun/ptsrun/internal/engine/fio"
+)
+
+// The gate of `ptsrun fio`: a user's job files run as fio reads them, so
+// the gate takes fio's reading (fio.FioReading), refuses every option
+// whose effect it does not model (fio.Refusals: the allow-list), and
+// judges every path a job writes or reads:
+//
+//   - A block device a job writes (rw with writes or trims, an engine that
+//     deletes, truncates or allocates, unlink, fill_device) passes the same
+//     check as a target of `run`: refused when mounted, holding a mounted
+//     partition, held by md, dm or LVM, active swap or read-only; otherwise
+//     it needs --destroy-data naming its serial or path.
+//   - A block device a job only reads needs nothing.
+//   - A path under /dev that does not exist is refused: fio would make a
+//     regular file there (the device is missing, or misspelt).
+//   - A character device, directory, fifo or socket a job writes is
+//     refused: ptsrun cannot tell what writing it destroys.
+//   - A regular file is written when a job writes it, or lays it out: it
+//     is smaller than where a read job's I/O ends (offset + size, size
+//     shared by the smaller of the files named and nrfiles=), or the
+//     job has fill_device; or deleted (unlink, whatever the engine:
+//     null and cpuio delete too). It passes the check a file target of
+//     run does: refused when a loop device bound to it is in use, or it
+//     is active swap; one that backs a loop device not in use needs
+//     --destroy-data naming it, beside the job file or not. One with more
+//     than one hard link is refused
+//     (writing it changes it under its other names); so is a job file or
+//     include file of the run, and a file of a run directory (ptsrun's own
+//     in DIR, or any in another run directory). Otherwise it is the job's
+//     own in DIR or in the job file's own directory (not below it);
+//     elsewhere it needs --destroy-data naming it or a directory above it.
+//   - A file a job creates is written: in DIR or the job file's own
+//     directory it is the job's; elsewhere (fio makes missing directories
+//     too) it needs --destroy-data naming it or a directory above it.
+//   - A log a job writes (write_*_log, write_iolog) must be in DIR.
+//   - What the gate cannot resolve for a job that writes (opendir it
+//     cannot list, $clientuid) is refused, naming the line; so is a path
+//     with a ".." after a directory that does not exist yet, read or
+//     written (fio makes the directory, and the kernel then resolves the
+//     ".." where the text cannot tell).
+//   - Through fio servers ptsrun sees nothing of the servers' hosts: every
+//     path a job writes, or may lay out (a read job with a size=: the
+//     file may be missing or shorter there), needs --destroy-data
+//     HOST:PORT=PATH for each server; ${VAR} and $ncpus-style keywords
+//     (read on the server) are refused.
+//
+// A job file none of whose jobs writes or creates anything runs in a fio
+// with --readonly, whatever the other job files do: fio itself then
+// refuses any write. Before each job file runs, the gate judges them all
+// again (FioJobs.Run): a file swapped for a link meanwhile is refused.
+
+// FioJobsOptions are what `ptsrun fio` was given.
+type FioJobsOptions struct {
+	Files  []*fio.UserJobFile
+	Cwd    string // fio's working directory, absolute
+	RunDir string // --out, absolute; "" for a plan without one
+	// RunDirFiles are the names ptsrun writes at the top of a run
+	// directory, the first ones those that make a directory one (run.json):
+	// a job writes none of them, in DIR or in another run directory.
+	RunDirFiles []string
+	FioServers  []string // HOST:PORT
+	DestroyData []string
+	// Gate refuses what may not run; without it CheckFioJobs only reports
+	// (a plan).
+	Gate bool
+	FS   device.FS
+	Stat fio.Stat // LiveStat in Cwd when nil
+}
+
+// FioTarget is one file or device the job files do I/O on, or a log they
+// write.
+type FioTarget struct {
+	Name    string   `json:"name"`           // as fio names it (the first job's spelling)
+	At      fio.Pos  `json:"at"`             // where the first job names it
+	Path    string   `json:"path"`           // absolute; the device node for a block device
+	Host    string   `json:"host,omitempty"` // the fio server whose host it is on
+	Kind    string   `json:"kind"`           // block device, file, new file, character device, …
+	Written bool     `json:"written"`
+	Why     string   `json:"why"`  // what the jobs do to it, with the lines
+	Jobs    []string `json:"jobs"` // the jobs that use it
+	Verdict string   `json:"verdict"`
+	Refused string   `json:"refused,omitempty"`
+	// Outside marks a file written outside the job file's directory and
+	// the run directory.
+	Outside bool `json:"outside,omitempty"`
+	// Log marks a log file a job writes (not I/O).
+	Log bool `json:"log,omitempty"`
+
+	key        string
+	unresolved string // why ptsrun cannot tell where the path leads
+	// replaced says a job may lay the file out again or delete it (fio
+	// removes and makes it anew), or ptsrun cannot tell.
+	replaced   bool
+	stat       fio.FileStat
+	id         *device.Identity
+	dev        *device.Target
+	inspectErr error
+}
+
+// FioThread is a thread of a job and the targets it uses.
+type FioThread struct {
+	fio.Thread
+	File    int    // index into the job files
+	JobName string // the section's name
+	Targets []int  // indexes into FioJobsPlan.Targets
+	Writes  bool
+}
+
+// FioJobsPlan is the gate's reading of the job files.
+type FioJobsPlan struct {
+	Targets    []FioTarget
+	Threads    []FioThread
+	Identities []device.Identity
+	// ReadOnly says no job writes or creates anything. ReadOnlyFile says
+	// it of each job file: the fio that runs one of those runs with
+	// --readonly and refuses any write itself, whatever the other job
+	// files do.
+	ReadOnly     bool
+	ReadOnlyFile []bool
+	// Refusals are what the gate refuses, each naming its line; Notes
+	// what it reports.
+	Refusals []string
+	Notes    []string
+}
+
+// CheckFioJobs judges every target of the job files. With o.Gate, a
+// refusal is an error wrapping device.ErrUnsafe that lists them all.
+func CheckFioJobs(o FioJobsOptions) (*FioJobsPlan, error) {
+	if o.FS.Root == "" {
+		o.FS = device.Live
+	}
+	remote := len(o.FioServers) > 0
+	if o.Stat == nil {
+		o.Stat = fio.LiveStat{Dir: o.Cwd}
+	}
+	// The jobs' files are on the servers' hosts, the logs here.
+	var jobStat fio.Stat = o.Stat
+	if remote {
+		jobStat = remoteStat{}
+	}
+	p := &FioJobsPlan{ReadOnly: true}
+	byKey := map[string]int{}
+	refuse := func(at fio.Pos, format string, a ...any) {
+		msg := fmt.Sprintf(format, a...)
+		if at.File != "" {
+			msg = at.String() + ": " + msg
+		}
+		if !slices.Contains(p.Refusals, msg) {
+			p.Refusals = append(p.Refusals, msg)
+		}
+	}
+	// use adds what a job does to a target.
+	use := func(ft *FioThread, t FioTarget, job string, written bool, why string) {
+		idx, ok := byKey[t.key]
+		if !ok {
+			idx = len(p.Targets)
+			byKey[t.key] = idx
+			p.Targets = append(p.Targets, t)
+		}
+		tg := &p.Targets[idx]
+		tg.replaced = tg.replaced || t.replaced
+		if !slices.Contains(tg.Jobs, job) {
+			tg.Jobs = append(tg.Jobs, job)
+		}
+		if written && !tg.Written {
+			tg.Written = true
+			tg.Why = fmt.Sprintf("written by job %s: %s", job, why)
+		}
+		if tg.Why == "" {
+			tg.Why = fmt.Sprintf("read by job %s: %s", job, why)
+		}
+		if !t.Log && !slices.Contains(ft.Targets, idx) {
+			ft.Targets = append(ft.Targets, idx)
+		}
+	}
+	hosts := []string{""}
+	if remote {
+		hosts = o.FioServers
+	}
+	p.ReadOnlyFile = make([]bool, len(o.Files))
+	for fi := range o.Files {
+		p.ReadOnlyFile[fi] = true
+	}
+	for fi, jf := range o.Files {
+		for _, r := range jf.Refusals(remote) {
+			refuse(r.At, "%s", r.Msg)
+		}
+		// Each job file runs in a fio of its own: its threads are numbered
+		// from 1 (fio's thread numbers name their log files).
+		for _, th := range jf.Threads(1, jobStat) {
+			j := jf.Jobs[th.Job]
+			a := j.Access()
+			ft := FioThread{Thread: th, File: fi, JobName: j.Name, Writes: a.Writes && !a.NoIO}
+			for _, l := range jf.LogFiles(th, o.Cwd, remote) {
+				for _, h := range hosts {
+					name := l.Name
+					if h != "" {
+						// The fio client writes a server's logs here, named
+						// after the server (client.c fio_client_handle_iolog).
+						name += "." + strings.Split(h, ":")[0]
+					}
+					t := o.target(fio.FileRef{Name: name, At: l.At}, "")
+					t.Log = true
+					use(&ft, t, j.Name, true, "its log ("+l.At.String()+")")
+				}
+			}
+			if a.Writes {
+				p.ReadOnlyFile[fi] = false // fio --readonly refuses a writing job, whatever its engine
+			}
+			if a.NoIO && !a.Deletes {
+				// No I/O on its files, and none deleted: the engine opens
+				// nothing.
+				p.Threads = append(p.Threads, ft)
+				continue
+			}
+			if a.Writes {
+				for _, u := range th.Unresolved {
+					refuse(u.At, "%s (job %s writes: %s)", u.Msg, j.Name, a.Why)
+				}
+			} else {
+				for _, u := range th.Unresolved {
+					note := fmt.Sprintf("%s: %s (job %s only reads)", u.At, u.Msg, j.Name)
+					if !slices.Contains(p.Notes, note) {
+						p.Notes = append(p.Notes, note)
+					}
+				}
+			}
+			for _, f := range th.Files {
+				for _, h := range hosts {
+					t := o.target(f, h)
+					written, why := a.Writes, a.Why
+					lays, reason := false, ""
+					if t.Kind == kindFile {
+						lays, reason = j.LaysOut(th.JobNum, len(th.Files), t.stat.Size)
+						// What fio may remove and make again needs its
+						// directory (internal/confine), not only the file.
+						t.replaced = lays || a.Deletes || a.Fills || a.Unsure
+					}
+					switch {
+					case written:
+					case t.Kind == kindFile:
+						// A file a read job's I/O goes beyond is laid out again.
+						if lays {
+							written, why = true, "fio lays it out again: "+reason
+						}
+					case t.Kind == kindRemote:
+						// ptsrun cannot see the server's file: missing, or
+						// shorter than the job's I/O, fio lays it out (and
+						// makes the directories above it).
+						if lays, reason := j.LaysOut(th.JobNum, len(th.Files), 0); lays {
+							written, why = true, "fio lays it out if it is missing or shorter than the job's I/O, and ptsrun cannot see it on the server ("+reason+")"
+						}
+					}
+					use(&ft, t, j.Name, written, why)
+				}
+			}
+			p.Threads = append(p.Threads, ft)
+		}
+	}
+	g := o.gateDirs()
+	var sys *device.System
+	for _, t := range p.Targets {
+		if t.Written && sys == nil && (t.Kind == kindBlock && t.dev != nil || t.Kind == kindFile && o.live()) {
+			s, err := o.FS.System()
+			if err != nil {
+				return p, err
+			}
+			sys = &s
+		}
+	}
+	for i := range p.Targets {
+		t := &p.Targets[i]
+		o.judge(t, g, sys)
+		if t.Refused != "" {
+			refuse(t.At, "%s", t.Refused)
+		}
+	}
+	for _, th := range p.Threads {
+		for _, ti := range th.Targets {
+			if p.Targets[ti].Written {
+				p.ReadOnlyFile[th.File] = false // fio lays out or writes the file
+			}
+		}
+	}
+	p.ReadOnly = !slices.Contains(p.ReadOnlyFile, false)
+	p.Identities = identities(p.Targets)
+	if o.Gate && len(p.Refusals) > 0 {
+		return p, fmt.Errorf("%w: refusing to run the job files:\n  %s", device.ErrUnsafe, strings.Join(p.Refusals, "\n  "))
+	}
+	return p, nil
+}
+
+// Kinds of targets.
+const (
+	kindBlock   = "block device"
+	kindFile    = "file"
+	kindNewFile = "new file"
+	kindChar    = "character device"
+	kindDir     = "directory"
+	kindOther   = "fifo or socket"
+	kindRemote  = "path on a fio server's host"
+	kindMissing = "missing device"
+)
+
+func abs(cwd, p string) string { return fio.Place(cwd, p) }
+
+// live says the gate looks at this host, not a fixture tree.
+func (o FioJobsOptions) live() bool { return o.FS.Root == device.Live.Root }
+
+// real is path p (absolute) as the kernel resolves it: symbolic links
+// followed, a dangling one to where fio would create its target, each ".."
+// taken after them; the part that does not exist yet (fio makes the
+// missing directories) as written. On a fixture tree, p cleaned.
+func (o FioJobsOptions) real(p string) string {
+	r, _ := o.resolved(p)
+	return r
+}
+
+// resolved is real(p), and why ptsrun cannot tell where p leads when it
+// cannot: a ".." after a directory that does not exist yet. fio makes
+// that directory, and the kernel then takes the ".." from wherever the
+// rest leads (a link made meanwhile, or one further on), not from the
+// text.
+func (o FioJobsOptions) resolved(p string) (string, string) {
+	switch {
+	case p == "":
+		return "", ""
+	case !o.live():
+		return filepath.Clean(p), ""
+	}
+	return resolve(p, 0)
+}
+
+func resolve(p string, depth int) (string, string) {
+	if depth > 40 {
+		return filepath.Clean(p), "" // the kernel says ELOOP: fio opens nothing
+	}
+	resolved := "/"
+	parts := strings.Split(p, "/")
+	for i, c := range parts {
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			resolved = filepath.Dir(resolved)
+			continue
+		}
+		next := filepath.Join(resolved, c)
+		fi, err := os.Lstat(next)
+		if err != nil {
+			rest := parts[i+1:]
+			if slices.Contains(rest, "..") {
+				return filepath.Join(append([]string{resolved}, parts[i:]...)...),
+					fmt.Sprintf("it goes through %s, which does not exist yet, and then \"..\": fio makes the directory, and where \"..\" then leads is the kernel's, not the text's", next)
+			}
+			return filepath.Join(append([]string{resolved}, parts[i:]...)...), ""
+		}
+		if fi.Mode()&os.ModeSymlink != 0 {
+			target, err := os.Readlink(next)
+			if err != nil {
+				return next, ""
+			}
+			if !filepath.IsAbs(target) {
+				target = resolved + "/" + target
+			}
+			return resolve(target+"/"+strings.Join(parts[i+1:], "/"), depth+1)
+		}
+		resolved = next
+	}
+	return resolved, ""
+}
+
+// target places a file fio names and says what it is, on this host or on
+// the fio server h.
+func (o FioJobsOptions) target(f fio.FileRef, h string) FioTarget {
+	if h != "" {
+		return FioTarget{Name: f.Name, At: f.At, Path: f.Name, Host: h, Kind: kindRemote, key: h + "=" + f.Name}
+	}
+	// What the kernel opens: the name as fio has it, in its working
+	// directory, links followed (a link in the job's directory to a file
+	// elsewhere is that file; a ".." after a link is the target's).
+	raw := abs(o.Cwd, f.Name)
+	t := FioTarget{Name: f.Name, At: f.At}
+	t.Path, t.unresolved = o.resolved(raw)
+	t.stat = o.Stat.Stat(raw)
+	switch t.stat.Kind {
+	case fio.Missing:
+		t.Kind = kindNewFile
+		if t.Path == "/dev" || strings.HasPrefix(t.Path, "/dev/") {
+			t.Kind = kindMissing
+		}
+	case fio.Regular:
+		t.Kind = kindFile
+	case fio.Directory:
+		t.Kind = kindDir
+	case fio.Char:
+		t.Kind = kindChar
+	case fio.Other:
+		t.Kind = kindOther
+	case fio.Block:
+		t.Kind = kindBlock
+		dt, err := o.FS.Inspect(device.Spec{Raw: t.Path, Kind: device.KindBlock, Path: t.Path})
+		if err != nil {
+			t.inspectErr = err
+			t.key = t.Path
+			return t
+		}
+		t.dev = &dt
+		t.Path = dt.Block.Path()
+	}
+	t.key = t.Path
+	return t
+}
+
+// gateDirs are the places the judging needs: the job files' directories,
+// the job files and include files themselves, and the run directory.
+type gateDirs struct {
+	jobDirs []string // each job file's own directory, links followed
+	sources []string // every job file and include file, links followed
+	runDir  string
+}
+
+func (o FioJobsOptions) gateDirs() gateDirs {
+	var g gateDirs
+	for _, jf := range o.Files {
+		g.jobDirs = append(g.jobDirs, filepath.Dir(o.real(abs(o.Cwd, jf.Path))))
+		for _, s := range jf.Sources {
+			g.sources = append(g.sources, o.real(abs(o.Cwd, s.Path)))
+		}
+	}
+	g.runDir = o.real(o.RunDir)
+	return g
+}
+
+// ownPlace says a file written at path is the job's own: in DIR, or in a
+// job file's own directory (not below it).
+func (g gateDirs) ownPlace(path string) bool {
+	return inside(path, []string{g.runDir}) || slices.Contains(g.jobDirs, filepath.Dir(path))
+}
+
+// ptsrunsFile says which file of a run directory path is, if it is one
+// ptsrun writes (RunDirFiles in DIR), or one in another run directory.
+func (o FioJobsOptions) ptsrunsFile(path string, g gateDirs) string {
+	if g.runDir != "" && inside(path, []string{g.runDir}) {
+		rel, _ := filepath.Rel(g.runDir, path)
+		first := strings.Split(rel, string(filepath.Separator))[0]
+		if rel == "." || slices.Contains(o.RunDirFiles, first) || strings.HasPrefix(first, ".") {
+			return "ptsrun's own file of the run directory " + g.runDir
+		}
+		return ""
+	}
+	markers := o.RunDirFiles[:min(2, len(o.RunDirFiles))]
+	for d := filepath.Dir(path); ; d = filepath.Dir(d) {
+		for _, m := range markers {
+			if o.Stat.Stat(filepath.Join(d, m)).Kind == fio.Regular {
+				return "a file of the run directory " + d
+			}
+		}
+		if d == filepath.Dir(d) {
+			return ""
+		}
+	}
+}
+
+// judge decides a target.
+func (o FioJobsOptions) judge(t *FioTarget, g gateDirs, sys *device.System) {
+	t.Verdict = "read only: nothing to confirm"
+	refuse := func(why string) {
+		t.Refused = fmt.Sprintf("%s is a %s, %s: %s", t.Name, t.Kind, t.Why, why)
+		if t.Log {
+			t.Refused = fmt.Sprintf("%s is a log the job writes (%s): %s", t.Path, t.Kind, why)
+		}
+		t.Verdict = "refused: " + why
+	}
+	if t.unresolved != "" {
+		// Read or written: a job that only reads a file that is not
+		// there lays it out.
+		refuse("ptsrun cannot tell where the path leads: " + t.unresolved + "; spell it without \"..\"")
+		return
+	}
+	if t.inspectErr != nil {
+		if t.Written {
+			refuse("ptsrun cannot identify it: " + t.inspectErr.Error())
+		} else {
+			t.Verdict = "read only; ptsrun cannot identify it: " + t.inspectErr.Error()
+		}
+		return
+	}
+	if t.Log && t.Host == "" {
+		switch {
+		case g.runDir == "":
+			refuse("a job's logs go only into the run directory, and there is none (--out)")
+			return
+		case !inside(t.Path, []string{g.runDir}):
+			refuse("a job's logs go only into the run directory " + g.runDir + ": drop the option (ptsrun logs every job's IOPS, bandwidth and latency per second itself) or name a path in it")
+			return
+		case o.ptsrunsFile(t.Path, g) != "":
+			refuse("it is " + o.ptsrunsFile(t.Path, g) + ": name another path in DIR")
+			return
+		}
+	}
+	if t.Written && (t.Kind == kindFile || t.Kind == kindNewFile) {
+		if slices.Contains(g.sources, t.Path) {
+			refuse("it is a job file or include file of this run: a job may not write what the gate reads")
+			return
+		}
+		if what := o.ptsrunsFile(t.Path, g); what != "" {
+			refuse("it is " + what + ": a job may not write it")
+			return
+		}
+	}
+	confirmed := func() bool {
+		// A directory confirmed is the one its path names, links followed.
+		var named []string
+		for _, d := range o.DestroyData {
+			if filepath.IsAbs(d) {
+				named = append(named, d, o.real(d))
+			}
+		}
+		return inside(t.Path, named)
+	}
+	switch t.Kind {
+	case kindRemote:
+		if !t.Written {
+			return
+		}
+		spec := t.Host + "=" + t.Path
+		if slices.Contains(o.DestroyData, spec) {
+			t.Verdict = "confirmed by --destroy-data " + spec
+			return
+		}
+		refuse("ptsrun cannot check " + t.Path + " on " + t.Host + ": confirm that its data may be destroyed with --destroy-data " + spec)
+	case kindMissing:
+		refuse("there is no such device: fio would make a regular file in /dev")
+	case kindBlock:
+		t.id = &t.dev.Identity
+		if !t.Written {
+			return
+		}
+		v := o.FS.Check(*t.dev, *sys)
+		if !v.Usable {
+			refuse("refusing to write to it: " + strings.Join(v.Refused, "; "))
+			return
+		}
+		if !v.Confirmed(*t.dev, o.DestroyData) {
+			what := "its data"
+			if len(v.Carries) > 0 {
+				what = strings.Join(v.Carries, ", ")
+			}
+			refuse("writing destroys " + what + ": confirm with --destroy-data " + v.Confirm)
+			return
+		}
+		t.Verdict = "confirmed by --destroy-data"
+	case kindChar, kindDir, kindOther:
+		if t.Written {
+			refuse("ptsrun cannot tell what writing it destroys")
+		}
+	case kindNewFile:
+		t.Written = true
+		own, notOwn := o.own(t.Path, g)
+		switch {
+		case o.mountedBetween(t.Path, g) != "":
+			refuse(o.mountedBetween(t.Path, g))
+		case t.Log:
+			t.Verdict = "a log of the job's, in the run directory"
+		case own:
+			t.Verdict = "made by fio, in the run directory or beside the job file"
+		case confirmed() && o.confirmingDir(t.Path) == t.Path:
+			// Landlock holds fio to whole directories for what it makes
+			// (it removes and creates the file there): the file's name
+			// alone confirms no directory.
+			t.Outside = true
+			refuse("fio makes a new file in its directory, and ptsrun holds fio only to a directory --destroy-data names: " +
+				"confirm the directory it goes in (--destroy-data " + filepath.Dir(t.Path) + ": everything in it may be written), or make the file at its full size first" + notOwn)
+		case confirmed() && o.live() && !isDir(o.confirmingDir(t.Path)):
+			// ptsrun makes it before fio runs (FioJobs.Run), to hold fio to it.
+			t.Verdict, t.Outside = "made by fio; confirmed by --destroy-data "+o.confirmingDir(t.Path)+", which ptsrun makes first", true
+		case confirmed():
+			t.Verdict, t.Outside = "made by fio; confirmed by --destroy-data", true
+		default:
+			t.Outside = true
+			refuse("fio would make it (and any directory missing above it) outside the run directory and the job file's directory: " +
+				"confirm with --destroy-data " + filepath.Dir(t.Path) + " (or a directory above it)" + notOwn)
+		}
+	case kindFile:
+		if !t.Written {
+			return
+		}
+		own, notOwn := o.own(t.Path, g)
+		t.Outside = !own
+		// The check a file target of run passes: no loop device on it in
+		// use, not active swap; the loop devices on it that are not in use
+		// are what its confirmation destroys, beside the job's directory
+		// or not.
+		v := device.Verdict{Usable: true}
+		if sys != nil {
+			v = o.FS.Check(device.Target{Spec: device.Spec{Raw: t.Path, Kind: device.KindFile, Path: t.Path}, Exists: true}, *sys)
+		}
+		mounted := o.mountedBetween(t.Path, g)
+		switch {
+		case t.stat.Links != 1:
+			refuse(fmt.Sprintf("it has %d hard links (or ptsrun cannot tell): writing it changes the file under its other names too", t.stat.Links))
+		case mounted != "":
+			refuse(mounted)
+		case !v.Usable:
+			refuse("refusing to write to it: " + strings.Join(v.Refused, "; "))
+		case t.Log:
+			t.Verdict = "a log of the job's, in the run directory"
+		case len(v.Carries) > 0 && !confirmed():
+			refuse("writing destroys " + strings.Join(v.Carries, ", ") + ": confirm with --destroy-data " + t.Path)
+		case len(v.Carries) > 0:
+			t.Verdict = "confirmed by --destroy-data"
+		case !t.Outside:
+			t.Verdict = "the job's own file (beside its job file or in the run directory)"
+		case confirmed():
+			t.Verdict = "confirmed by --destroy-data"
+		default:
+			refuse("writing overwrites it: confirm with --destroy-data " + t.Path + " (or a directory above it)" + notOwn)
+		}
+	}
+}
+
+// own says a file written at path is the job's own: in DIR, or in a job
+// file's own directory that no other user can change (device.CheckDir):
+// fio may write anything in that directory (internal/confine), and
+// another user could swap a name there for a link while fio runs. notOwn
+// is why a file beside the job file is not, for a refusal ("" else).
+func (o FioJobsOptions) own(path string, g gateDirs) (own bool, notOwn string) {
+	if !g.ownPlace(path) {
+		return false, ""
+	}
+	if !o.live() || inside(path, []string{g.runDir}) {
+		return true, ""
+	}
+	if err := device.CheckDir(filepath.Dir(path)); err != nil {
+		return false, " (it is not the job's own beside the job file: " + err.Error() + ")"
+	}
+	return true, ""
+}
+
+// isDir says path is a directory.
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
+}
+
+// mountedBetween says why a file written at path is another name of
+// something elsewhere: it, or a directory above it below the place that
+// makes it the job's (DIR, the job file's directory) or the one
+// --destroy-data names, is where a mount is attached (a bind mount; its
+// parent's device number is no tell, a bind mount is on the same
+// filesystem). "" when none is, or on a fixture tree.
+func (o FioJobsOptions) mountedBetween(path string, g gateDirs) string {
+	if !o.live() {
+		return ""
+	}
+	stop := filepath.Dir(path)
+	if g.runDir != "" && inside(path, []string{g.runDir}) {
+		stop = g.runDir
+	}
+	for _, d := range o.DestroyData {
+		if filepath.IsAbs(d) && inside(path, []string{o.real(d)}) && len(o.real(d)) < len(stop) {
+			stop = o.real(d)
+		}
+	}
+	for p := path; p != stop && p != filepath.Dir(p); p = filepath.Dir(p) {
+		if _, err := os.Lstat(p); err != nil {
+			continue // made by fio: nothing mounted there yet
+		}
+		root, err := device.MountRoot(p)
+		if err != nil {
+			return "ptsrun cannot tell whether a mount is attached at " + p + ": " + err.Error()
+		}
+		if root {
+			return "a mount is attached at " + p + " (a bind mount?): the file is another name of something elsewhere"
+		}
+	}
+	return ""
+}
+
+// inside says whether path is one of dirs or below one.
+func inside(path string, dirs []string) bool {
+	for _, d := range dirs {
+		if d == "" || !filepath.IsAbs(d) {
+			continue
+		}
+		d = filepath.Clean(d)
+		if path == d || strings.HasPrefix(path, strings.TrimSuffix(d, "/")+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// identities are the targets' identities for run.json: every device, and
+// the first few files.
+func identities(ts []FioTarget) []device.Identity {
+	var out []device.Identity
+	files := 0
+	const maxFiles = 8
+	for _, t := range ts {
+		switch {
+		case t.Log:
+		case t.id != nil:
+			id := *t.id
+			id.Spec = t.Path
+			out = append(out, id)
+		case t.Kind == kindRemote:
+			out = append(out, device.Identity{Spec: t.Host + "=" + t.Path, Kind: device.KindRemote, Path: t.Path,
+				Interface: "fio server", Notes: "on the fio server at " + t.Host + "; identity not visible from here"})
+		case t.Kind == kindFile || t.Kind == kindNewFile:
+			files++
+			if files > maxFiles {
+				continue
+			}
+			id := device.Identity{Spec: t.Path, Kind: device.KindFile, Path: t.Path, Interface: "file", Model: t.Kind, WriteCache: "unknown"}
+			if fi, err := os.Stat(t.Path); err == nil {
+				id.CapacityBytes = fi.Size()
+			}
+			out = append(out, id)
+		}
+	}
+	if files > maxFiles {
+		out = append(out, device.Identity{Spec: fmt.Sprintf("%d more files", files-maxFiles), Kind: device.KindFile,
+			Model: "files the jobs use", Interface: "file"})
+	}
+	return out
+}
+
+// remoteStat is what ptsrun knows of a fio server's host: nothing. A job
+// named like a path may name a device there.
+type remoteStat struct{}
+
+func (remoteStat) Stat(p string) fio.FileStat {
+	if strings.Contains(p, "/") {
+		return fio.FileStat{Kind: fio.Other, NotRegular: true}
+	}
+	return fio.FileStat{}
+}
+
+func (remoteStat) List(string) ([]string, error) {
+	return nil, errors.New("opendir on a fio server's host: ptsrun cannot list it")
+}
