@@ -25,7 +25,9 @@ type Finding struct {
 	Verdict  string      `json:"verdict"` // regression, improvement or within
 	// Allowed is the move allowed the wrong way, as a fraction; Basis why:
 	// "tolerance" (the least allowance), "spread" (the baseline window's
-	// scatter) or "tail cell" (a tail metric's cell alone).
+	// scatter), "state of STAGE" (where the steady state of STAGE, which
+	// the cell's stage runs on, left the drive: stateFloors) or "tail
+	// cell" (a tail metric's cell alone).
 	Allowed float64 `json:"allowed"`
 	Basis   string  `json:"basis"`
 }
@@ -114,6 +116,11 @@ func Check(baseline, run *Run, tol Tolerance) (*CheckResult, error) {
 	}
 	// logRatios[test][metric] are the tail metric's ln(run ÷ baseline), a cell each.
 	logRatios := map[pts.TestID]map[pts.Metric][]float64{}
+	floors := map[pts.TestID]map[string]stateFloor{}
+	for i := range baseline.Results.Tests {
+		t := &baseline.Results.Tests[i]
+		floors[t.Test] = tol.stateFloors(t)
+	}
 	bc, border := cells(baseline.Results)
 	rc, rorder := cells(run.Results)
 	for _, k := range border {
@@ -156,7 +163,7 @@ func Check(baseline, run *Run, tol Tolerance) (*CheckResult, error) {
 					logRatios[k.Test][metric] = append(logRatios[k.Test][metric], math.Log(rv/bv))
 				}
 			} else {
-				f.Allowed, f.Basis = tol.allowance(metric, b.cell)
+				f.Allowed, f.Basis = tol.allowance(metric, b.cell, floors[k.Test][k.Stage])
 				f.Verdict, f.Change = judge(metric, bv, rv, f.Allowed)
 			}
 			out.Compared++

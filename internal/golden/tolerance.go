@@ -3,11 +3,13 @@ package golden
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/ptsrun/ptsrun/internal/matrix"
 	"github.com/ptsrun/ptsrun/internal/pts"
+	"github.com/ptsrun/ptsrun/internal/steadystate"
 )
 
 // Tolerance is how far a metric may move the wrong way before it is a
@@ -102,8 +104,12 @@ func (t Tolerance) Rule() string {
 	spread := ""
 	if t.Spread > 0 {
 		spread = fmt.Sprintf(", or by more than %g standard errors of the difference between two window averages when that is more "+
-			"(from the scatter of the baseline's measurement-window rounds: %g × their relative standard deviation × √(2/n), n rounds)",
-			t.Spread, t.Spread)
+			"(from the scatter of the baseline's measurement-window rounds: %g × their relative standard deviation × √(2/n), n rounds). "+
+			"A stage that later stages of its test run on (the preconditioning of ECW, DIRTH and HIR, throughput's first block size) "+
+			"leaves the drive where its steady state was declared, which moves from run to run as much as that stage's window does: "+
+			"its cells and those of the stages after it are allowed at least %g standard errors of its tracking variables' window "+
+			"average plus the window's least-squares excursion, as fractions of the average",
+			t.Spread, t.Spread, t.Spread)
 	}
 	return fmt.Sprintf("IOPS, MB/s and average response time are judged cell by cell: a cell regresses when it moves the wrong way "+
 		"by more than %s (IOPS), %s (MB/s) or %s (average response time)%s. "+
@@ -118,10 +124,10 @@ func (t Tolerance) Rule() string {
 func pct(v float64) string { return strconv.FormatFloat(100*v, 'f', -1, 64) + " %" }
 
 // allowance is how far a cell's average metric may move: the least
-// allowance, or Spread standard errors of the difference of two window
-// averages as the baseline's rounds scatter, whichever is more. basis
-// says which.
-func (t Tolerance) allowance(metric pts.Metric, base *matrix.CellResult) (float64, string) {
+// allowance, Spread standard errors of the difference of two window
+// averages as the baseline's rounds scatter, or the floor the drive's
+// state gives its stage (stateFloors), whichever is most. basis says which.
+func (t Tolerance) allowance(metric pts.Metric, base *matrix.CellResult, floor stateFloor) (float64, string) {
 	least := t.least(metric)
 	if t.Spread <= 0 {
 		return least, "tolerance"
@@ -137,10 +143,58 @@ func (t Tolerance) allowance(metric pts.Metric, base *matrix.CellResult) (float6
 			v = append(v, r.LatMeanMs)
 		}
 	}
-	if s := t.Spread * relStdDev(v) * math.Sqrt(2/float64(max(len(v), 1))); s > least {
-		return s, "spread"
+	allowed, basis := least, "tolerance"
+	if s := t.Spread * relStdDev(v) * math.Sqrt(2/float64(max(len(v), 1))); s > allowed {
+		allowed, basis = s, "spread"
 	}
-	return least, "tolerance"
+	if floor.allowed > allowed {
+		allowed, basis = floor.allowed, "state of "+floor.stage
+	}
+	return allowed, basis
+}
+
+// stateFloor is the least allowance of a stage's cells from the drive's
+// state: the level the steady state of stage settled at is known within
+// allowed, as a fraction.
+type stateFloor struct {
+	stage   string
+	allowed float64
+}
+
+// stateFloors gives each stage of a baseline test the least allowance
+// the drive's state gives it. A stage that later stages of its test run
+// on (the preconditioning of ECW, DIRTH and HIR; the first of
+// throughput's block sizes) leaves the drive where its steady state was
+// declared; a drive still settling is declared steady a few rounds
+// earlier or later from run to run, and everything measured on it moves
+// together. How far is in that stage's own window: Spread standard errors
+// of its tracking variables' average plus the window's least-squares
+// excursion, both over the window's average. That stage's cells and those
+// of every stage after it are allowed at least as much (the most of such
+// stages before them). A test of one stage (IOPS, latency) has none: its
+// cells' own windows say all.
+func (t Tolerance) stateFloors(test *matrix.TestResult) map[string]stateFloor {
+	out := map[string]stateFloor{}
+	if t.Spread <= 0 {
+		return out
+	}
+	var cur stateFloor
+	for i, s := range test.Stages {
+		if later := slices.ContainsFunc(test.Stages[i+1:], func(l matrix.StageResult) bool { return len(l.Cells) > 0 }); later {
+			for _, tr := range s.Tracking {
+				v := tr.Verdict.Values
+				if len(v) < 2 || !(tr.Verdict.Average > 0) {
+					continue
+				}
+				fit := steadystate.Criteria{Window: len(v), MaxRange: 1, MaxSlope: 1}.CheckWindow(1, v)
+				if a := t.Spread*relStdDev(v)*math.Sqrt(2/float64(len(v))) + fit.SlopeExcursion/fit.Average; a > cur.allowed {
+					cur = stateFloor{stage: s.ID, allowed: a}
+				}
+			}
+		}
+		out[s.ID] = cur
+	}
+	return out
 }
 
 // relStdDev is the sample standard deviation of v over its mean; 0 for
