@@ -38,7 +38,7 @@ func checkCommand() *cli.Command {
 			&cli.StringFlag{Name: "tolerance-mbps", Usage: "least allowed MB/s drop of a cell (default: --tolerance)"},
 			&cli.StringFlag{Name: "tolerance-lat", Usage: "least allowed rise of a cell's average response time (default: --tolerance)"},
 			&cli.Float64Flag{Name: "spread", Value: def.Spread, Usage: "a cell's allowance is at least this many standard errors of the " +
-				"difference between two window averages, from the scatter of the baseline's measurement-window rounds, and a stage run on "+
+				"difference between two window averages, from the scatter of the baseline's measurement-window rounds, and a stage run on " +
 				"another's steady state (ECW's, DIRTH's sweep) at least as many of that state's window plus its trend (0: the tolerances alone)"},
 			&cli.StringFlag{Name: "tolerance-tail", Value: percent(def.Tail), Usage: "allowed rise of a test's geometric mean of run ÷ baseline " +
 				"of the 99.999 % and of the maximum response times over its cells"},
