@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -113,10 +114,10 @@ func compareCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "compare",
 		Usage:     "compare runs side by side against the first: a PDF and CSV tables with ratios",
-		UsageText: "ptsrun compare REFERENCE RUN... [-o compare.pdf] [--csv DIR] [--force] [--paper a4|letter] [--json]",
+		UsageText: "ptsrun compare REFERENCE RUN... [-o FILE.pdf] [--csv DIR] [--force] [--paper a4|letter] [--json]",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "o", Value: "compare.pdf", Usage: "the comparison PDF"},
-			&cli.StringFlag{Name: "csv", Usage: "directory for the CSV tables (default: the PDF's name without .pdf, plus -tables)"},
+			&cli.StringFlag{Name: "o", Usage: "the comparison PDF (default: compare.pdf in a new directory ./ptsrun-compare-TIME, its tables in tables/ there)"},
+			&cli.StringFlag{Name: "csv", Usage: "directory for the CSV tables (default with -o: the PDF's name without .pdf, plus -tables)"},
 			&cli.BoolFlag{Name: "force", Usage: "replace a PDF or CSV ptsrun did not write (never a device or other special file)"},
 			&cli.StringFlag{Name: "paper", Value: "a4", Usage: "paper size: a4 or letter"},
 			&cli.BoolFlag{Name: "json", Usage: "print the files written, the runs and the headline ratios as JSON on stdout"},
@@ -138,6 +139,17 @@ func compareCommand() *cli.Command {
 				return err
 			}
 			opts := compareOptions{Runs: c.Args().Slice(), PDF: pdf, CSVDir: csvDir, Force: c.Bool("force"), Paper: paper, JSON: c.Bool("json")}
+			if opts.PDF == "" {
+				// Never the working directory's root: a directory of its own,
+				// named for when it was made, as demo's run directory is.
+				if opts.NewDir, err = device.AbsPath("ptsrun-compare-" + runClock.now().Format("20060102-150405")); err != nil {
+					return err
+				}
+				opts.PDF = filepath.Join(opts.NewDir, "compare.pdf")
+				if opts.CSVDir == "" {
+					opts.CSVDir = filepath.Join(opts.NewDir, "tables")
+				}
+			}
 			if opts.CSVDir == "" {
 				opts.CSVDir = strings.TrimSuffix(opts.PDF, filepath.Ext(opts.PDF)) + "-tables"
 			}
@@ -152,13 +164,17 @@ type compareOptions struct {
 	PDF    string   // -o
 	CSVDir string   // --csv
 	Force  bool     // replace files ptsrun did not write
-	Paper  string   // a4 or letter
+	// NewDir, when set, is the directory to make for the outputs (compare
+	// without -o); it must not exist, and is removed again when nothing
+	// could be written into it.
+	NewDir string
+	Paper  string // a4 or letter
 	JSON   bool
 }
 
 // runCompare writes the comparison of opts.Runs as a PDF and CSV tables and
 // prints its summary.
-func runCompare(_ context.Context, opts compareOptions, stdout, stderr io.Writer) error {
+func runCompare(_ context.Context, opts compareOptions, stdout, stderr io.Writer) (err error) {
 	runs, err := golden.LoadAll(opts.Runs)
 	if err != nil {
 		return err
@@ -168,6 +184,16 @@ func runCompare(_ context.Context, opts compareOptions, stdout, stderr io.Writer
 		return err
 	}
 	pdf, csvDir := opts.PDF, opts.CSVDir
+	if opts.NewDir != "" {
+		if err := os.Mkdir(opts.NewDir, 0o755); err != nil {
+			return fmt.Errorf("the comparison's directory: %w (name another with -o)", err)
+		}
+		defer func() {
+			if err != nil {
+				os.RemoveAll(opts.NewDir) // made above: only what this comparison wrote
+			}
+		}()
+	}
 	// Every output is checked before any is written.
 	if err := device.CheckOutput(pdf, opts.Force, pdfreport.Produced); err != nil {
 		return err

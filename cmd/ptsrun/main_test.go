@@ -703,6 +703,26 @@ func TestWorkloadRecordsARunDirectory(t *testing.T) {
 	assert.Equal(t, 0, code, stderr)
 	assert.Contains(t, stdout, "rnd-4k-70/30 IOPS", "a workload is a headline of its comparison")
 
+	// Without -o, a directory of its own, never the working directory's
+	// root; none when the comparison cannot be made.
+	t.Chdir(base)
+	code, _, stderr = ptsrun("compare", a, filepath.Join(base, "missing"))
+	assert.Equal(t, 1, code)
+	made, err := filepath.Glob(filepath.Join(base, "ptsrun-compare-*"))
+	require.NoError(t, err)
+	assert.Empty(t, made, "nothing made for a comparison that failed: %s", stderr)
+	code, _, stderr = ptsrun("compare", a, b)
+	require.Equal(t, 0, code, stderr)
+	made, err = filepath.Glob(filepath.Join(base, "ptsrun-compare-*", "compare.pdf"))
+	require.NoError(t, err)
+	require.Len(t, made, 1, stderr)
+	tables, err := filepath.Glob(filepath.Join(filepath.Dir(made[0]), "tables", "*.csv"))
+	require.NoError(t, err)
+	assert.NotEmpty(t, tables)
+	assert.Contains(t, stderr, "wrote "+made[0])
+	_, err = os.Stat(filepath.Join(base, "compare.pdf"))
+	assert.True(t, os.IsNotExist(err), "no compare.pdf in the working directory")
+
 	// A workload that cannot run leaves no directory behind.
 	bad := filepath.Join(base, "bad")
 	code, _, _ = ptsrun("workload", "--target", "sim", "--bs", "4k", "--active-range", "0.0000001", "--time", "1s", "--out", bad)
