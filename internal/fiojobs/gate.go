@@ -1,4 +1,4 @@
-package targets
+package fiojobs
 
 import (
 	"errors"
@@ -59,10 +59,10 @@ import (
 // A job file none of whose jobs writes or creates anything runs in a fio
 // with --readonly, whatever the other job files do: fio itself then
 // refuses any write. Before each job file runs, the gate judges them all
-// again (FioJobs.Run): a file swapped for a link meanwhile is refused.
+// again (Jobs.Run): a file swapped for a link meanwhile is refused.
 
-// FioJobsOptions are what `ptsrun fio` was given.
-type FioJobsOptions struct {
+// gateOptions are what `ptsrun fio` was given.
+type gateOptions struct {
 	Files  []*fio.UserJobFile
 	Cwd    string // fio's working directory, absolute
 	RunDir string // --out, absolute; "" for a plan without one
@@ -72,16 +72,16 @@ type FioJobsOptions struct {
 	RunDirFiles []string
 	FioServers  []string // HOST:PORT
 	DestroyData []string
-	// Gate refuses what may not run; without it CheckFioJobs only reports
+	// Gate refuses what may not run; without it check only reports
 	// (a plan).
 	Gate bool
 	FS   device.FS
 	Stat fio.Stat // LiveStat in Cwd when nil
 }
 
-// FioTarget is one file or device the job files do I/O on, or a log they
+// Target is one file or device the job files do I/O on, or a log they
 // write.
-type FioTarget struct {
+type Target struct {
 	Name    string   `json:"name"`           // as fio names it (the first job's spelling)
 	At      fio.Pos  `json:"at"`             // where the first job names it
 	Path    string   `json:"path"`           // absolute; the device node for a block device
@@ -109,19 +109,19 @@ type FioTarget struct {
 	inspectErr error
 }
 
-// FioThread is a thread of a job and the targets it uses.
-type FioThread struct {
+// Thread is a thread of a job and the targets it uses.
+type Thread struct {
 	fio.Thread
 	File    int    // index into the job files
 	JobName string // the section's name
-	Targets []int  // indexes into FioJobsPlan.Targets
+	Targets []int  // indexes into Plan.Targets
 	Writes  bool
 }
 
-// FioJobsPlan is the gate's reading of the job files.
-type FioJobsPlan struct {
-	Targets    []FioTarget
-	Threads    []FioThread
+// Plan is the gate's reading of the job files.
+type Plan struct {
+	Targets    []Target
+	Threads    []Thread
 	Identities []device.Identity
 	// ReadOnly says no job writes or creates anything. ReadOnlyFile says
 	// it of each job file: the fio that runs one of those runs with
@@ -135,9 +135,9 @@ type FioJobsPlan struct {
 	Notes    []string
 }
 
-// CheckFioJobs judges every target of the job files. With o.Gate, a
+// check judges every target of the job files. With o.Gate, a
 // refusal is an error wrapping device.ErrUnsafe that lists them all.
-func CheckFioJobs(o FioJobsOptions) (*FioJobsPlan, error) {
+func check(o gateOptions) (*Plan, error) {
 	if o.FS.Root == "" {
 		o.FS = device.Live
 	}
@@ -150,7 +150,7 @@ func CheckFioJobs(o FioJobsOptions) (*FioJobsPlan, error) {
 	if remote {
 		jobStat = remoteStat{}
 	}
-	p := &FioJobsPlan{ReadOnly: true}
+	p := &Plan{ReadOnly: true}
 	byKey := map[string]int{}
 	refuse := func(at fio.Pos, format string, a ...any) {
 		msg := fmt.Sprintf(format, a...)
@@ -162,7 +162,7 @@ func CheckFioJobs(o FioJobsOptions) (*FioJobsPlan, error) {
 		}
 	}
 	// use adds what a job does to a target.
-	use := func(ft *FioThread, t FioTarget, job string, written bool, why string) {
+	use := func(ft *Thread, t Target, job string, written bool, why string) {
 		idx, ok := byKey[t.key]
 		if !ok {
 			idx = len(p.Targets)
@@ -202,7 +202,7 @@ func CheckFioJobs(o FioJobsOptions) (*FioJobsPlan, error) {
 		for _, th := range jf.Threads(1, jobStat) {
 			j := jf.Jobs[th.Job]
 			a := j.Access()
-			ft := FioThread{Thread: th, File: fi, JobName: j.Name, Writes: a.Writes && !a.NoIO}
+			ft := Thread{Thread: th, File: fi, JobName: j.Name, Writes: a.Writes && !a.NoIO}
 			for _, l := range jf.LogFiles(th, o.Cwd, remote) {
 				for _, h := range hosts {
 					name := l.Name
@@ -317,13 +317,13 @@ const (
 func abs(cwd, p string) string { return fio.Place(cwd, p) }
 
 // live says the gate looks at this host, not a fixture tree.
-func (o FioJobsOptions) live() bool { return o.FS.Root == device.Live.Root }
+func (o gateOptions) live() bool { return o.FS.Root == device.Live.Root }
 
 // real is path p (absolute) as the kernel resolves it: symbolic links
 // followed, a dangling one to where fio would create its target, each ".."
 // taken after them; the part that does not exist yet (fio makes the
 // missing directories) as written. On a fixture tree, p cleaned.
-func (o FioJobsOptions) real(p string) string {
+func (o gateOptions) real(p string) string {
 	r, _ := o.resolved(p)
 	return r
 }
@@ -333,7 +333,7 @@ func (o FioJobsOptions) real(p string) string {
 // that directory, and the kernel then takes the ".." from wherever the
 // rest leads (a link made meanwhile, or one further on), not from the
 // text.
-func (o FioJobsOptions) resolved(p string) (string, string) {
+func (o gateOptions) resolved(p string) (string, string) {
 	switch {
 	case p == "":
 		return "", ""
@@ -384,15 +384,15 @@ func resolve(p string, depth int) (string, string) {
 
 // target places a file fio names and says what it is, on this host or on
 // the fio server h.
-func (o FioJobsOptions) target(f fio.FileRef, h string) FioTarget {
+func (o gateOptions) target(f fio.FileRef, h string) Target {
 	if h != "" {
-		return FioTarget{Name: f.Name, At: f.At, Path: f.Name, Host: h, Kind: kindRemote, key: h + "=" + f.Name}
+		return Target{Name: f.Name, At: f.At, Path: f.Name, Host: h, Kind: kindRemote, key: h + "=" + f.Name}
 	}
 	// What the kernel opens: the name as fio has it, in its working
 	// directory, links followed (a link in the job's directory to a file
 	// elsewhere is that file; a ".." after a link is the target's).
 	raw := abs(o.Cwd, f.Name)
-	t := FioTarget{Name: f.Name, At: f.At}
+	t := Target{Name: f.Name, At: f.At}
 	t.Path, t.unresolved = o.resolved(raw)
 	t.stat = o.Stat.Stat(raw)
 	switch t.stat.Kind {
@@ -432,7 +432,7 @@ type gateDirs struct {
 	runDir  string
 }
 
-func (o FioJobsOptions) gateDirs() gateDirs {
+func (o gateOptions) gateDirs() gateDirs {
 	var g gateDirs
 	for _, jf := range o.Files {
 		g.jobDirs = append(g.jobDirs, filepath.Dir(o.real(abs(o.Cwd, jf.Path))))
@@ -452,7 +452,7 @@ func (g gateDirs) ownPlace(path string) bool {
 
 // ptsrunsFile says which file of a run directory path is, if it is one
 // ptsrun writes (RunDirFiles in DIR), or one in another run directory.
-func (o FioJobsOptions) ptsrunsFile(path string, g gateDirs) string {
+func (o gateOptions) ptsrunsFile(path string, g gateDirs) string {
 	if g.runDir != "" && inside(path, []string{g.runDir}) {
 		rel, _ := filepath.Rel(g.runDir, path)
 		first := strings.Split(rel, string(filepath.Separator))[0]
@@ -475,7 +475,7 @@ func (o FioJobsOptions) ptsrunsFile(path string, g gateDirs) string {
 }
 
 // judge decides a target.
-func (o FioJobsOptions) judge(t *FioTarget, g gateDirs, sys *device.System) {
+func (o gateOptions) judge(t *Target, g gateDirs, sys *device.System) {
 	t.Verdict = "read only: nothing to confirm"
 	refuse := func(why string) {
 		t.Refused = fmt.Sprintf("%s is a %s, %s: %s", t.Name, t.Kind, t.Why, why)
@@ -585,7 +585,7 @@ func (o FioJobsOptions) judge(t *FioTarget, g gateDirs, sys *device.System) {
 			refuse("fio makes a new file in its directory, and ptsrun holds fio only to a directory --destroy-data names: " +
 				"confirm the directory it goes in (--destroy-data " + filepath.Dir(t.Path) + ": everything in it may be written), or make the file at its full size first" + notOwn)
 		case confirmed() && o.live() && !isDir(o.confirmingDir(t.Path)):
-			// ptsrun makes it before fio runs (FioJobs.Run), to hold fio to it.
+			// ptsrun makes it before fio runs (Jobs.Run), to hold fio to it.
 			t.Verdict, t.Outside = "made by fio; confirmed by --destroy-data "+o.confirmingDir(t.Path)+", which ptsrun makes first", true
 		case confirmed():
 			t.Verdict, t.Outside = "made by fio; confirmed by --destroy-data", true
@@ -637,7 +637,7 @@ func (o FioJobsOptions) judge(t *FioTarget, g gateDirs, sys *device.System) {
 // fio may write anything in that directory (internal/confine), and
 // another user could swap a name there for a link while fio runs. notOwn
 // is why a file beside the job file is not, for a refusal ("" else).
-func (o FioJobsOptions) own(path string, g gateDirs) (own bool, notOwn string) {
+func (o gateOptions) own(path string, g gateDirs) (own bool, notOwn string) {
 	if !g.ownPlace(path) {
 		return false, ""
 	}
@@ -662,7 +662,7 @@ func isDir(path string) bool {
 // --destroy-data names, is where a mount is attached (a bind mount; its
 // parent's device number is no tell, a bind mount is on the same
 // filesystem). "" when none is, or on a fixture tree.
-func (o FioJobsOptions) mountedBetween(path string, g gateDirs) string {
+func (o gateOptions) mountedBetween(path string, g gateDirs) string {
 	if !o.live() {
 		return ""
 	}
@@ -706,7 +706,7 @@ func inside(path string, dirs []string) bool {
 
 // identities are the targets' identities for run.json: every device, and
 // the first few files.
-func identities(ts []FioTarget) []device.Identity {
+func identities(ts []Target) []device.Identity {
 	var out []device.Identity
 	files := 0
 	const maxFiles = 8
