@@ -15,6 +15,7 @@ import (
 	"github.com/ptsrun/ptsrun/internal/pts"
 	"github.com/ptsrun/ptsrun/internal/rundir"
 	"github.com/ptsrun/ptsrun/internal/targets"
+	"github.com/ptsrun/ptsrun/internal/units"
 )
 
 // Progress shows workloads as they run (the command line's status line).
@@ -99,7 +100,7 @@ func ParseWorkloadFlags(f WorkloadFlags) (WorkloadOptions, error) {
 	}
 	for _, bs := range w.BlockSizes() {
 		if bs%512 != 0 {
-			return WorkloadOptions{}, fmt.Errorf("--bs: block size %s is not a multiple of 512 bytes, the smallest logical block size", engine.FormatSize(bs))
+			return WorkloadOptions{}, fmt.Errorf("--bs: block size %s is not a multiple of 512 bytes, the smallest logical block size", units.FormatSize(bs))
 		}
 	}
 	if set["zones"] {
@@ -446,7 +447,7 @@ func checkCell(c Cell, tp *targets.Plan) error {
 	for _, t := range tp.Local {
 		for _, bs := range w.BlockSizes() {
 			if bs%t.LogicalBlock != 0 {
-				return fmt.Errorf("%s: block size %s is not a multiple of %s's logical block size %d", from, engine.FormatSize(bs), t.Raw, t.LogicalBlock)
+				return fmt.Errorf("%s: block size %s is not a multiple of %s's logical block size %d", from, units.FormatSize(bs), t.Raw, t.LogicalBlock)
 			}
 		}
 	}

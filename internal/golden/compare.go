@@ -6,10 +6,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ptsrun/ptsrun/internal/engine"
 	"github.com/ptsrun/ptsrun/internal/matrix"
 	"github.com/ptsrun/ptsrun/internal/pdfreport"
 	"github.com/ptsrun/ptsrun/internal/pts"
+	"github.com/ptsrun/ptsrun/internal/units"
 )
 
 // Comparison is several runs lined up against the first.
@@ -320,7 +320,7 @@ func unionTable(name string, perRun []map[string]matrix.Table) pdfreport.Compare
 	for _, r := range rows {
 		label := r.label
 		if r.bytes > 0 && name != pts.CustomTable {
-			label = engine.FormatSize(r.bytes)
+			label = units.FormatSize(r.bytes)
 		}
 		out.Rows = append(out.Rows, label)
 		out.RowBytes = append(out.RowBytes, r.bytes)

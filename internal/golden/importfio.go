@@ -16,6 +16,7 @@ import (
 	"github.com/ptsrun/ptsrun/internal/engine"
 	"github.com/ptsrun/ptsrun/internal/engine/fio"
 	"github.com/ptsrun/ptsrun/internal/pts"
+	"github.com/ptsrun/ptsrun/internal/units"
 )
 
 // FioOptions shape an import of fio output.
@@ -101,7 +102,7 @@ func fioJobWorkload(job fio.Job, global map[string]string) (FioWorkload, error) 
 	if len(sizes) > 1 && strings.TrimSpace(sizes[1]) != "" && strings.TrimSpace(sizes[1]) != strings.TrimSpace(sizes[0]) {
 		fw.Custom = "different read and write block sizes (bs=" + bs + ")"
 	}
-	b, err := engine.ParseSize(sizes[0])
+	b, err := units.ParseSize(sizes[0])
 	if err != nil {
 		return fw, fmt.Errorf("job %s: bs=%q: %w", job.Name, bs, err)
 	}
@@ -133,7 +134,7 @@ func fioJobWorkload(job fio.Job, global map[string]string) (FioWorkload, error) 
 	if w.Access == engine.Sequential {
 		acc = "SEQ"
 	}
-	fw.Label = fmt.Sprintf("%s %s %d/%d TC%d/QD%d", acc, engine.FormatSize(b), w.ReadPct, 100-w.ReadPct, w.TC, w.QD)
+	fw.Label = fmt.Sprintf("%s %s %d/%d TC%d/QD%d", acc, units.FormatSize(b), w.ReadPct, 100-w.ReadPct, w.TC, w.QD)
 	if fw.Custom != "" {
 		fw.Label = fmt.Sprintf("rw=%s bs=%s numjobs=%d iodepth=%d", rw, bs, w.TC, w.QD)
 		if split := opt("bssplit"); split != "" {
@@ -173,7 +174,7 @@ func classify(fw FioWorkload) (test pts.TestID, stageID string) {
 		return pts.Custom, pts.CustomStage
 	}
 	if (w.ReadPct == 100 || w.ReadPct == 0) && (w.BlockSize == 1024*pts.KiB || w.BlockSize == 128*pts.KiB) {
-		return pts.TP, "tp-" + engine.SizeKey(w.BlockSize)
+		return pts.TP, "tp-" + units.SizeKey(w.BlockSize)
 	}
 	return pts.Custom, pts.CustomStage
 }

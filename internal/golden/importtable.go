@@ -17,6 +17,7 @@ import (
 	"github.com/ptsrun/ptsrun/internal/engine"
 	"github.com/ptsrun/ptsrun/internal/matrix"
 	"github.com/ptsrun/ptsrun/internal/pts"
+	"github.com/ptsrun/ptsrun/internal/units"
 )
 
 // Table metrics `ptsrun import table` accepts.
@@ -98,12 +99,12 @@ func ParseTable(r io.Reader, name, metric string) (*PublishedTable, error) {
 		if len(rec) > len(t.Mixes)+1 {
 			return nil, fmt.Errorf("%s: line %d: %d values for %d mix columns", name, line, len(rec)-1, len(t.Mixes))
 		}
-		bs, err := engine.ParseSize(rec[0])
+		bs, err := units.ParseSize(rec[0])
 		if err != nil {
 			return nil, fmt.Errorf("%s: line %d, column 1: block %w", name, line, err)
 		}
 		if l, dup := seenSize[bs]; dup {
-			return nil, fmt.Errorf("%s: line %d: block size %s is already on line %d", name, line, engine.FormatSize(bs), l)
+			return nil, fmt.Errorf("%s: line %d: block size %s is already on line %d", name, line, units.FormatSize(bs), l)
 		}
 		seenSize[bs] = line
 		row := make([]float64, len(t.Mixes))
@@ -116,7 +117,7 @@ func ParseTable(r io.Reader, name, metric string) (*PublishedTable, error) {
 			v, err := strconv.ParseFloat(s, 64)
 			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 				return nil, fmt.Errorf("%s: line %d, column %d (%s, %s): %q is not a number", name, line, i+2,
-					engine.FormatSize(bs), matrix.MixLabel(t.Mixes[i]), rec[i+1])
+					units.FormatSize(bs), matrix.MixLabel(t.Mixes[i]), rec[i+1])
 			}
 			if v < 0 {
 				return nil, fmt.Errorf("%s: line %d, column %d: %v is negative", name, line, i+2, v)

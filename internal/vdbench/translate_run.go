@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ptsrun/ptsrun/internal/engine"
+	"github.com/ptsrun/ptsrun/internal/units"
 )
 
 // cellName is what a run's name may hold: a cell key, and with the fio
@@ -22,7 +23,7 @@ func (t *translator) run(r *rdDef, v variant, wds []*wdDef, loops []loop, vals [
 	for i, l := range loops {
 		text := strconv.FormatFloat(vals[i], 'f', -1, 64)
 		if l.kind == "xfersize" {
-			text = engine.SizeKey(int64(vals[i]))
+			text = units.SizeKey(int64(vals[i]))
 		}
 		settings = append(settings, Setting{Param: l.kind, Value: text})
 		over[l.kind] = vals[i]

@@ -4,7 +4,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/ptsrun/ptsrun/internal/engine"
+	"github.com/ptsrun/ptsrun/internal/units"
 )
 
 // wdDef is a workload definition.
@@ -131,7 +131,7 @@ func xfersize(prm Param) error {
 		}
 		for j := 0; j < i; j += 2 {
 			if vals[j] == vals[i] {
-				return errAt(prm.Pos, prm.String(), "%s appears twice", engine.SizeKey(int64(vals[i])))
+				return errAt(prm.Pos, prm.String(), "%s appears twice", units.SizeKey(int64(vals[i])))
 			}
 		}
 		sum += vals[i+1]
