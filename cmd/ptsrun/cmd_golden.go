@@ -15,6 +15,7 @@ import (
 	"github.com/ptsrun/ptsrun/internal/custom"
 	"github.com/ptsrun/ptsrun/internal/device"
 	"github.com/ptsrun/ptsrun/internal/golden"
+	"github.com/ptsrun/ptsrun/internal/importer"
 	"github.com/ptsrun/ptsrun/internal/pdfreport"
 	"github.com/ptsrun/ptsrun/internal/pts"
 	"github.com/ptsrun/ptsrun/internal/rundir"
@@ -279,7 +280,7 @@ type importFioOptions struct {
 
 // runImportFio makes a run directory of fio output files.
 func runImportFio(_ context.Context, opts importFioOptions, stdout, stderr io.Writer) error {
-	ri, rounds, warnings, err := golden.ImportFio(opts.Files, golden.FioOptions{
+	ri, rounds, warnings, err := importer.ImportFio(opts.Files, importer.FioOptions{
 		Profile: opts.Profile, Name: opts.Name, Version: version})
 	if err != nil {
 		return err
@@ -301,7 +302,7 @@ type importTableOptions struct {
 
 // runImportTable makes a run directory of a published table.
 func runImportTable(_ context.Context, opts importTableOptions, stdout, stderr io.Writer) error {
-	ri, res, err := golden.ImportTable(opts.File, opts.Metric, opts.Name, version)
+	ri, res, err := importer.ImportTable(opts.File, opts.Metric, opts.Name, version)
 	if err != nil {
 		return err
 	}

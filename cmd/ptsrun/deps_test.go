@@ -64,8 +64,10 @@ var allowedImports = []struct {
 		"turns the journal's records (pts) of measurements (engine) into results; what the purge did reaches it in those records, not from precondition"},
 	{"pdfreport", []string{"device", "engine", "pts", "steadystate", "matrix", "units"},
 		"draws the results and run information it is given, and runs nothing"},
-	{"golden", []string{"device", "engine", "engine/fio", "pts", "steadystate", "matrix", "pdfreport", "units"},
-		"compares results; import reads fio output with the fio engine's parser; compare hands pdfreport its comparison (see restrictedUses)"},
+	{"importer", []string{"device", "engine", "engine/fio", "pts", "matrix", "units", "pdfreport"},
+		"import: results ptsrun did not produce (fio output, read with the fio engine's parser; published tables) made into a run's records (pts) and results (matrix); its tests build an imported run's report (pdfreport: tests only, see restrictedUses)"},
+	{"golden", []string{"device", "engine", "pts", "matrix", "pdfreport", "units", "importer"},
+		"compares results (check, compare); compare hands pdfreport its comparison (see restrictedUses); its tests compare imported tables (importer: tests only)"},
 	{"golden/goldentest", []string{"device", "engine", "engine/sim", "precondition", "pts", "steadystate", "matrix"},
 		"test wiring: a simulated run from target to results, as cmd wires a real one"},
 	{"targets", []string{"device", "engine", "engine/native", "engine/fio", "engine/sim", "precondition"},
@@ -76,9 +78,9 @@ var allowedImports = []struct {
 		"reads vdbench parameter files into the engine's workloads: parsing and translation, pure, no I/O beyond reading the file it is given"},
 	{"rundir", []string{"device", "engine", "targets", "fiojobs", "pts", "matrix", "pdfreport", "vdbench"},
 		"the run directory: every file of it written, read, checked and rebuilt from run.json and the journal (results by matrix, the report by pdfreport, the records of vdbench files and of ptsrun fio's gate, fiojobs); a PTS run started, resumed and ended on the targets it opens through targets"},
-	{"custom", []string{"device", "engine", "targets", "fiojobs", "pts", "rundir", "vdbench", "golden", "units"},
-		"workloads outside the PTS (the command line's, presets, a vdbench file's runs, a user's fio job files through fiojobs) run on the targets opened through targets and recorded through rundir; a fio group's workload is read as import fio reads it (golden: import leaves golden with issue 21, item 5)"},
-	{"cmd/ptsrun", []string{"device", "engine", "targets", "precondition", "pts", "steadystate", "matrix", "pdfreport", "golden", "rundir", "custom", "confine", "units"},
+	{"custom", []string{"device", "engine", "targets", "fiojobs", "pts", "rundir", "vdbench", "importer", "units"},
+		"workloads outside the PTS (the command line's, presets, a vdbench file's runs, a user's fio job files through fiojobs) run on the targets opened through targets and recorded through rundir; a fio group's workload is read as import fio reads it (importer)"},
+	{"cmd/ptsrun", []string{"device", "engine", "targets", "precondition", "pts", "steadystate", "matrix", "pdfreport", "golden", "importer", "rundir", "custom", "confine", "units"},
 		"the CLI: flags, options and the calls of the packages that do the work; it opens engines only through targets and run directories only through rundir; nothing imports it (its binary confines the fio it runs: confine.Init)"},
 }
 
@@ -96,7 +98,13 @@ var testFixtures = map[string]string{
 // the types pdfreport defines for its input; its Doc, pages, blocks and
 // formatting are internals golden has no business with. golden's tests may
 // also build a run's report to read its text.
+//
+// importer's and golden's non-test files may use nothing of pdfreport and
+// importer respectively: their tests build an imported run's report, and
+// compare and check imported tables.
 var restrictedUses = map[[2]string]struct{ files, tests []string }{
+	{"importer", "pdfreport"}: {tests: []string{"Build", "Options"}},
+	{"golden", "importer"}:    {tests: []string{"ParseTable", "TableIOPS"}},
 	{"golden", "pdfreport"}: {
 		files: []string{"Comparison", "ComparedRun", "ComparedTable", "ComparedHeadline", "ComparedHeatMap"},
 		tests: []string{"Comparison", "ComparedRun", "ComparedTable", "ComparedHeadline", "ComparedHeatMap", "Build", "Options"},
@@ -183,6 +191,8 @@ func TestDependencyCheckFails(t *testing.T) {
 			"pdfreport/page_iops.go imports os: pdfreport runs no I/O"},
 		{"golden uses pdfreport internals", "golden", "golden/compare.go", false, "pdfreport", []string{"Page"},
 			"golden/compare.go uses pdfreport.Page: golden may use only pdfreport.Comparison"},
+		{"golden imports tables outside its tests", "golden", "golden/compare.go", false, "importer", []string{"ParseTable"},
+			"golden/compare.go uses importer.ParseTable: golden may use nothing of importer outside its tests"},
 		{"data flows back", "pts", "pts/runner.go", false, "matrix", nil,
 			"pts/runner.go imports matrix: pts may import only device, engine, precondition, steadystate"},
 		{"a sub-package on its own", "engine/sim", "engine/sim/drive.go", false, "engine/fio", nil,
@@ -194,7 +204,7 @@ func TestDependencyCheckFails(t *testing.T) {
 		{"a fixture outside tests", "pts", "pts/runner.go", false, "engine/sim", nil,
 			"pts/runner.go imports engine/sim"},
 		{"the CLI opens an engine itself", "cmd/ptsrun", "cmd/ptsrun/cmd_run.go", false, "engine/native", nil,
-			"cmd/ptsrun/cmd_run.go imports engine/native: cmd/ptsrun may import only confine, custom, device, engine, golden, matrix, pdfreport, precondition, pts, rundir, steadystate, targets"},
+			"cmd/ptsrun/cmd_run.go imports engine/native: cmd/ptsrun may import only confine, custom, device, engine, golden, importer, matrix, pdfreport, precondition, pts, rundir, steadystate, targets"},
 		{"the runner opens targets", "pts", "pts/runner.go", false, "targets", nil,
 			"pts/runner.go imports targets: pts may import only device, engine, precondition, steadystate"},
 		{"the CLI reads a run directory itself", "cmd/ptsrun", "cmd/ptsrun/cmd_report.go", false, "matrix", []string{"Load"},
@@ -333,7 +343,11 @@ func restricted(pkg string, f goFile, imp string) []string {
 		allowed = r.tests
 	}
 	for _, id := range f.Uses[imp] {
-		if !slices.Contains(allowed, id) {
+		switch {
+		case slices.Contains(allowed, id):
+		case len(allowed) == 0:
+			out = append(out, fmt.Sprintf("%s uses %s.%s: %s may use nothing of %s outside its tests", f.Path, imp, id, pkg, imp))
+		default:
 			out = append(out, fmt.Sprintf("%s uses %s.%s: %s may use only %s.%s", f.Path, imp, id, pkg, imp,
 				strings.Join(allowed, ", "+imp+".")))
 		}

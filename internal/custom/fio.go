@@ -14,7 +14,7 @@ import (
 	"github.com/ptsrun/ptsrun/internal/device"
 	"github.com/ptsrun/ptsrun/internal/engine"
 	"github.com/ptsrun/ptsrun/internal/fiojobs"
-	"github.com/ptsrun/ptsrun/internal/golden"
+	"github.com/ptsrun/ptsrun/internal/importer"
 	"github.com/ptsrun/ptsrun/internal/pts"
 	"github.com/ptsrun/ptsrun/internal/rundir"
 	"github.com/ptsrun/ptsrun/internal/targets"
@@ -144,7 +144,7 @@ func RunFio(ctx context.Context, opts FioOptions, out Output) (err error) {
 			return fmt.Errorf("%s: %w", jf.Path, err)
 		}
 		for _, g := range groups {
-			w, _, _, err := golden.FioJobWorkload(g.FirstJob, g.Options)
+			w, _, _, err := importer.FioJobWorkload(g.FirstJob, g.Options)
 			if err != nil {
 				w = engine.Workload{TC: 1, QD: 1, ActiveRange: 100}
 			}

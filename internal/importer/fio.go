@@ -1,4 +1,4 @@
-package golden
+package importer
 
 import (
 	"bytes"
@@ -26,8 +26,8 @@ type FioOptions struct {
 	Version string // ptsrun's version, for run.json
 }
 
-// FioWorkload is the workload a fio job ran, read from its options.
-type FioWorkload struct {
+// fioWorkload is the workload a fio job ran, read from its options.
+type fioWorkload struct {
 	Workload engine.Workload
 	// Custom is why the job is not a PTS cell, or "" when it is one.
 	Custom string
@@ -35,7 +35,7 @@ type FioWorkload struct {
 }
 
 // same says two jobs ran the same workload.
-func (a FioWorkload) same(b FioWorkload) bool {
+func (a fioWorkload) same(b fioWorkload) bool {
 	x, y := a.Workload, b.Workload
 	return a.Custom == b.Custom && a.Label == b.Label && x.Access == y.Access && x.ReadPct == y.ReadPct &&
 		x.BlockSize == y.BlockSize && x.TC == y.TC && x.QD == y.QD
@@ -43,7 +43,7 @@ func (a FioWorkload) same(b FioWorkload) bool {
 
 // fioJobWorkload reads rw, rwmixread/rwmixwrite, bs, numjobs and iodepth;
 // job options override the global ones.
-func fioJobWorkload(job fio.Job, global map[string]string) (FioWorkload, error) {
+func fioJobWorkload(job fio.Job, global map[string]string) (fioWorkload, error) {
 	opt := func(names ...string) string {
 		for _, n := range names {
 			if v, ok := job.Options[n]; ok {
@@ -57,7 +57,7 @@ func fioJobWorkload(job fio.Job, global map[string]string) (FioWorkload, error) 
 		}
 		return ""
 	}
-	var fw FioWorkload
+	var fw fioWorkload
 	w := engine.Workload{TC: 1, QD: 1, ActiveRange: 100}
 	rw, _, _ := strings.Cut(strings.ToLower(opt("rw", "readwrite")), ":")
 	if rw == "" {
@@ -159,7 +159,7 @@ func FioJobWorkload(name string, options map[string]string) (w engine.Workload, 
 // classify files a workload under a PTS test cell: the latency test's
 // TC1/QD1 cells, the IOPS matrix, the throughput test's sequential 128 KiB
 // and 1024 KiB cells; anything else is a custom workload.
-func classify(fw FioWorkload) (test pts.TestID, stageID string) {
+func classify(fw fioWorkload) (test pts.TestID, stageID string) {
 	w := fw.Workload
 	if fw.Custom != "" {
 		return pts.Custom, pts.CustomStage
@@ -185,7 +185,7 @@ type fioResult struct {
 	file    string
 	order   int // the file's position on the command line
 	time    time.Time
-	fw      FioWorkload
+	fw      fioWorkload
 	m       engine.Measurement
 	targets []string // the fio filename options of its jobs
 	ar      float64  // its active range in %, 0 when not known
@@ -194,11 +194,11 @@ type fioResult struct {
 	seeded  bool     // its jobs set randseed
 }
 
-// ReadFio reads fio outputs (json or json+, local or client/server, fio
+// readFio reads fio outputs (json or json+, local or client/server, fio
 // 2.x and 3.x) into one result per reporting group per file, each at the
 // load its entries show (fioResults); left says which entries were left
 // out, and why.
-func ReadFio(files []string) (results []fioResult, left []string, err error) {
+func readFio(files []string) (results []fioResult, left []string, err error) {
 	for order, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
@@ -269,7 +269,7 @@ func onHost(j fio.Job) string {
 // data pattern where fio's options give them; purge and preconditioning
 // are never in it (pts.ImportRecord).
 func ImportFio(files []string, opt FioOptions) (pts.RunInfo, map[string][][]pts.ImportedCell, []string, error) {
-	results, warnings, err := ReadFio(files)
+	results, warnings, err := readFio(files)
 	if err != nil {
 		return pts.RunInfo{}, nil, nil, err
 	}
@@ -532,7 +532,7 @@ func recordData(rec *pts.ImportRecord, results []fioResult) {
 	}
 }
 
-func customWhy(fw FioWorkload) string {
+func customWhy(fw fioWorkload) string {
 	if fw.Custom != "" {
 		return fw.Custom
 	}

@@ -1,4 +1,4 @@
-package golden
+package importer
 
 import (
 	"encoding/csv"
@@ -219,11 +219,11 @@ func ImportTable(file, metric, name, version string) (pts.RunInfo, *matrix.Resul
 		name = strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
 	}
 	source := fmt.Sprintf("table %s, %s", file, tb.Metric)
-	return TableRunInfo(name, source, version, time.Now().UTC()), tb.Results(source, version), nil
+	return tableRunInfo(name, source, version, time.Now().UTC()), tb.Results(source, version), nil
 }
 
-// TableRunInfo is the run.json of an imported table.
-func TableRunInfo(name, source, version string, created time.Time) pts.RunInfo {
+// tableRunInfo is the run.json of an imported table.
+func tableRunInfo(name, source, version string, created time.Time) pts.RunInfo {
 	return pts.RunInfo{Schema: pts.Schema, Tool: "ptsrun", Version: version, Spec: "PTS " + pts.SpecRevision,
 		Created: created, Imported: true, Source: source, Engine: "imported table",
 		Targets: []device.Identity{{Spec: "imported", Kind: "imported", Model: name}}}
