@@ -12,6 +12,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/ptsrun/ptsrun/internal/comparison"
 	"github.com/ptsrun/ptsrun/internal/custom"
 	"github.com/ptsrun/ptsrun/internal/device"
 	"github.com/ptsrun/ptsrun/internal/golden"
@@ -175,7 +176,7 @@ func runCompare(_ context.Context, opts compareOptions, stdout, stderr io.Writer
 	if err := cmp.WriteCSV(csvDir, opts.Force); err != nil {
 		return err
 	}
-	if err := writeComparison(pdf, opts.Force, cmp.PDF(opts.Paper)); err != nil {
+	if err := writeComparison(pdf, opts.Force, cmp.Model(), opts.Paper); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "ptsrun: wrote %s and %s\n", pdf, csvDir)
@@ -332,12 +333,12 @@ func printJSON(w io.Writer, v any) error { return custom.PrintJSON(w, v) }
 
 // writeComparison renders the comparison PDF, atomically, where
 // device.CheckOutput allows.
-func writeComparison(path string, force bool, c pdfreport.Comparison) error {
+func writeComparison(path string, force bool, c comparison.Comparison, paper string) error {
 	if err := device.CheckOutput(path, force, pdfreport.Produced); err != nil {
 		return err
 	}
 	var buf bytes.Buffer
-	if err := c.Render(&buf); err != nil {
+	if err := pdfreport.RenderComparison(&buf, c, paper); err != nil {
 		return fmt.Errorf("comparison %s: %w", path, err)
 	}
 	return pts.WriteFileAtomic(path, buf.Bytes())

@@ -62,12 +62,14 @@ var allowedImports = []struct {
 		"the runner: target, purge and preconditioning, engine.Run per cell, steadystate after each round, the journal"},
 	{"matrix", []string{"device", "engine", "pts", "steadystate", "units"},
 		"turns the journal's records (pts) of measurements (engine) into results; what the purge did reaches it in those records, not from precondition"},
-	{"pdfreport", []string{"device", "engine", "pts", "steadystate", "matrix", "units"},
-		"draws the results and run information it is given, and runs nothing"},
+	{"comparison", []string{"pts", "matrix"},
+		"the model of ptsrun compare: runs' results (matrix) lined up by test (pts) against a reference; golden makes it, pdfreport draws it"},
+	{"pdfreport", []string{"device", "engine", "pts", "steadystate", "matrix", "units", "comparison"},
+		"draws the results and run information it is given, and a comparison (comparison), and runs nothing"},
 	{"importer", []string{"device", "engine", "engine/fio", "pts", "matrix", "units", "pdfreport"},
 		"import: results ptsrun did not produce (fio output, read with the fio engine's parser; published tables) made into a run's records (pts) and results (matrix); its tests build an imported run's report (pdfreport: tests only, see restrictedUses)"},
-	{"golden", []string{"device", "engine", "pts", "matrix", "pdfreport", "units", "importer"},
-		"compares results (check, compare); compare hands pdfreport its comparison (see restrictedUses); its tests compare imported tables (importer: tests only)"},
+	{"golden", []string{"device", "engine", "pts", "matrix", "comparison", "pdfreport", "units", "importer"},
+		"compares results (check, compare): compare makes the comparison (comparison) that pdfreport draws; its tests draw it and compare imported tables (pdfreport, importer: tests only, see restrictedUses)"},
 	{"golden/goldentest", []string{"device", "engine", "engine/sim", "precondition", "pts", "steadystate", "matrix"},
 		"test wiring: a simulated run from target to results, as cmd wires a real one"},
 	{"targets", []string{"device", "engine", "engine/native", "engine/fio", "engine/sim", "precondition"},
@@ -80,7 +82,7 @@ var allowedImports = []struct {
 		"the run directory: every file of it written, read, checked and rebuilt from run.json and the journal (results by matrix, the report by pdfreport, the records of vdbench files and of ptsrun fio's gate, fiojobs); a PTS run started, resumed and ended on the targets it opens through targets"},
 	{"custom", []string{"device", "engine", "targets", "fiojobs", "pts", "rundir", "vdbench", "importer", "units"},
 		"workloads outside the PTS (the command line's, presets, a vdbench file's runs, a user's fio job files through fiojobs) run on the targets opened through targets and recorded through rundir; a fio group's workload is read as import fio reads it (importer)"},
-	{"cmd/ptsrun", []string{"device", "engine", "targets", "precondition", "pts", "steadystate", "matrix", "pdfreport", "golden", "importer", "rundir", "custom", "confine", "units"},
+	{"cmd/ptsrun", []string{"device", "engine", "targets", "precondition", "pts", "steadystate", "matrix", "pdfreport", "comparison", "golden", "importer", "rundir", "custom", "confine", "units"},
 		"the CLI: flags, options and the calls of the packages that do the work; it opens engines only through targets and run directories only through rundir; nothing imports it (its binary confines the fio it runs: confine.Init)"},
 }
 
@@ -94,21 +96,16 @@ var testFixtures = map[string]string{
 }
 
 // restrictedUses narrows an allowed import to the identifiers listed, in
-// non-test and test files. golden hands pdfreport a comparison to draw, in
-// the types pdfreport defines for its input; its Doc, pages, blocks and
-// formatting are internals golden has no business with. golden's tests may
-// also build a run's report to read its text.
-//
-// importer's and golden's non-test files may use nothing of pdfreport and
-// importer respectively: their tests build an imported run's report, and
-// compare and check imported tables.
+// non-test and test files; a package whose files list none may use the
+// import in its tests only. golden makes the comparison (comparison's
+// model) that the command line hands pdfreport to draw, so it uses nothing
+// of pdfreport: its tests draw a comparison and build a run's report to
+// read their text. importer's tests build an imported run's report, and
+// golden's compare and check imported tables.
 var restrictedUses = map[[2]string]struct{ files, tests []string }{
 	{"importer", "pdfreport"}: {tests: []string{"Build", "Options"}},
 	{"golden", "importer"}:    {tests: []string{"ParseTable", "TableIOPS"}},
-	{"golden", "pdfreport"}: {
-		files: []string{"Comparison", "ComparedRun", "ComparedTable", "ComparedHeadline", "ComparedHeatMap"},
-		tests: []string{"Comparison", "ComparedRun", "ComparedTable", "ComparedHeadline", "ComparedHeatMap", "Build", "Options"},
-	},
+	{"golden", "pdfreport"}:   {tests: []string{"Build", "Options", "RenderComparison", "ComparisonDoc"}},
 }
 
 // forbiddenUses are identifiers of an allowed import that a package's
@@ -190,7 +187,7 @@ func TestDependencyCheckFails(t *testing.T) {
 		{"pdfreport reads files in a new file", "pdfreport", "pdfreport/page_iops.go", false, "os", nil,
 			"pdfreport/page_iops.go imports os: pdfreport runs no I/O"},
 		{"golden uses pdfreport internals", "golden", "golden/compare.go", false, "pdfreport", []string{"Page"},
-			"golden/compare.go uses pdfreport.Page: golden may use only pdfreport.Comparison"},
+			"golden/compare.go uses pdfreport.Page: golden may use nothing of pdfreport outside its tests"},
 		{"golden imports tables outside its tests", "golden", "golden/compare.go", false, "importer", []string{"ParseTable"},
 			"golden/compare.go uses importer.ParseTable: golden may use nothing of importer outside its tests"},
 		{"data flows back", "pts", "pts/runner.go", false, "matrix", nil,
@@ -204,7 +201,7 @@ func TestDependencyCheckFails(t *testing.T) {
 		{"a fixture outside tests", "pts", "pts/runner.go", false, "engine/sim", nil,
 			"pts/runner.go imports engine/sim"},
 		{"the CLI opens an engine itself", "cmd/ptsrun", "cmd/ptsrun/cmd_run.go", false, "engine/native", nil,
-			"cmd/ptsrun/cmd_run.go imports engine/native: cmd/ptsrun may import only confine, custom, device, engine, golden, importer, matrix, pdfreport, precondition, pts, rundir, steadystate, targets"},
+			"cmd/ptsrun/cmd_run.go imports engine/native: cmd/ptsrun may import only comparison, confine, custom, device, engine, golden, importer, matrix, pdfreport, precondition, pts, rundir, steadystate, targets"},
 		{"the runner opens targets", "pts", "pts/runner.go", false, "targets", nil,
 			"pts/runner.go imports targets: pts may import only device, engine, precondition, steadystate"},
 		{"the CLI reads a run directory itself", "cmd/ptsrun", "cmd/ptsrun/cmd_report.go", false, "matrix", []string{"Load"},

@@ -14,5 +14,6 @@
 // compare lays out what the reference and another run both hold, and names
 // the rest, each table by the shape its definition gives (pts.TableShape);
 // an operating point chosen at different loads is shown with each run's
-// TC/QD and not scored.
+// TC/QD and not scored. Comparison.Model is what it lays out, in the model
+// of package comparison, which pdfreport draws.
 package golden

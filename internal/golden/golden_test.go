@@ -18,6 +18,7 @@ import (
 	"github.com/ptsrun/ptsrun/internal/golden/goldentest"
 	"github.com/ptsrun/ptsrun/internal/importer"
 	"github.com/ptsrun/ptsrun/internal/matrix"
+	"github.com/ptsrun/ptsrun/internal/pdfreport"
 	"github.com/ptsrun/ptsrun/internal/pts"
 )
 
@@ -258,7 +259,7 @@ func TestCompare(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(string(csv), "headline,"+runs[0].Name+","+runs[1].Name+",review,"))
 	var pdf bytes.Buffer
-	require.NoError(t, cmp.PDF("a4").Render(&pdf))
+	require.NoError(t, pdfreport.RenderComparison(&pdf, cmp.Model(), "a4"))
 	assert.True(t, bytes.HasPrefix(pdf.Bytes(), []byte("%PDF-")))
 	var sum bytes.Buffer
 	cmp.PrintSummary(&sum)
