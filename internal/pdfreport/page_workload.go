@@ -6,7 +6,7 @@ import (
 
 	"github.com/ptsrun/ptsrun/internal/engine"
 	"github.com/ptsrun/ptsrun/internal/matrix"
-	"github.com/ptsrun/ptsrun/internal/pts"
+	"github.com/ptsrun/ptsrun/internal/presets"
 	"github.com/ptsrun/ptsrun/internal/units"
 )
 
@@ -63,7 +63,7 @@ func (b *builder) workloadTable(cells []*matrix.CellResult) {
 func (b *builder) workloadPage(c *matrix.CellResult, several bool) {
 	w := b.workloadOf(c)
 	title, what := w.String(), w.Description()
-	preset, err := pts.LookupPreset(c.Key.Name, 0)
+	preset, err := presets.Lookup(c.Key.Name, 0)
 	isPreset := c.Key.Name != "" && err == nil
 	if several || isPreset {
 		title = c.Key.String() + ": " + w.String()
