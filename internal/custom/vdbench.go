@@ -97,7 +97,7 @@ func RunVdbench(ctx context.Context, opts VdbenchOptions, out Output) (err error
 			return fmt.Errorf("%s: run %s: %w", r.Pos, r.Name, err)
 		}
 	}
-	poll, err := pts.ParsePoll(opts.Poll)
+	poll, err := engine.ParsePoll(opts.Poll)
 	if err != nil {
 		return err
 	}

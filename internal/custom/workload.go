@@ -330,7 +330,7 @@ func RunWorkload(ctx context.Context, opts WorkloadOptions, out Output) (err err
 			fmt.Fprintf(stderr, "ptsrun workload: %s: %s\n", c.progressLabel(), note)
 		}
 	}
-	poll, err := pts.ParsePoll(opts.Poll)
+	poll, err := engine.ParsePoll(opts.Poll)
 	if err != nil {
 		return err
 	}
