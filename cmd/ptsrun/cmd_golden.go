@@ -13,9 +13,11 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/ptsrun/ptsrun/internal/comparison"
 	"github.com/ptsrun/ptsrun/internal/custom"
 	"github.com/ptsrun/ptsrun/internal/device"
 	"github.com/ptsrun/ptsrun/internal/golden"
+	"github.com/ptsrun/ptsrun/internal/importer"
 	"github.com/ptsrun/ptsrun/internal/pdfreport"
 	"github.com/ptsrun/ptsrun/internal/pts"
 	"github.com/ptsrun/ptsrun/internal/rundir"
@@ -201,7 +203,7 @@ func runCompare(_ context.Context, opts compareOptions, stdout, stderr io.Writer
 	if err := cmp.WriteCSV(csvDir, opts.Force); err != nil {
 		return err
 	}
-	if err := writeComparison(pdf, opts.Force, cmp.PDF(opts.Paper)); err != nil {
+	if err := writeComparison(pdf, opts.Force, cmp.Model(), opts.Paper); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "ptsrun: wrote %s and %s\n", pdf, csvDir)
@@ -306,7 +308,7 @@ type importFioOptions struct {
 
 // runImportFio makes a run directory of fio output files.
 func runImportFio(_ context.Context, opts importFioOptions, stdout, stderr io.Writer) error {
-	ri, rounds, warnings, err := golden.ImportFio(opts.Files, golden.FioOptions{
+	ri, rounds, warnings, err := importer.ImportFio(opts.Files, importer.FioOptions{
 		Profile: opts.Profile, Name: opts.Name, Version: version})
 	if err != nil {
 		return err
@@ -328,7 +330,7 @@ type importTableOptions struct {
 
 // runImportTable makes a run directory of a published table.
 func runImportTable(_ context.Context, opts importTableOptions, stdout, stderr io.Writer) error {
-	ri, res, err := golden.ImportTable(opts.File, opts.Metric, opts.Name, version)
+	ri, res, err := importer.ImportTable(opts.File, opts.Metric, opts.Name, version)
 	if err != nil {
 		return err
 	}
@@ -358,12 +360,12 @@ func printJSON(w io.Writer, v any) error { return custom.PrintJSON(w, v) }
 
 // writeComparison renders the comparison PDF, atomically, where
 // device.CheckOutput allows.
-func writeComparison(path string, force bool, c pdfreport.Comparison) error {
+func writeComparison(path string, force bool, c comparison.Comparison, paper string) error {
 	if err := device.CheckOutput(path, force, pdfreport.Produced); err != nil {
 		return err
 	}
 	var buf bytes.Buffer
-	if err := c.Render(&buf); err != nil {
+	if err := pdfreport.RenderComparison(&buf, c, paper); err != nil {
 		return fmt.Errorf("comparison %s: %w", path, err)
 	}
 	return pts.WriteFileAtomic(path, buf.Bytes())

@@ -17,6 +17,7 @@ import (
 	"github.com/ptsrun/ptsrun/internal/precondition"
 	"github.com/ptsrun/ptsrun/internal/pts"
 	"github.com/ptsrun/ptsrun/internal/targets"
+	"github.com/ptsrun/ptsrun/internal/units"
 )
 
 func planCommand() *cli.Command {
@@ -263,7 +264,7 @@ func planTargets(local []device.Target, destroy []string) ([]planTarget, error) 
 		case !v.Usable:
 			pt.Verdict, pt.Refused = "REFUSED: "+strings.Join(v.Refused, "; "), v.Refused
 		case v.New:
-			pt.Verdict = "a new file of " + engine.FormatSize(t.Capacity)
+			pt.Verdict = "a new file of " + units.FormatSize(t.Capacity)
 		case v.Confirmed(t, destroy):
 			pt.Verdict = fmt.Sprintf("%s, %d bytes; its data will be destroyed (confirmed)", t.Identity.Label(), t.Capacity)
 		default:

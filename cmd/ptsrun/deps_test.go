@@ -46,35 +46,45 @@ var allowedImports = []struct {
 	{"cpuhog/cmd/cpuhog", []string{"cpuhog"}, "runs a command beside the hogs"},
 	{"confine", nil,
 		"holds a command to writing only where it is told (Landlock): it knows nothing of storage or fio"},
-	{"engine", nil,
-		"the engine contract (one workload in, one measurement out) and its units, block sizes written and read one way: every package speaks it, it needs none"},
-	{"device", []string{"engine"},
-		"the target is where the data starts: identity, capacity and safety, in the engine's units of size"},
+	{"units", nil,
+		"sizes written and read one way (binary units, block sizes in KiB as the PTS writes them): every package speaks them, they need none"},
+	{"engine", []string{"units"},
+		"the engine contract (one workload in, one measurement out): every package speaks it; its block sizes are written and read in units"},
+	{"device", []string{"units"},
+		"the target is where the data starts: identity, capacity and safety, its sizes in units; it knows no engine, which drives what device describes"},
 	{"engine/native", []string{"engine", "device"}, "an engine behind the contract"},
 	{"engine/fio", []string{"engine", "device", "confine"}, "an engine behind the contract; a user's job files run confined"},
 	{"engine/sim", []string{"engine", "device"}, "an engine behind the contract"},
-	{"engine/enginetest", []string{"engine", "device"}, "the conformance suite every engine passes"},
+	{"engine/enginetest", []string{"engine", "device", "units"}, "the conformance suite every engine passes"},
 	{"precondition", []string{"device", "engine"},
 		"purges a target and preconditions it through an engine"},
-	{"pts", []string{"device", "engine", "precondition", "steadystate"},
+	{"pts", []string{"device", "engine", "precondition", "steadystate", "units"},
 		"the runner: target, purge and preconditioning, engine.Run per cell, steadystate after each round, the journal"},
-	{"matrix", []string{"device", "engine", "pts", "steadystate"},
+	{"presets", []string{"engine", "pts"},
+		"the named workloads of workload --preset: engine workloads, the WSAT stimuli and the PTS-E load taken from pts"},
+	{"matrix", []string{"device", "engine", "pts", "steadystate", "units"},
 		"turns the journal's records (pts) of measurements (engine) into results; what the purge did reaches it in those records, not from precondition"},
-	{"pdfreport", []string{"device", "engine", "pts", "steadystate", "matrix"},
-		"draws the results and run information it is given, and runs nothing"},
-	{"golden", []string{"device", "engine", "engine/fio", "pts", "steadystate", "matrix", "pdfreport"},
-		"compares results; import reads fio output with the fio engine's parser; compare hands pdfreport its comparison (see restrictedUses)"},
+	{"comparison", []string{"pts", "matrix"},
+		"the model of ptsrun compare: runs' results (matrix) lined up by test (pts) against a reference; golden makes it, pdfreport draws it"},
+	{"pdfreport", []string{"device", "engine", "pts", "steadystate", "matrix", "units", "comparison", "presets"},
+		"draws the results and run information it is given (a cell's preset described as presets describes it), and a comparison (comparison), and runs nothing"},
+	{"importer", []string{"device", "engine", "engine/fio", "pts", "matrix", "units", "pdfreport"},
+		"import: results ptsrun did not produce (fio output, read with the fio engine's parser; published tables) made into a run's records (pts) and results (matrix); its tests build an imported run's report (pdfreport: tests only, see restrictedUses)"},
+	{"golden", []string{"device", "engine", "pts", "matrix", "comparison", "pdfreport", "units", "importer"},
+		"compares results (check, compare): compare makes the comparison (comparison) that pdfreport draws; its tests draw it and compare imported tables (pdfreport, importer: tests only, see restrictedUses)"},
 	{"golden/goldentest", []string{"device", "engine", "engine/sim", "precondition", "pts", "steadystate", "matrix"},
 		"test wiring: a simulated run from target to results, as cmd wires a real one"},
-	{"targets", []string{"device", "engine", "engine/native", "engine/fio", "engine/sim", "precondition", "confine"},
+	{"targets", []string{"device", "engine", "engine/native", "engine/fio", "engine/sim", "precondition"},
 		"the target set: from the targets a user names to a checked plan, an opened engine and the purge and write cache of the devices behind it; beside precondition, before pts in the data flow (pts runs what it opens, never opens it)"},
-	{"vdbench", []string{"engine"},
+	{"fiojobs", []string{"device", "engine", "engine/fio", "confine"},
+		"`ptsrun fio`: a user's job files read by fio, judged by the gate against the devices and files they would write (device's safety gate), and run confined (confine) by the fio engine's runner of user job files; it opens no target set, so it needs no targets"},
+	{"vdbench", []string{"engine", "units"},
 		"reads vdbench parameter files into the engine's workloads: parsing and translation, pure, no I/O beyond reading the file it is given"},
-	{"rundir", []string{"device", "engine", "targets", "pts", "matrix", "pdfreport", "vdbench"},
-		"the run directory: every file of it written, read, checked and rebuilt from run.json and the journal (results by matrix, the report by pdfreport, the records of vdbench files and of ptsrun fio's gate); a PTS run started, resumed and ended on the targets it opens through targets"},
-	{"custom", []string{"device", "engine", "targets", "pts", "rundir", "vdbench", "golden"},
-		"workloads outside the PTS (the command line's, presets, a vdbench file's runs, a user's fio job files) run on the targets opened through targets and recorded through rundir; a fio group's workload is read as import fio reads it (golden: import leaves golden with issue 21, item 5)"},
-	{"cmd/ptsrun", []string{"device", "engine", "targets", "precondition", "pts", "steadystate", "matrix", "pdfreport", "golden", "rundir", "custom", "confine"},
+	{"rundir", []string{"device", "engine", "targets", "fiojobs", "pts", "matrix", "pdfreport", "vdbench"},
+		"the run directory: every file of it written, read, checked and rebuilt from run.json and the journal (results by matrix, the report by pdfreport, the records of vdbench files and of ptsrun fio's gate, fiojobs); a PTS run started, resumed and ended on the targets it opens through targets"},
+	{"custom", []string{"device", "engine", "targets", "fiojobs", "pts", "rundir", "vdbench", "importer", "units", "presets"},
+		"workloads outside the PTS (the command line's, presets, a vdbench file's runs, a user's fio job files through fiojobs) run on the targets opened through targets and recorded through rundir; a fio group's workload is read as import fio reads it (importer)"},
+	{"cmd/ptsrun", []string{"device", "engine", "targets", "precondition", "pts", "steadystate", "matrix", "pdfreport", "comparison", "golden", "importer", "rundir", "custom", "confine", "units", "presets"},
 		"the CLI: flags, options and the calls of the packages that do the work; it opens engines only through targets and run directories only through rundir; nothing imports it (its binary confines the fio it runs: confine.Init)"},
 }
 
@@ -88,15 +98,16 @@ var testFixtures = map[string]string{
 }
 
 // restrictedUses narrows an allowed import to the identifiers listed, in
-// non-test and test files. golden hands pdfreport a comparison to draw, in
-// the types pdfreport defines for its input; its Doc, pages, blocks and
-// formatting are internals golden has no business with. golden's tests may
-// also build a run's report to read its text.
+// non-test and test files; a package whose files list none may use the
+// import in its tests only. golden makes the comparison (comparison's
+// model) that the command line hands pdfreport to draw, so it uses nothing
+// of pdfreport: its tests draw a comparison and build a run's report to
+// read their text. importer's tests build an imported run's report, and
+// golden's compare and check imported tables.
 var restrictedUses = map[[2]string]struct{ files, tests []string }{
-	{"golden", "pdfreport"}: {
-		files: []string{"Comparison", "ComparedRun", "ComparedTable", "ComparedHeadline", "ComparedHeatMap"},
-		tests: []string{"Comparison", "ComparedRun", "ComparedTable", "ComparedHeadline", "ComparedHeatMap", "Build", "Options"},
-	},
+	{"importer", "pdfreport"}: {tests: []string{"Build", "Options"}},
+	{"golden", "importer"}:    {tests: []string{"ParseTable", "TableIOPS"}},
+	{"golden", "pdfreport"}:   {tests: []string{"Build", "Options", "RenderComparison", "ComparisonDoc"}},
 }
 
 // forbiddenUses are identifiers of an allowed import that a package's
@@ -178,7 +189,9 @@ func TestDependencyCheckFails(t *testing.T) {
 		{"pdfreport reads files in a new file", "pdfreport", "pdfreport/page_iops.go", false, "os", nil,
 			"pdfreport/page_iops.go imports os: pdfreport runs no I/O"},
 		{"golden uses pdfreport internals", "golden", "golden/compare.go", false, "pdfreport", []string{"Page"},
-			"golden/compare.go uses pdfreport.Page: golden may use only pdfreport.Comparison"},
+			"golden/compare.go uses pdfreport.Page: golden may use nothing of pdfreport outside its tests"},
+		{"golden imports tables outside its tests", "golden", "golden/compare.go", false, "importer", []string{"ParseTable"},
+			"golden/compare.go uses importer.ParseTable: golden may use nothing of importer outside its tests"},
 		{"data flows back", "pts", "pts/runner.go", false, "matrix", nil,
 			"pts/runner.go imports matrix: pts may import only device, engine, precondition, steadystate"},
 		{"a sub-package on its own", "engine/sim", "engine/sim/drive.go", false, "engine/fio", nil,
@@ -190,7 +203,7 @@ func TestDependencyCheckFails(t *testing.T) {
 		{"a fixture outside tests", "pts", "pts/runner.go", false, "engine/sim", nil,
 			"pts/runner.go imports engine/sim"},
 		{"the CLI opens an engine itself", "cmd/ptsrun", "cmd/ptsrun/cmd_run.go", false, "engine/native", nil,
-			"cmd/ptsrun/cmd_run.go imports engine/native: cmd/ptsrun may import only confine, custom, device, engine, golden, matrix, pdfreport, precondition, pts, rundir, steadystate, targets"},
+			"cmd/ptsrun/cmd_run.go imports engine/native: cmd/ptsrun may import only comparison, confine, custom, device, engine, golden, importer, matrix, pdfreport, precondition, presets, pts, rundir, steadystate, targets"},
 		{"the runner opens targets", "pts", "pts/runner.go", false, "targets", nil,
 			"pts/runner.go imports targets: pts may import only device, engine, precondition, steadystate"},
 		{"the CLI reads a run directory itself", "cmd/ptsrun", "cmd/ptsrun/cmd_report.go", false, "matrix", []string{"Load"},
@@ -329,7 +342,11 @@ func restricted(pkg string, f goFile, imp string) []string {
 		allowed = r.tests
 	}
 	for _, id := range f.Uses[imp] {
-		if !slices.Contains(allowed, id) {
+		switch {
+		case slices.Contains(allowed, id):
+		case len(allowed) == 0:
+			out = append(out, fmt.Sprintf("%s uses %s.%s: %s may use nothing of %s outside its tests", f.Path, imp, id, pkg, imp))
+		default:
 			out = append(out, fmt.Sprintf("%s uses %s.%s: %s may use only %s.%s", f.Path, imp, id, pkg, imp,
 				strings.Join(allowed, ", "+imp+".")))
 		}

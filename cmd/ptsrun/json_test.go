@@ -63,7 +63,7 @@ func TestJSONOutput(t *testing.T) {
 			assert.NotEmpty(t, doc["deviations"], "a simulated drive is a deviation")
 		}},
 		{"resume of a complete run", []string{"resume", sim, "--json"}, 0, runKeys, files},
-		{"import fio", []string{"import", "fio", "../../internal/golden/testdata/fio-clat-3.33.json", "--out", fioDir, "--json"}, 0,
+		{"import fio", []string{"import", "fio", "../../internal/importer/testdata/fio-clat-3.33.json", "--out", fioDir, "--json"}, 0,
 			append(runKeys, "imported_from", "warnings"), func(t *testing.T, doc map[string]any) {
 				files(t, doc)
 				assert.Equal(t, fioDir, doc["dir"])

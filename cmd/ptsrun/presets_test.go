@@ -20,6 +20,7 @@ import (
 	"github.com/ptsrun/ptsrun/internal/engine"
 	"github.com/ptsrun/ptsrun/internal/engine/enginetest"
 	"github.com/ptsrun/ptsrun/internal/matrix"
+	"github.com/ptsrun/ptsrun/internal/presets"
 	"github.com/ptsrun/ptsrun/internal/pts"
 	"github.com/ptsrun/ptsrun/internal/targets"
 )
@@ -81,7 +82,7 @@ func TestWorkloadOptionsBadInput(t *testing.T) {
 func TestWorkloadPresetList(t *testing.T) {
 	code, stdout, stderr := ptsrun("workload", "--preset", "list")
 	require.Equal(t, 0, code, stderr)
-	for _, name := range pts.PresetNames() {
+	for _, name := range presets.Names() {
 		assert.Contains(t, stdout, "\n  "+name+" ", name)
 	}
 	assert.Contains(t, stdout, "dbms                 RND 4 KiB 70/30 TC16/QD32")
@@ -98,7 +99,7 @@ func TestWorkloadPresetList(t *testing.T) {
 		Workload engine.Workload `json:"workload"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(stdout), &list))
-	require.Len(t, list, len(pts.PresetNames()))
+	require.Len(t, list, len(presets.Names()))
 	assert.Equal(t, "dbms", list[5].Name)
 	assert.Equal(t, 15*time.Minute, list[5].Workload.Ramp)
 }

@@ -72,7 +72,7 @@ func TestRedTeam2OffsetAlignedToTheSmallestBlockSize(t *testing.T) {
 }
 
 // The gate judges the job files again before each one runs
-// (targets/fiojobs_run.go FioJobs.Run), but fio opens a job's files when
+// (fiojobs/run.go Jobs.Run), but fio opens a job's files when
 // the job starts, which within one job file is much later: after the
 // stonewalled jobs before it, or after its startdelay. A file of the
 // job's own swapped meanwhile for a link to a file elsewhere is followed
@@ -119,7 +119,7 @@ func TestRedTeam2FileSwappedWithinAJobFile(t *testing.T) {
 
 // A file bind-mounted beside the job file is another name of a file
 // elsewhere, as a hard link is; the gate refuses a file with more than one
-// link (targets/fiojobs.go judge, "t.stat.Links != 1") but takes a bind
+// link (fiojobs/gate.go judge, "t.stat.Links != 1") but takes a bind
 // mount for the job's own file, and fio overwrites the file elsewhere.
 func TestRedTeam2BindMountedFileBesideTheJobFile(t *testing.T) {
 	enginetest.NeedFio(t)

@@ -19,7 +19,7 @@ import (
 // A fourth reader's attack on the Landlock confinement of 856fc4d: the
 // gate judges names, and Landlock was to hold fio to what it judged when a
 // name is swapped after the judging. But a directory rule
-// (targets/fiojobs_confine.go confineRules) grants everything below the
+// (fiojobs/confine.go confineRules) grants everything below the
 // directory, whatever inode a name there leads to, so each test below
 // swaps a name the gate judged, after fio has started, for a name that
 // leads to a file or device nobody confirmed, and fio writes it. Like
@@ -65,7 +65,7 @@ func swapWhileRunning(t *testing.T, ready func() bool, swap func(), args ...stri
 // its whole directory (Rule{Dir: true} on filepath.Dir). Landlock judges
 // the path fio opens, not the inode it reaches: a hard link placed in that
 // directory, to a file elsewhere on the same file system, is beneath the
-// rule. The gate refuses a file with more than one link (targets/fiojobs.go
+// rule. The gate refuses a file with more than one link (fiojobs/gate.go
 // judge, "t.stat.Links != 1"), but it judged before the link was made;
 // fio overwrites the file elsewhere, and fio-run.json names the job's file.
 func TestRedTeam3HardLinkSwappedInBesideTheJobFile(t *testing.T) {

@@ -48,7 +48,7 @@ func fioIn(t *testing.T, args ...string) (int, string) {
 
 // An engine that does no I/O (null, cpuio) still deletes its files at
 // the end with unlink=1 (filesetup.c close_and_free_files): the gate skips
-// the files of such a job altogether (targets/fiojobs.go, "if a.NoIO").
+// the files of such a job altogether (fiojobs/gate.go, "if a.NoIO").
 func TestRedTeamNoIOEngineUnlinksAFileNobodyConfirmed(t *testing.T) {
 	enginetest.NeedFio(t)
 	t.Parallel()
@@ -79,7 +79,7 @@ func TestRedTeamNoIOEngineUnlinksAFileNobodyConfirmed(t *testing.T) {
 }
 
 // The gate resolves a path the kernel does not yet see (a directory fio
-// will make) by cleaning the rest of it as text (targets/fiojobs.go
+// will make) by cleaning the rest of it as text (fiojobs/gate.go
 // resolve: the missing component's branch), so a ".." after a symbolic
 // link behind it is taken from the link, not its target. fio makes the
 // directory first (create_work_dirs), then opens the path: the file or

@@ -45,7 +45,7 @@ func writers(t *testing.T) map[string]func(dir string) []string {
 		"vdbench":      func(dir string) []string { return []string{"workload", "--vdbench", parm, "--out", dir} },
 		"import table": func(dir string) []string { return []string{"import", "table", csv, "--out", dir, "--metric", "lat_ms"} },
 		"import fio": func(dir string) []string {
-			return []string{"import", "fio", "../../internal/golden/testdata/fio-clat-3.33.json", "--out", dir}
+			return []string{"import", "fio", "../../internal/importer/testdata/fio-clat-3.33.json", "--out", dir}
 		},
 	}
 	if _, err := exec.LookPath("fio"); err == nil && !testing.Short() { // -short: no fio

@@ -1,6 +1,6 @@
 // Package custom runs workloads outside the PTS methodology — the command
 // line's workload, named presets, the runs of a vdbench parameter file, a
-// user's fio job files through the safety gate — on the target set the
+// user's fio job files through the gate of fiojobs — on the target set the
 // targets package opens, and records them through rundir as the custom
 // cells of a run directory (pts.Custom), one after the other: the ones
 // done are on disk before the next starts, and stay when a later one

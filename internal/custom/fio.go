@@ -13,7 +13,8 @@ import (
 
 	"github.com/ptsrun/ptsrun/internal/device"
 	"github.com/ptsrun/ptsrun/internal/engine"
-	"github.com/ptsrun/ptsrun/internal/golden"
+	"github.com/ptsrun/ptsrun/internal/fiojobs"
+	"github.com/ptsrun/ptsrun/internal/importer"
 	"github.com/ptsrun/ptsrun/internal/pts"
 	"github.com/ptsrun/ptsrun/internal/rundir"
 	"github.com/ptsrun/ptsrun/internal/targets"
@@ -34,11 +35,11 @@ type FioOptions struct {
 
 // FioPlanJSON is --plan --json.
 type FioPlanJSON struct {
-	JobFiles []targets.FioJobFile `json:"job_files"`
-	ReadOnly bool                 `json:"read_only"`
-	Targets  []targets.FioTarget  `json:"targets"`
-	Refused  []string             `json:"refused,omitempty"`
-	Notes    []string             `json:"notes,omitempty"`
+	JobFiles []fiojobs.JobFile `json:"job_files"`
+	ReadOnly bool              `json:"read_only"`
+	Targets  []fiojobs.Target  `json:"targets"`
+	Refused  []string          `json:"refused,omitempty"`
+	Notes    []string          `json:"notes,omitempty"`
 }
 
 // RunFio runs the job files: fio's own check of each, the gate, then one
@@ -67,11 +68,11 @@ func RunFio(ctx context.Context, opts FioOptions, out Output) (err error) {
 		if err := rundir.CheckNew(dir); err != nil {
 			return err
 		}
-		if err := targets.CheckFioRunDir(dir); err != nil {
+		if err := fiojobs.CheckRunDir(dir); err != nil {
 			return fmt.Errorf("--out: %w", err)
 		}
 	}
-	jobs, err := targets.OpenFioJobs(ctx, targets.FioRunOptions{Paths: opts.JobFiles, Binary: opts.Binary, Dir: dir,
+	jobs, err := fiojobs.Open(ctx, fiojobs.Options{Paths: opts.JobFiles, Binary: opts.Binary, Dir: dir,
 		RunDirFiles: rundir.Names, FioServers: opts.Servers, DestroyData: opts.DestroyData, Plan: opts.Plan})
 	if err != nil {
 		return err
@@ -126,11 +127,11 @@ func RunFio(ctx context.Context, opts FioOptions, out Output) (err error) {
 		at := time.Now().UTC()
 		groups, err := jobs.Run(liveCtx, k)
 		out.Progress.Done()
-		if err == nil || !targets.IsFioStopped(err) {
+		if err == nil || !fiojobs.IsStopped(err) {
 			ran++
 		}
 		if err != nil {
-			stopped := targets.IsFioStopped(err)
+			stopped := fiojobs.IsStopped(err)
 			switch {
 			case stopped && recorded > 0:
 				return fmt.Errorf("%w: fio was stopped during %s; the %d job file(s) before it are recorded in %s", pts.ErrInterrupted,
@@ -143,7 +144,7 @@ func RunFio(ctx context.Context, opts FioOptions, out Output) (err error) {
 			return fmt.Errorf("%s: %w", jf.Path, err)
 		}
 		for _, g := range groups {
-			w, _, _, err := golden.FioJobWorkload(g.FirstJob, g.Options)
+			w, _, _, err := importer.FioJobWorkload(g.FirstJob, g.Options)
 			if err != nil {
 				w = engine.Workload{TC: 1, QD: 1, ActiveRange: 100}
 			}
@@ -185,7 +186,7 @@ func RunFio(ctx context.Context, opts FioOptions, out Output) (err error) {
 
 // recordFio makes dir a run directory of the groups run so far: a custom
 // cell each, with the record of the gate and of fio's figures.
-func recordFio(dir string, opts FioOptions, jobs *targets.FioJobs, rec rundir.FioRecord, cells []rundir.Cell, started time.Time) error {
+func recordFio(dir string, opts FioOptions, jobs *fiojobs.Jobs, rec rundir.FioRecord, cells []rundir.Cell, started time.Time) error {
 	cells = append([]rundir.Cell(nil), cells...)
 	rec.Groups = append([]rundir.FioRecordGroup(nil), rec.Groups...)
 	uniqueKeys(cells, rec.Groups)
@@ -208,7 +209,7 @@ func recordFio(dir string, opts FioOptions, jobs *targets.FioJobs, rec rundir.Fi
 
 // saveJobFiles saves the copy of every job file that fio runs, include
 // files inlined, in DIR/fio/jobs, and describes them in rec.
-func saveJobFiles(dir string, jobs *targets.FioJobs, rec *rundir.FioRecord) error {
+func saveJobFiles(dir string, jobs *fiojobs.Jobs, rec *rundir.FioRecord) error {
 	if _, err := jobs.Save(); err != nil {
 		return err
 	}
@@ -220,7 +221,7 @@ func saveJobFiles(dir string, jobs *targets.FioJobs, rec *rundir.FioRecord) erro
 	}
 	for k := 0; k < jobs.Len(); k++ {
 		jf := jobs.File(k)
-		f := rundir.FioRecordFile{FioJobFile: jf, Saved: rel(jf.Saved)}
+		f := rundir.FioRecordFile{JobFile: jf, Saved: rel(jf.Saved)}
 		f.Output, f.Logs = rel(jf.Output), rel(jf.Logs)
 		for _, src := range jf.Sources[1:] {
 			f.Includes = append(f.Includes, rundir.FioSource{Path: src.Path})
@@ -250,7 +251,7 @@ func uniqueKeys(cells []rundir.Cell, groups []rundir.FioRecordGroup) {
 
 // printFioPlan prints --plan: the gate's verdicts, refusals included, and
 // the fio command lines.
-func printFioPlan(jobs *targets.FioJobs, asJSON bool, stdout io.Writer) error {
+func printFioPlan(jobs *fiojobs.Jobs, asJSON bool, stdout io.Writer) error {
 	if !asJSON {
 		printFioPlanText(stdout, jobs, true)
 		return nil
@@ -268,7 +269,7 @@ func printFioPlan(jobs *targets.FioJobs, asJSON bool, stdout io.Writer) error {
 	return nil
 }
 
-func printFioPlanText(w io.Writer, jobs *targets.FioJobs, full bool) {
+func printFioPlanText(w io.Writer, jobs *fiojobs.Jobs, full bool) {
 	p := jobs.Plan
 	for k := 0; k < jobs.Len(); k++ {
 		jf := jobs.File(k)

@@ -14,6 +14,7 @@ import (
 	"github.com/ptsrun/ptsrun/internal/pts"
 	"github.com/ptsrun/ptsrun/internal/rundir"
 	"github.com/ptsrun/ptsrun/internal/targets"
+	"github.com/ptsrun/ptsrun/internal/units"
 	"github.com/ptsrun/ptsrun/internal/vdbench"
 )
 
@@ -96,7 +97,7 @@ func RunVdbench(ctx context.Context, opts VdbenchOptions, out Output) (err error
 			return fmt.Errorf("%s: run %s: %w", r.Pos, r.Name, err)
 		}
 	}
-	poll, err := pts.ParsePoll(opts.Poll)
+	poll, err := engine.ParsePoll(opts.Poll)
 	if err != nil {
 		return err
 	}
@@ -236,7 +237,7 @@ func checkVdbenchRun(r vdbench.Run, tp *targets.Plan) error {
 	for _, t := range tp.Local {
 		for _, bs := range w.BlockSizes() {
 			if bs%t.LogicalBlock != 0 {
-				return fmt.Errorf("xfersize: block size %s is not a multiple of %s's logical block size %d", engine.FormatSize(bs), t.Raw, t.LogicalBlock)
+				return fmt.Errorf("xfersize: block size %s is not a multiple of %s's logical block size %d", units.FormatSize(bs), t.Raw, t.LogicalBlock)
 			}
 		}
 	}

@@ -12,9 +12,11 @@ import (
 	"time"
 
 	"github.com/ptsrun/ptsrun/internal/engine"
+	"github.com/ptsrun/ptsrun/internal/presets"
 	"github.com/ptsrun/ptsrun/internal/pts"
 	"github.com/ptsrun/ptsrun/internal/rundir"
 	"github.com/ptsrun/ptsrun/internal/targets"
+	"github.com/ptsrun/ptsrun/internal/units"
 )
 
 // Progress shows workloads as they run (the command line's status line).
@@ -74,13 +76,13 @@ var presetOverrides = []string{"tc", "qd", "time", "ramp", "active-range", "size
 // engine could run, naming the flag; Check checks the workloads they make.
 func ParseWorkloadFlags(f WorkloadFlags) (WorkloadOptions, error) {
 	set := f.Set
-	var presets []string
+	var chosen []string
 	if set["preset"] {
 		for _, name := range strings.Split(f.Preset, ",") {
-			if _, err := pts.LookupPreset(name, 0); err != nil {
+			if _, err := presets.Lookup(name, 0); err != nil {
 				return WorkloadOptions{}, fmt.Errorf("--preset: %w", err)
 			}
-			presets = append(presets, strings.ToLower(strings.TrimSpace(name)))
+			chosen = append(chosen, strings.ToLower(strings.TrimSpace(name)))
 		}
 		for _, fl := range []string{"access", "read", "bs", "zones", "random-pct"} {
 			if set[fl] {
@@ -99,7 +101,7 @@ func ParseWorkloadFlags(f WorkloadFlags) (WorkloadOptions, error) {
 	}
 	for _, bs := range w.BlockSizes() {
 		if bs%512 != 0 {
-			return WorkloadOptions{}, fmt.Errorf("--bs: block size %s is not a multiple of 512 bytes, the smallest logical block size", engine.FormatSize(bs))
+			return WorkloadOptions{}, fmt.Errorf("--bs: block size %s is not a multiple of 512 bytes, the smallest logical block size", units.FormatSize(bs))
 		}
 	}
 	if set["zones"] {
@@ -110,10 +112,10 @@ func ParseWorkloadFlags(f WorkloadFlags) (WorkloadOptions, error) {
 			return WorkloadOptions{}, fmt.Errorf("--zones: %w", err)
 		}
 	}
-	if err := f.apply(&w, len(presets) > 0); err != nil {
+	if err := f.apply(&w, len(chosen) > 0); err != nil {
 		return WorkloadOptions{}, err
 	}
-	return WorkloadOptions{Workload: w, Presets: presets, Set: set}, nil
+	return WorkloadOptions{Workload: w, Presets: chosen, Set: set}, nil
 }
 
 // apply reads the options of workloads outside the PTS into w. With a
@@ -207,7 +209,7 @@ func (opts WorkloadOptions) Cells(minBlock int64) ([]Cell, error) {
 	}
 	var out []Cell
 	for _, name := range opts.Presets {
-		p, err := pts.LookupPreset(name, minBlock)
+		p, err := presets.Lookup(name, minBlock)
 		if err != nil {
 			return nil, fmt.Errorf("--preset: %w", err)
 		}
@@ -328,7 +330,7 @@ func RunWorkload(ctx context.Context, opts WorkloadOptions, out Output) (err err
 			fmt.Fprintf(stderr, "ptsrun workload: %s: %s\n", c.progressLabel(), note)
 		}
 	}
-	poll, err := pts.ParsePoll(opts.Poll)
+	poll, err := engine.ParsePoll(opts.Poll)
 	if err != nil {
 		return err
 	}
@@ -446,7 +448,7 @@ func checkCell(c Cell, tp *targets.Plan) error {
 	for _, t := range tp.Local {
 		for _, bs := range w.BlockSizes() {
 			if bs%t.LogicalBlock != 0 {
-				return fmt.Errorf("%s: block size %s is not a multiple of %s's logical block size %d", from, engine.FormatSize(bs), t.Raw, t.LogicalBlock)
+				return fmt.Errorf("%s: block size %s is not a multiple of %s's logical block size %d", from, units.FormatSize(bs), t.Raw, t.LogicalBlock)
 			}
 		}
 	}
@@ -479,7 +481,7 @@ func checkCell(c Cell, tp *targets.Plan) error {
 
 // ListPresets prints every preset and its parameters (--preset list).
 func ListPresets(out io.Writer, asJSON bool) error {
-	ps := pts.Presets(0)
+	ps := presets.All(0)
 	if asJSON {
 		type presetJSON struct {
 			Name     string          `json:"name"`

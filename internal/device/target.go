@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/ptsrun/ptsrun/internal/engine"
+	"github.com/ptsrun/ptsrun/internal/units"
 )
 
 // Spec is a target as the user wrote it: "sim[:MODEL]", "file:PATH[:SIZE]",
@@ -40,7 +40,7 @@ func ParseSpec(s string) (Spec, error) {
 		sp.Kind = KindFile
 		rest := strings.TrimPrefix(s, "file:")
 		if i := strings.LastIndexByte(rest, ':'); i > 0 {
-			if n, err := engine.ParseSize(rest[i+1:]); err == nil {
+			if n, err := units.ParseSize(rest[i+1:]); err == nil {
 				sp.Size = n
 				rest = rest[:i]
 			}
@@ -213,7 +213,7 @@ func (fs FS) inspectFile(t Target) (Target, error) {
 		return t, fmt.Errorf("target %s is on %s, which cannot do direct I/O (O_DIRECT): put it on a disk filesystem", t.Path, info.name)
 	}
 	if !t.Exists && info.free < t.Size {
-		return t, fmt.Errorf("target %s: %s does not fit, %d bytes free in %s", t.Path, engine.FormatSize(t.Size), info.free, dir)
+		return t, fmt.Errorf("target %s: %s does not fit, %d bytes free in %s", t.Path, units.FormatSize(t.Size), info.free, dir)
 	}
 	t.LogicalBlock = max(info.dioAlign, 512)
 	t.Identity = Identity{Spec: t.Raw, Kind: KindFile, Path: t.Path, Model: "file on " + info.name,
@@ -236,7 +236,7 @@ func (t *Target) Prepare(fs FS) error {
 	if err := allocate(f, t.Size); err != nil {
 		f.Close()
 		os.Remove(p)
-		return fmt.Errorf("allocating %s for target %s: %w", engine.FormatSize(t.Size), t.Path, err)
+		return fmt.Errorf("allocating %s for target %s: %w", units.FormatSize(t.Size), t.Path, err)
 	}
 	if err := f.Close(); err != nil {
 		os.Remove(p)

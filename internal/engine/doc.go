@@ -17,6 +17,9 @@
 // units people read (workload.json, fio-run.json).
 //
 // The engines are named here (Native, Fio, Sim: what --engine takes and
-// run.json records), and the engines that do real I/O share one Target:
-// a file or block device on this host, or on a fio server's.
+// run.json records), and so is the native engine's completion polling as
+// --poll and run.json give it (Poll, ParsePoll: poll.go), which the runner
+// checks and the report prints without importing that engine; the engines
+// that do real I/O share one Target: a file or block device on this host,
+// or on a fio server's.
 package engine

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ptsrun/ptsrun/internal/units"
 )
 
 // Access is the address pattern of a workload.
@@ -223,7 +225,7 @@ func (w Workload) Validate(lbs int64) error {
 		for _, s := range w.BlockSplit {
 			sizes = append(sizes, s.Bytes)
 			if s.Percent < 0 {
-				return bad("negative share %v%% for %s", s.Percent, FormatSize(s.Bytes))
+				return bad("negative share %v%% for %s", s.Percent, units.FormatSize(s.Bytes))
 			}
 			sum += s.Percent
 		}
@@ -236,7 +238,7 @@ func (w Workload) Validate(lbs int64) error {
 			return bad("block size %d is not positive", bs)
 		}
 		if bs%lbs != 0 {
-			return bad("block size %s is not a multiple of the logical block size %d", FormatSize(bs), lbs)
+			return bad("block size %s is not a multiple of the logical block size %d", units.FormatSize(bs), lbs)
 		}
 	}
 	if len(w.Zones) > 0 {
@@ -264,7 +266,7 @@ func (w Workload) Fits(capacity, lbs int64) error {
 	}
 	if r := w.RangeBytes(capacity); r/int64(w.TC) < w.maxBS() {
 		return fmt.Errorf("%w: %g %% of %d bytes leaves %d bytes of active range (in whole %s blocks), too little for %d thread(s) of %s",
-			ErrBadWorkload, w.ActiveRange-w.RangeStart, capacity, max(r, 0), FormatSize(w.maxBS()), w.TC, FormatSize(w.maxBS()))
+			ErrBadWorkload, w.ActiveRange-w.RangeStart, capacity, max(r, 0), units.FormatSize(w.maxBS()), w.TC, units.FormatSize(w.maxBS()))
 	}
 	return nil
 }
@@ -378,7 +380,7 @@ func (w Workload) brief() string {
 	if w.Access == Sequential {
 		acc = "SEQ"
 	}
-	bs := FormatSize(w.BlockSize)
+	bs := units.FormatSize(w.BlockSize)
 	if len(w.BlockSplit) > 0 {
 		bs = "composite"
 	}
@@ -400,7 +402,7 @@ func (w Workload) brief() string {
 func (w Workload) SplitLabel() string {
 	var parts []string
 	for _, s := range w.BlockSplit {
-		parts = append(parts, fmt.Sprintf("%s %s %%", FormatSize(s.Bytes), pct(s.Percent)))
+		parts = append(parts, fmt.Sprintf("%s %s %%", units.FormatSize(s.Bytes), pct(s.Percent)))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -433,7 +435,7 @@ func (w Workload) ZonesLabel() string {
 func (w Workload) SplitKey() string {
 	var parts []string
 	for _, s := range w.BlockSplit {
-		parts = append(parts, SizeKey(s.Bytes)+":"+pct(s.Percent))
+		parts = append(parts, units.SizeKey(s.Bytes)+":"+pct(s.Percent))
 	}
 	return strings.Join(parts, ",")
 }
@@ -456,7 +458,7 @@ func pct(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 func (w Workload) WholePercentages() error {
 	for _, s := range w.BlockSplit {
 		if s.Percent != math.Trunc(s.Percent) {
-			return fmt.Errorf("%w: the share %s %% of %s is not a whole percentage", ErrBadWorkload, pct(s.Percent), FormatSize(s.Bytes))
+			return fmt.Errorf("%w: the share %s %% of %s is not a whole percentage", ErrBadWorkload, pct(s.Percent), units.FormatSize(s.Bytes))
 		}
 	}
 	for _, z := range w.Zones {
@@ -472,7 +474,7 @@ func (w Workload) WholePercentages() error {
 // is that size. The size is 0 for a split of several.
 func ParseBlockSizes(s string) (int64, []BlockShare, error) {
 	if !strings.Contains(s, ":") {
-		bs, err := ParseSize(s)
+		bs, err := units.ParseSize(s)
 		return bs, nil, err
 	}
 	split, err := ParseBlockSplit(s)
@@ -503,7 +505,7 @@ func (w Workload) BSKey() string {
 	if len(w.BlockSplit) > 0 {
 		return w.SplitKey()
 	}
-	return SizeKey(w.BlockSize)
+	return units.SizeKey(w.BlockSize)
 }
 
 // ParseBlockSplit reads a block-size split as --bs takes it: SIZE:PERCENT
@@ -518,17 +520,17 @@ func ParseBlockSplit(s string) ([]BlockShare, error) {
 		if !ok {
 			return nil, fmt.Errorf("block-size split %q: entry %q is not SIZE:PERCENT (4k:67)", s, strings.TrimSpace(e))
 		}
-		b, err := ParseSize(size)
+		b, err := units.ParseSize(size)
 		if err != nil {
 			return nil, fmt.Errorf("block-size split %q: %w", s, err)
 		}
 		p, err := parsePercent(share)
 		if err != nil {
-			return nil, fmt.Errorf("block-size split %q: the share of %s: %w", s, FormatSize(b), err)
+			return nil, fmt.Errorf("block-size split %q: the share of %s: %w", s, units.FormatSize(b), err)
 		}
 		for _, o := range out {
 			if o.Bytes == b {
-				return nil, fmt.Errorf("block-size split %q: %s appears twice", s, FormatSize(b))
+				return nil, fmt.Errorf("block-size split %q: %s appears twice", s, units.FormatSize(b))
 			}
 		}
 		out = append(out, BlockShare{Bytes: b, Percent: p})
@@ -596,65 +598,3 @@ func parsePercent(s string) (float64, error) {
 func hundred(sum float64) bool { return sum >= 99.99 && sum <= 100.01 }
 
 func round6(v float64) float64 { return math.Round(v*1e6) / 1e6 }
-
-// FormatSize writes a block size the PTS way: binary units, 0.5 KiB for 512 B.
-func FormatSize(b int64) string {
-	switch {
-	case b >= 1<<30 && b%(1<<30) == 0:
-		return fmt.Sprintf("%d GiB", b>>30)
-	case b >= 1<<20 && b%(1<<20) == 0 && b < 64<<20 && b != 1<<20:
-		return fmt.Sprintf("%d MiB", b>>20)
-	case b >= 1024 && b%1024 == 0:
-		return fmt.Sprintf("%d KiB", b>>10)
-	case b%512 == 0:
-		return fmt.Sprintf("%g KiB", float64(b)/1024)
-	}
-	return fmt.Sprintf("%d B", b)
-}
-
-// Block sizes are written in KiB, as the PTS writes them, in three forms made
-// by one rule (whole KiB, else the fraction: 0.5): FormatSize's "4 KiB" for
-// people, SizeLabel's "4KiB" for tables and CSV, SizeKey's "4k" for cell keys,
-// stage IDs and flags.
-
-// SizeLabel writes a block size for tables: "4KiB", "0.5KiB".
-func SizeLabel(b int64) string { return kib(b) + "KiB" }
-
-// SizeKey writes a block size for keys and flags: "4k", "0.5k".
-func SizeKey(b int64) string { return kib(b) + "k" }
-
-func kib(b int64) string {
-	if b%1024 == 0 {
-		return strconv.FormatInt(b/1024, 10)
-	}
-	return strconv.FormatFloat(float64(b)/1024, 'g', -1, 64)
-}
-
-// ParseSize reads a size: "512", "4k", "4KiB", "0.5k", "1m", "1MiB", "128K",
-// "2g". Units are binary (k = 1024), as the PTS writes block sizes.
-func ParseSize(s string) (int64, error) {
-	t := strings.TrimSpace(strings.ToLower(s))
-	t = strings.TrimSuffix(t, "b")
-	t = strings.TrimSuffix(t, "i")
-	mult := int64(1)
-	switch {
-	case strings.HasSuffix(t, "k"):
-		mult, t = 1<<10, strings.TrimSuffix(t, "k")
-	case strings.HasSuffix(t, "m"):
-		mult, t = 1<<20, strings.TrimSuffix(t, "m")
-	case strings.HasSuffix(t, "g"):
-		mult, t = 1<<30, strings.TrimSuffix(t, "g")
-	case strings.HasSuffix(t, "t"):
-		mult, t = 1<<40, strings.TrimSuffix(t, "t")
-	}
-	t = strings.TrimSpace(t)
-	f, err := strconv.ParseFloat(t, 64)
-	if err != nil {
-		return 0, fmt.Errorf("size %q is not a number with an optional unit (512, 4k, 1MiB)", s)
-	}
-	v := f * float64(mult)
-	if v <= 0 || v != float64(int64(v)) || v > 1<<62 {
-		return 0, fmt.Errorf("size %q is not a positive whole number of bytes", s)
-	}
-	return int64(v), nil
-}

@@ -6,10 +6,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ptsrun/ptsrun/internal/engine"
+	"github.com/ptsrun/ptsrun/internal/comparison"
 	"github.com/ptsrun/ptsrun/internal/matrix"
-	"github.com/ptsrun/ptsrun/internal/pdfreport"
 	"github.com/ptsrun/ptsrun/internal/pts"
+	"github.com/ptsrun/ptsrun/internal/units"
 )
 
 // Comparison is several runs lined up against the first.
@@ -20,11 +20,11 @@ type Comparison struct {
 	// them.
 	Tests       []pts.TestID
 	NotCompared []HeldBy
-	Tables      []pdfreport.ComparedTable // of the tests compared
-	Headlines   []pdfreport.ComparedHeadline
+	Tables      []comparison.Table // of the tests compared
+	Headlines   []comparison.Headline
 	// HeatMap is the runs' workloads outside the PTS (presets, vdbench
 	// runs, fio job groups) as ratios to the reference; nil without any.
-	HeatMap *pdfreport.ComparedHeatMap
+	HeatMap *comparison.HeatMap
 }
 
 // Compare lines the runs up: every table any run has, rows and columns the
@@ -103,7 +103,7 @@ func Compare(runs []*Run) (*Comparison, error) {
 		case h.test == pts.Custom:
 			label = h.key.String()
 		}
-		hl := pdfreport.ComparedHeadline{Label: label + " " + h.metric.Quote(), Metric: h.metric}
+		hl := comparison.Headline{Label: label + " " + h.metric.Quote(), Metric: h.metric}
 		any := false
 		for _, r := range runs {
 			v, load := math.NaN(), ""
@@ -281,9 +281,9 @@ func unitMetric(unit string) pts.Metric {
 
 // unionTable aligns one table of every run on the union of their rows and
 // columns.
-func unionTable(name string, perRun []map[string]matrix.Table) pdfreport.ComparedTable {
+func unionTable(name string, perRun []map[string]matrix.Table) comparison.Table {
 	td, def, _ := pts.LookupTable(name)
-	out := pdfreport.ComparedTable{Name: name}
+	out := comparison.Table{Name: name}
 	if td != nil {
 		out.Test = td.ID
 	}
@@ -320,7 +320,7 @@ func unionTable(name string, perRun []map[string]matrix.Table) pdfreport.Compare
 	for _, r := range rows {
 		label := r.label
 		if r.bytes > 0 && name != pts.CustomTable {
-			label = engine.FormatSize(r.bytes)
+			label = units.FormatSize(r.bytes)
 		}
 		out.Rows = append(out.Rows, label)
 		out.RowBytes = append(out.RowBytes, r.bytes)
@@ -399,8 +399,8 @@ func unionTable(name string, perRun []map[string]matrix.Table) pdfreport.Compare
 // workload, a column per metric): run ÷ reference for every run after the
 // reference, and each metric's geometric mean over the workloads both runs
 // have. nil without custom workloads.
-func heatMap(tables []pdfreport.ComparedTable) *pdfreport.ComparedHeatMap {
-	var t *pdfreport.ComparedTable
+func heatMap(tables []comparison.Table) *comparison.HeatMap {
+	var t *comparison.Table
 	for i := range tables {
 		if tables[i].Name == pts.CustomTable {
 			t = &tables[i]
@@ -409,7 +409,7 @@ func heatMap(tables []pdfreport.ComparedTable) *pdfreport.ComparedHeatMap {
 	if t == nil || len(t.Rows) == 0 || len(t.Values) < 2 {
 		return nil
 	}
-	hm := &pdfreport.ComparedHeatMap{Workloads: t.Rows, Metrics: t.ColMetric}
+	hm := &comparison.HeatMap{Workloads: t.Rows, Metrics: t.ColMetric}
 	for i := 1; i < len(t.Values); i++ {
 		ratios := make([][]float64, len(t.Rows))
 		logSum := make([]float64, len(t.Cols))
@@ -440,11 +440,11 @@ func heatMap(tables []pdfreport.ComparedTable) *pdfreport.ComparedHeatMap {
 	return hm
 }
 
-// PDF is the comparison for pdfreport.
-func (c *Comparison) PDF(paper string) pdfreport.Comparison {
-	out := pdfreport.Comparison{Paper: paper, Tables: c.Tables, Headlines: c.Headlines, HeatMap: c.HeatMap, Scope: c.Scope()}
+// Model is the comparison as pdfreport draws it.
+func (c *Comparison) Model() comparison.Comparison {
+	out := comparison.Comparison{Tables: c.Tables, Headlines: c.Headlines, HeatMap: c.HeatMap, Scope: c.Scope()}
 	for _, r := range c.Runs {
-		out.Runs = append(out.Runs, pdfreport.ComparedRun{Name: r.Name, Info: r.Info, Results: r.Results})
+		out.Runs = append(out.Runs, comparison.Run{Name: r.Name, Info: r.Info, Results: r.Results})
 	}
 	return out
 }

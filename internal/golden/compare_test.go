@@ -18,6 +18,7 @@ import (
 
 	"github.com/ptsrun/ptsrun/internal/golden/goldentest"
 	"github.com/ptsrun/ptsrun/internal/matrix"
+	"github.com/ptsrun/ptsrun/internal/pdfreport"
 	"github.com/ptsrun/ptsrun/internal/pts"
 )
 
@@ -59,12 +60,12 @@ func TestCompareForPeople(t *testing.T) {
 	assert.Len(t, cmp.Tests, 8)
 	assert.Empty(t, cmp.NotCompared)
 	var pdf bytes.Buffer
-	require.NoError(t, cmp.PDF("a4").Render(&pdf))
+	require.NoError(t, pdfreport.RenderComparison(&pdf, cmp.Model(), "a4"))
 	pages := len(pdfPage.FindAll(pdf.Bytes(), -1))
 	assert.LessOrEqual(t, pages, 40)
 	t.Logf("%d pages", pages)
 	// The tests over time: a figure of their samples, no table of them.
-	sections := strings.Split(cmp.PDF("a4").Doc().Text(), "\n=== section ")
+	sections := strings.Split(pdfreport.ComparisonDoc(cmp.Model(), "a4").Text(), "\n=== section ")
 	for _, title := range []string{"WSAT: every interval from fresh-out-of-box", "HIR: every burst and baseline interval",
 		"XSR: throughput and response times per minute"} {
 		found := false
@@ -97,7 +98,7 @@ func TestCompareForPeople(t *testing.T) {
 	cmp, err = Compare([]*Run{a, {Path: dirC, Name: "two", Results: c}})
 	require.NoError(t, err)
 	assert.Equal(t, []pts.TestID{pts.IOPS, pts.LAT}, cmp.Tests)
-	text := cmp.PDF("a4").Doc().Text()
+	text := pdfreport.ComparisonDoc(cmp.Model(), "a4").Text()
 	assert.Contains(t, text, "Compared: IOPS and Latency.")
 	assert.Contains(t, text, "Not compared, only in A ("+a.Name+"): Throughput, Write Saturation, Host Idle Recovery, "+
 		"Cross Stimulus Recovery, ECW and DIRTH.")
@@ -177,7 +178,7 @@ func TestCompareOperatingPoints(t *testing.T) {
 			}
 		}
 	}
-	text := cmp.PDF("a4").Doc().Text()
+	text := pdfreport.ComparisonDoc(cmp.Model(), "a4").Text()
 	assert.Contains(t, text, "DIRTH MaxIOPS: chosen at different loads (A "+maxAt)
 	assert.Contains(t, text, "MaxIOPS (different loads)")
 	assert.Contains(t, text, "at "+maxAt)

@@ -5,7 +5,7 @@ import (
 	"io"
 	"math"
 
-	"github.com/ptsrun/ptsrun/internal/pdfreport"
+	"github.com/ptsrun/ptsrun/internal/comparison"
 	"github.com/ptsrun/ptsrun/internal/pts"
 )
 
@@ -121,7 +121,7 @@ func (c *Comparison) PrintSummary(w io.Writer) {
 		width = max(width, len([]rune(h.Label)))
 	}
 	// A value, with the load of an operating point.
-	value := func(h pdfreport.ComparedHeadline, i int) string {
+	value := func(h comparison.Headline, i int) string {
 		s := FormatValue(h.Metric, h.Values[i])
 		if i < len(h.Loads) && h.Loads[i] != "" {
 			s += " at " + h.Loads[i]

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ptsrun/ptsrun/internal/engine"
+	"github.com/ptsrun/ptsrun/internal/pdfreport"
 	"github.com/ptsrun/ptsrun/internal/pts"
 )
 
@@ -88,7 +89,7 @@ func TestCompareHeatMap(t *testing.T) {
 	assert.Contains(t, string(js), `"heatmap":{"workloads":["hci-4k-read","hci-4k-70/30","dbms","oltp"]`)
 
 	var pdf bytes.Buffer
-	require.NoError(t, cmp.PDF("a4").Render(&pdf))
+	require.NoError(t, pdfreport.RenderComparison(&pdf, cmp.Model(), "a4"))
 	if _, err := exec.LookPath("pdftotext"); err == nil {
 		f := filepath.Join(t.TempDir(), "c.pdf")
 		require.NoError(t, os.WriteFile(f, pdf.Bytes(), 0o644))

@@ -9,6 +9,7 @@ import (
 	"github.com/ptsrun/ptsrun/internal/engine"
 	"github.com/ptsrun/ptsrun/internal/pts"
 	"github.com/ptsrun/ptsrun/internal/steadystate"
+	"github.com/ptsrun/ptsrun/internal/units"
 )
 
 // The compliance verdict's deviations: every way a run departs from PTS
@@ -50,7 +51,7 @@ func SubsetDeviations(cfg pts.Config, p pts.Profile) []Deviation {
 		var goneSizes []string
 		for _, bs := range allSizes {
 			if !slices.Contains(sizes, bs) {
-				goneSizes = append(goneSizes, strings.TrimSuffix(engine.FormatSize(bs), " KiB"))
+				goneSizes = append(goneSizes, strings.TrimSuffix(units.FormatSize(bs), " KiB"))
 			}
 		}
 		var goneMixes []string
@@ -191,7 +192,7 @@ func deviations(ri pts.RunInfo, st *pts.State, res *Results) []Deviation {
 		planned = append(planned, sizes...)
 	}
 	for _, bs := range planned {
-		if l := engine.FormatSize(bs); !cfg.Runnable(bs) && !slices.Contains(left, l) {
+		if l := units.FormatSize(bs); !cfg.Runnable(bs) && !slices.Contains(left, l) {
 			left = append(left, l)
 		}
 	}

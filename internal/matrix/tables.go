@@ -16,8 +16,8 @@ import (
 	"strings"
 
 	"github.com/ptsrun/ptsrun/internal/device"
-	"github.com/ptsrun/ptsrun/internal/engine"
 	"github.com/ptsrun/ptsrun/internal/pts"
+	"github.com/ptsrun/ptsrun/internal/units"
 )
 
 // Table is a block size × R/W mix matrix (or a per-round series).
@@ -39,7 +39,7 @@ type Table struct {
 func MixLabel(read int) string { return pts.MixLabel(read) }
 
 // SizeLabel writes a block size the way tables and imports read it: "0.5KiB", "4KiB".
-func SizeLabel(b int64) string { return engine.SizeLabel(b) }
+func SizeLabel(b int64) string { return units.SizeLabel(b) }
 
 // Find returns a test's result, or nil.
 func (r *Results) Find(test pts.TestID) *TestResult {

@@ -10,6 +10,7 @@ import (
 	"github.com/ptsrun/ptsrun/internal/engine"
 	"github.com/ptsrun/ptsrun/internal/matrix"
 	"github.com/ptsrun/ptsrun/internal/pts"
+	"github.com/ptsrun/ptsrun/internal/units"
 )
 
 // setup is the Set-Up Parameters column of a stage's pages.
@@ -31,7 +32,7 @@ func (b *builder) setup(s matrix.StageResult) []KV {
 	}
 	if pc := s.Precondition; pc != nil {
 		w := pc.Workload
-		kv = append(kv, KV{"Pre-condition 1", fmt.Sprintf("%s %s W, %gX capacity", pts.AccessLabel(w.Access), engine.FormatSize(w.BlockSize), w.Passes)},
+		kv = append(kv, KV{"Pre-condition 1", fmt.Sprintf("%s %s W, %gX capacity", pts.AccessLabel(w.Access), units.FormatSize(w.BlockSize), w.Passes)},
 			KV{"TOIO – TC/QD", fmt.Sprintf("%d – TC %d/QD %d", w.TC*w.QD, w.TC, w.QD)},
 			KV{"Duration", fmt.Sprintf("%s, %.1f GB at %s MB/s", durationLabel(pc.Seconds), float64(pc.Bytes)/1e9, fmtMBps(pc.MBps))})
 	}
@@ -154,7 +155,7 @@ func mixList(m []int) string {
 func sizeList(sz []int64) string {
 	var s []string
 	for _, x := range sz {
-		s = append(s, strings.TrimSuffix(engine.FormatSize(x), " KiB"))
+		s = append(s, strings.TrimSuffix(units.FormatSize(x), " KiB"))
 	}
 	return strings.Join(s, ", ") + " KiB"
 }

@@ -8,111 +8,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ptsrun/ptsrun/internal/comparison"
 	"github.com/ptsrun/ptsrun/internal/matrix"
 	"github.com/ptsrun/ptsrun/internal/pts"
 )
-
-// ComparedRun is one run of a comparison; Info is nil for a bare
-// results.json.
-type ComparedRun struct {
-	Name    string
-	Info    *pts.RunInfo
-	Results *matrix.Results
-}
-
-// ComparedTable is one table across runs: Values[run][row][col], NaN where
-// a run has no value.
-type ComparedTable struct {
-	Name, Title, Unit string
-	Test              pts.TestID
-	RowHead           string
-	Rows              []string
-	RowBytes          []int64
-	Cols              []string
-	ColMetric         []pts.Metric // the metric of each column (its direction); "" for a column not scored
-	Values            [][][]float64
-	// Points marks a table of operating points, a row per point; Differ
-	// says, per row, the loads the runs chose the point at when they differ
-	// ("A TC32/QD4, B TC32/QD8"), "" when they chose it at one. A point
-	// chosen at different loads is shown, never scored: its figures are of
-	// different workloads.
-	Points bool
-	Differ []string
-	// RowMetric, when set, is the metric of each row instead of each
-	// column's (a table of figures, one per row, each with its unit).
-	RowMetric []pts.Metric
-}
-
-// metricAt is the metric of a cell of the table: its row's or its
-// column's; "" for one that is not scored.
-func (t ComparedTable) metricAt(row, col int) pts.Metric {
-	if t.RowMetric != nil {
-		if row < len(t.RowMetric) {
-			return t.RowMetric[row]
-		}
-		return ""
-	}
-	return t.metric(col)
-}
-
-// Ratio is run ÷ reference of a cell of the table, NaN where either has no
-// value or the cell is not scored (a point chosen at different loads, a
-// value that is no metric).
-func (t ComparedTable) Ratio(run, row, col int) float64 {
-	if t.metricAt(row, col) == "" || row < len(t.Differ) && t.Differ[row] != "" {
-		return math.NaN()
-	}
-	return t.Values[run][row][col] / t.Values[0][row][col]
-}
-
-// ComparedHeadline is one headline cell across runs.
-type ComparedHeadline struct {
-	Label  string
-	Metric pts.Metric
-	Values []float64
-	// Loads are each run's TC/QD of a headline the test chose as it ran
-	// (an operating point), "" for a run without it; nil for the others.
-	// Differ names them when they differ: the headline is then not scored.
-	Loads  []string
-	Differ string
-	Point  string // the operating point's name ("DIRTH MaxIOPS"); "" for the other headlines
-}
-
-// Ratio is run ÷ reference of the headline, NaN where either has no value
-// or the runs chose it at different loads.
-func (h ComparedHeadline) Ratio(run int) float64 {
-	if h.Differ != "" {
-		return math.NaN()
-	}
-	return h.Values[run] / h.Values[0]
-}
-
-// ComparedHeatMap is the ratio heat-map of workloads outside the PTS
-// (presets, a vdbench or fio suite) across runs: for each run after the
-// reference, each workload × metric as run ÷ reference, NaN where either
-// has no value.
-type ComparedHeatMap struct {
-	Workloads []string
-	Metrics   []pts.Metric
-	Ratios    [][][]float64 // [run-1][workload][metric]
-	// Mean is each metric's geometric mean ratio over the workloads both
-	// runs have, per run after the reference: the one figure per metric
-	// a suite's comparison comes down to.
-	Mean [][]float64 // [run-1][metric]
-}
-
-// Comparison is what `ptsrun compare` lays out: the first run is the
-// reference.
-type Comparison struct {
-	Paper     string
-	Runs      []ComparedRun
-	Tables    []ComparedTable
-	Headlines []ComparedHeadline
-	HeatMap   *ComparedHeatMap // nil unless the runs share workloads outside the PTS
-	// Scope says in words which tests are compared and names those the
-	// reference and another run do not both hold, for the summary page.
-	Scope []string
-}
 
 func fmtRatio(v float64) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -121,10 +20,11 @@ func fmtRatio(v float64) string {
 	return fmt.Sprintf("%.3f", v)
 }
 
-// Doc lays the comparison out in the report's page format.
-func (c Comparison) Doc() *Doc {
+// ComparisonDoc lays the comparison out in the report's page format, on
+// paperSize ("a4" or "letter").
+func ComparisonDoc(c comparison.Comparison, paperSize string) *Doc {
 	paper := "A4"
-	if strings.EqualFold(c.Paper, "letter") {
+	if strings.EqualFold(paperSize, "letter") {
 		paper = "Letter"
 	}
 	d := &Doc{Paper: paper, Kind: "Comparison",
@@ -249,11 +149,11 @@ func (c Comparison) Doc() *Doc {
 	}
 	add(sum)
 	if hm := c.HeatMap; hm != nil && len(hm.Workloads) > 0 && len(c.Runs) > 1 {
-		add(c.heatMapPage(*hm))
+		add(heatMapPage(c, *hm))
 	}
 
 	for _, t := range c.Tables {
-		c.tablePages(t, add)
+		tablePages(c, t, add)
 	}
 	return d
 }
@@ -261,7 +161,7 @@ func (c Comparison) Doc() *Doc {
 // heatMapPage is the ratio heat-map: per run after the reference, a
 // workload × metric matrix of run ÷ reference, each cell shaded the way
 // its metric improves, the geometric mean of each metric last.
-func (c Comparison) heatMapPage(hm ComparedHeatMap) *Page {
+func heatMapPage(c comparison.Comparison, hm comparison.HeatMap) *Page {
 	p := &Page{Test: "Custom", Title: "Comparison: ratio heat-map of the workloads", Landmark: "compare-heatmap", Flow: true}
 	p.Blocks = append(p.Blocks, Paragraph{Lines: []string{fmt.Sprintf("Each cell is one workload's figure in a run divided by the same "+
 		"workload's in the reference %s: the same suite on two transports, firmware versions or drives, side by side. Green is better "+
@@ -299,16 +199,16 @@ func rowShadedRatios(caption string, headlines, runs []string, vals [][]float64,
 		Values: vals, Ratio: true, Format: fmtRatio, Unit: "ratio", LowIsGoodRow: lowIsGood, LabelWidth: 60}
 }
 
-func (c Comparison) tablePages(t ComparedTable, add func(*Page)) {
+func tablePages(c comparison.Comparison, t comparison.Table, add func(*Page)) {
 	if _, def, _ := pts.LookupTable(t.Name); def.Shape == pts.ShapeSamples {
 		// A row per sample is for spreadsheets (--csv); people see the runs
 		// overlaid.
-		if p := c.timelineOverlay(t); p != nil {
+		if p := timelineOverlay(c, t); p != nil {
 			add(p)
 		}
 		return
 	}
-	p := &Page{Test: t.testName(), Title: "Comparison: " + t.Title, Landmark: "compare-" + t.Name, Flow: true}
+	p := &Page{Test: testName(t), Title: "Comparison: " + t.Title, Landmark: "compare-" + t.Name, Flow: true}
 	heads := t.Cols
 	if t.Points {
 		heads = nil
@@ -322,7 +222,7 @@ func (c Comparison) tablePages(t ComparedTable, add func(*Page)) {
 		// the heat-map's page.
 		heads = nil
 		for ci := range t.Cols {
-			heads = append(heads, t.metric(ci).Head())
+			heads = append(heads, t.Metric(ci).Head())
 		}
 	}
 	// Side by side: each run's table, then the ratio tables.
@@ -331,7 +231,7 @@ func (c Comparison) tablePages(t ComparedTable, add func(*Page)) {
 		for ri, rl := range t.Rows {
 			row := []string{rl}
 			for ci := range t.Cols {
-				row = append(row, t.format(ri, ci, t.Values[i][ri][ci]))
+				row = append(row, formatCell(t, ri, ci, t.Values[i][ri][ci]))
 			}
 			rows = append(rows, row)
 		}
@@ -357,8 +257,8 @@ func (c Comparison) tablePages(t ComparedTable, add func(*Page)) {
 	var scored []string
 	for ci := range t.Cols {
 		for ri := range t.Rows {
-			if t.metricAt(ri, ci) != "" {
-				cols, low, scored = append(cols, ci), append(low, t.metric(ci).LowerIsBetter()), append(scored, heads[ci])
+			if t.MetricAt(ri, ci) != "" {
+				cols, low, scored = append(cols, ci), append(low, t.Metric(ci).LowerIsBetter()), append(scored, heads[ci])
 				break
 			}
 		}
@@ -419,13 +319,13 @@ func (c Comparison) tablePages(t ComparedTable, add func(*Page)) {
 // timelineOverlay draws a test over time of every run in one figure per
 // metric: its throughput and its average response time against the minute
 // each sample ended, bursts apart where the test idles between them.
-func (c Comparison) timelineOverlay(t ComparedTable) *Page {
+func timelineOverlay(c comparison.Comparison, t comparison.Table) *Page {
 	col := func(name string) int { return slices.Index(t.Cols, name) }
 	minute, idle := col(pts.ColMinute), col(pts.ColIdle)
 	if minute < 0 {
 		return nil
 	}
-	p := &Page{Test: t.testName(), Title: "Comparison: " + t.Title + ", every run", Landmark: "compare-" + t.Name, Flow: true}
+	p := &Page{Test: testName(t), Title: "Comparison: " + t.Title + ", every run", Landmark: "compare-" + t.Name, Flow: true}
 	for _, m := range []struct {
 		col, label string
 		format     func(float64) string
@@ -451,7 +351,7 @@ func (c Comparison) timelineOverlay(t ComparedTable) *Page {
 		if len(ss) == 0 {
 			continue
 		}
-		p.Blocks = append(p.Blocks, Chart{Caption: fmt.Sprintf("%s: %s of every sample, every run (every sample is in the CSV)", t.testName(), m.label),
+		p.Blocks = append(p.Blocks, Chart{Caption: fmt.Sprintf("%s: %s of every sample, every run (every sample is in the CSV)", testName(t), m.label),
 			Plot: timePlot(m.label+", every run", m.label, thinSeries(ss, maxSecondsBuckets), false), Height: 95,
 			Summary: seriesRanges(ss, m.format)})
 	}
@@ -472,7 +372,7 @@ func seriesRanges(ss []series, f func(float64) string) string {
 }
 
 // testName names the table's test in the page header.
-func (t ComparedTable) testName() string {
+func testName(t comparison.Table) string {
 	if td := pts.Def(t.Test); td != nil && t.Test != pts.Custom {
 		return td.Name
 	}
@@ -481,8 +381,8 @@ func (t ComparedTable) testName() string {
 
 // compareByBlockSize overlays the runs against block size, one log–log
 // plot per R/W mix: the IOPS 2D plot of every run at once.
-func compareByBlockSize(c Comparison, t ComparedTable) *Page {
-	plots := &Page{Test: t.testName(), Title: "Comparison: IOPS against block size, every run, one plot per R/W mix", Landmark: "compare-iops-2d", Flow: true}
+func compareByBlockSize(c comparison.Comparison, t comparison.Table) *Page {
+	plots := &Page{Test: testName(t), Title: "Comparison: IOPS against block size, every run, one plot per R/W mix", Landmark: "compare-iops-2d", Flow: true}
 	for ci, mix := range t.Cols {
 		var ss []series
 		for i, r := range c.Runs {
@@ -500,7 +400,7 @@ func compareByBlockSize(c Comparison, t ComparedTable) *Page {
 }
 
 // compareBars draws every cell of the table, a bar per run.
-func compareBars(c Comparison, t ComparedTable) *Page {
+func compareBars(c comparison.Comparison, t comparison.Table) *Page {
 	var groups []string
 	for _, rl := range t.Rows {
 		for _, cl := range t.Cols {
@@ -518,25 +418,18 @@ func compareBars(c Comparison, t ComparedTable) *Page {
 		}
 		ss = append(ss, s)
 	}
-	return &Page{Test: t.testName(), Title: "Comparison: " + t.Title + ", every run", Landmark: "compare-" + t.Name + "-bars",
+	return &Page{Test: testName(t), Title: "Comparison: " + t.Title + ", every run", Landmark: "compare-" + t.Name + "-bars",
 		Blocks: []Block{Chart{Caption: t.Title + " of every cell, every run", Plot: barPlotX(t.Title, "Cell (block size, R/W mix)", t.Unit, groups, ss),
-			Summary: summarize(ss, t.metric(0).Format)}}}
+			Summary: summarize(ss, t.Metric(0).Format)}}}
 }
 
-func (t ComparedTable) metric(col int) pts.Metric {
-	if col < len(t.ColMetric) {
-		return t.ColMetric[col]
-	}
-	return pts.MetricIOPS
-}
-
-// format writes a value of the table: by its metric, or as a plain number
+// formatCell writes a value of the table: by its metric, or as a plain number
 // (an operating point's TC and QD, a summary's minutes).
-func (t ComparedTable) format(row, col int, v float64) string {
+func formatCell(t comparison.Table, row, col int, v float64) string {
 	if _, def, _ := pts.LookupTable(t.Name); def.Shape == pts.ShapeSummary || def.Shape == pts.ShapeFigures {
 		return fmtNum(v) // units of their own (× the baseline, min), which no metric formats
 	}
-	if m := t.metricAt(row, col); m != "" {
+	if m := t.MetricAt(row, col); m != "" {
 		return m.Format(v)
 	}
 	return fmtNum(v)
@@ -563,7 +456,7 @@ func repeat(v float64, n int) []float64 {
 	return out
 }
 
-func otherRuns(runs []ComparedRun) []string {
+func otherRuns(runs []comparison.Run) []string {
 	var out []string
 	for i, r := range runs[1:] {
 		out = append(out, runLetter(i+1)+": "+r.Name)
@@ -578,7 +471,7 @@ func runLetter(i int) string {
 	return fmt.Sprint(i + 1)
 }
 
-func runDevice(r ComparedRun) string {
+func runDevice(r comparison.Run) string {
 	if r.Info == nil || len(r.Info.Targets) == 0 {
 		return "–"
 	}
@@ -616,9 +509,9 @@ func steadySummary(r *matrix.Results) string {
 	return fmt.Sprintf("steady %d/%d stages", steady, n)
 }
 
-// RenderComparison is Render for a comparison: created is the reference
-// run's start, the only date in the file.
-func (c Comparison) Render(w io.Writer) error {
+// RenderComparison draws the comparison as a PDF on paperSize: created is
+// the reference run's start, the only date in the file.
+func RenderComparison(w io.Writer, c comparison.Comparison, paperSize string) error {
 	created := c.Runs[0].Results.Start
 	if created.IsZero() && c.Runs[0].Info != nil {
 		created = c.Runs[0].Info.Created
@@ -626,5 +519,5 @@ func (c Comparison) Render(w io.Writer) error {
 	if created.IsZero() {
 		created = time.Unix(0, 0).UTC()
 	}
-	return c.Doc().Render(w, created)
+	return ComparisonDoc(c, paperSize).Render(w, created)
 }

@@ -19,7 +19,9 @@
 // page_lat.go, page_wsat.go, page_hir.go, page_xsr.go, page_dirth.go with
 // page_dirth_points.go, page_custom.go with page_workload.go), which
 // registers them in its init, with the rows that test's stages add to the
-// first page and the overlays its tables get in a comparison (compare.go).
+// first page and the overlays its tables get in a comparison. A comparison
+// (`ptsrun compare`) is drawn from the model it is given (package
+// comparison) by ComparisonDoc and RenderComparison (compare.go).
 // The pages read the test's matrix, tables and tracked cells from its
 // pts.TestDef. The pages of the run as a whole are in header.go,
 // columns.go (the header's set-up and test parameter columns), summary.go,

@@ -8,6 +8,7 @@ import (
 	"github.com/ptsrun/ptsrun/internal/engine"
 	"github.com/ptsrun/ptsrun/internal/matrix"
 	"github.com/ptsrun/ptsrun/internal/pts"
+	"github.com/ptsrun/ptsrun/internal/units"
 )
 
 // The IOPS test's pages (PTS 2.0.2 §7, pts-spec.md §5.3): convergence of
@@ -34,7 +35,7 @@ func (b *builder) iops(td *pts.TestDef, stages []matrix.StageResult) {
 		if c == nil {
 			continue
 		}
-		writes = append(writes, roundSeries(engine.FormatSize(bs)+" 0/100", c))
+		writes = append(writes, roundSeries(units.FormatSize(bs)+" 0/100", c))
 	}
 	// Results without rounds (a published table) have no convergence.
 	if s.Rounds > 0 && len(writes) > 0 {

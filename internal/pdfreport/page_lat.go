@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ptsrun/ptsrun/internal/comparison"
 	"github.com/ptsrun/ptsrun/internal/engine"
 	"github.com/ptsrun/ptsrun/internal/matrix"
 	"github.com/ptsrun/ptsrun/internal/pts"
@@ -96,7 +97,7 @@ func (b *builder) latency(td *pts.TestDef, stages []matrix.StageResult) {
 
 // compareLatency overlays the runs in the average and 99.999 % response
 // time tables; the others are compared in their ratio tables.
-func compareLatency(c Comparison, t ComparedTable) *Page {
+func compareLatency(c comparison.Comparison, t comparison.Table) *Page {
 	if _, def, _ := pts.LookupTable(t.Name); def.Metric == pts.MetricLatMean || def.Metric == pts.MetricLatP99999 {
 		return compareBars(c, t)
 	}

@@ -5,9 +5,9 @@ import (
 	"math"
 	"slices"
 
-	"github.com/ptsrun/ptsrun/internal/engine"
 	"github.com/ptsrun/ptsrun/internal/matrix"
 	"github.com/ptsrun/ptsrun/internal/pts"
+	"github.com/ptsrun/ptsrun/internal/units"
 )
 
 // The throughput test's pages (PTS 2.0.2 §8, pts-spec.md §5.3): per block
@@ -38,25 +38,25 @@ func (b *builder) throughput(td *pts.TestDef, stages []matrix.StageResult) {
 		case len(mixes) == 1 && mixes[0] == 100:
 			order = "read only"
 		}
-		stimulus := "Throughput loop: SEQ " + engine.FormatSize(bs) + ", " + order
+		stimulus := "Throughput loop: SEQ " + units.FormatSize(bs) + ", " + order
 		tpSizes, _ := b.ri.Config.Subset(td.ID, b.ri.Profile)
-		params := b.params(s, stimulus, mixList(mixes), fmt.Sprintf("%s (this stage of %s)", engine.FormatSize(bs), sizeList(tpSizes)))
+		params := b.params(s, stimulus, mixList(mixes), fmt.Sprintf("%s (this stage of %s)", units.FormatSize(bs), sizeList(tpSizes)))
 		lastSetup, lastParams = setup, params
 		var ss []series
 		for _, c := range s.Cells {
 			c := c
-			ss = append(ss, roundSeriesOf(fmt.Sprintf("SEQ %s %s MB/s", engine.FormatSize(bs), matrix.MixLabel(c.ReadPct)), &c,
+			ss = append(ss, roundSeriesOf(fmt.Sprintf("SEQ %s %s MB/s", units.FormatSize(bs), matrix.MixLabel(c.ReadPct)), &c,
 				func(r matrix.RoundValue) float64 { return r.MBps }))
 		}
 		if s.Rounds > 0 {
-			b.add(&Page{Test: td.Name, Title: "Steady State Convergence Plot: " + engine.FormatSize(bs), Setup: setup, Params: params, Landmark: "tp-convergence",
-				Blocks: []Block{Chart{Caption: "Throughput steady-state convergence, SEQ " + engine.FormatSize(bs) + ": read and write MB/s per round",
-					Plot: convergencePlot("MB/s per round, SEQ "+engine.FormatSize(bs), "MB/s", ss, s.Window, false), Summary: summarize(ss, fmtMBps)}}})
+			b.add(&Page{Test: td.Name, Title: "Steady State Convergence Plot: " + units.FormatSize(bs), Setup: setup, Params: params, Landmark: "tp-convergence",
+				Blocks: []Block{Chart{Caption: "Throughput steady-state convergence, SEQ " + units.FormatSize(bs) + ": read and write MB/s per round",
+					Plot: convergencePlot("MB/s per round, SEQ "+units.FormatSize(bs), "MB/s", ss, s.Window, false), Summary: summarize(ss, fmtMBps)}}})
 		}
 		for _, t := range s.Tracking {
 			b.add(b.windowPage(td.Name, s, t, setup, params))
 		}
-		groups = append(groups, engine.FormatSize(bs))
+		groups = append(groups, units.FormatSize(bs))
 		r, w := math.NaN(), math.NaN()
 		for _, c := range s.Cells {
 			if c.ReadPct == 100 && c.Present() {
@@ -76,7 +76,7 @@ func (b *builder) throughput(td *pts.TestDef, stages []matrix.StageResult) {
 	// look left out shows empty.
 	tb := b.tableOf(td, pts.MetricMBps)
 	for i, bs := range tb.RowBytes {
-		rows = append(rows, []string{engine.FormatSize(bs), fmtMBps(tb.Values[i][0]), fmtMBps(tb.Values[i][1])})
+		rows = append(rows, []string{units.FormatSize(bs), fmtMBps(tb.Values[i][0]), fmtMBps(tb.Values[i][1])})
 	}
 	// A mix left out has no bars, rather than bars of zero.
 	var ss []series

@@ -6,7 +6,8 @@ import (
 
 	"github.com/ptsrun/ptsrun/internal/engine"
 	"github.com/ptsrun/ptsrun/internal/matrix"
-	"github.com/ptsrun/ptsrun/internal/pts"
+	"github.com/ptsrun/ptsrun/internal/presets"
+	"github.com/ptsrun/ptsrun/internal/units"
 )
 
 // workload is the pages of a run of `ptsrun workload`: a page per
@@ -62,7 +63,7 @@ func (b *builder) workloadTable(cells []*matrix.CellResult) {
 func (b *builder) workloadPage(c *matrix.CellResult, several bool) {
 	w := b.workloadOf(c)
 	title, what := w.String(), w.Description()
-	preset, err := pts.LookupPreset(c.Key.Name, 0)
+	preset, err := presets.Lookup(c.Key.Name, 0)
 	isPreset := c.Key.Name != "" && err == nil
 	if several || isPreset {
 		title = c.Key.String() + ": " + w.String()
@@ -109,7 +110,7 @@ func splitAndZones(w engine.Workload) []Block {
 	if len(w.BlockSplit) > 0 {
 		head, row := []string{"Block size"}, []string{"Share of I/Os"}
 		for _, s := range w.BlockSplit {
-			head = append(head, engine.FormatSize(s.Bytes))
+			head = append(head, units.FormatSize(s.Bytes))
 			row = append(row, pct(s.Percent))
 		}
 		out = append(out, Table{Caption: fmt.Sprintf("The block-size split: each size's share of the I/Os (on average %.2f KiB per I/O)",

@@ -3,6 +3,7 @@ package pdfreport
 import (
 	"slices"
 
+	"github.com/ptsrun/ptsrun/internal/comparison"
 	"github.com/ptsrun/ptsrun/internal/matrix"
 	"github.com/ptsrun/ptsrun/internal/pts"
 )
@@ -16,7 +17,7 @@ type testPages struct {
 	report func(b *builder, td *pts.TestDef, stages []matrix.StageResult)
 	// compare is the page that overlays the runs of a comparison in one
 	// of the test's tables, or nil for none; nil draws no overlays.
-	compare func(c Comparison, t ComparedTable) *Page
+	compare func(c comparison.Comparison, t comparison.Table) *Page
 	// summary is what the report's first page shows of a stage of the
 	// test besides its headline cells (its figures, its operating point),
 	// each row's last column state; nil for nothing more.

@@ -5,10 +5,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ptsrun/ptsrun/internal/engine"
 	"github.com/ptsrun/ptsrun/internal/matrix"
 	"github.com/ptsrun/ptsrun/internal/pts"
 	"github.com/ptsrun/ptsrun/internal/steadystate"
+	"github.com/ptsrun/ptsrun/internal/units"
 )
 
 func trackingSeries(t matrix.TrackingResult) series {
@@ -228,7 +228,7 @@ func windowCheck(c steadystate.Criteria, vars int, j *steadystate.Joint, cells [
 func trackedCell(s matrix.StageResult, tr matrix.TrackingResult) string {
 	for _, c := range s.Cells {
 		if c.Index == tr.Cell && c.Key.Name == "" {
-			return engine.FormatSize(c.Key.BlockSize) + " " + pts.MixLabel(c.Key.ReadPct)
+			return units.FormatSize(c.Key.BlockSize) + " " + pts.MixLabel(c.Key.ReadPct)
 		}
 	}
 	return tr.Name

@@ -5,9 +5,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ptsrun/ptsrun/internal/engine"
 	"github.com/ptsrun/ptsrun/internal/matrix"
 	"github.com/ptsrun/ptsrun/internal/pts"
+	"github.com/ptsrun/ptsrun/internal/units"
 )
 
 // summary is the report's first page: the compliance verdict with every
@@ -186,7 +186,7 @@ func (b *builder) timelineWorkloads(s matrix.StageResult) string {
 		w := g.Workload
 		n := shortStimulus(w)
 		if len(st.Timeline) > 1 && w.ReadPct == 0 {
-			size := engine.FormatSize(w.BlockSize)
+			size := units.FormatSize(w.BlockSize)
 			if len(w.BlockSplit) > 0 {
 				size = "composite"
 			}

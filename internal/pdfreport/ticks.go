@@ -5,9 +5,8 @@ import (
 	"math"
 	"strings"
 
+	"github.com/ptsrun/ptsrun/internal/units"
 	"gonum.org/v1/plot"
-
-	"github.com/ptsrun/ptsrun/internal/engine"
 )
 
 // The axes' tick markers: linear axes at round steps, log axes at powers
@@ -146,7 +145,7 @@ func (s sizeTicks) Ticks(min, max float64) []plot.Tick {
 	for _, b := range s.sizes {
 		kib := float64(b) / 1024
 		if kib >= min*0.999 && kib <= max*1.001 {
-			t = append(t, plot.Tick{Value: kib, Label: strings.TrimSuffix(engine.FormatSize(b), " KiB")})
+			t = append(t, plot.Tick{Value: kib, Label: strings.TrimSuffix(units.FormatSize(b), " KiB")})
 		}
 	}
 	return t

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ptsrun/ptsrun/internal/engine"
+	"github.com/ptsrun/ptsrun/internal/units"
 )
 
 // CellKey names a cell of a test: its access pattern, block size and R/W
@@ -48,7 +49,7 @@ func (k CellKey) String() string {
 	if k.Access == engine.Sequential {
 		acc = "seq"
 	}
-	return fmt.Sprintf("%s-%s-%s", acc, engine.SizeKey(k.BlockSize), MixLabel(k.ReadPct))
+	return fmt.Sprintf("%s-%s-%s", acc, units.SizeKey(k.BlockSize), MixLabel(k.ReadPct))
 }
 
 // ParseCellKey reads a key as String writes it.
@@ -66,7 +67,7 @@ func ParseCellKey(s string) (CellKey, error) {
 	default:
 		return CellKey{}, fmt.Errorf("cell key %q: access %q is neither rnd nor seq", s, parts[0])
 	}
-	bs, err := engine.ParseSize(parts[1])
+	bs, err := units.ParseSize(parts[1])
 	if err != nil {
 		return CellKey{}, fmt.Errorf("cell key %q: %w", s, err)
 	}
@@ -100,7 +101,7 @@ func (k CellKey) Label() string {
 	if k.Name != "" {
 		return k.Name
 	}
-	return fmt.Sprintf("%s %s %s", AccessLabel(k.Access), engine.FormatSize(k.BlockSize), MixLabel(k.ReadPct))
+	return fmt.Sprintf("%s %s %s", AccessLabel(k.Access), units.FormatSize(k.BlockSize), MixLabel(k.ReadPct))
 }
 
 // Words names the cell for people who quote it: "RND 4 KiB read",
@@ -116,7 +117,7 @@ func (k CellKey) Words() string {
 	case 0:
 		mix = "write"
 	}
-	return fmt.Sprintf("%s %s %s", AccessLabel(k.Access), engine.FormatSize(k.BlockSize), mix)
+	return fmt.Sprintf("%s %s %s", AccessLabel(k.Access), units.FormatSize(k.BlockSize), mix)
 }
 
 // AccessLabel writes an access pattern the PTS way: RND or SEQ.

@@ -71,7 +71,8 @@ type Config struct {
 	MinBlock int64 `json:"min_block_bytes,omitempty"`
 	// Poll is the native engine's completion polling as it was given: ""
 	// or "auto", "off", or how long a thread polls before it sleeps
-	// ("100us"). ParsePoll reads it into the typed Poll that the rest uses.
+	// ("100us"). engine.ParsePoll reads it into the typed engine.Poll the
+	// rest uses.
 	Poll string `json:"poll,omitempty"`
 	// Params are the tests' own parameters by flag name ("xsr-groups"),
 	// as the user gave them; each test's definition declares, defaults and
@@ -85,10 +86,10 @@ type Config struct {
 	Mixes      []int   `json:"mixes_read_pct,omitempty"`
 }
 
-// PollDuration reads Poll (ParsePoll) the way the native engine takes it:
-// 0 lets the engine choose, negative never polls.
+// PollDuration reads Poll (engine.ParsePoll) the way the native engine
+// takes it: 0 lets the engine choose, negative never polls.
 func (c Config) PollDuration() (time.Duration, error) {
-	p, err := ParsePoll(c.Poll)
+	p, err := engine.ParsePoll(c.Poll)
 	return p.Duration(), err
 }
 

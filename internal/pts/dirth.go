@@ -2,6 +2,7 @@ package pts
 
 import (
 	"github.com/ptsrun/ptsrun/internal/engine"
+	"github.com/ptsrun/ptsrun/internal/units"
 )
 
 // DIRTH is the Demand Intensity / Response Time Histogram test.
@@ -10,7 +11,7 @@ const DIRTH TestID = "dirth"
 var dirth = &demand{
 	test: DIRTH, prefix: "dirth", name: "DIRTH",
 	stimulus: func(c Config) (engine.Workload, engine.Workload, string, string) {
-		bs, _ := engine.ParseSize(c.Param("dirth-bs")) // checked by Resolve
+		bs, _ := units.ParseSize(c.Param("dirth-bs")) // checked by Resolve
 		read, _ := ParseMix(c.Param("dirth-mix"))
 		test := engine.Workload{Access: engine.Random, BlockSize: bs, ReadPct: read}
 		pre := test
@@ -27,7 +28,7 @@ var DIRTHTest = demandDef(dirth, "§14", 14, dirthParams)
 
 var dirthParams = []Param{
 	{Flag: "dirth-bs", Default: "8k", Usage: "DIRTH's block size (RND)",
-		Check: func(v string) error { _, err := engine.ParseSize(v); return err }},
+		Check: func(v string) error { _, err := units.ParseSize(v); return err }},
 	{Flag: "dirth-mix", Default: "65/35", Usage: "DIRTH's R/W mix",
 		Check: func(v string) error { _, err := ParseMix(v); return err }},
 }

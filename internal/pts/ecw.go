@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ptsrun/ptsrun/internal/engine"
+	"github.com/ptsrun/ptsrun/internal/units"
 )
 
 // ECW is the Enterprise Composite Workload test.
@@ -107,7 +108,7 @@ func compositeDepartures(test string, minBlock int64) []string {
 	}
 	var sizes []string
 	for _, b := range dropped {
-		sizes = append(sizes, engine.FormatSize(b))
+		sizes = append(sizes, units.FormatSize(b))
 	}
 	return []string{fmt.Sprintf("%s: the composite workload's %s I/Os were left out (the targets' logical block is %d bytes) and the other sizes' shares scaled back to 100 %%: %s.",
 		test, strings.Join(sizes, ", "), minBlock, w.SplitLabel())}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ptsrun/ptsrun/internal/engine"
+	"github.com/ptsrun/ptsrun/internal/units"
 )
 
 // Rule is one of a test's rules in words for people: when a stage stops,
@@ -91,7 +91,7 @@ func loopWords(c Config, sizes []int64, mixes []int) (string, string) {
 	var ss, ms []string
 	for _, bs := range sizes {
 		if c.Runnable(bs) && (len(c.BlockSizes) == 0 || slices.Contains(c.BlockSizes, bs)) {
-			ss = append(ss, strings.TrimSuffix(engine.FormatSize(bs), " KiB"))
+			ss = append(ss, strings.TrimSuffix(units.FormatSize(bs), " KiB"))
 		}
 	}
 	for _, m := range mixes {

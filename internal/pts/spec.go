@@ -10,6 +10,7 @@ import (
 
 	"github.com/ptsrun/ptsrun/internal/device"
 	"github.com/ptsrun/ptsrun/internal/engine"
+	"github.com/ptsrun/ptsrun/internal/units"
 )
 
 // SpecRevision is the PTS revision ptsrun implements.
@@ -207,7 +208,7 @@ func ParseMixes(s string) ([]int, error) {
 }
 
 // ParseBlockSizes reads a comma-separated list of block sizes ("4k,128k",
-// binary units as engine.ParseSize reads them); Config.Resolve checks them
+// binary units as units.ParseSize reads them); Config.Resolve checks them
 // against the tests.
 func ParseBlockSizes(s string) ([]int64, error) {
 	var out []int64
@@ -215,7 +216,7 @@ func ParseBlockSizes(s string) ([]int64, error) {
 		if strings.TrimSpace(f) == "" {
 			continue
 		}
-		bs, err := engine.ParseSize(f)
+		bs, err := units.ParseSize(f)
 		if err != nil {
 			return nil, fmt.Errorf("--block-sizes: block %w", err)
 		}
@@ -232,7 +233,7 @@ func SizeFlag(bs int64) string {
 	if bs%512 != 0 {
 		return fmt.Sprint(bs)
 	}
-	return engine.SizeKey(bs)
+	return units.SizeKey(bs)
 }
 
 func sizeFlags(v []int64) string {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ptsrun/ptsrun/internal/device"
 	"github.com/ptsrun/ptsrun/internal/engine"
+	"github.com/ptsrun/ptsrun/internal/units"
 )
 
 func resolved(t *testing.T, mod func(*Config)) (Config, Profile) {
@@ -234,7 +235,7 @@ func TestStagesOn4KnTargets(t *testing.T) {
 			assert.Zero(t, cell.Workload.BlockSize%4096, cell.Key)
 		}
 		for _, tr := range s.Tracking {
-			assert.Contains(t, tr.Name, engine.FormatSize(s.Cells[tr.Cell].Workload.BlockSize), "tracking names its own cell")
+			assert.Contains(t, tr.Name, units.FormatSize(s.Cells[tr.Cell].Workload.BlockSize), "tracking names its own cell")
 		}
 	}
 	require.NoError(t, CheckTargets(stages, []device.Identity{{Path: "/dev/nvme0n1", CapacityBytes: 1 << 30, LogicalBlock: 4096}}))
@@ -400,7 +401,7 @@ func TestSubsetStages(t *testing.T) {
 	for _, s := range stages {
 		for _, tr := range s.Tracking {
 			w := s.Cells[tr.Cell].Workload
-			assert.Contains(t, tr.Name, engine.FormatSize(w.BlockSize)+" "+MixLabel(w.ReadPct), "tracking names its own cell")
+			assert.Contains(t, tr.Name, units.FormatSize(w.BlockSize)+" "+MixLabel(w.ReadPct), "tracking names its own cell")
 		}
 	}
 	assert.Equal(t, []string{"seq-1024k-100/0", "seq-1024k-0/100"}, []string{stages[1].Cells[0].Key.String(), stages[1].Cells[1].Key.String()})

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ptsrun/ptsrun/internal/engine"
+	"github.com/ptsrun/ptsrun/internal/units"
 )
 
 // Segment is a stretch of a timeline stage: one stimulus run for its
@@ -333,7 +334,7 @@ func (Timeline) Plan(s Stage, e Estimate, in PlanInput) []string {
 			mbps := bytes / e.Max.Seconds() / 1e6
 			line += fmt.Sprintf(": %.1f GB, which takes %s at %.0f MB/s", bytes/1e9, FormatETA(e.Max), mbps)
 			if bs := s.Timeline[0].Workload.BlockSize; bs > 0 {
-				line += fmt.Sprintf(" (%.0f IOPS of %s)", mbps*1e6/float64(bs), engine.FormatSize(bs))
+				line += fmt.Sprintf(" (%.0f IOPS of %s)", mbps*1e6/float64(bs), units.FormatSize(bs))
 			}
 			line += ", less on a faster drive"
 		}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/ptsrun/ptsrun/internal/engine"
+	"github.com/ptsrun/ptsrun/internal/units"
 )
 
 // The throughput test's matrix (PTS 2.0.2 §8): the block sizes are the
@@ -50,7 +51,7 @@ var TPTest = &TestDef{
 	stages: func(c Config, p Profile, sizes []int64, mixes []int) []Stage {
 		var out []Stage
 		for _, bs := range sizes {
-			s := Stage{Kind: KindRounds, ID: "tp-" + engine.SizeKey(bs), Test: TP, Title: "Throughput " + engine.FormatSize(bs), Purge: true,
+			s := Stage{Kind: KindRounds, ID: "tp-" + units.SizeKey(bs), Test: TP, Title: "Throughput " + units.FormatSize(bs), Purge: true,
 				Precondition: c.wipc(bs), MaxRounds: c.MaxRounds}
 			for _, mix := range mixes {
 				s.Cells = append(s.Cells, c.cell(TP, len(s.Cells), engine.Sequential, mix, bs, TPDefaultTC, TPDefaultQD))
@@ -66,5 +67,5 @@ func init() { register(TPTest) }
 
 // tpTracking are the tracking variables of a stage of the test.
 func tpTracking(bs int64) []TrackingDef {
-	return []TrackingDef{{"MB/s SEQ " + engine.FormatSize(bs) + " 0/100", Key(engine.Sequential, bs, 0), MetricWriteMBps}}
+	return []TrackingDef{{"MB/s SEQ " + units.FormatSize(bs) + " 0/100", Key(engine.Sequential, bs, 0), MetricWriteMBps}}
 }

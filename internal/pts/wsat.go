@@ -144,6 +144,15 @@ const (
 	wsatSSCheck = time.Minute
 )
 
+// WSATStimulus is WSAT's stimulus of that name (write, oltp, vod,
+// metadata, composite) for targets whose logical block is minBlock bytes:
+// its workload without TC, QD, range and duration, and its description
+// ("OLTP, RND 8 KiB 65/35"). The presets run them too.
+func WSATStimulus(name string, minBlock int64) (engine.Workload, string, error) {
+	s, err := wsatWorkload(name, minBlock)
+	return s.w, s.about, err
+}
+
 // wsatWorkload finds a WSAT stimulus by name, for targets of logical
 // block minBlock.
 func wsatWorkload(v string, minBlock int64) (wsatStimulus, error) {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ptsrun/ptsrun/internal/engine"
+	"github.com/ptsrun/ptsrun/internal/units"
 )
 
 // XSR is the Cross Stimulus Recovery test.
@@ -65,7 +66,7 @@ var XSRTest = &TestDef{
 				ActiveRange: c.ActiveRangeOf(XSR), Duration: durs[i]}
 			s.Timeline = append(s.Timeline, Segment{Name: fmt.Sprintf("access group %d: %s", i+1, w), Group: i + 1,
 				Workload: w, Interval: Duration(iv)})
-			parts = append(parts, fmt.Sprintf("G%d %s %s W %s", i+1, AccessLabel(g.access), engine.FormatSize(g.bs), ShortDuration(durs[i])))
+			parts = append(parts, fmt.Sprintf("G%d %s %s W %s", i+1, AccessLabel(g.access), units.FormatSize(g.bs), ShortDuration(durs[i])))
 		}
 		s.Stimulus = strings.Join(parts, ", ")
 		return []Stage{s}

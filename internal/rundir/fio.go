@@ -11,32 +11,32 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ptsrun/ptsrun/internal/fiojobs"
 	"github.com/ptsrun/ptsrun/internal/matrix"
 	"github.com/ptsrun/ptsrun/internal/pdfreport"
 	"github.com/ptsrun/ptsrun/internal/pts"
-	"github.com/ptsrun/ptsrun/internal/targets"
 )
 
 // FioRecord is what `ptsrun fio` records besides the journal, and
 // DIR/fio-run.json as it is: what ran, what the gate made of it, and
 // fio's figures of every job, which the report shows beside the cells.
 type FioRecord struct {
-	Schema   int                 `json:"schema"`
-	Tool     string              `json:"tool"`
-	Version  string              `json:"version"`
-	Fio      string              `json:"fio_version"`
-	Cwd      string              `json:"cwd"` // fio's working directory: relative paths of the job files are there
-	JobFiles []FioRecordFile     `json:"job_files"`
-	Servers  []string            `json:"fio_servers,omitempty"`
-	ReadOnly bool                `json:"read_only"` // fio ran with --readonly
-	Targets  []targets.FioTarget `json:"targets"`
-	Notes    []string            `json:"notes,omitempty"`
-	Groups   []FioRecordGroup    `json:"groups"`
+	Schema   int              `json:"schema"`
+	Tool     string           `json:"tool"`
+	Version  string           `json:"version"`
+	Fio      string           `json:"fio_version"`
+	Cwd      string           `json:"cwd"` // fio's working directory: relative paths of the job files are there
+	JobFiles []FioRecordFile  `json:"job_files"`
+	Servers  []string         `json:"fio_servers,omitempty"`
+	ReadOnly bool             `json:"read_only"` // fio ran with --readonly
+	Targets  []fiojobs.Target `json:"targets"`
+	Notes    []string         `json:"notes,omitempty"`
+	Groups   []FioRecordGroup `json:"groups"`
 }
 
 // FioRecordFile is a job file, paths relative to the run directory.
 type FioRecordFile struct {
-	targets.FioJobFile
+	fiojobs.JobFile
 	Saved    string      `json:"saved"` // the copy of it that ran, include files inlined: in FioDir/jobs
 	Includes []FioSource `json:"includes,omitempty"`
 }
@@ -49,12 +49,12 @@ type FioSource struct {
 
 // FioRecordGroup is a reporting group of the job files: a cell of the run.
 type FioRecordGroup struct {
-	Cell    int                    `json:"cell"`
-	Key     pts.CellKey            `json:"key"`
-	JobFile string                 `json:"job_file"`
-	Group   int                    `json:"fio_group"` // fio's groupid within its job file
-	Series  string                 `json:"series"`    // where the per-second figures come from, or why there are none
-	Jobs    []targets.FioJobResult `json:"jobs"`
+	Cell    int                 `json:"cell"`
+	Key     pts.CellKey         `json:"key"`
+	JobFile string              `json:"job_file"`
+	Group   int                 `json:"fio_group"` // fio's groupid within its job file
+	Series  string              `json:"series"`    // where the per-second figures come from, or why there are none
+	Jobs    []fiojobs.JobResult `json:"jobs"`
 }
 
 // check refuses a record read from run.json that does not fit its run:
@@ -209,7 +209,7 @@ func fioReport(dir string, s *side) (*pdfreport.FioRun, error) {
 			if n := j.Read.IOs + j.Write.IOs; n > 0 {
 				lat = (j.Read.LatMeanMs*float64(j.Read.IOs) + j.Write.LatMeanMs*float64(j.Write.IOs)) / float64(n)
 			}
-			fg.Jobs = append(fg.Jobs, pdfreport.FioJob{Name: j.Name, Host: j.Host, Threads: len(j.Threads), Targets: targets.TargetLabel(j.Targets),
+			fg.Jobs = append(fg.Jobs, pdfreport.FioJob{Name: j.Name, Host: j.Host, Threads: len(j.Threads), Targets: fiojobs.TargetLabel(j.Targets),
 				ReadIOPS: j.Read.IOPS, WriteIOPS: j.Write.IOPS, MBps: j.Read.MBps + j.Write.MBps, LatMeanMs: lat,
 				RuntimeS: max(j.Read.RuntimeMs, j.Write.RuntimeMs) / 1000})
 		}

@@ -20,7 +20,7 @@ type Recording struct {
 	Dir      string
 	Targets  *targets.Plan // as opened
 	Engine   string        // the opened engine's description
-	Poll     pts.Poll
+	Poll     engine.Poll
 	Started  time.Time
 	Operator pts.Operator
 	Version  string // ptsrun's
@@ -79,7 +79,7 @@ func Record(r Recording) (*Built, error) {
 	cfg.ActiveRange = w.ActiveRange
 	cfg.Seed = w.Seed
 	cfg.Purge = "none"
-	if r.Poll != pts.PollAuto {
+	if r.Poll != engine.PollAuto {
 		cfg.Poll = r.Poll.String()
 	}
 	stage := pts.Stage{ID: pts.CustomStage, Test: pts.Custom, Title: "Workload", MaxRounds: 1}

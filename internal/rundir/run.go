@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ptsrun/ptsrun/internal/device"
+	"github.com/ptsrun/ptsrun/internal/engine"
 	"github.com/ptsrun/ptsrun/internal/matrix"
 	"github.com/ptsrun/ptsrun/internal/pts"
 	"github.com/ptsrun/ptsrun/internal/targets"
@@ -21,8 +22,8 @@ type Checked struct {
 	Config  pts.Config
 	Profile pts.Profile
 	Targets *targets.Plan
-	Purge   string   // the purge method, chosen once for these targets
-	Poll    pts.Poll // Config.Poll, parsed once
+	Purge   string      // the purge method, chosen once for these targets
+	Poll    engine.Poll // Config.Poll, parsed once
 }
 
 // CheckRun resolves cfg and checks it against its targets; gate applies
@@ -32,7 +33,7 @@ func CheckRun(ctx context.Context, cfg pts.Config, gate bool) (Checked, error) {
 	if err != nil {
 		return Checked{}, err
 	}
-	poll, err := pts.ParsePoll(cfg.Poll) // Resolve accepted it: from here on it is typed
+	poll, err := engine.ParsePoll(cfg.Poll) // Resolve accepted it: from here on it is typed
 	if err != nil {
 		return Checked{}, err
 	}

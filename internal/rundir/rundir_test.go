@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ptsrun/ptsrun/internal/engine"
+	"github.com/ptsrun/ptsrun/internal/fiojobs"
 	"github.com/ptsrun/ptsrun/internal/pts"
 	"github.com/ptsrun/ptsrun/internal/targets"
 	"github.com/ptsrun/ptsrun/internal/vdbench"
@@ -63,9 +64,9 @@ func recording(t *testing.T, dir, by string) Recording {
 	case byFio:
 		r.Cells[0].Key, r.Cells[1].Key = pts.Named("w0"), pts.Named("r0")
 		r.Fio = &FioRecord{Schema: 1, Tool: "ptsrun", Version: "0.0.0-test", Fio: "fio-3.33", Cwd: "/work",
-			JobFiles: []FioRecordFile{{FioJobFile: targets.FioJobFile{Path: "/work/j.fio", Command: []string{"fio", "j.fio"}}, Saved: "fio/jobs/01-j.fio"}},
-			Groups: []FioRecordGroup{{Cell: 0, Key: pts.Named("w0"), JobFile: "/work/j.fio", Jobs: []targets.FioJobResult{{Name: "w0", Threads: []int{1},
-				Targets: []string{"/dev/x"}, Read: targets.FioDir{IOs: 400, IOPS: 200, FioIOPS: 199.5, RuntimeMs: 2000}}}},
+			JobFiles: []FioRecordFile{{JobFile: fiojobs.JobFile{Path: "/work/j.fio", Command: []string{"fio", "j.fio"}}, Saved: "fio/jobs/01-j.fio"}},
+			Groups: []FioRecordGroup{{Cell: 0, Key: pts.Named("w0"), JobFile: "/work/j.fio", Jobs: []fiojobs.JobResult{{Name: "w0", Threads: []int{1},
+				Targets: []string{"/dev/x"}, Read: fiojobs.Dir{IOs: 400, IOPS: 200, FioIOPS: 199.5, RuntimeMs: 2000}}}},
 				{Cell: 1, Key: pts.Named("r0"), JobFile: "/work/j.fio", Group: 1}}}
 		require.NoError(t, os.MkdirAll(filepath.Join(dir, FioDir, "jobs"), 0o755))
 		require.NoError(t, os.WriteFile(filepath.Join(dir, FioDir, "jobs", "01-j.fio"), []byte("[w0]\nrw=randread\n"), 0o644))

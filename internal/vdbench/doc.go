@@ -25,6 +25,9 @@
 // their short forms xfersize=, threads=, rdpct=, seekpct= in an rd; the
 // first loop outermost, a list of rates innermost), named after the rd and
 // the values of its loops of more than one value ("rd1-xfersize=8k").
+// translate.go holds the plan and the general parameters, translate_sd.go,
+// translate_wd.go and translate_rd.go the sd, wd and rd definitions, and
+// translate_run.go the making of each run's workload.
 //
 //   - sd lun= is the target: a /dev/ path a block device, any other path
 //     file:PATH[:size=], sim[:MODEL] ptsrun's simulated drive; count=

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ptsrun/ptsrun/internal/engine"
+	"github.com/ptsrun/ptsrun/internal/units"
 )
 
 // ECWSplit is the block-size split of the PTS-E composite workload (ECW,
@@ -91,7 +92,7 @@ func checkSplit(t *testing.T, w engine.Workload, tg Target, m engine.Measurement
 		count[io.Size]++
 	}
 	for _, s := range w.BlockSplit {
-		binomialOK(t, count[s.Bytes], len(m.Trace), share[s.Bytes], "%s: I/Os of %s", w, engine.FormatSize(s.Bytes))
+		binomialOK(t, count[s.Bytes], len(m.Trace), share[s.Bytes], "%s: I/Os of %s", w, units.FormatSize(s.Bytes))
 	}
 
 	// Bytes per I/O: the mean of N sizes drawn from the split, whose standard

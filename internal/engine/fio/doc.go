@@ -5,7 +5,9 @@
 // hosts (fio --server) one cell loads targets on all of them at once through
 // fio's own client/server mode; there a round's cells run in one fio
 // invocation, one job file per host, because every invocation waits about a
-// second for the servers, and they are reported when it ends.
+// second for the servers, and they are reported when it ends. Open is in
+// fio.go, RunCells in cells.go, the fio processes it starts in proc.go and
+// the measurement made of their output in measurement.go.
 //
 // The parser reads what fio really prints: text before the JSON, several
 // documents (status dumps), -nan and inf, the local jobs[] and the

@@ -9,7 +9,10 @@
 // being woken costs the completing CPU an interrupt (and a virtual machine an
 // exit) on every batch. Where io_uring is not available (an old kernel, or
 // io_uring_disabled set) a pool of TC × QD goroutines doing pread/pwrite takes
-// its place, and the measurement says which one ran.
+// its place, and the measurement says which one ran. native_linux.go opens
+// the engine and runs a workload's threads, threads_linux.go is the I/O loop
+// of each (io_uring or pread), buffers_linux.go the data they write and
+// uring_linux.go the ring.
 //
 // Latencies are taken on the monotonic clock, once per completion batch, and
 // go into mergeable histograms; nothing is kept per I/O, so memory stays flat

@@ -14,8 +14,9 @@
 //     write amplification it shows after a purge, through the
 //     fresh-out-of-box period and into steady state is the one such an FTL
 //     with that over-provisioning really has.
-//   - A timing model (drive.go) on a virtual clock, stepped once per virtual
-//     second. Per-die NAND timing (read, program and erase times, die count)
+//   - A timing model (drive.go; an I/O's costs and a second's rates in
+//     cost.go, where host writes land in streams.go, latency samples in
+//     latency.go) on a virtual clock, stepped once per virtual second. Per-die NAND timing (read, program and erase times, die count)
 //     with the garbage-collection work the FTL reports, controller and link
 //     limits, and the outstanding I/Os give each second's IOPS; latency
 //     samples come from the same terms: a base service time, queueing by

@@ -1,4 +1,4 @@
-package targets
+package fiojobs
 
 import (
 	"fmt"
@@ -20,7 +20,7 @@ import (
 // replace it. Landlock holds these (internal/confine): a name swapped for
 // a link after the gate's judging leads outside them, and fio's write
 // fails.
-func (f *FioJobs) confineRules(k int) []confine.Rule {
+func (f *Jobs) confineRules(k int) []confine.Rule {
 	rules := []confine.Rule{{Path: f.dir, Dir: true}}
 	add := func(r confine.Rule) {
 		if r.Path != "" && !slices.Contains(rules, r) {
@@ -67,7 +67,7 @@ func (f *FioJobs) confineRules(k int) []confine.Rule {
 
 // confirmingDir is the path (links followed) of the --destroy-data entry
 // that covers path, the shortest when several do; "" when none does.
-func (o FioJobsOptions) confirmingDir(path string) string {
+func (o gateOptions) confirmingDir(path string) string {
 	best := ""
 	for _, d := range o.DestroyData {
 		if !filepath.IsAbs(d) {
@@ -84,7 +84,7 @@ func (o FioJobsOptions) confirmingDir(path string) string {
 
 // confinement says where job file k's fio may write, or why the kernel
 // does not hold it to that.
-func (f *FioJobs) confinement(k int) string {
+func (f *Jobs) confinement(k int) string {
 	if why := confine.Unavailable(); why != "" {
 		return "not confined: " + why + "; the gate's judging, again just before fio starts, stands alone"
 	}

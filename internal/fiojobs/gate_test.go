@@ -1,4 +1,4 @@
-package targets
+package fiojobs
 
 import (
 	"context"
@@ -50,12 +50,12 @@ var runDirFiles = []string{"run.json", "journal.jsonl", "results.json", "report.
 
 // gate checks one job file, /work/jobs/job.fio, on the fixture host, as
 // fio reads it.
-func gate(t *testing.T, text string, destroy []string, servers ...string) (*FioJobsPlan, error) {
+func gate(t *testing.T, text string, destroy []string, servers ...string) (*Plan, error) {
 	t.Helper()
 	return gateIn(t, text, "/work/run", destroy, servers...)
 }
 
-func gateIn(t *testing.T, text, runDir string, destroy []string, servers ...string) (*FioJobsPlan, error) {
+func gateIn(t *testing.T, text, runDir string, destroy []string, servers ...string) (*Plan, error) {
 	t.Helper()
 	enginetest.NeedFio(t)
 	t.Setenv("DEV", "/dev/nvme0n1")
@@ -73,7 +73,7 @@ func gateIn(t *testing.T, text, runDir string, destroy []string, servers ...stri
 	if err := (fio.FioReading{}).Read(context.Background(), jf); err != nil {
 		return nil, refusedIf(err)
 	}
-	return CheckFioJobs(FioJobsOptions{Files: []*fio.UserJobFile{jf}, Cwd: "/work/jobs", RunDir: runDir, RunDirFiles: runDirFiles,
+	return check(gateOptions{Files: []*fio.UserJobFile{jf}, Cwd: "/work/jobs", RunDir: runDir, RunDirFiles: runDirFiles,
 		FioServers: servers, DestroyData: destroy, Gate: true, FS: device.FS{Root: "../device/testdata/sysfs"}, Stat: gateHost})
 }
 
@@ -229,7 +229,7 @@ func TestFioGatePlan(t *testing.T) {
 
 	// A plan reports what the gate would refuse, and refuses nothing.
 	jf := readJob(t, "/work/jobs/job.fio", "[w]\nrw=write\nfilename=/dev/vda\n")
-	p, err = CheckFioJobs(FioJobsOptions{Files: []*fio.UserJobFile{jf}, Cwd: "/work/jobs", FS: device.FS{Root: "../device/testdata/sysfs"}, Stat: gateHost})
+	p, err = check(gateOptions{Files: []*fio.UserJobFile{jf}, Cwd: "/work/jobs", FS: device.FS{Root: "../device/testdata/sysfs"}, Stat: gateHost})
 	require.NoError(t, err)
 	require.Len(t, p.Refusals, 1)
 	assert.Contains(t, p.Refusals[0], "root filesystem")
@@ -293,7 +293,7 @@ func TestFioGateThreadsPerJobFile(t *testing.T) {
 	b := readJob(t, "/work/jobs/b.fio", "[b]\nfilename=/dev/loop7\n")
 	jfs := []*fio.UserJobFile{a, b}
 	fio.NumberGroups(jfs)
-	p, err := CheckFioJobs(FioJobsOptions{Files: jfs, Cwd: "/work/jobs", Gate: true, FS: device.FS{Root: "../device/testdata/sysfs"}, Stat: gateHost})
+	p, err := check(gateOptions{Files: jfs, Cwd: "/work/jobs", Gate: true, FS: device.FS{Root: "../device/testdata/sysfs"}, Stat: gateHost})
 	require.NoError(t, err)
 	require.Len(t, p.Threads, 3)
 	assert.Equal(t, []int{1, 2, 1}, []int{p.Threads[0].Number, p.Threads[1].Number, p.Threads[2].Number})
@@ -310,7 +310,7 @@ func TestFioGateRealPath(t *testing.T) {
 	elsewhere := t.TempDir()
 	require.NoError(t, os.Symlink(elsewhere, dir+"/link"))
 	require.NoError(t, os.Symlink("nowhere/x", dir+"/dangling"))
-	o := FioJobsOptions{FS: device.Live}
+	o := gateOptions{FS: device.Live}
 	assert.Equal(t, elsewhere+"/a/b/c", o.real(dir+"/link/a/b/c"))
 	assert.Equal(t, elsewhere, o.real(dir+"/link"))
 	assert.Equal(t, dir+"/x", o.real(dir+"/link/../"+filepath.Base(dir)+"/x"), "a .. after a link is the target's")

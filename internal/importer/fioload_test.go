@@ -1,4 +1,4 @@
-package golden
+package importer
 
 import (
 	"encoding/json"

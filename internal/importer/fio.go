@@ -1,4 +1,4 @@
-package golden
+package importer
 
 import (
 	"bytes"
@@ -16,6 +16,7 @@ import (
 	"github.com/ptsrun/ptsrun/internal/engine"
 	"github.com/ptsrun/ptsrun/internal/engine/fio"
 	"github.com/ptsrun/ptsrun/internal/pts"
+	"github.com/ptsrun/ptsrun/internal/units"
 )
 
 // FioOptions shape an import of fio output.
@@ -25,8 +26,8 @@ type FioOptions struct {
 	Version string // ptsrun's version, for run.json
 }
 
-// FioWorkload is the workload a fio job ran, read from its options.
-type FioWorkload struct {
+// fioWorkload is the workload a fio job ran, read from its options.
+type fioWorkload struct {
 	Workload engine.Workload
 	// Custom is why the job is not a PTS cell, or "" when it is one.
 	Custom string
@@ -34,7 +35,7 @@ type FioWorkload struct {
 }
 
 // same says two jobs ran the same workload.
-func (a FioWorkload) same(b FioWorkload) bool {
+func (a fioWorkload) same(b fioWorkload) bool {
 	x, y := a.Workload, b.Workload
 	return a.Custom == b.Custom && a.Label == b.Label && x.Access == y.Access && x.ReadPct == y.ReadPct &&
 		x.BlockSize == y.BlockSize && x.TC == y.TC && x.QD == y.QD
@@ -42,7 +43,7 @@ func (a FioWorkload) same(b FioWorkload) bool {
 
 // fioJobWorkload reads rw, rwmixread/rwmixwrite, bs, numjobs and iodepth;
 // job options override the global ones.
-func fioJobWorkload(job fio.Job, global map[string]string) (FioWorkload, error) {
+func fioJobWorkload(job fio.Job, global map[string]string) (fioWorkload, error) {
 	opt := func(names ...string) string {
 		for _, n := range names {
 			if v, ok := job.Options[n]; ok {
@@ -56,7 +57,7 @@ func fioJobWorkload(job fio.Job, global map[string]string) (FioWorkload, error) 
 		}
 		return ""
 	}
-	var fw FioWorkload
+	var fw fioWorkload
 	w := engine.Workload{TC: 1, QD: 1, ActiveRange: 100}
 	rw, _, _ := strings.Cut(strings.ToLower(opt("rw", "readwrite")), ":")
 	if rw == "" {
@@ -101,7 +102,7 @@ func fioJobWorkload(job fio.Job, global map[string]string) (FioWorkload, error) 
 	if len(sizes) > 1 && strings.TrimSpace(sizes[1]) != "" && strings.TrimSpace(sizes[1]) != strings.TrimSpace(sizes[0]) {
 		fw.Custom = "different read and write block sizes (bs=" + bs + ")"
 	}
-	b, err := engine.ParseSize(sizes[0])
+	b, err := units.ParseSize(sizes[0])
 	if err != nil {
 		return fw, fmt.Errorf("job %s: bs=%q: %w", job.Name, bs, err)
 	}
@@ -133,7 +134,7 @@ func fioJobWorkload(job fio.Job, global map[string]string) (FioWorkload, error) 
 	if w.Access == engine.Sequential {
 		acc = "SEQ"
 	}
-	fw.Label = fmt.Sprintf("%s %s %d/%d TC%d/QD%d", acc, engine.FormatSize(b), w.ReadPct, 100-w.ReadPct, w.TC, w.QD)
+	fw.Label = fmt.Sprintf("%s %s %d/%d TC%d/QD%d", acc, units.FormatSize(b), w.ReadPct, 100-w.ReadPct, w.TC, w.QD)
 	if fw.Custom != "" {
 		fw.Label = fmt.Sprintf("rw=%s bs=%s numjobs=%d iodepth=%d", rw, bs, w.TC, w.QD)
 		if split := opt("bssplit"); split != "" {
@@ -158,7 +159,7 @@ func FioJobWorkload(name string, options map[string]string) (w engine.Workload, 
 // classify files a workload under a PTS test cell: the latency test's
 // TC1/QD1 cells, the IOPS matrix, the throughput test's sequential 128 KiB
 // and 1024 KiB cells; anything else is a custom workload.
-func classify(fw FioWorkload) (test pts.TestID, stageID string) {
+func classify(fw fioWorkload) (test pts.TestID, stageID string) {
 	w := fw.Workload
 	if fw.Custom != "" {
 		return pts.Custom, pts.CustomStage
@@ -173,7 +174,7 @@ func classify(fw FioWorkload) (test pts.TestID, stageID string) {
 		return pts.Custom, pts.CustomStage
 	}
 	if (w.ReadPct == 100 || w.ReadPct == 0) && (w.BlockSize == 1024*pts.KiB || w.BlockSize == 128*pts.KiB) {
-		return pts.TP, "tp-" + engine.SizeKey(w.BlockSize)
+		return pts.TP, "tp-" + units.SizeKey(w.BlockSize)
 	}
 	return pts.Custom, pts.CustomStage
 }
@@ -184,7 +185,7 @@ type fioResult struct {
 	file    string
 	order   int // the file's position on the command line
 	time    time.Time
-	fw      FioWorkload
+	fw      fioWorkload
 	m       engine.Measurement
 	targets []string // the fio filename options of its jobs
 	ar      float64  // its active range in %, 0 when not known
@@ -193,11 +194,11 @@ type fioResult struct {
 	seeded  bool     // its jobs set randseed
 }
 
-// ReadFio reads fio outputs (json or json+, local or client/server, fio
+// readFio reads fio outputs (json or json+, local or client/server, fio
 // 2.x and 3.x) into one result per reporting group per file, each at the
 // load its entries show (fioResults); left says which entries were left
 // out, and why.
-func ReadFio(files []string) (results []fioResult, left []string, err error) {
+func readFio(files []string) (results []fioResult, left []string, err error) {
 	for order, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
@@ -268,7 +269,7 @@ func onHost(j fio.Job) string {
 // data pattern where fio's options give them; purge and preconditioning
 // are never in it (pts.ImportRecord).
 func ImportFio(files []string, opt FioOptions) (pts.RunInfo, map[string][][]pts.ImportedCell, []string, error) {
-	results, warnings, err := ReadFio(files)
+	results, warnings, err := readFio(files)
 	if err != nil {
 		return pts.RunInfo{}, nil, nil, err
 	}
@@ -531,7 +532,7 @@ func recordData(rec *pts.ImportRecord, results []fioResult) {
 	}
 }
 
-func customWhy(fw FioWorkload) string {
+func customWhy(fw fioWorkload) string {
 	if fw.Custom != "" {
 		return fw.Custom
 	}

@@ -1,4 +1,4 @@
-package pts
+package presets
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ptsrun/ptsrun/internal/engine"
+	"github.com/ptsrun/ptsrun/internal/pts"
 )
 
 // Preset is a named workload of `ptsrun workload --preset`: what it runs,
@@ -21,31 +22,29 @@ type Preset struct {
 
 // Preset families, in the order --preset list shows them.
 const (
-	PresetsWSAT  = "PTS WSAT stimuli"
-	PresetsArray = "array acceptance"
-	PresetsHCI   = "HCI-style suite"
+	groupWSAT  = "PTS WSAT stimuli"
+	groupArray = "array acceptance"
+	groupHCI   = "HCI-style suite"
 )
 
-// PresetTime is how long a WSAT stimulus runs as a preset, where the PTS
+// stimulusTime is how long a WSAT stimulus runs as a preset, where the PTS
 // runs it for hours: long enough for the IOPS to settle after a fresh
 // start on most drives; --time runs it longer, to its write cliff.
-const PresetTime = 10 * time.Minute
+const stimulusTime = 10 * time.Minute
 
-// Presets is every preset, for targets whose logical block is minBlock
+// All is every preset, for targets whose logical block is minBlock
 // bytes (0: 512): the composite one leaves out the sizes they cannot take,
 // as the WSAT's composite stimulus does.
-func Presets(minBlock int64) []Preset {
-	ent := Profiles[0] // PTS-E: the WSAT stimuli's load
+func All(minBlock int64) []Preset {
+	ent := pts.Profiles[0] // PTS-E: the WSAT stimuli's load
 	wsat := func(stimulus, name string) Preset {
-		for _, s := range wsatStimuli(minBlock) {
-			if s.name == stimulus {
-				w := s.w
-				w.TC, w.QD, w.ActiveRange, w.Duration = ent.TC, ent.QD, 100, PresetTime
-				return Preset{Name: name, Group: PresetsWSAT, Workload: w,
-					About: "PTS 2.0.2 WSAT (§10) stimulus " + s.about + ", at the PTS-E load " + fmt.Sprintf("TC%d/QD%d", ent.TC, ent.QD)}
-			}
+		w, about, err := pts.WSATStimulus(stimulus, minBlock)
+		if err != nil {
+			panic("presets: no WSAT stimulus " + stimulus)
 		}
-		panic("pts: no WSAT stimulus " + stimulus)
+		w.TC, w.QD, w.ActiveRange, w.Duration = ent.TC, ent.QD, 100, stimulusTime
+		return Preset{Name: name, Group: groupWSAT, Workload: w,
+			About: "PTS 2.0.2 WSAT (§10) stimulus " + about + ", at the PTS-E load " + fmt.Sprintf("TC%d/QD%d", ent.TC, ent.QD)}
 	}
 	load := func(acc engine.Access, bs int64, read, tc, qd int, ramp, measured time.Duration) engine.Workload {
 		return engine.Workload{Access: acc, BlockSize: bs, ReadPct: read, TC: tc, QD: qd, ActiveRange: 100,
@@ -60,7 +59,7 @@ func Presets(minBlock int64) []Preset {
 	}
 	const hciAbout = "HCI-style suite (vdbench threads=4 per device, fio ramp_time=360 runtime=600), "
 	return []Preset{
-		// The PTS WSAT stimuli (pts/wsat.go, pts-spec.md §4.4), taken from
+		// The PTS WSAT stimuli (pts/wsat.go, PTS 2.0.2 §10), taken from
 		// WSAT's own list rather than copied:
 		// write-intensive: the PTS's default stimulus, RND 4 KiB writes.
 		wsat("write", "write-intensive"),
@@ -76,16 +75,16 @@ func Presets(minBlock int64) []Preset {
 
 		// Array acceptance runs (issue 14): an OLTP database's 4 KiB 70/30
 		// at 16 threads × QD32 for an hour after a 15-minute warm-up.
-		{Name: "dbms", Group: PresetsArray, Workload: load(engine.Random, 4*KiB, 70, 16, 32, 15*time.Minute, time.Hour),
+		{Name: "dbms", Group: groupArray, Workload: load(engine.Random, 4*pts.KiB, 70, 16, 32, 15*time.Minute, time.Hour),
 			About: "array acceptance: a database's RND 4 KiB 70/30 at 16 threads × QD32, an hour after a 15-minute warm-up"},
 		// Array acceptance: 128 KiB sequential bandwidth, each way.
-		{Name: "seq128k-read", Group: PresetsArray, Workload: load(engine.Sequential, 128*KiB, 100, 4, 32, 5*time.Minute, 30*time.Minute),
+		{Name: "seq128k-read", Group: groupArray, Workload: load(engine.Sequential, 128*pts.KiB, 100, 4, 32, 5*time.Minute, 30*time.Minute),
 			About: "array acceptance: SEQ 128 KiB reads, four streams, 30 minutes after a 5-minute warm-up"},
-		{Name: "seq128k-write", Group: PresetsArray, Workload: load(engine.Sequential, 128*KiB, 0, 4, 32, 5*time.Minute, 30*time.Minute),
+		{Name: "seq128k-write", Group: groupArray, Workload: load(engine.Sequential, 128*pts.KiB, 0, 4, 32, 5*time.Minute, 30*time.Minute),
 			About: "array acceptance: SEQ 128 KiB writes, four streams, 30 minutes after a 5-minute warm-up"},
 		// Streaming: 4 MiB sequential reads behind a deep queue (media
 		// servers, backup restores).
-		{Name: "streaming", Group: PresetsArray, Workload: load(engine.Sequential, 4*MiB, 100, 1, 64, 5*time.Minute, 30*time.Minute),
+		{Name: "streaming", Group: groupArray, Workload: load(engine.Sequential, 4*pts.MiB, 100, 1, 64, 5*time.Minute, 30*time.Minute),
 			About: "array acceptance: streaming, SEQ 4 MiB reads, one stream 64 deep, 30 minutes after a 5-minute warm-up"},
 
 		// An HCI-style suite (issue 14): the five workloads
@@ -93,35 +92,35 @@ func Presets(minBlock int64) []Preset {
 		// fio profiles) run on every device of a cluster, then compare
 		// between transports as a ratio heat-map.
 		// hci-4k-read: small random reads, the IOPS ceiling.
-		{Name: "hci-4k-read", Group: PresetsHCI, Workload: hci(4*KiB, 100, 0), About: hciAbout + "4 KiB 100 % read"},
+		{Name: "hci-4k-read", Group: groupHCI, Workload: hci(4*pts.KiB, 100, 0), About: hciAbout + "4 KiB 100 % read"},
 		// hci-4k-70/30: the classic OLTP-like mix.
-		{Name: "hci-4k-70/30", Group: PresetsHCI, Workload: hci(4*KiB, 70, 0), About: hciAbout + "4 KiB 70/30"},
+		{Name: "hci-4k-70/30", Group: groupHCI, Workload: hci(4*pts.KiB, 70, 0), About: hciAbout + "4 KiB 70/30"},
 		// hci-4k-50/50-rnd80: a write-heavy mix, a fifth of it sequential
 		// (vdbench seekpct=80).
-		{Name: "hci-4k-50/50-rnd80", Group: PresetsHCI, Workload: hci(4*KiB, 50, 80), About: hciAbout + "4 KiB 50/50, 80 % random (vdbench seekpct=80)"},
+		{Name: "hci-4k-50/50-rnd80", Group: groupHCI, Workload: hci(4*pts.KiB, 50, 80), About: hciAbout + "4 KiB 50/50, 80 % random (vdbench seekpct=80)"},
 		// hci-64k-75/25-rnd80: large I/O, bandwidth-bound.
-		{Name: "hci-64k-75/25-rnd80", Group: PresetsHCI, Workload: hci(64*KiB, 75, 80), About: hciAbout + "64 KiB 75 % read, 80 % random"},
+		{Name: "hci-64k-75/25-rnd80", Group: groupHCI, Workload: hci(64*pts.KiB, 75, 80), About: hciAbout + "64 KiB 75 % read, 80 % random"},
 		// hci-8k-75/25-rnd80: database-page-sized I/O.
-		{Name: "hci-8k-75/25-rnd80", Group: PresetsHCI, Workload: hci(8*KiB, 75, 80), About: hciAbout + "8 KiB 75 % read, 80 % random"},
+		{Name: "hci-8k-75/25-rnd80", Group: groupHCI, Workload: hci(8*pts.KiB, 75, 80), About: hciAbout + "8 KiB 75 % read, 80 % random"},
 	}
 }
 
-// PresetNames are the presets' names, in --preset list's order.
-func PresetNames() []string {
+// Names are the presets' names, in --preset list's order.
+func Names() []string {
 	var out []string
-	for _, p := range Presets(0) {
+	for _, p := range All(0) {
 		out = append(out, p.Name)
 	}
 	return out
 }
 
-// LookupPreset finds a preset by name (case does not matter), for targets
+// Lookup finds a preset by name (case does not matter), for targets
 // of logical block minBlock.
-func LookupPreset(name string, minBlock int64) (Preset, error) {
-	for _, p := range Presets(minBlock) {
+func Lookup(name string, minBlock int64) (Preset, error) {
+	for _, p := range All(minBlock) {
 		if strings.EqualFold(p.Name, strings.TrimSpace(name)) {
 			return p, nil
 		}
 	}
-	return Preset{}, fmt.Errorf("unknown preset %q: known are %s (--preset list shows them)", name, strings.Join(PresetNames(), ", "))
+	return Preset{}, fmt.Errorf("unknown preset %q: known are %s (--preset list shows them)", name, strings.Join(Names(), ", "))
 }

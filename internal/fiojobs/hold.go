@@ -1,4 +1,4 @@
-package targets
+package fiojobs
 
 import (
 	"slices"
@@ -10,7 +10,7 @@ import (
 // on this host that job file k writes, for as long as its fio runs: fio
 // opens them without O_EXCL, so a mount, md, dm or LVM claim fails with
 // EBUSY meanwhile.
-func (f *FioJobs) holdWritten(k int) (*device.Holds, error) {
+func (f *Jobs) holdWritten(k int) (*device.Holds, error) {
 	var paths []string
 	for _, th := range f.Plan.Threads {
 		if th.File != k || !th.Writes {

@@ -1,4 +1,4 @@
-package targets
+package fiojobs
 
 import (
 	"testing"
@@ -12,9 +12,9 @@ import (
 // fio may write the run directory and what each verdict let it, and no
 // more: a file --destroy-data names alone is the file, not its directory.
 func TestConfineRules(t *testing.T) {
-	f := &FioJobs{dir: "/run", gate: FioJobsOptions{FS: device.FS{Root: t.TempDir()}, DestroyData: []string{"/srv/scratch", "/home/u/data.bin", "/dev/loop7"}},
-		Plan: &FioJobsPlan{
-			Targets: []FioTarget{
+	f := &Jobs{dir: "/run", gate: gateOptions{FS: device.FS{Root: t.TempDir()}, DestroyData: []string{"/srv/scratch", "/home/u/data.bin", "/dev/loop7"}},
+		Plan: &Plan{
+			Targets: []Target{
 				{Path: "/dev/loop7", Kind: kindBlock, Written: true},
 				{Path: "/work/jobs/own.dat", Kind: kindFile, Written: true, replaced: true},
 				{Path: "/work/jobs/inplace.dat", Kind: kindFile, Written: true},
@@ -28,7 +28,7 @@ func TestConfineRules(t *testing.T) {
 				{Path: "/run/fio/logs/x.log", Kind: kindFile, Written: true, Log: true},
 				{Path: "/remote.dat", Kind: kindRemote, Host: "h:8765", Written: true},
 			},
-			Threads: []FioThread{{File: 0, Targets: []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}}, {File: 1, Targets: []int{1}}},
+			Threads: []Thread{{File: 0, Targets: []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}}, {File: 1, Targets: []int{1}}},
 		}}
 	assert.Equal(t, []confine.Rule{
 		{Path: "/run", Dir: true},

@@ -1,4 +1,4 @@
-package targets
+package fiojobs
 
 import (
 	"bytes"
@@ -17,13 +17,13 @@ import (
 	"github.com/ptsrun/ptsrun/internal/engine/fio"
 )
 
-// FioJobs are a user's fio job files, read by fio and checked by the
+// Jobs are a user's fio job files, read by fio and checked by the
 // gate, ready to run one after the other (each in a fio of its own: fio
 // resets the defaults ptsrun's options set before every further job
 // file). fio runs the copies the gate judged, saved in the run directory
 // (Save), never the user's files.
-type FioJobs struct {
-	Plan    *FioJobsPlan
+type Jobs struct {
+	Plan    *Plan
 	Version string // fio's
 	// ReadOnly says every job file's fio runs with --readonly: no job
 	// writes, on this host.
@@ -36,16 +36,16 @@ type FioJobs struct {
 	saved    bool
 	// gate is what the gate judged the job files with: it judges them
 	// again before each job file runs.
-	gate FioJobsOptions
+	gate gateOptions
 }
 
-// FioRunOptions are what `ptsrun fio` was given.
-type FioRunOptions struct {
+// Options are what `ptsrun fio` was given.
+type Options struct {
 	Paths  []string // the job files
 	Binary string   // fio; "fio" on PATH when empty
 	Dir    string   // the run directory, absolute ("" for a plan)
 	// RunDirFiles are the names ptsrun writes at the top of a run
-	// directory, those that make a directory one first (FioJobsOptions).
+	// directory, those that make a directory one first (gateOptions).
 	RunDirFiles []string
 	FioServers  []string
 	DestroyData []string
@@ -53,13 +53,13 @@ type FioRunOptions struct {
 	Plan bool
 }
 
-// OpenFioJobs reads the job files and has fio read each (`fio
+// Open reads the job files and has fio read each (`fio
 // --parse-only` with the options ptsrun will add): a file fio rejects is an
-// error in fio's words, naming the line (ErrFioRejects), before anything
+// error in fio's words, naming the line (fio.ErrFioRejects), before anything
 // else; one fio reads otherwise than ptsrun can follow, or with an option
 // the gate does not model, is refused. Then the gate judges the targets:
 // unless o.Plan, a refusal is an error wrapping device.ErrUnsafe.
-func OpenFioJobs(ctx context.Context, o FioRunOptions) (*FioJobs, error) {
+func Open(ctx context.Context, o Options) (*Jobs, error) {
 	cwd, err := os.Getwd()
 	if err != nil {
 		return nil, err
@@ -74,7 +74,7 @@ func OpenFioJobs(ctx context.Context, o FioRunOptions) (*FioJobs, error) {
 	if o.Dir == "" {
 		o.Dir = "DIR" // a plan's placeholder for the run directory
 	}
-	f := &FioJobs{Version: v.Raw, dir: o.Dir, cwd: cwd}
+	f := &Jobs{Version: v.Raw, dir: o.Dir, cwd: cwd}
 	remote := len(o.FioServers) > 0
 	for k, path := range o.Paths {
 		jf, err := fio.ReadJobFile(path, fio.ReadOptions{})
@@ -95,9 +95,9 @@ func OpenFioJobs(ctx context.Context, o FioRunOptions) (*FioJobs, error) {
 	if !filepath.IsAbs(runDir) {
 		runDir = ""
 	}
-	gate := FioJobsOptions{Files: f.files, Cwd: cwd, RunDir: runDir, RunDirFiles: o.RunDirFiles,
+	gate := gateOptions{Files: f.files, Cwd: cwd, RunDir: runDir, RunDirFiles: o.RunDirFiles,
 		FioServers: o.FioServers, DestroyData: o.DestroyData, Gate: !o.Plan}
-	plan, gerr := CheckFioJobs(gate)
+	plan, gerr := check(gate)
 	if gerr != nil {
 		return nil, gerr
 	}
@@ -132,25 +132,25 @@ func refusedIf(err error) error {
 }
 
 // logDir is where job file k's fio writes ptsrun's logs.
-func (f *FioJobs) logDir(k int) string {
+func (f *Jobs) logDir(k int) string {
 	return filepath.Join(f.dir, "fio", "logs", fmt.Sprintf("%02d", k+1))
 }
 
 // auxArgs put the files fio writes of its own (verify state, verify
 // dumps) into the run directory rather than fio's working directory.
-func (f *FioJobs) auxArgs() []string {
+func (f *Jobs) auxArgs() []string {
 	return []string{"--aux-path=" + filepath.Join(f.dir, "fio", "aux")}
 }
 
 // copyPath is where job file k's copy is saved: what fio runs.
-func (f *FioJobs) copyPath(k int) string {
+func (f *Jobs) copyPath(k int) string {
 	return filepath.Join(f.dir, "fio", "jobs", fmt.Sprintf("%02d-%s", k+1, filepath.Base(f.files[k].Path)))
 }
 
 // Save writes the copy of every job file, include files inlined, into the
 // run directory, read-only: fio runs these, never the user's files. It
 // returns their paths.
-func (f *FioJobs) Save() ([]string, error) {
+func (f *Jobs) Save() ([]string, error) {
 	var out []string
 	for k, jf := range f.files {
 		p := f.copyPath(k)
@@ -167,11 +167,11 @@ func (f *FioJobs) Save() ([]string, error) {
 }
 
 // Len is the number of job files.
-func (f *FioJobs) Len() int { return len(f.files) }
+func (f *Jobs) Len() int { return len(f.files) }
 
-// FioJobFile describes job file k: what it is, what runs it, and the
+// JobFile describes job file k: what it is, what runs it, and the
 // files it reads.
-type FioJobFile struct {
+type JobFile struct {
 	Path    string       `json:"path"`
 	Command []string     `json:"command"`
 	Output  string       `json:"output"`             // fio's json+ output
@@ -191,9 +191,9 @@ type FioJobFile struct {
 }
 
 // File describes job file k.
-func (f *FioJobs) File(k int) FioJobFile {
+func (f *Jobs) File(k int) JobFile {
 	jf, r := f.files[k], f.runs[k]
-	d := FioJobFile{Path: jf.Path, Command: r.Command(), Output: r.Output, LogNote: f.notes[k], Saved: r.Path, Sources: jf.Sources,
+	d := JobFile{Path: jf.Path, Command: r.Command(), Output: r.Output, LogNote: f.notes[k], Saved: r.Path, Sources: jf.Sources,
 		ReadOnly: slices.Contains(r.Args, "--readonly"), Confined: f.confinement(k)}
 	if slices.ContainsFunc(r.Args, isLogArg) {
 		d.Logs = f.logDir(k)
@@ -239,8 +239,8 @@ func jobTime(j fio.JobDef) (time.Duration, bool) {
 	return fio.JobTime(j)
 }
 
-// FioGroupResult is a reporting group as it ran: a cell of the run.
-type FioGroupResult struct {
+// GroupResult is a reporting group as it ran: a cell of the run.
+type GroupResult struct {
 	Name    string // its jobs' names joined by +
 	JobFile string
 	Group   int // fio's groupid within its job file
@@ -248,32 +248,32 @@ type FioGroupResult struct {
 	// are none.
 	Series      string
 	Measurement engine.Measurement
-	Jobs        []FioJobResult
+	Jobs        []JobResult
 	// FirstJob is the options of the group's first job (its own and
 	// inherited): what describes its workload.
 	FirstJob string
 	Options  map[string]string
 }
 
-// FioJobResult is one entry of fio's output: a thread, or the threads
+// JobResult is one entry of fio's output: a thread, or the threads
 // fio reports as one. IOPS are ptsrun's reading (I/Os over the job's run
 // time), FioIOPS fio's own figure.
-type FioJobResult struct {
+type JobResult struct {
 	Name    string     `json:"name"`
 	Host    string     `json:"host,omitempty"`
 	Threads []int      `json:"threads"` // fio's thread numbers: its log files'
 	Targets []string   `json:"targets"`
-	Read    FioDir     `json:"read"`
-	Write   FioDir     `json:"write"`
+	Read    Dir        `json:"read"`
+	Write   Dir        `json:"write"`
 	CPU     engine.CPU `json:"cpu"`
 }
 
-// FioDir is one direction of a job: the engine's figures of a direction,
+// Dir is one direction of a job: the engine's figures of a direction,
 // with fio's run time and IOPS.
-type FioDir = engine.Figures
+type Dir = engine.Figures
 
-func jobDir(d fio.Dir) FioDir {
-	r := FioDir{IOs: d.IOs, Bytes: d.Bytes, RuntimeMs: float64(d.Runtime) / 1e6, FioIOPS: d.IOPS}
+func jobDir(d fio.Dir) Dir {
+	r := Dir{IOs: d.IOs, Bytes: d.Bytes, RuntimeMs: float64(d.Runtime) / 1e6, FioIOPS: d.IOPS}
 	if d.Runtime > 0 {
 		r.IOPS = float64(d.IOs) / d.Runtime.Seconds()
 		r.MBps = float64(d.Bytes) / 1e6 / d.Runtime.Seconds()
@@ -285,7 +285,7 @@ func jobDir(d fio.Dir) FioDir {
 // Run runs job file k and reads what it did, a result per reporting
 // group. stderr gets what fio prints there, and is kept beside its
 // output. A cancelled ctx stops fio and returns ctx's error.
-func (f *FioJobs) Run(ctx context.Context, k int) ([]FioGroupResult, error) {
+func (f *Jobs) Run(ctx context.Context, k int) ([]GroupResult, error) {
 	r, jf := f.runs[k], f.files[k]
 	dir := filepath.Dir(r.Output)
 	if slices.ContainsFunc(r.Args, isLogArg) {
@@ -321,7 +321,7 @@ func (f *FioJobs) Run(ctx context.Context, k int) ([]FioGroupResult, error) {
 	// judges them all again, now, and what was held must be what it
 	// judged. The block devices are held from here on.
 	if f.gate.Gate {
-		if _, err := CheckFioJobs(f.gate); err != nil {
+		if _, err := check(f.gate); err != nil {
 			return nil, fmt.Errorf("judged again before fio runs it: %w", err)
 		}
 		if err := pinned.Check(); err != nil {
@@ -343,7 +343,7 @@ func (f *FioJobs) Run(ctx context.Context, k int) ([]FioGroupResult, error) {
 	if runErr != nil {
 		return nil, runErr
 	}
-	var threads []FioThread
+	var threads []Thread
 	for _, th := range f.Plan.Threads {
 		if th.File == k {
 			threads = append(threads, th)
@@ -355,7 +355,7 @@ func (f *FioJobs) Run(ctx context.Context, k int) ([]FioGroupResult, error) {
 // groups makes one job file's output into its reporting groups: every
 // job's figures added up, per target, and the per-second series from the
 // threads' logs.
-func (f *FioJobs) groups(jf *fio.UserJobFile, threads []FioThread, out *fio.Output, r fio.UserRun, logDir string) ([]FioGroupResult, error) {
+func (f *Jobs) groups(jf *fio.UserJobFile, threads []Thread, out *fio.Output, r fio.UserRun, logDir string) ([]GroupResult, error) {
 	ths := make([]fio.Thread, len(threads))
 	for i, t := range threads {
 		ths[i] = t.Thread
@@ -376,9 +376,9 @@ func (f *FioJobs) groups(jf *fio.UserJobFile, threads []FioThread, out *fio.Outp
 			gids = append(gids, jr.Group)
 		}
 	}
-	var groups []FioGroupResult
+	var groups []GroupResult
 	for _, gid := range gids {
-		g := FioGroupResult{JobFile: jf.Path, Group: gid - jf.Jobs[0].Group}
+		g := GroupResult{JobFile: jf.Path, Group: gid - jf.Jobs[0].Group}
 		m := engine.Measurement{Engine: "fio " + out.Version.String(), CPU: engine.CPU{Of: engine.CPUOfOne}}
 		per := map[string]*engine.TargetStats{}
 		var order, names []string
@@ -441,7 +441,7 @@ func (f *FioJobs) groups(jf *fio.UserJobFile, threads []FioThread, out *fio.Outp
 			rd.Hist, wr.Hist = nil, nil
 			ts.Read.Merge(rd)
 			ts.Write.Merge(wr)
-			g.Jobs = append(g.Jobs, FioJobResult{Name: jr.Job.Name, Host: host, Threads: nums, Targets: files,
+			g.Jobs = append(g.Jobs, JobResult{Name: jr.Job.Name, Host: host, Threads: nums, Targets: files,
 				Read: jobDir(jr.Job.Read), Write: jobDir(jr.Job.Write)})
 		}
 		// CPU per second of the group's time.
@@ -508,15 +508,12 @@ func optionMap(j fio.JobDef) map[string]string {
 	return m
 }
 
-// ErrFioRejects marks a job file fio rejects (fio --parse-only).
-var ErrFioRejects = fio.ErrFioRejects
+// IsStopped says err is fio stopped by ctx.
+func IsStopped(err error) bool { return errors.Is(err, context.Canceled) }
 
-// IsFioStopped says err is fio stopped by ctx.
-func IsFioStopped(err error) bool { return errors.Is(err, context.Canceled) }
-
-// CheckFioRunDir refuses a run directory whose paths fio would misread in
+// CheckRunDir refuses a run directory whose paths fio would misread in
 // its log options.
-func CheckFioRunDir(dir string) error {
+func CheckRunDir(dir string) error {
 	_, err := fio.CheckWorkDir(filepath.Join(dir, "fio"))
 	return err
 }

@@ -1,4 +1,4 @@
-package golden
+package importer
 
 import (
 	"encoding/csv"
@@ -17,6 +17,7 @@ import (
 	"github.com/ptsrun/ptsrun/internal/engine"
 	"github.com/ptsrun/ptsrun/internal/matrix"
 	"github.com/ptsrun/ptsrun/internal/pts"
+	"github.com/ptsrun/ptsrun/internal/units"
 )
 
 // Table metrics `ptsrun import table` accepts.
@@ -98,12 +99,12 @@ func ParseTable(r io.Reader, name, metric string) (*PublishedTable, error) {
 		if len(rec) > len(t.Mixes)+1 {
 			return nil, fmt.Errorf("%s: line %d: %d values for %d mix columns", name, line, len(rec)-1, len(t.Mixes))
 		}
-		bs, err := engine.ParseSize(rec[0])
+		bs, err := units.ParseSize(rec[0])
 		if err != nil {
 			return nil, fmt.Errorf("%s: line %d, column 1: block %w", name, line, err)
 		}
 		if l, dup := seenSize[bs]; dup {
-			return nil, fmt.Errorf("%s: line %d: block size %s is already on line %d", name, line, engine.FormatSize(bs), l)
+			return nil, fmt.Errorf("%s: line %d: block size %s is already on line %d", name, line, units.FormatSize(bs), l)
 		}
 		seenSize[bs] = line
 		row := make([]float64, len(t.Mixes))
@@ -116,7 +117,7 @@ func ParseTable(r io.Reader, name, metric string) (*PublishedTable, error) {
 			v, err := strconv.ParseFloat(s, 64)
 			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 				return nil, fmt.Errorf("%s: line %d, column %d (%s, %s): %q is not a number", name, line, i+2,
-					engine.FormatSize(bs), matrix.MixLabel(t.Mixes[i]), rec[i+1])
+					units.FormatSize(bs), matrix.MixLabel(t.Mixes[i]), rec[i+1])
 			}
 			if v < 0 {
 				return nil, fmt.Errorf("%s: line %d, column %d: %v is negative", name, line, i+2, v)
@@ -218,11 +219,11 @@ func ImportTable(file, metric, name, version string) (pts.RunInfo, *matrix.Resul
 		name = strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
 	}
 	source := fmt.Sprintf("table %s, %s", file, tb.Metric)
-	return TableRunInfo(name, source, version, time.Now().UTC()), tb.Results(source, version), nil
+	return tableRunInfo(name, source, version, time.Now().UTC()), tb.Results(source, version), nil
 }
 
-// TableRunInfo is the run.json of an imported table.
-func TableRunInfo(name, source, version string, created time.Time) pts.RunInfo {
+// tableRunInfo is the run.json of an imported table.
+func tableRunInfo(name, source, version string, created time.Time) pts.RunInfo {
 	return pts.RunInfo{Schema: pts.Schema, Tool: "ptsrun", Version: version, Spec: "PTS " + pts.SpecRevision,
 		Created: created, Imported: true, Source: source, Engine: "imported table",
 		Targets: []device.Identity{{Spec: "imported", Kind: "imported", Model: name}}}

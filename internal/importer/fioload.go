@@ -1,4 +1,4 @@
-package golden
+package importer
 
 import (
 	"fmt"
@@ -40,7 +40,7 @@ import (
 // fioEntry is one job entry of a fio output with what it ran.
 type fioEntry struct {
 	job     fio.Job
-	fw      FioWorkload
+	fw      fioWorkload
 	threads int
 	host    string // "host:port" in client/server output, else ""
 	target  string // the filename option
@@ -73,7 +73,7 @@ func isSet(v string, ok bool) bool {
 // what its options record.
 type loadedResult struct {
 	group   int
-	fw      FioWorkload // its TC the threads per target
+	fw      fioWorkload // its TC the threads per target
 	entries []fioEntry
 	ar      float64
 	arWhy   string
@@ -225,13 +225,13 @@ func oneLoad(group int, in []fioEntry) (loadedResult, string) {
 }
 
 // sameButTC says two entries ran the same workload, whatever their threads.
-func sameButTC(a, b FioWorkload) bool {
+func sameButTC(a, b fioWorkload) bool {
 	a, b = withTC(a, 1), withTC(b, 1)
 	return a.same(b)
 }
 
 // withTC is fw at tc threads, its label saying so.
-func withTC(fw FioWorkload, tc int) FioWorkload {
+func withTC(fw fioWorkload, tc int) fioWorkload {
 	old := fw.Workload.TC
 	fw.Workload.TC = tc
 	if fw.Custom == "" {

@@ -1,4 +1,4 @@
-package pts
+package engine
 
 import (
 	"fmt"

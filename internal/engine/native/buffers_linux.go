@@ -1,0 +1,85 @@
+package native
+
+import (
+	"math/rand/v2"
+	"sync/atomic"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// slot is one I/O in flight.
+type slot struct {
+	buf    unsafe.Pointer
+	start  int64 // ns since the run started
+	size   int64
+	off    int64
+	read   bool
+	active bool
+}
+
+// buffers is one thread's I/O memory: a buffer per slot, then the random
+// pool. One mapping, so that one registration covers it.
+type buffers struct {
+	mem   []byte
+	maxBS int64
+	align int64
+	pool  int64 // offset of the pool in mem
+}
+
+func newBuffers(slots int, maxBS, align int64, seed uint64) *buffers {
+	b := &buffers{maxBS: maxBS, align: max(align, 512)}
+	b.pool = int64(slots) * maxBS
+	b.mem = alignedBuffer(int(b.pool + maxBS + writeVariety))
+	var key [32]byte
+	for i := range 8 {
+		key[i] = byte(seed >> (8 * i))
+	}
+	_, _ = rand.NewChaCha8(key).Read(b.mem[b.pool:])
+	return b
+}
+
+func (b *buffers) free() { _ = unix.Munmap(b.mem) }
+
+func (b *buffers) slot(i int) unsafe.Pointer {
+	return unsafe.Pointer(&b.mem[int64(i)*b.maxBS])
+}
+
+// write makes slot i's buffer the data of a write of size bytes.
+func (b *buffers) write(i int, size int64, rng *rand.Rand, stamp *atomic.Uint64) {
+	at := b.pool + int64(rng.Uint64N(uint64(writeVariety/b.align)))*b.align
+	key := rng.Uint64()
+	words := int(size / 8)
+	src := unsafe.Slice((*uint64)(unsafe.Pointer(&b.mem[at])), words)
+	dst := unsafe.Slice((*uint64)(unsafe.Pointer(&b.mem[int64(i)*b.maxBS])), words)
+	xorWords(dst, src, key)
+	seq := stamp.Add(uint64(words / 64))
+	for w := 0; w < words; w += 64 { // one word per 512-byte sector
+		dst[w] = mix(seq)
+		seq--
+	}
+}
+
+// xorWords sets dst to src XOR key, eight words a step: the compiler
+// checks bounds once per step instead of per word, which makes it about
+// 1.6 times as fast as the plain loop.
+func xorWords(dst, src []uint64, key uint64) {
+	src = src[:len(dst)]
+	n := len(dst) &^ 7
+	for w := 0; w < n; w += 8 {
+		d, s := dst[w:w+8:w+8], src[w:w+8:w+8]
+		d[0], d[1], d[2], d[3] = s[0]^key, s[1]^key, s[2]^key, s[3]^key
+		d[4], d[5], d[6], d[7] = s[4]^key, s[5]^key, s[6]^key, s[7]^key
+	}
+	for w := n; w < len(dst); w++ {
+		dst[w] = src[w] ^ key
+	}
+}
+
+// mix is splitmix64's finaliser: a bijection, so unique counters give unique,
+// random-looking stamps.
+func mix(x uint64) uint64 {
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
+}

@@ -1,0 +1,331 @@
+package native
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/ptsrun/ptsrun/internal/engine"
+)
+
+func ioError(t Target, s *slot, res int64) error {
+	dir := "write"
+	if s.read {
+		dir = "read"
+	}
+	if res < 0 {
+		return fmt.Errorf("%w: %s %s of %d bytes at offset %d: %v", engine.ErrIO, t.Name, dir, s.size, s.off, unix.Errno(-res))
+	}
+	return fmt.Errorf("%w: %s short %s: %d of %d bytes at offset %d", engine.ErrIO, t.Name, dir, res, s.size, s.off)
+}
+
+func (e *Engine) uringThread(w engine.Workload, ti, th, cpu int, pollNs int64, gen *engine.AddrGen, start, deadline time.Time,
+	stop *atomic.Bool, maxBS int64, res *threadResult) error {
+	// A single-issuer ring must be entered from the thread that made it.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if cpu >= 0 {
+		var one, all unix.CPUSet
+		if unix.SchedGetaffinity(0, &all) == nil {
+			one.Set(cpu)
+			if unix.SchedSetaffinity(0, &one) == nil {
+				// The thread goes back to the pool; leave it as it was.
+				defer unix.SchedSetaffinity(0, &all)
+			}
+		}
+	}
+	qd := uint32(w.QD)
+	entries := uint32(1)
+	for entries < qd {
+		entries <<= 1
+	}
+	r, err := newRing(entries)
+	if err != nil {
+		return fmt.Errorf("%s: %w", e.targets[ti].Name, err)
+	}
+	defer r.close()
+	fd := int32(e.files[ti].Fd())
+	if r.registerFiles([]int32{fd}) == nil {
+		fd = 0
+	}
+	bufs := newBuffers(w.QD, maxBS, e.targets[ti].LogicalBlock, w.Seed+uint64(ti)<<32+uint64(th))
+	defer bufs.free()
+	_ = r.registerBuffer(bufs.mem) // unregistered buffers work too, a little slower
+	rng := rand.New(rand.NewPCG(w.Seed^0x5bd1e995, uint64(ti)<<32|uint64(th)))
+	slots := make([]slot, w.QD)
+	trace := e.opts.Trace
+	now := func() int64 { return int64(time.Since(start)) }
+	var deadNs int64 = 1<<63 - 1
+	if !deadline.IsZero() {
+		deadNs = int64(deadline.Sub(start))
+	}
+	pace := newPacer(w)
+	rampNs := int64(w.Ramp)
+	ivNs := int64(w.SeriesInterval()) // w.IntervalOf, without copying w per batch
+	rec := &res.series
+	inflight := 0
+	issue := func(i int, t int64) bool {
+		io := gen.Next()
+		if io.Size == 0 {
+			return false
+		}
+		res.maxDepth = max(res.maxDepth, inflight+1) // the caller counts it in flight
+		if pace != nil {
+			pace.issued(io.Size)
+		}
+		s := &slots[i]
+		s.size, s.off, s.read, s.start, s.active = io.Size, io.Offset, io.Read, t, true
+		s.buf = bufs.slot(i)
+		if !io.Read {
+			bufs.write(i, io.Size, rng, &e.stamp)
+		}
+		if trace > 0 {
+			res.trace = append(res.trace, engine.TraceIO{Target: ti, Thread: th, Offset: io.Offset, Size: io.Size, Read: io.Read})
+			trace--
+		}
+		r.prep(io.Read, fd, s.buf, uint32(io.Size), io.Offset, uint64(i))
+		return true
+	}
+	// Paced: the slots without an I/O, each waiting for the next I/O's
+	// turn; without a rate a completed slot is refilled at once.
+	var free []int
+	exhausted := false // the generator has no more I/O (Passes)
+	t0 := now()
+	for i := range slots {
+		switch {
+		case pace != nil:
+			free = append(free, i)
+		case issue(i, t0):
+			inflight++
+		}
+	}
+	fill := func(t int64) {
+		for len(free) > 0 && !exhausted && pace.due() <= t {
+			if !issue(free[len(free)-1], t) {
+				exhausted = true
+				break
+			}
+			free = free[:len(free)-1]
+			inflight++
+		}
+	}
+	var firstErr error
+	halted := false
+	for {
+		if pace != nil && !halted {
+			fill(now())
+		}
+		waiting := pace != nil && !halted && !exhausted && len(free) > 0
+		if inflight == 0 && !waiting {
+			break
+		}
+		var err error
+		switch wake := min(deadNs, 1<<62); {
+		case waiting:
+			if pace.due() < wake {
+				wake = pace.due()
+			}
+			if d := wake - now(); d > 0 {
+				err = r.waitFor(min(d, int64(maxSleep)))
+			} else if inflight > 0 {
+				err = r.enter(0) // submit, and reap what is there
+			}
+		default:
+			// Wait for one completion, not more: the queue stays as full
+			// as the workload asks.
+			err = r.wait(pollNs, now)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", e.targets[ti].Name, err)
+		}
+		t := now()
+		halt := firstErr != nil || t >= deadNs || stop.Load()
+		// Every wake-up, with completions or not (a paced thread's), moves
+		// the thread to the interval it is in, so that it does not hold
+		// the others' intervals open.
+		rec.at(int(t / ivNs))
+		r.reap(func(ud uint64, rv int32) {
+			s := &slots[ud]
+			s.active = false
+			inflight--
+			if pace != nil {
+				free = append(free, int(ud))
+			}
+			if int64(rv) != s.size {
+				if firstErr == nil {
+					firstErr = ioError(e.targets[ti], s, int64(rv))
+				}
+				return
+			}
+			lat := t - s.start
+			measured := t >= rampNs // a ramp's I/Os are in the series only
+			if s.read {
+				if measured {
+					res.read.Record(lat, 1, s.size)
+				}
+				rec.st.Read.Record(lat, 1, s.size)
+			} else {
+				if measured {
+					res.write.Record(lat, 1, s.size)
+				}
+				rec.st.Write.Record(lat, 1, s.size)
+			}
+			if pace == nil && !halt && firstErr == nil && issue(int(ud), t) {
+				inflight++
+			}
+		})
+		halted = halted || halt || firstErr != nil
+	}
+	return firstErr
+}
+
+func (e *Engine) preadThread(w engine.Workload, ti, th int, gen *engine.AddrGen, start, deadline time.Time,
+	stop *atomic.Bool, maxBS int64, res *threadResult) error {
+	var mu sync.Mutex // guards gen, pace, res and firstErr among the QD workers
+	var firstErr error
+	pace := newPacer(w)
+	var wg sync.WaitGroup
+	// Unpaced, every worker takes its first I/O before any issues one, so
+	// that the queue starts full as io_uring's first fill does, however the
+	// goroutines are scheduled; from then on each worker keeps one I/O in
+	// flight.
+	var ready *sync.WaitGroup
+	if pace == nil {
+		ready = new(sync.WaitGroup)
+		ready.Add(w.QD)
+	}
+	var inflight atomic.Int32
+	fd := int(e.files[ti].Fd())
+	trace := e.opts.Trace
+	rec := &res.series
+	// tick moves the thread on to the interval it is in while its workers
+	// sleep for their paced turns, so that it does not hold the others'
+	// intervals open.
+	tick := func() {
+		mu.Lock()
+		rec.at(w.IntervalOf(time.Since(start)))
+		mu.Unlock()
+	}
+	for q := 0; q < w.QD; q++ {
+		wg.Add(1)
+		go func(q int) {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(w.Seed^0x5bd1e995, uint64(ti)<<32|uint64(th)<<16|uint64(q)))
+			bufs := newBuffers(1, maxBS, e.targets[ti].LogicalBlock, w.Seed+uint64(ti)<<32+uint64(th)<<16+uint64(q))
+			defer bufs.free()
+			arrived := ready == nil
+			arrive := func() {
+				if !arrived {
+					arrived = true
+					ready.Done()
+				}
+			}
+			defer arrive() // a worker that ends before its first I/O lets the others go
+			depth := 0
+			defer func() {
+				mu.Lock()
+				res.maxDepth = max(res.maxDepth, depth)
+				mu.Unlock()
+			}()
+			for {
+				mu.Lock()
+				if firstErr != nil || stop.Load() || (!deadline.IsZero() && !time.Now().Before(deadline)) {
+					mu.Unlock()
+					return
+				}
+				io := gen.Next()
+				var due time.Time
+				if pace != nil && io.Size > 0 {
+					due = start.Add(time.Duration(pace.due()))
+					pace.issued(io.Size)
+				}
+				if trace > 0 && io.Size > 0 {
+					res.trace = append(res.trace, engine.TraceIO{Target: ti, Thread: th, Offset: io.Offset, Size: io.Size, Read: io.Read})
+					trace--
+				}
+				mu.Unlock()
+				if io.Size == 0 {
+					return
+				}
+				if pace != nil && !sleepUntil(due, deadline, stop, tick) {
+					return
+				}
+				// In flight from here to its completion: every worker counts
+				// its first I/O before any passes the barrier.
+				depth = max(depth, int(inflight.Add(1)))
+				if !arrived {
+					arrive()
+					ready.Wait()
+				}
+				buf := bufs.slot(0)
+				if !io.Read {
+					bufs.write(0, io.Size, rng, &e.stamp)
+				}
+				b := unsafe.Slice((*byte)(buf), io.Size)
+				t0 := time.Now()
+				var n int
+				var err error
+				if io.Read {
+					n, err = unix.Pread(fd, b, io.Offset)
+				} else {
+					n, err = unix.Pwrite(fd, b, io.Offset)
+				}
+				t1 := time.Now()
+				inflight.Add(-1)
+				lat := int64(t1.Sub(t0))
+				mu.Lock()
+				if err != nil || int64(n) != io.Size {
+					if firstErr == nil {
+						rv := int64(n)
+						if errno, ok := err.(unix.Errno); ok {
+							rv = -int64(errno)
+						}
+						firstErr = ioError(e.targets[ti], &slot{size: io.Size, off: io.Offset, read: io.Read}, rv)
+					}
+					mu.Unlock()
+					return
+				}
+				// Workers take the lock in their own order: one whose I/O
+				// completed just before a boundary may come after one that
+				// moved the thread past it, and its I/O counts in the next
+				// interval (recorder.at).
+				rec.at(w.IntervalOf(t1.Sub(start)))
+				rec.record(io.Read, lat, io.Size)
+				measured := t1.Sub(start) >= w.Ramp // a ramp's I/Os are in the series only
+				if io.Read {
+					if measured {
+						res.read.Record(lat, 1, io.Size)
+					}
+				} else if measured {
+					res.write.Record(lat, 1, io.Size)
+				}
+				mu.Unlock()
+			}
+		}(q)
+	}
+	wg.Wait()
+	return firstErr
+}
+
+// sleepUntil sleeps until at, a paced I/O's turn, and says whether it may
+// be issued: not when the run's deadline comes first or it is stopped. It
+// calls tick after every sleep.
+func sleepUntil(at, deadline time.Time, stop *atomic.Bool, tick func()) bool {
+	for {
+		if stop.Load() || (!deadline.IsZero() && !at.Before(deadline)) {
+			return false
+		}
+		d := time.Until(at)
+		if d <= 0 {
+			return true
+		}
+		time.Sleep(min(d, maxSleep))
+		tick()
+	}
+}
