@@ -60,7 +60,7 @@ func Presets(minBlock int64) []Preset {
 	}
 	const hciAbout = "HCI-style suite (vdbench threads=4 per device, fio ramp_time=360 runtime=600), "
 	return []Preset{
-		// The PTS WSAT stimuli (pts/wsat.go, pts-spec.md §4.4), taken from
+		// The PTS WSAT stimuli (pts/wsat.go, PTS 2.0.2 §10), taken from
 		// WSAT's own list rather than copied:
 		// write-intensive: the PTS's default stimulus, RND 4 KiB writes.
 		wsat("write", "write-intensive"),
