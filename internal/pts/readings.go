@@ -79,7 +79,7 @@ var Readings = []Reading{
 	{ID: "wsat-budget", Tests: []TestID{WSAT}, Topic: "WSAT's 4 × the capacity, to the byte",
 		Ours: "the interval that reaches 4 × the capacity is cut at it: a series the fills end writes 4.000 fills, " +
 			"with or without the steady-state method",
-		Source: "the stop rule above (4 × the user capacity or the time, whichever first), read to the byte",
+		Source: "WSAT's stop rule (4 × the user capacity or the time, whichever first), read to the byte",
 		Others: []Alternative{
 			{Harness: harnessForks, Reading: "the capacity written is checked after each 1-minute interval: a series overshoots by " +
 				"up to an interval's writes"},
@@ -143,7 +143,7 @@ var Readings = []Reading{
 	{ID: "demand-pick", Tests: []TestID{DIRTH, ECW}, Topic: "Where DIRTH's and ECW's operating points are read",
 		Ours: "from the measurement window's last round (--dirth-pick last); MinIOPS is TC1/QD1 and MidIOPS's target the " +
 			"mean of MaxIOPS's and MinIOPS's IOPS",
-		Source: "ADATA, which reads them from the final round of the window (its MidIOPS differs: below)",
+		Source: "ADATA, which reads them from the final round of the window (its MidIOPS target differs)",
 		Others: []Alternative{
 			{Harness: "ptsrun's tables", Reading: "each cell's average over the measurement window", Values: map[string]string{"dirth-pick": "window", "ecw-pick": "window"}},
 			{Harness: harnessADATA, Reading: "the final round, and MidIOPS's target the mean of MaxIOPS and the lowest IOPS under the " +
