@@ -9,7 +9,7 @@
 // averages of a cell may move by the tolerance or by the scatter of the
 // baseline's own measurement window, whichever is more; the response-time
 // tail, which a handful of I/Os set, is judged test by test. Tolerance.Rule
-// says the rule in words, for --help, the report of a check and the README.
+// says the rule in words, for --help, the report of a check and docs/ci.md.
 //
 // compare lays out what the reference and another run both hold, and names
 // the rest, each table by the shape its definition gives (pts.TableShape);
