@@ -3,14 +3,18 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/stretchr/testify/require"
 )
@@ -171,6 +175,247 @@ func firstLineDiff(a, b string) (int, string, string) {
 		}
 		if x != y || i >= len(la) && i >= len(lb) {
 			return i + 1, x, y
+		}
+	}
+}
+
+// TestDocLinks walks every Markdown file of the repository (README.md,
+// docs/ and any other, testdata aside): each link and image must name a
+// file of the repository by a relative path, and an anchor a heading of
+// the file it points into.
+func TestDocLinks(t *testing.T) {
+	files := markdownFiles(t)
+	require.Contains(t, files, "README.md")
+	headings := map[string][]string{}
+	for _, f := range files {
+		b, err := os.ReadFile(filepath.Join(repoRoot, f))
+		require.NoError(t, err)
+		headings[f] = anchors(string(b))
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(filepath.Join(repoRoot, f))
+		require.NoError(t, err)
+		for _, l := range links(string(b)) {
+			if err := checkLink(f, l.target, headings); err != nil {
+				t.Errorf("%s:%d: %s: %v", f, l.line, l.text, err)
+			}
+		}
+	}
+}
+
+// TestDocLinksFail shows that the walker finds what it is for.
+func TestDocLinksFail(t *testing.T) {
+	headings := map[string][]string{"README.md": {"set-up"}, "docs/ci.md": {"check"}}
+	for _, c := range []struct{ from, target, want string }{
+		{"README.md", "docs/nothing.md", "no such file"},
+		{"README.md", "../../elsewhere/notes.md", "outside the repository"},
+		{"README.md", "/etc/passwd", "not a relative path"},
+		{"README.md", "#install", `no heading "install"`},
+		{"docs/x.md", "ci.md#compare", `no heading "compare" in docs/ci.md`},
+	} {
+		err := checkLink(c.from, c.target, headings)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s → %s: %v, want %q", c.from, c.target, err, c.want)
+		}
+	}
+	for _, ok := range []string{"#check", "ci.md#check", "https://example.com/x", "../README.md#set-up"} {
+		if err := checkLink("docs/ci.md", ok, headings); err != nil && !strings.Contains(err.Error(), "no such file") {
+			t.Errorf("%s: %v", ok, err)
+		}
+	}
+	got := links("a [x](a.md) and `[no](b.md)` `×` [z](z.md)\n```\n[no](c.md)\n```\n![img](i.png) [multi\nline](d.md#h)\n[ref]: e.md\n")
+	var targets []string
+	for _, l := range got {
+		targets = append(targets, fmt.Sprintf("%d:%s", l.line, l.target))
+	}
+	require.Equal(t, []string{"1:a.md", "1:z.md", "5:i.png", "5:d.md#h", "7:e.md"}, targets)
+	require.Equal(t, "[z](z.md)", got[1].text, "offsets past a code span of multi-byte characters")
+	require.Equal(t, []string{"the-tests-rules-and-how-ptsrun-reads-pts-202", "your-own-fio-job-files-ptsrun-fio",
+		"second-gates---readonly-judging-again-landlock", "a", "a-1"},
+		anchors("## The tests' rules, and how ptsrun reads PTS 2.0.2\n# Your own fio job files: `ptsrun fio`\n"+
+			"## Second gates: --readonly, judging again, Landlock\n# A\n# A\n"))
+}
+
+// markdownFiles are the repository's Markdown files, relative to it with
+// slashes, testdata and .git aside.
+func markdownFiles(t *testing.T) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(repoRoot, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(p, ".md") {
+			rel, err := filepath.Rel(repoRoot, p)
+			if err != nil {
+				return err
+			}
+			out = append(out, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	return out
+}
+
+type docLink struct {
+	line         int
+	text, target string
+}
+
+var (
+	fence      = regexp.MustCompile("(?m)^ *(```|~~~)")
+	inlineCode = regexp.MustCompile("`[^`\n]*`")
+	mdLink     = regexp.MustCompile(`!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)`)
+	refLink    = regexp.MustCompile(`(?m)^ {0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s|$)`)
+	htmlLink   = regexp.MustCompile(`<(?:img|a)\s[^>]*?(?:src|href)="([^"]+)"`)
+	heading    = regexp.MustCompile(`^ {0,3}#{1,6}\s+(.*?)\s*#*\s*$`)
+)
+
+// prose is a Markdown text with its code (fenced blocks, inline spans)
+// blanked out byte for byte, so that offsets and lines stay those of
+// the text.
+func prose(s string) string {
+	lines := strings.SplitAfter(s, "\n")
+	in := false
+	for i, l := range lines {
+		f := fence.MatchString(l)
+		if in || f {
+			lines[i] = blank(l)
+		}
+		if f {
+			in = !in
+		}
+	}
+	return inlineCode.ReplaceAllStringFunc(strings.Join(lines, ""), blank)
+}
+
+// blank is s with every byte but newlines a blank: as long as s, byte for
+// byte, so that offsets into the blanked text are offsets into s.
+func blank(s string) string {
+	b := []byte(s)
+	for i := range b {
+		if b[i] != '\n' {
+			b[i] = ' '
+		}
+	}
+	return string(b)
+}
+
+// links are the links, images and link definitions of a Markdown text.
+func links(s string) []docLink {
+	p := prose(s)
+	var out []docLink
+	for _, re := range []*regexp.Regexp{mdLink, refLink, htmlLink} {
+		for _, m := range re.FindAllStringSubmatchIndex(p, -1) {
+			out = append(out, docLink{
+				line:   strings.Count(p[:m[0]], "\n") + 1,
+				text:   strings.Join(strings.Fields(s[m[0]:m[1]]), " "),
+				target: p[m[2]:m[3]],
+			})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b docLink) int { return a.line - b.line })
+	return out
+}
+
+// anchors are the anchors GitHub gives a Markdown text's headings:
+// lower case, inline code unquoted, every character but letters, digits,
+// blanks, hyphens and underscores dropped, blanks made hyphens, and a
+// heading seen before numbered -1, -2, ….
+func anchors(s string) []string {
+	var out []string
+	seen := map[string]int{}
+	in := false
+	for _, l := range strings.Split(s, "\n") {
+		if fence.MatchString(l) {
+			in = !in
+			continue
+		}
+		m := heading.FindStringSubmatch(l)
+		if in || m == nil {
+			continue
+		}
+		a := strings.Map(func(r rune) rune {
+			switch {
+			case unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '_':
+				return unicode.ToLower(r)
+			case r == ' ':
+				return '-'
+			}
+			return -1
+		}, m[1])
+		if n := seen[a]; n > 0 {
+			seen[a] = n + 1
+			a = fmt.Sprintf("%s-%d", a, n)
+		} else {
+			seen[a] = 1
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// checkLink says why a link in file from (relative to the repository,
+// with slashes) does not resolve; headings are every Markdown file's
+// anchors.
+func checkLink(from, target string, headings map[string][]string) error {
+	if strings.HasPrefix(target, "http://") || strings.HasPrefix(target, "https://") || strings.HasPrefix(target, "mailto:") {
+		return nil
+	}
+	path, frag, _ := strings.Cut(target, "#")
+	file := from
+	if path != "" {
+		if strings.HasPrefix(path, "/") || filepath.IsAbs(path) {
+			return fmt.Errorf("%s is not a relative path: name the file from %s", path, filepath.Dir(from))
+		}
+		file = filepath.ToSlash(filepath.Join(filepath.Dir(from), path))
+		if file == ".." || strings.HasPrefix(file, "../") {
+			return fmt.Errorf("%s is outside the repository", path)
+		}
+		if _, err := os.Stat(filepath.Join(repoRoot, file)); err != nil {
+			return fmt.Errorf("no such file %s in the repository", file)
+		}
+	}
+	if frag == "" || !strings.HasSuffix(file, ".md") {
+		return nil
+	}
+	if !slices.Contains(headings[file], frag) {
+		return fmt.Errorf("no heading %q in %s", frag, file)
+	}
+	return nil
+}
+
+// TestNoOutsideReferences: no file of the repository (git ls-files)
+// refers to files it does not ship (a design note or a digest of the PTS kept beside it while
+// ptsrun was written). Cite the PTS by section, or docs/readings.md.
+func TestNoOutsideReferences(t *testing.T) {
+	forbidden := []string{"pts-spec" + ".md", "DESIGN" + ".md", "spec " + "digest", "../" + "shared"}
+	cmd := exec.Command("git", "ls-files", "-z")
+	cmd.Dir = repoRoot
+	out, err := cmd.Output()
+	if err != nil {
+		t.Skipf("needs a git checkout to list the repository's files: %v", err)
+	}
+	for _, f := range strings.Split(strings.TrimRight(string(out), "\x00"), "\x00") {
+		if strings.HasSuffix(f, ".png") || strings.HasSuffix(f, ".pdf") {
+			continue
+		}
+		path := filepath.Join(repoRoot, f)
+		if fi, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) || err == nil && !fi.Mode().IsRegular() {
+			continue // deleted in the work tree, or a link (testdata's sysfs)
+		}
+		b, err := os.ReadFile(path)
+		require.NoError(t, err)
+		for i, l := range strings.Split(strings.ToLower(string(b)), "\n") {
+			for _, w := range forbidden {
+				if strings.Contains(l, strings.ToLower(w)) {
+					t.Errorf("%s:%d refers to %q, which ptsrun does not ship: cite the PTS itself or docs/readings.md", f, i+1, w)
+				}
+			}
 		}
 	}
 }
