@@ -398,7 +398,7 @@ func GateTable() string {
 		}
 		list := strings.Join(quoted, ", ")
 		if r.label != "" {
-			list = fmt.Sprintf(r.label, len(r.names)) + ": " + list + ", … (`engine/fio/options.go` lists them)"
+			list = fmt.Sprintf(r.label, len(r.names)) + ": " + list + ", … (`internal/engine/fio/options.go` lists them)"
 		}
 		fmt.Fprintf(&b, "| %s | %s |\n", list, r.does)
 	}
