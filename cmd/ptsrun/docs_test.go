@@ -419,3 +419,17 @@ func TestNoOutsideReferences(t *testing.T) {
 		}
 	}
 }
+
+// TestArchitectureNamesEveryPackage: docs/architecture.md lists the
+// packages by what they do; a package added or split off (a row of
+// deps_test.go's allowedImports) gets its line there too.
+func TestArchitectureNamesEveryPackage(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(repoRoot, "docs", "architecture.md"))
+	require.NoError(t, err)
+	doc := string(b)
+	for _, r := range allowedImports {
+		if !strings.Contains(doc, "`internal/"+r.pkg+"`") && !strings.Contains(doc, "`"+r.pkg+"`") {
+			t.Errorf("docs/architecture.md does not name the package %s: add it to the table of packages (`internal/%s`), with its job", r.pkg, r.pkg)
+		}
+	}
+}
