@@ -20,7 +20,7 @@ import (
 	"github.com/ptsrun/ptsrun/internal/pts"
 )
 
-// The PTS-E composite workload (ECW, §4.7) as --bs and --zones take it.
+// The PTS-E composite workload (ECW, PTS 2.0.2 §13) as --bs and --zones take it.
 const (
 	ecwBS    = "0.5k:4,1k:1,1.5k:1,2k:1,2.5k:1,3k:1,3.5k:1,4k:67,8k:10,16k:7,32k:3,64k:3"
 	ecwZones = "50/5:30/15:20/80"

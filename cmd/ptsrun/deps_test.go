@@ -19,7 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// DESIGN.md, "Data flows one way": target (device) → precondition → runner
+// docs/architecture.md, "Data flows one way": target (device) → precondition → runner
 // (pts, engine, steadystate) → results (matrix) → report (pdfreport) →
 // regression (golden). A package may import what lies upstream of it, never
 // downstream; steadystate imports no project package; pdfreport runs no

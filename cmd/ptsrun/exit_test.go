@@ -16,7 +16,7 @@ import (
 	"github.com/ptsrun/ptsrun/internal/steadystate"
 )
 
-// README "Exit codes": one switch decides them, and an error the command
+// docs/exit-codes.md: one switch decides them, and an error the command
 // has already reported keeps the exit code of what it wraps.
 func TestExitCodes(t *testing.T) {
 	for _, c := range []struct {

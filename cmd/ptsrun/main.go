@@ -48,7 +48,7 @@ func fullVersion() string {
 	return fmt.Sprintf("%s (commit %s%s, %s)", version, rev[:min(12, len(rev))], modified, bi.GoVersion)
 }
 
-// Exit codes (README "Exit codes"); 2 is left to the Go runtime.
+// Exit codes (docs/exit-codes.md); 2 is left to the Go runtime.
 const (
 	exitOK          = 0
 	exitError       = 1

@@ -229,7 +229,7 @@ func TestSS(t *testing.T) {
 		require.NoError(t, os.WriteFile(p, []byte(s), 0o644))
 		return p
 	}
-	// pts-spec.md §2.3: rounds 6–10 of a series.
+	// A worked example of the steady-state rule: rounds 6–10 of a series.
 	worked := write("worked.txt", "# IOPS per round\n14000\n12500\n11000\n10600\n10400\n10100\n9800\n10300\n9900\n10200\n")
 	code, stdout, stderr := ptsrun("ss", "--json", worked)
 	require.Equal(t, 0, code, stderr)

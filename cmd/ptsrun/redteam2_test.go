@@ -82,7 +82,7 @@ func TestRedTeam2OffsetAlignedToTheSmallestBlockSize(t *testing.T) {
 func TestRedTeam2FileSwappedWithinAJobFile(t *testing.T) {
 	enginetest.NeedFio(t)
 	if confine.ABI() == 0 {
-		t.Skip("needs a kernel with Landlock: without it fio runs unconfined and this hole stays open (README, ptsrun fio)")
+		t.Skip("needs a kernel with Landlock: without it fio runs unconfined and this hole stays open (docs/fio.md)")
 	}
 	t.Parallel()
 	for _, tc := range []struct{ name, job string }{

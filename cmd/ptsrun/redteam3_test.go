@@ -27,11 +27,11 @@ import (
 // so it fails while its hole is open.
 
 // needLandlock skips where fio runs unconfined: there these swaps are
-// known to pass (README, ptsrun fio), and the holes are Landlock's.
+// known to pass (docs/fio.md), and the holes are Landlock's.
 func needLandlock(t *testing.T) {
 	t.Helper()
 	if confine.ABI() == 0 {
-		t.Skip("needs a kernel with Landlock: without it fio runs unconfined and the swap is known to pass (README, ptsrun fio)")
+		t.Skip("needs a kernel with Landlock: without it fio runs unconfined and the swap is known to pass (docs/fio.md)")
 	}
 }
 

@@ -143,7 +143,7 @@ func TestRedTeamNrfilesAfterGlobalFilesLaysOutAReadFile(t *testing.T) {
 }
 
 // A regular file beside the job file is "the job's own" whoever made it:
-// here the image of a mounted ext4 (the README refuses a mounted device
+// here the image of a mounted ext4 (docs/targets.md refuses a mounted device
 // whatever the flags say, but not the file under it), written without
 // --destroy-data, and the filesystem no longer mounts.
 func TestRedTeamImageOfAMountedFilesystemBesideTheJobFile(t *testing.T) {
@@ -309,7 +309,7 @@ func resumeBriefly(t *testing.T, dir, dev string) {
 // (losetup over the device, or over a file), is not seen as mounted: the
 // loop driver is no holder and claims nothing exclusively, so neither the
 // gate's check nor O_EXCL stops the write, and the filesystem is lost.
-// The README: a mounted device "is refused whatever the flags say".
+// docs/targets.md: a mounted device "is refused whatever the flags say".
 func TestRedTeamFilesystemMountedThroughAStackedLoop(t *testing.T) {
 	need(t, "losetup", "mkfs.ext4", "mount", "umount", "fsfreeze")
 	t.Parallel()

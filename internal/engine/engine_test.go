@@ -218,7 +218,7 @@ func TestDirStatsPrintedMerge(t *testing.T) {
 	assert.False(t, none.PrintedBound)
 }
 
-// ecw is the PTS-E composite workload (§4.7): its block sizes and zones.
+// ecw is the PTS-E composite workload (PTS 2.0.2 §13): its block sizes and zones.
 func ecw() Workload {
 	return Workload{Access: Random, ReadPct: 40, TC: 1, QD: 32, ActiveRange: 100, Duration: time.Minute,
 		BlockSplit: []BlockShare{{512, 4}, {1024, 1}, {1536, 1}, {2048, 1}, {2560, 1}, {3072, 1}, {3584, 1},

@@ -7,7 +7,7 @@
 // averages of a cell may move by the tolerance or by the scatter of the
 // baseline's own measurement window, whichever is more; the response-time
 // tail, which a handful of I/Os set, is judged test by test. Tolerance.Rule
-// says the rule in words, for --help, the report of a check and the README;
+// says the rule in words, for --help, the report of a check and docs/ci.md;
 // the command line's tolerance flags are read here too
 // (ParseToleranceFlags), with the rule they set.
 //

@@ -16,7 +16,7 @@
 // are in deviations.go, each stage's in its procedure's words
 // (StageResult.View).
 //
-// Window aggregates (pts-spec.md §4, A6, A7): a cell's IOPS is read + write
+// Window aggregates (PTS 2.0.2 §7–9 and docs/readings.md): a cell's IOPS is read + write
 // IOPS, averaged over the window rounds; MB/s likewise; the mean response time
 // is I/O-weighted over the window; the maximum is the maximum; the 99.999th
 // percentile comes from the window rounds' merged histograms, never from

@@ -35,7 +35,7 @@ func decimal(b int64) string {
 }
 
 // header fills the part of the SNIA page header that every page shares
-// (pts-spec.md §5.2).
+// (the PTS's report format).
 func (b *builder) header() {
 	ri, h := b.ri, &b.doc.Header
 	h.Start, h.Finish = stamp(b.res.Start), stamp(b.res.Finish)

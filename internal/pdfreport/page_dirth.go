@@ -14,8 +14,8 @@ import (
 	"github.com/ptsrun/ptsrun/internal/pts"
 )
 
-// The pages of the demand-intensity tests, DIRTH and ECW (pts-spec.md
-// §4.7–4.8, §5.3), one procedure with their own stimulus: the
+// The pages of the demand-intensity tests, DIRTH and ECW (PTS 2.0.2
+// §13–14), one procedure with their own stimulus: the
 // preconditioning's convergence and window; the between-round
 // pre-writes; the demand variation's convergence at the highest TC and
 // its window; IOPS against QD; ART against IOPS with the operating points
@@ -155,7 +155,7 @@ func (d *demandTest) ceiling() string {
 func (d *demandTest) landmark(page string) string { return string(d.td.ID) + "-" + page }
 
 // demandParams is the Test Parameters column of the test's pages: the
-// stimulus, the loops, the ceiling and the points (pts-spec.md §5.2),
+// stimulus, the loops, the ceiling and the points (the PTS's report format),
 // then what is the stage's own.
 func (b *builder) demandParams(d *demandTest, own ...KV) []KV {
 	ar := d.stimulus.ActiveRange

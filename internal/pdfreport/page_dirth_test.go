@@ -42,7 +42,7 @@ func paramsOf(t *testing.T, d *Doc, landmark string) map[string]string {
 }
 
 // demandPageOrder is the pages of a demand-intensity test that ran to
-// its end, in order (pts-spec.md §5.3; ADATA P1–P15).
+// its end, in order (as ADATA's pages P1–P15).
 func demandPageOrder(p string) []string {
 	return []string{p + "-pc", "window", p + "-prewrites", p + "-convergence", "window", p + "-dv", p + "-di", p + "-toio", p + "-table",
 		p + "-points", p + "-point-prewrite", p + "-point-histogram", p + "-point-prewrite", p + "-point-histogram",

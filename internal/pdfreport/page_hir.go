@@ -8,7 +8,7 @@ import (
 	"github.com/ptsrun/ptsrun/internal/pts"
 )
 
-// The Host Idle Recovery test's pages (pts-spec.md §4.5): the
+// The Host Idle Recovery test's pages (PTS 2.0.2 §11): the
 // preconditioning's convergence and measurement window; IOPS against time
 // over every wait state, the bursts as points and the returns to the
 // baseline as lines; each wait state against the baseline.

@@ -11,7 +11,7 @@ import (
 	"github.com/ptsrun/ptsrun/internal/units"
 )
 
-// The IOPS test's pages (PTS 2.0.2 §7, pts-spec.md §5.3): convergence of
+// The IOPS test's pages (PTS 2.0.2 §7): convergence of
 // every block size's writes and of the tracking variables, a window page
 // per tracking variable, the table with its shaded matrix, the 2D plot.
 func init() {

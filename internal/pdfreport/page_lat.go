@@ -10,7 +10,7 @@ import (
 	"github.com/ptsrun/ptsrun/internal/pts"
 )
 
-// The latency test's pages (PTS 2.0.2 §9, pts-spec.md §5.3): convergence
+// The latency test's pages (PTS 2.0.2 §9): convergence
 // of the writes' average and maximum response times, the window page, the
 // tables, the shaded matrices and the tracked cell's histogram.
 func init() {

@@ -10,7 +10,7 @@ import (
 	"github.com/ptsrun/ptsrun/internal/units"
 )
 
-// The throughput test's pages (PTS 2.0.2 §8, pts-spec.md §5.3): per block
+// The throughput test's pages (PTS 2.0.2 §8): per block
 // size its convergence and window pages, then one table and bar plot of
 // every block size.
 func init() {

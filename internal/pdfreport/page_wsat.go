@@ -8,7 +8,7 @@ import (
 	"github.com/ptsrun/ptsrun/internal/pts"
 )
 
-// The Write Saturation test's pages (pts-spec.md §4.4): IOPS against time
+// The Write Saturation test's pages (PTS 2.0.2 §10): IOPS against time
 // (linear and log), against TGBW and against drive fills; the response
 // times against time; the last hour's response-time histogram; each hour
 // and the write cliff.

@@ -9,7 +9,7 @@ import (
 	"github.com/ptsrun/ptsrun/internal/pts"
 )
 
-// The Cross Stimulus Recovery test's pages (pts-spec.md §4.6): throughput
+// The Cross Stimulus Recovery test's pages (PTS 2.0.2 §12): throughput
 // over all access groups; throughput with the average and maximum response
 // times; each group's figures and the recovery time, defined on the page.
 func init() {

@@ -55,7 +55,7 @@ type Config struct {
 	LATActiveRange float64 `json:"lat_active_range_pct,omitempty"`
 	// TimelineActiveRange overrides the active range of the tests that
 	// have their own (TestDef.ActiveRange: WSAT, HIR, XSR, the whole device
-	// by pts-spec.md §4.4–4.6); --active-range sets it. 0: theirs.
+	// in PTS 2.0.2 §10–12); --active-range sets it. 0: theirs.
 	TimelineActiveRange float64 `json:"timeline_active_range_pct,omitempty"`
 	// PCActiveRange is the active range of the workload-independent
 	// preconditioning (PTS "PC AR"): the whole device unless set.

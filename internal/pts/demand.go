@@ -11,7 +11,7 @@ import (
 	"github.com/ptsrun/ptsrun/internal/engine"
 )
 
-// The demand-intensity procedure DIRTH and ECW share (pts-spec.md §4.7–4.8):
+// The demand-intensity procedure DIRTH and ECW share (PTS 2.0.2 §13–14):
 //
 //  1. purge, then precondition with the stimulus's writes at the highest
 //     TC/QD until steady state (rounds of --X-pc-round, the last

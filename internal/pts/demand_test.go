@@ -56,7 +56,7 @@ func TestDemandParams(t *testing.T) {
 	}
 }
 
-// DIRTH's stages are what pts-spec.md §4.8 says: purge, preconditioning at
+// DIRTH's stages are what ptsrun reads in PTS 2.0.2 §14 (docs/readings.md): purge, preconditioning at
 // TC32/QD32 with writes until steady, then rounds of a 5 min pre-write and
 // 7 × 7 TC (outer) × QD (inner) cells high to low, TC32/QD32 tracked, then
 // the three operating points, each a 60 min pre-write and a 10 min
@@ -99,7 +99,7 @@ func TestDIRTHStages(t *testing.T) {
 	for i, pt := range DemandPoints {
 		s := st[2+i]
 		require.NotNil(t, s.Point)
-		assert.Equal(t, PointRef{From: "dirth", Point: pt, CeilingMs: 5, Pick: PickLast}, *s.Point, "the window's last round, as pts-spec.md §4.8 reads it")
+		assert.Equal(t, PointRef{From: "dirth", Point: pt, CeilingMs: 5, Pick: PickLast}, *s.Point, "the window's last round, as the reading demand-pick has it")
 		require.Len(t, s.Timeline, 2)
 		assert.Equal(t, time.Hour, s.Timeline[0].Workload.Duration)
 		assert.Equal(t, 0, s.Timeline[0].Workload.ReadPct)
@@ -111,7 +111,7 @@ func TestDIRTHStages(t *testing.T) {
 }
 
 // ECW runs the composite workload: the twelve sizes and three zones of
-// pts-spec.md §4.7, 40/60; on a 4Kn target the sub-4 KiB sizes are left
+// PTS 2.0.2 §13, 40/60; on a 4Kn target the sub-4 KiB sizes are left
 // out and the rest scaled back to 100 %, a deviation.
 func TestCompositeWorkload(t *testing.T) {
 	w, dropped := CompositeWorkload(0)

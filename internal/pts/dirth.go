@@ -22,7 +22,7 @@ var dirth = &demand{
 
 // DIRTHTest sweeps demand, thread count × queue depth, to steady state and
 // measures the response-time histograms of three operating points
-// (pts-spec.md §4.8). Its stimulus defaults to OLTP, RND 8 KiB 65/35, a
+// (PTS 2.0.2 §14). Its stimulus defaults to OLTP, RND 8 KiB 65/35, a
 // reading of the PTS (Readings), hence flags.
 var DIRTHTest = demandDef(dirth, "§14", 14, dirthParams)
 

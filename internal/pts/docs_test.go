@@ -16,14 +16,19 @@ import (
 	"github.com/ptsrun/ptsrun/internal/pts"
 )
 
-var update = flag.Bool("update", false, "rewrite docs/tests/*.md, docs/readings.md and the README's generated blocks")
+var update = flag.Bool("update", false, "rewrite docs/tests/*.md, docs/readings.md and the generated blocks of the other docs")
+
+// blockFiles are the hand-written docs that hold generated blocks: a
+// test's rules where the tests are described, the readings' table beside
+// them. Each block must be in one of them at least.
+var blockFiles = []string{filepath.Join("docs", "tests.md")}
 
 // The words for people of each rule and reading are in pts, beside the
 // code that applies them; docs/tests/*.md, docs/readings.md and the
-// README's generated blocks are made from them, so that the docs never
-// describe a rule the code does not apply. A change to a rule's words, a
-// flag or a reading fails here until the docs are regenerated with
-// -update, and the regenerated docs show in review.
+// generated blocks of docs/tests.md are made from them, so that the docs
+// never describe a rule the code does not apply. A change to a rule's
+// words, a flag or a reading fails here until the docs are regenerated
+// with -update, and the regenerated docs show in review.
 func TestDocsAreGenerated(t *testing.T) {
 	root := filepath.Join("..", "..")
 	for _, td := range pts.Tests {
@@ -31,32 +36,35 @@ func TestDocsAreGenerated(t *testing.T) {
 	}
 	goldentest.File(t, filepath.Join(root, "docs", "readings.md"), []byte(readingsDoc()), *update)
 
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
-	require.NoError(t, err)
 	blocks := map[string]string{"readings": readingsBlock()}
 	for _, td := range pts.Tests {
 		blocks["rules "+string(td.ID)] = rulesBlock(t, td)
 	}
 	seen := map[string]bool{}
-	out := generated.ReplaceAllStringFunc(string(readme), func(m string) string {
-		key := generated.FindStringSubmatch(m)[1]
-		body, ok := blocks[key]
-		if !ok {
-			t.Errorf("README.md: a generated block %q that pts does not make", key)
-			return m
-		}
-		seen[key] = true
-		return fmt.Sprintf("<!-- generated from pts: %s -->\n%s<!-- end generated -->", key, body)
-	})
+	for _, name := range blockFiles {
+		doc, err := os.ReadFile(filepath.Join(root, name))
+		require.NoError(t, err)
+		out := generated.ReplaceAllStringFunc(string(doc), func(m string) string {
+			key := generated.FindStringSubmatch(m)[1]
+			body, ok := blocks[key]
+			if !ok {
+				t.Errorf("%s: a generated block %q that pts does not make", name, key)
+				return m
+			}
+			seen[key] = true
+			return fmt.Sprintf("<!-- generated from pts: %s -->\n%s<!-- end generated -->", key, body)
+		})
+		goldentest.File(t, filepath.Join(root, name), []byte(out), *update)
+	}
 	for key := range blocks {
 		if !seen[key] {
-			t.Errorf("README.md has no generated block %q: add <!-- generated from pts: %s --><!-- end generated --> where it belongs", key, key)
+			t.Errorf("no doc has the generated block %q: add <!-- generated from pts: %s --><!-- end generated --> to one of %s where it belongs",
+				key, key, strings.Join(blockFiles, ", "))
 		}
 	}
-	goldentest.File(t, filepath.Join(root, "README.md"), []byte(out), *update)
 }
 
-// generated matches a generated block of the README.
+// generated matches a generated block of a doc.
 var generated = regexp.MustCompile(`(?s)<!-- generated from pts: ([a-z ]+) -->\n?.*?<!-- end generated -->`)
 
 // docConfig is the configuration the docs show a test's rules with: the

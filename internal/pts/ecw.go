@@ -13,7 +13,7 @@ import (
 // ECW is the Enterprise Composite Workload test.
 const ECW TestID = "ecw"
 
-// The enterprise composite workload (pts-spec.md §4.7): twelve block sizes
+// The enterprise composite workload (PTS 2.0.2 §13): twelve block sizes
 // by share of I/Os, three LBA zones, 40/60 R/W, random.
 var (
 	compositeSplit = []engine.BlockShare{
@@ -91,7 +91,7 @@ var ecw = &demand{
 }
 
 // ECWTest is DIRTH's procedure with the enterprise composite workload
-// (pts-spec.md §4.7).
+// (PTS 2.0.2 §13).
 var ECWTest = demandDef(ecw, "§13", 13, nil)
 
 func init() {

@@ -13,7 +13,7 @@ import (
 // HIR is the Host Idle Recovery test.
 const HIR TestID = "hir"
 
-// HIR's parameters (pts-spec.md §4.5, from the open harnesses: readings
+// HIR's parameters (PTS 2.0.2 §11, from the open harnesses: readings
 // of the PTS, hence flags): 5 s bursts of RND 4 KiB writes, each
 // followed by a wait state's multiple of 5 s of idle, 360 times per wait
 // state, then 30 min of continuous writes back to the baseline.
@@ -150,7 +150,7 @@ const HIRReturns = "the mean IOPS of the continuous writes that return the drive
 
 // hirSummary is each wait state's mean burst IOPS and its ratio to the
 // baseline: the preconditioning's steady state, as the PTS compares them
-// (pts-spec.md §4.5). Without it (a report of the timeline alone) the
+// (PTS 2.0.2 §11). Without it (a report of the timeline alone) the
 // returns to the baseline stand in, and the figure says so.
 func hirSummary(in SummaryInput) *Summary {
 	s, samples, earlier := in.Stage, in.Samples, in.Earlier

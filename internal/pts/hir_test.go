@@ -29,7 +29,7 @@ func TestHIRParams(t *testing.T) {
 	}
 }
 
-// HIR's stages are what pts-spec.md §4.5 says: preconditioning rounds of
+// HIR's stages are what ptsrun reads in PTS 2.0.2 §11 (docs/readings.md): preconditioning rounds of
 // writes whose last minute is tracked, then per wait state 360 bursts of
 // 5 s each followed by its idle time, then 30 min back to the baseline.
 func TestHIRStages(t *testing.T) {
@@ -117,8 +117,8 @@ func TestHIRShape(t *testing.T) {
 	assert.Greater(t, sum.Rows[4][4], 1.3, "50 s of idle recovers a visible share")
 
 	// The client model, with less over-provisioning and more of its idle
-	// time given to garbage collection, recovers more (pts-spec.md §4.5:
-	// enterprise drives recover less).
+	// time given to garbage collection, recovers more (enterprise drives
+	// recover less).
 	cs := newSetup(t, "client", func(c *Config) { c.Tests = []TestID{HIR} })
 	cr, _ := cs.runner(t, cs.eng)
 	require.NoError(t, cr.Run(context.Background(), nil))

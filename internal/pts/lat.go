@@ -30,7 +30,7 @@ var LATTest = &TestDef{
 			Aggregate: "from the measurement window's merged latency histograms"},
 		{Name: "lat_max_ms", Title: "Maximum response time", Metric: MetricLatMax,
 			Aggregate: "the maximum over the measurement window"},
-		// The figure other PTS tools report as MRT (pts-spec.md A6).
+		// The figure other PTS tools report as MRT.
 		{Name: "lat_max_mean_ms", Title: "Mean of each round's maximum response time", Metric: MetricLatMaxMean,
 			Aggregate: "as other PTS tools report MRT"},
 		{Name: "lat_iops", Title: "IOPS at TC1/QD1", Metric: MetricIOPS, Aggregate: "mean over the measurement window"},

@@ -11,7 +11,7 @@ import (
 // A Reading is a value or rule of ptsrun's that rests on a reading of PTS
 // 2.0.2 rather than on its verified text: the official text of its test
 // chapters could not be read here, so the value comes from another
-// harness, from an older PTS, or from the spec digest's recommendation.
+// harness, from an older PTS, or from summaries of the PTS.
 // Readings holds every one, in one place: the report prints them as its
 // appendix ("How this report reads PTS 2.0.2"), the verdict names that
 // appendix, `ptsrun plan` lists those a run depends on, and each flag's
@@ -45,7 +45,7 @@ type Alternative struct {
 	Values map[string]string
 }
 
-// The harnesses readings name (spec digest §0), as they call themselves.
+// The harnesses readings name, as they call themselves.
 const (
 	harnessCH     = "cloudharmony/block-storage"
 	harnessADATA  = "ADATA SSS-PTS-TEST (PTS 2.0 fork of cloudharmony)"
@@ -64,7 +64,7 @@ var Readings = []Reading{
 	{ID: "wsat-stop", Tests: []TestID{WSAT}, Topic: "WSAT's stop rule",
 		Ours: "the first of 4 × the user capacity written (--wsat-fills 4) and 24 h (--wsat-time 24h); with the optional " +
 			"steady-state method (--wsat-ss), steady state too, whichever of the three comes first",
-		Source: "PTS-E 1.1's 24 h or 4 × the capacity, as TKperf applies it; the spec digest's defaults (§4.4)",
+		Source: "PTS-E 1.1's 24 h or 4 × the capacity, as TKperf applies it",
 		Others: []Alternative{
 			{Harness: harnessForks, Reading: "4 × the capacity, an operator's time of 6 to 24 h (6 h by default) or steady state, " +
 				"whichever comes first; steady state always checked, in rounds of 31 one-minute intervals, the 31st tracked",
@@ -73,13 +73,13 @@ var Readings = []Reading{
 				Values: map[string]string{"wsat-time": "24h"}},
 			{Harness: harnessCH, Reading: "rounds of 31 one-minute intervals to steady state, at most 25 rounds; no 4 × capacity stop"},
 		},
-		Why: "the forks and TKperf agree on 4 × the capacity; the time limit differs (6 h, 24 h) and the digest keeps 24 h, so " +
+		Why: "the forks and TKperf agree on 4 × the capacity; the time limit differs (6 h, 24 h) and PTS-E 1.1 has 24 h, so " +
 			"that 4 × the capacity is what ends a run on most drives",
 		Flags: []string{"wsat-fills", "wsat-time", "wsat-ss"}},
 	{ID: "wsat-budget", Tests: []TestID{WSAT}, Topic: "WSAT's 4 × the capacity, to the byte",
 		Ours: "the interval that reaches 4 × the capacity is cut at it: a series the fills end writes 4.000 fills, " +
 			"with or without the steady-state method",
-		Source: "the stop rule as the digest states it (4 × the user capacity or the time, whichever first), read to the byte",
+		Source: "WSAT's stop rule (4 × the user capacity or the time, whichever first), read to the byte",
 		Others: []Alternative{
 			{Harness: harnessForks, Reading: "the capacity written is checked after each 1-minute interval: a series overshoots by " +
 				"up to an interval's writes"},
@@ -94,7 +94,7 @@ var Readings = []Reading{
 		Flags:  []string{"wsat-interval"}},
 	{ID: "tgbw", Tests: []TestID{WSAT}, Topic: "TGBW's unit",
 		Ours:   "GB of 10^9 bytes (--wsat-tgbw GB); drive fills are TGBW over the capacity either way",
-		Source: "PTS 2.0.2 §2.4.1 as quoted: capacities and data volumes are decimal (spec digest §1.4, A9)",
+		Source: "PTS 2.0.2 §2.4.1 as quoted: capacities and data volumes are decimal",
 		Others: []Alternative{
 			{Harness: "SNIA's glossary", Reading: "\"Total GiB Written\"", Values: map[string]string{"wsat-tgbw": "GiB"}},
 			{Harness: harnessForks, Reading: "TGBW and 4 × the capacity in GiB (bytes ÷ 2^30)", Values: map[string]string{"wsat-tgbw": "GiB"}},
@@ -104,9 +104,9 @@ var Readings = []Reading{
 	{ID: "hir", Tests: []TestID{HIR}, Topic: "HIR's bursts, wait states and returns to the baseline",
 		Ours: "for each wait state (1, 2, 3, 5, 10), 360 bursts of 5 s of RND 4 KiB writes, each followed by the wait state × 5 s " +
 			"of no I/O, then 30 min of continuous writes back to the baseline",
-		Source: "cloudharmony and ADATA (spec digest §4.5)",
+		Source: "cloudharmony and ADATA",
 		Others: []Alternative{{Harness: harnessCH, Reading: "the 30 min back to the baseline as 360 writes of 5 s with the wait " +
-			"state's idle time between them (A15)"}},
+			"state's idle time between them"}},
 		Why:   "both harnesses agree on the bursts; the return to the baseline is continuous, as its name says",
 		Flags: []string{"hir-wait-states", "hir-cycles", "hir-baseline"}},
 	{ID: "hir-pc", Tests: []TestID{HIR}, Topic: "HIR's preconditioning rounds",
@@ -116,18 +116,18 @@ var Readings = []Reading{
 		Flags:  []string{"hir-pc-round", "hir-pc-track"}},
 	{ID: "xsr", Tests: []TestID{XSR}, Topic: "XSR's access groups",
 		Ours:   "SEQ 1024 KiB writes 8 h, RND 8 KiB writes 6 h, SEQ 1024 KiB writes 8 h, at TC1/QD32, a sample every minute",
-		Source: "ADATA (spec digest §4.6)",
+		Source: "ADATA",
 		Why:    "the only open harness of XSR",
 		Flags:  []string{"xsr-groups", "xsr-interval"}},
 	{ID: "xsr-recovery", Tests: []TestID{XSR}, Topic: "XSR's recovery time",
 		Ours:   "the minutes from the start of access group 3 to the end of its first minute at group 1's mean throughput",
-		Source: "ADATA (spec digest §4.6)",
+		Source: "ADATA",
 		Why: "the only open harness of XSR; ptsrun gives its sustained recovery (that recovery held five minutes in a row within " +
 			"10 %) beside it, never instead",
 		Choose: flagNone + "both figures are in results.json, with every sample to read another from"},
 	{ID: "demand-pc-track", Tests: []TestID{DIRTH, ECW}, Topic: "DIRTH's and ECW's preconditioning: which minute of a round is tracked",
 		Ours:   "the last minute of each 30-minute round (--dirth-pc-track-at last)",
-		Source: "the spec digest (§4.8), as HIR's preconditioning: cloudharmony and ADATA track HIR's round at its end",
+		Source: "HIR's preconditioning, the same procedure: cloudharmony and ADATA track HIR's round at its end",
 		Others: []Alternative{{Harness: harnessADATA, Reading: "DIRTH and CBW (ECW) track the first minute of each round, and " +
 			"end the round there at steady state", Values: map[string]string{"dirth-pc-track-at": "first", "ecw-pc-track-at": "first"}}},
 		Why:   "the round's end shows the state its writes leave, as in HIR's preconditioning, the same procedure",
@@ -135,7 +135,7 @@ var Readings = []Reading{
 	{ID: "demand-io", Tests: []TestID{DIRTH, ECW}, Topic: "DIRTH's and ECW's tracking variable and ART ceiling: all I/O or writes",
 		Ours: "all I/O: the tracking variable is the highest TC/QD's IOPS, reads and writes, and the ceiling is on the mean " +
 			"response time of every I/O (--dirth-io all)",
-		Source: "the PTS's IOPS of a mixed workload is read plus write IOPS (spec digest A7)",
+		Source: "the PTS's IOPS of a mixed workload is read plus write IOPS, as in the IOPS test (§7)",
 		Others: []Alternative{{Harness: harnessADATA, Reading: "DIRTH and CBW track, choose and cap on the writes only: write IOPS, write ART",
 			Values: map[string]string{"dirth-io": "writes", "ecw-io": "writes"}}},
 		Why:   "the test's stimulus is the mix; its response time is every I/O's",
@@ -143,27 +143,27 @@ var Readings = []Reading{
 	{ID: "demand-pick", Tests: []TestID{DIRTH, ECW}, Topic: "Where DIRTH's and ECW's operating points are read",
 		Ours: "from the measurement window's last round (--dirth-pick last); MinIOPS is TC1/QD1 and MidIOPS's target the " +
 			"mean of MaxIOPS's and MinIOPS's IOPS",
-		Source: "the spec digest (§4.8, \"from the final window round\", A17) and ADATA",
+		Source: "ADATA, which reads them from the final round of the window (its MidIOPS target differs)",
 		Others: []Alternative{
 			{Harness: "ptsrun's tables", Reading: "each cell's average over the measurement window", Values: map[string]string{"dirth-pick": "window", "ecw-pick": "window"}},
 			{Harness: harnessADATA, Reading: "the final round, and MidIOPS's target the mean of MaxIOPS and the lowest IOPS under the " +
-				"ceiling, not TC1/QD1's (A17)"},
+				"ceiling, not TC1/QD1's"},
 		},
-		Why:   "the digest's reading; the window average is one flag away, and the points name the rounds they are of",
+		Why:   "ptsrun's reading, and ADATA's; the window average is one flag away, and the points name the rounds they are of",
 		Flags: []string{"dirth-pick", "ecw-pick"}},
 	{ID: "demand-ceiling", Tests: []TestID{DIRTH, ECW}, Topic: "DIRTH's and ECW's response-time ceiling",
-		Ours: "5 ms (--dirth-art-ceiling 5ms)", Source: "ADATA (spec digest §4.8)", Why: "the only open harness of DIRTH and ECW",
+		Ours: "5 ms (--dirth-art-ceiling 5ms)", Source: "ADATA", Why: "the only open harness of DIRTH and ECW",
 		Flags: []string{"dirth-art-ceiling", "ecw-art-ceiling"}},
 	{ID: "demand-times", Tests: []TestID{DIRTH, ECW}, Topic: "DIRTH's and ECW's durations",
 		Ours: "preconditioning rounds of 30 min, a 5 min pre-write before each demand-variation round, a 60 min pre-write and " +
 			"a 10 min histogram run at each point",
-		Source: "ADATA (spec digest §4.8)", Why: "the only open harness of DIRTH and ECW",
+		Source: "ADATA", Why: "the only open harness of DIRTH and ECW",
 		Flags: []string{"dirth-pc-round", "dirth-pc-track", "dirth-round-prewrite", "dirth-prewrite", "dirth-histogram",
 			"ecw-pc-round", "ecw-pc-track", "ecw-round-prewrite", "ecw-prewrite", "ecw-histogram"}},
 	{ID: "demand-loops", Tests: []TestID{DIRTH, ECW}, Topic: "DIRTH's and ECW's loops",
 		Ours:   "TC 32, 16, 8, 6, 4, 2, 1 (outer) × QD the same (inner), high to low; TC is fio's numjobs, QD its iodepth",
-		Source: "ADATA (spec digest §4.8)",
-		Others: []Alternative{{Harness: harnessADATA, Reading: "the same loops, with TC passed to fio's iodepth and QD to numjobs (A16)"}},
+		Source: "ADATA",
+		Others: []Alternative{{Harness: harnessADATA, Reading: "the same loops, with TC passed to fio's iodepth and QD to numjobs"}},
 		Why:    "the loops are ADATA's; TC is threads and QD the depth of each, as everywhere in the PTS",
 		Flags:  []string{"dirth-tc", "dirth-qd", "ecw-tc", "ecw-qd"}},
 	{ID: "dirth-stimulus", Tests: []TestID{DIRTH}, Topic: "DIRTH's stimulus",
@@ -172,30 +172,30 @@ var Readings = []Reading{
 	{ID: "client-ar", Tests: []TestID{IOPS, TP, LAT}, Profile: "client", Topic: "The client profile's active range",
 		Ours: "75 % for the IOPS, throughput and latency tests",
 		Source: "IOPS: PTS 2.0.2 §7 as quoted; throughput and latency: both PTS 2.0 forks, which set 75 % for every test of the " +
-			"client profile, the digest being silent",
+			"client profile, the PTS text at hand being silent",
 		Others: []Alternative{{Harness: harnessBefore, Reading: "100 % for throughput and latency"},
-			{Harness: harnessForks, Reading: "75 % for the client profile's WSAT too; ptsrun keeps WSAT's 100 % (spec digest §4.4)"}},
-		Why:    "both forks agree and the digest says nothing for throughput and latency",
+			{Harness: harnessForks, Reading: "75 % for the client profile's WSAT too; ptsrun keeps WSAT's 100 % (§10)"}},
+		Why:    "both forks agree and the PTS text at hand says nothing for throughput and latency",
 		Flags:  []string{"tp-active-range", "lat-active-range"},
 		Choose: "--tp-active-range 100, --lat-active-range 100 (listed as deviations)"},
 	{ID: "client-tp-sizes", Tests: []TestID{TP}, Profile: "client", Topic: "The client profile's throughput block sizes",
 		Ours:   "1024 KiB and 128 KiB, a stage each",
-		Source: "both PTS 2.0 forks, which run both for every profile; the digest lists 1024 KiB for PTS-C 1.x and both in 2.0.x summaries",
+		Source: "both PTS 2.0 forks, which run both for every profile; PTS-C 1.x has 1024 KiB, summaries of 2.0.x both",
 		Others: []Alternative{{Harness: "PTS-C 1.x, per SNIA's test pages", Reading: "1024 KiB only"}},
-		Why:    "both forks agree and the digest does not know 2.0.2's",
+		Why:    "both forks agree, and no text of 2.0.2 at hand says otherwise",
 		Choose: "--block-sizes 1024k (a quick look, listed as a deviation)"},
 	{ID: "wipc", Tests: []TestID{IOPS, TP, LAT}, Topic: "The workload-independent preconditioning's load",
 		Ours:   "one thread at QD32 writing 2 × the capacity sequentially (fio loops=2), whatever the test's TC",
-		Source: "cloudharmony and ADATA (spec digest A8)",
+		Source: "cloudharmony and ADATA",
 		Others: []Alternative{{Harness: harnessTKperf, Reading: "the test's TC/QD"}, {Harness: "py-sss-pts", Reading: "the test's TC, the volume split between the threads"}},
 		Why:    "one stream keeps the writes sequential and the volume exactly 2 × the capacity",
 		Choose: flagNone + "a WIPC of any other load would not be the sequential pass the PTS describes"},
 	{ID: "tp-load", Tests: []TestID{TP}, Topic: "The throughput test's load",
-		Ours: "TC1/QD32", Source: "ADATA and the 2.0.x summaries (spec digest §4.2)",
+		Ours: "TC1/QD32", Source: "ADATA and summaries of PTS 2.0.x",
 		Why: "one stream keeps the I/O sequential", Choose: flagNone + "the throughput test's TC/QD is fixed"},
 	{ID: "response-time", Topic: "Response time",
 		Ours:   "from submission to completion: fio's total latency (lat), not its completion latency (clat)",
-		Source: "the digest's reading of the PTS's host-observed response time (spec digest A11)",
+		Source: "ptsrun's reading of the PTS's host-observed response time",
 		Others: []Alternative{{Harness: harnessCH + " and " + harnessADATA, Reading: "lat and clat, mixed"}},
 		Why:    "the PTS's response time is what the host sees",
 		Choose: flagNone + "the fio engine reads clat only where fio printed no lat, and the results say so"},

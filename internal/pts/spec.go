@@ -21,7 +21,7 @@ const (
 	MiB = 1 << 20
 )
 
-// Spec constants (pts-spec.md §7).
+// Spec constants: the cell time, the round limit and the WIPC (PTS 2.0.2 §7–9).
 const (
 	DefaultCellTime  = 60 * time.Second
 	DefaultMaxRounds = 25
@@ -30,15 +30,15 @@ const (
 	WIPCTC, WIPCQD   = 1, 32
 )
 
-// Profile is PTS-E or PTS-C (pts-spec.md §1.5).
+// Profile is PTS-E or PTS-C.
 type Profile struct {
 	Name  string `json:"name"`  // enterprise, client
 	Short string `json:"short"` // PTS-E, PTS-C
 	// ActiveRange is the IOPS test's active range: PTS 2.0.2 §7 gives
-	// 100 % for PTS-E and 75 % for PTS-C [2.0.2-Q].
+	// 100 % for PTS-E and 75 % for PTS-C (quoted text).
 	ActiveRange float64 `json:"active_range_pct"`
-	// The throughput and latency tests' active ranges: pts-spec.md §4.2–4.3
-	// give 100 % for PTS-E and nothing for PTS-C; for PTS-C both PTS 2.0
+	// The throughput and latency tests' active ranges (PTS 2.0.2 §8–9):
+	// 100 % for PTS-E, nothing stated for PTS-C; for PTS-C both PTS 2.0
 	// forks use 75 %, as for IOPS (the reading "client-ar");
 	// --tp-active-range and --lat-active-range change it.
 	TPActiveRange  float64 `json:"tp_active_range_pct,omitempty"`

@@ -23,7 +23,7 @@ type wsatStimulus struct {
 	short string
 }
 
-// WSAT's stimuli (pts-spec.md §4.4): RND 4 KiB writes by default, and the
+// WSAT's stimuli (PTS 2.0.2 §10): RND 4 KiB writes by default, and the
 // PTS 2.0.x optional workloads, the composite block-size one (ECW's) among
 // them.
 func wsatStimuli(minBlock int64) []wsatStimulus {
@@ -39,7 +39,7 @@ func wsatStimuli(minBlock int64) []wsatStimulus {
 
 // WSATTest writes from fresh-out-of-box, through the write cliff, into the
 // steady state, until WSAT's drive fills or time, whichever comes first,
-// sampling every minute (pts-spec.md §4.4; the stop rule's numbers are
+// sampling every minute (PTS 2.0.2 §10; the stop rule's numbers are
 // readings of the PTS, hence flags).
 var WSATTest = &TestDef{
 	ID: WSAT, Name: "Write Saturation", Section: "§10", order: 10, ActiveRange: 100,
@@ -137,7 +137,7 @@ func init() {
 	register(WSATTest)
 }
 
-// WSAT's optional steady-state method (pts-spec.md §4.4): rounds of 30 min
+// WSAT's optional steady-state method (PTS 2.0.2 §10): rounds of 30 min
 // of the stimulus followed by a 1 min check.
 const (
 	wsatSSRound = 30 * time.Minute

@@ -13,7 +13,7 @@ import (
 // XSR is the Cross Stimulus Recovery test.
 const XSR TestID = "xsr"
 
-// XSR's access groups (pts-spec.md §4.6, from the ADATA harness: a
+// XSR's access groups (PTS 2.0.2 §12, from the ADATA harness: a
 // reading of the PTS, hence --xsr-groups): a
 // sequential write, a random write, and the sequential write again, at
 // TC1/QD32, sampled every minute.

@@ -13,7 +13,7 @@ import (
 	"github.com/ptsrun/ptsrun/internal/pts"
 )
 
-// The files of a run directory (README, "The run directory").
+// The files of a run directory (docs/run-directory.md).
 const (
 	RunFile     = pts.RunFile     // what was run, on what, where: written first
 	JournalFile = pts.JournalFile // one record per event, synced after each

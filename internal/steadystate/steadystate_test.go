@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// pts-spec.md §2.3: IOPS in rounds 6–10.
+// A worked example of the rule: IOPS in rounds 6–10.
 func TestWorkedExample(t *testing.T) {
 	v := Default().CheckWindow(6, []float64{10100, 9800, 10300, 9900, 10200})
 	assert.True(t, v.Steady, v.Reason)

@@ -20,7 +20,7 @@
 // whole disk of a partition, every namespace of an NVMe controller), and
 // describes the engine for run.json before it is opened.
 //
-// The package sits beside precondition in DESIGN.md's data flow: it knows
+// The package sits beside precondition in the data flow (docs/architecture.md): it knows
 // devices, engines and purges, and nothing of the PTS tests that pts runs
 // on what it opens.
 package targets

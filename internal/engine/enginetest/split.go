@@ -13,7 +13,7 @@ import (
 )
 
 // ECWSplit is the block-size split of the PTS-E composite workload (ECW,
-// §4.7): the share of the I/Os of each size.
+// PTS 2.0.2 §13): the share of the I/Os of each size.
 var ECWSplit = []engine.BlockShare{
 	{Bytes: 512, Percent: 4}, {Bytes: 1024, Percent: 1}, {Bytes: 1536, Percent: 1}, {Bytes: 2048, Percent: 1},
 	{Bytes: 2560, Percent: 1}, {Bytes: 3072, Percent: 1}, {Bytes: 3584, Percent: 1}, {Bytes: 4096, Percent: 67},

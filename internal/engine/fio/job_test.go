@@ -164,7 +164,7 @@ func TestJobFileSplitAndZones(t *testing.T) {
 		want   []string // option lines, in order, among bs*, bssplit, random_distribution
 		refuse string
 	}{
-		{"PTS ECW (§4.7)", ecwSplit(), []engine.Zone{{IOPercent: 50, RangePercent: 5}, {IOPercent: 30, RangePercent: 15}, {IOPercent: 20, RangePercent: 80}},
+		{"PTS ECW (§13)", ecwSplit(), []engine.Zone{{IOPercent: 50, RangePercent: 5}, {IOPercent: 30, RangePercent: 15}, {IOPercent: 20, RangePercent: 80}},
 			[]string{"bssplit=512/4:1024/1:1536/1:2048/1:2560/1:3072/1:3584/1:4096/67:8192/10:16384/7:32768/3:65536/3",
 				"random_distribution=zoned:50/5:30/15:20/80"}, ""},
 		{"no split, no zones", nil, nil, []string{"bs=4096"}, ""},

@@ -45,12 +45,12 @@ const (
 )
 
 // modelRow is a row of the allow-list: options of one model, and what the
-// gate does with them in words for people (the README's table).
+// gate does with them in words for people (docs/fio.md's table).
 type modelRow struct {
 	model Model
 	names []string
 	does  string
-	// label and shown stand for a long row's names in the README: how
+	// label and shown stand for a long row's names in docs/fio.md: how
 	// many, and a few of them.
 	label string
 	shown []string
@@ -379,8 +379,8 @@ func (j JobDef) Access() Access {
 	return a
 }
 
-// GateTable is the README's table of what a user's job file may hold,
-// made from the gate's own (TestREADMEGateTable keeps it current).
+// GateTable is docs/fio.md's table of what a user's job file may hold,
+// made from the gate's own (TestGateTableInDocs keeps it current).
 func GateTable() string {
 	var b strings.Builder
 	b.WriteString("| Options | What the gate does with them |\n|---|---|\n")
@@ -398,7 +398,7 @@ func GateTable() string {
 		}
 		list := strings.Join(quoted, ", ")
 		if r.label != "" {
-			list = fmt.Sprintf(r.label, len(r.names)) + ": " + list + ", … (`engine/fio/options.go` lists them)"
+			list = fmt.Sprintf(r.label, len(r.names)) + ": " + list + ", … (`internal/engine/fio/options.go` lists them)"
 		}
 		fmt.Fprintf(&b, "| %s | %s |\n", list, r.does)
 	}

@@ -15,7 +15,7 @@ import (
 	"github.com/ptsrun/ptsrun/internal/engine/enginetest"
 )
 
-var update = flag.Bool("update", false, "rewrite the README's gate table from the gate's")
+var update = flag.Bool("update", false, "rewrite docs/fio.md's gate table from the gate's")
 
 // fioNames are the option names a fio help listing prints ("name : help",
 // children indented).
@@ -235,24 +235,24 @@ func TestLaysOut(t *testing.T) {
 }
 
 const (
-	tableBegin = "<!-- the gate's table: engine/fio GateTable; go test ./internal/engine/fio -run TestREADMEGateTable -update rewrites it -->\n"
+	tableBegin = "<!-- the gate's table: engine/fio GateTable; go test ./internal/engine/fio -run TestGateTableInDocs -update rewrites it -->\n"
 	tableEnd   = "<!-- end of the gate's table -->\n"
 )
 
-// The README's table of what a job file may hold is the gate's own.
-func TestREADMEGateTable(t *testing.T) {
-	const readme = "../../../README.md"
-	b, err := os.ReadFile(readme)
+// docs/fio.md's table of what a job file may hold is the gate's own.
+func TestGateTableInDocs(t *testing.T) {
+	const doc = "../../../docs/fio.md"
+	b, err := os.ReadFile(doc)
 	require.NoError(t, err)
 	text := string(b)
 	i, j := strings.Index(text, tableBegin), strings.Index(text, tableEnd)
-	require.True(t, i >= 0 && j > i, "README.md holds the gate's table between %q and %q", tableBegin, tableEnd)
+	require.True(t, i >= 0 && j > i, "docs/fio.md holds the gate's table between %q and %q", tableBegin, tableEnd)
 	got := text[:i+len(tableBegin)] + GateTable() + text[j:]
 	if *update {
-		require.NoError(t, os.WriteFile(readme, []byte(got), 0o644))
+		require.NoError(t, os.WriteFile(doc, []byte(got), 0o644))
 		return
 	}
-	assert.Equal(t, text[i+len(tableBegin):j], GateTable(), "the README's gate table is not the gate's: go test ./internal/engine/fio -run TestREADMEGateTable -update")
+	assert.Equal(t, text[i+len(tableBegin):j], GateTable(), "docs/fio.md's gate table is not the gate's: go test ./internal/engine/fio -run TestGateTableInDocs -update")
 	assert.True(t, slices.ContainsFunc(modelRows, func(r modelRow) bool { return r.model == OptRefused }))
 }
 

@@ -98,7 +98,7 @@ func TestDemandIntensity(t *testing.T) {
 	}
 }
 
-// ecwZones are the PTS-E composite workload's LBA groups (§4.7).
+// ecwZones are the PTS-E composite workload's LBA groups (PTS 2.0.2 §13).
 var ecwZones = []engine.Zone{{IOPercent: 50, RangePercent: 5}, {IOPercent: 30, RangePercent: 15}, {IOPercent: 20, RangePercent: 80}}
 
 // Hot zones make garbage collection cheaper, as on a real drive: in steady

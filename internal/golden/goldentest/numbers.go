@@ -24,7 +24,7 @@ import (
 // sum taken in another order and buries a real change in noise; eight
 // digits keep every difference worth a review (1 in 10⁷ and up).
 //
-// Numbers are never rounded before they are compared (DESIGN.md): the
+// Numbers are never rounded before they are compared: the
 // golden holds the rounded number, and the output agrees with it when it is
 // within one unit of its last digit. Integers (counts, bytes, nanoseconds)
 // are written and compared exactly.
