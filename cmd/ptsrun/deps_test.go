@@ -74,7 +74,9 @@ var allowedImports = []struct {
 		"the run directory: every file of it written, read, checked and rebuilt from run.json and the journal (results by matrix, the report by pdfreport, the records of vdbench files and of ptsrun fio's gate); a PTS run started, resumed and ended on the targets it opens through targets"},
 	{"custom", []string{"device", "engine", "targets", "pts", "rundir", "vdbench", "golden"},
 		"workloads outside the PTS (the command line's, presets, a vdbench file's runs, a user's fio job files) run on the targets opened through targets and recorded through rundir; a fio group's workload is read as import fio reads it (golden: import leaves golden with issue 21, item 5)"},
-	{"cmd/ptsrun", []string{"device", "engine", "targets", "precondition", "pts", "steadystate", "matrix", "pdfreport", "golden", "rundir", "custom", "confine"},
+	{"clihelp", []string{"engine"},
+		"how the command line presents its definitions (urfave/cli): grouped help, usage errors in words (a duration in the engine's reading), completion scripts, the man page; it knows no command"},
+	{"cmd/ptsrun", []string{"clihelp", "device", "engine", "targets", "precondition", "pts", "steadystate", "matrix", "pdfreport", "golden", "rundir", "custom", "confine"},
 		"the CLI: flags, options and the calls of the packages that do the work; it opens engines only through targets and run directories only through rundir; nothing imports it (its binary confines the fio it runs: confine.Init)"},
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/ptsrun/ptsrun/internal/clihelp"
 	"github.com/ptsrun/ptsrun/internal/confine"
 	"github.com/ptsrun/ptsrun/internal/device"
 	"github.com/ptsrun/ptsrun/internal/pts"
@@ -132,27 +133,14 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Usage:   "SNIA SSS PTS 2.0.2 compliance tests for solid state storage",
 		Version: fullVersion(),
 		Writer:  stdout, ErrWriter: stderr,
-		Suggest:        true,                         // "ptsrun rn": did you mean "run"? A mistyped flag too.
+		Suggest:        true,                         // "ptsrun rn": did you mean "run"? A mistyped flag too (clihelp.UsageError).
 		ExitErrHandler: func(*cli.Context, error) {}, // exit codes are decided in run
-		OnUsageError: func(c *cli.Context, err error, _ bool) error {
-			// A mistyped flag gets the nearest of the command's own.
-			const undefined = "flag provided but not defined: -"
-			if name, ok := strings.CutPrefix(err.Error(), undefined); ok && c != nil && c.Command != nil && cli.SuggestFlag != nil {
-				if s := cli.SuggestFlag(c.Command.Flags, strings.TrimLeft(name, "-"), false); s != "" {
-					return fmt.Errorf("%w. Did you mean %q?", err, s)
-				}
-			}
-			return err
-		},
 		Commands: []*cli.Command{
 			runCommand(), resumeCommand(), reportCommand(), planCommand(), workloadCommand(), fioCommand(), devicesCommand(), ssCommand(), demoCommand(),
 			checkCommand(), compareCommand(), importCommand(),
 		},
 	}
-	// A usage error is one line, not a help page.
-	for _, c := range app.Commands {
-		c.OnUsageError = app.OnUsageError
-	}
+	clihelp.Setup(app)
 	return app
 }
 
