@@ -88,9 +88,9 @@ CATEGORY:
 DESCRIPTION:
    {{template "descriptionTemplate" .}}{{end}}{{if .VisibleFlags}}
 
-OPTIONS:{{range flagGroups .VisibleFlags}}{{if .Name}}
+OPTIONS:{{range $i, $g := flagGroups .VisibleFlags}}{{if .Name}}
 
-   {{.Name}}:{{else}}
+   {{.Name}}:{{else if $i}}
 {{end}}{{range .Flags}}
    {{wrap .String 6}}{{end}}{{end}}{{end}}
 `
@@ -98,8 +98,9 @@ OPTIONS:{{range flagGroups .VisibleFlags}}{{if .Name}}
 var installHelp sync.Once
 
 // Setup finishes app once its commands are made: the help of every
-// command without subcommands shows its flags in groups, and a usage
-// error of any command is worded by UsageError.
+// command without subcommands shows its flags in groups, a switch that
+// is off unless given says no default, and a usage error of any command
+// is worded by UsageError.
 func Setup(app *cli.App) {
 	installHelp.Do(func() {
 		// urfave's printer with the one function the grouped help needs.
@@ -112,6 +113,11 @@ func Setup(app *cli.App) {
 	walk = func(cmds []*cli.Command) {
 		for _, c := range cmds {
 			c.OnUsageError = onUsageError
+			for _, f := range c.Flags {
+				if b, ok := f.(*cli.BoolFlag); ok && !b.Value {
+					b.DisableDefaultText = true // "(default: false)" says nothing
+				}
+			}
 			if len(c.Subcommands) == 0 && c.CustomHelpTemplate == "" {
 				c.CustomHelpTemplate = commandHelp
 			}
