@@ -1,10 +1,17 @@
 package main
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ptsrun/ptsrun/internal/pts"
 )
 
 // A value a flag cannot take is refused in one line that names the flag,
@@ -34,4 +41,30 @@ func TestFlagValueErrors(t *testing.T) {
 			assert.Empty(t, stdout)
 		})
 	}
+}
+
+// run.json records the build of the binary that wrote it, as --version
+// names it; a run.json written before it had one still makes its report.
+func TestRunJSONRecordsTheBuild(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	code, _, stderr := ptsrun("run", "--target", "sim", "--tests", "lat", "--out", dir)
+	require.Equal(t, 0, code, stderr)
+	path := filepath.Join(dir, "run.json")
+	raw, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var ri map[string]any
+	require.NoError(t, json.Unmarshal(raw, &ri))
+	build, ok := ri["build"].(map[string]any)
+	require.True(t, ok, "run.json has a build: %s", raw)
+	assert.Equal(t, version, build["version"])
+	assert.Equal(t, runtime.Version(), build["go"])
+	_, stdout, _ := ptsrun("--version")
+	assert.Equal(t, "ptsrun version "+pts.ThisBuild(version).String()+"\n", stdout, "the build --version names")
+
+	delete(ri, "build") // as ptsrun wrote it before
+	old, err := json.Marshal(ri)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path, old, 0o644))
+	code, _, stderr = ptsrun("report", dir)
+	assert.Equal(t, 0, code, stderr)
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"syscall"
@@ -24,30 +23,9 @@ import (
 const version = "0.1.0"
 
 // fullVersion is the version and, in a binary go build stamped, the commit
-// it was built from ("0.1.0 (commit 1d4f9bc, modified)"): two builds of
-// one version tell apart.
-func fullVersion() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return version
-	}
-	// The commit, when go build stamped it (-buildvcs), and the Go release.
-	var rev, modified string
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			if s.Value == "true" {
-				modified = ", modified"
-			}
-		}
-	}
-	if rev == "" {
-		return fmt.Sprintf("%s (%s)", version, bi.GoVersion)
-	}
-	return fmt.Sprintf("%s (commit %s%s, %s)", version, rev[:min(12, len(rev))], modified, bi.GoVersion)
-}
+// it was built from ("0.1.0 (commit 1d4f9bc, modified, go1.26.8)"): two
+// builds of one version tell apart. run.json records the same (RunInfo.Build).
+func fullVersion() string { return pts.ThisBuild(version).String() }
 
 // Exit codes (README "Exit codes"); 2 is left to the Go runtime.
 const (
