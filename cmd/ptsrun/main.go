@@ -115,7 +115,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		ExitErrHandler: func(*cli.Context, error) {}, // exit codes are decided in run
 		Commands: []*cli.Command{
 			runCommand(), resumeCommand(), reportCommand(), planCommand(), workloadCommand(), fioCommand(), devicesCommand(), ssCommand(), demoCommand(),
-			checkCommand(), compareCommand(), importCommand(),
+			checkCommand(), compareCommand(), importCommand(), completionCommand(), manCommand(),
 		},
 	}
 	clihelp.Setup(app)
