@@ -113,10 +113,10 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Writer:  stdout, ErrWriter: stderr,
 		Suggest:        true,                         // "ptsrun rn": did you mean "run"? A mistyped flag too (clihelp.UsageError).
 		ExitErrHandler: func(*cli.Context, error) {}, // exit codes are decided in run
-		Commands: []*cli.Command{
+		Commands: append([]*cli.Command{
 			runCommand(), resumeCommand(), reportCommand(), planCommand(), workloadCommand(), fioCommand(), devicesCommand(), ssCommand(), demoCommand(),
-			checkCommand(), compareCommand(), importCommand(), completionCommand(), manCommand(),
-		},
+			checkCommand(), compareCommand(), importCommand(),
+		}, clihelp.Commands("ptsrun")...), // completion, man
 	}
 	clihelp.Setup(app)
 	return app
