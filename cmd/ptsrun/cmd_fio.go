@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"io"
+	"slices"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/ptsrun/ptsrun/internal/clihelp"
 	"github.com/ptsrun/ptsrun/internal/custom"
 	"github.com/ptsrun/ptsrun/internal/rundir"
 )
@@ -18,14 +20,17 @@ func fioCommand() *cli.Command {
 			"Every reporting group of the job files (stonewall, new_group) becomes a cell of the run directory;\n" +
 			"a job that writes to a block device needs --destroy-data naming it. --plan prints what the gate\n" +
 			"makes of the job files and the fio command lines, and runs nothing.",
-		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "out", Usage: "record the run in this directory (new or empty)"},
-			&cli.StringSliceFlag{Name: "destroy-data", Usage: "confirm that a device (serial or path), file or directory the jobs write may be overwritten " +
-				"(HOST:PORT=PATH through fio servers; repeatable)"},
-			&cli.StringSliceFlag{Name: "fio-server", Usage: "HOST:PORT of a fio server to run the job files on (repeatable: each runs them)"},
-			&cli.BoolFlag{Name: "plan", Usage: "print the gate's verdicts and the fio command lines; run nothing"},
-			&cli.BoolFlag{Name: "json", Usage: "print the plan or the recorded results as JSON on stdout"},
-		}, operatorFlags()...),
+		Flags: slices.Concat(
+			clihelp.Group("Targets and safety",
+				&cli.StringSliceFlag{Name: "destroy-data", Usage: "confirm that a device (serial or path), file or directory the jobs write may be overwritten " +
+					"(HOST:PORT=PATH through fio servers; repeatable)"},
+				&cli.StringSliceFlag{Name: "fio-server", Usage: "HOST:PORT of a fio server to run the job files on (repeatable: each runs them)"}),
+			operatorFlags(),
+			clihelp.Group("Output",
+				&cli.StringFlag{Name: "out", Usage: "record the run in this directory (new or empty)"},
+				&cli.BoolFlag{Name: "plan", Usage: "print the gate's verdicts and the fio command lines; run nothing"},
+				&cli.BoolFlag{Name: "json", Usage: "print the plan or the recorded results as JSON on stdout"}),
+		),
 		Action: func(c *cli.Context) error {
 			op, err := operatorFromFlags(c)
 			if err != nil {

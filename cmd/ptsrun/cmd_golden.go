@@ -8,11 +8,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/ptsrun/ptsrun/internal/clihelp"
 	"github.com/ptsrun/ptsrun/internal/comparison"
 	"github.com/ptsrun/ptsrun/internal/custom"
 	"github.com/ptsrun/ptsrun/internal/device"
@@ -34,20 +36,23 @@ func checkCommand() *cli.Command {
 		UsageText: "ptsrun check --golden BASELINE RUN [--tolerance 5%] [--tolerance-iops P] [--tolerance-mbps P] [--tolerance-lat P] " +
 			"[--spread 3] [--tolerance-tail 10%] [--tolerance-tail-cell 100%] [--json]",
 		Description: "The rule, with the defaults: " + def.Rule(),
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "golden", Usage: "the baseline: a run directory or a results.json", Required: true},
-			&cli.StringFlag{Name: "tolerance", Value: percent(def.IOPS), Usage: "least allowed move the wrong way of every cell's IOPS, MB/s and average response time"},
-			&cli.StringFlag{Name: "tolerance-iops", Usage: "least allowed IOPS drop of a cell (default: --tolerance)"},
-			&cli.StringFlag{Name: "tolerance-mbps", Usage: "least allowed MB/s drop of a cell (default: --tolerance)"},
-			&cli.StringFlag{Name: "tolerance-lat", Usage: "least allowed rise of a cell's average response time (default: --tolerance)"},
-			&cli.Float64Flag{Name: "spread", Value: def.Spread, Usage: "a cell's allowance is at least this many standard errors of the " +
-				"difference between two window averages, from the scatter of the baseline's measurement-window rounds, and a stage run on " +
-				"another's steady state (ECW's, DIRTH's sweep) at least as many of that state's window plus its trend (0: the tolerances alone)"},
-			&cli.StringFlag{Name: "tolerance-tail", Value: percent(def.Tail), Usage: "allowed rise of a test's geometric mean of run ÷ baseline " +
-				"of the 99.999 % and of the maximum response times over its cells"},
-			&cli.StringFlag{Name: "tolerance-tail-cell", Value: percent(def.TailCell), Usage: "allowed rise of one cell's 99.999 % or maximum response time"},
-			&cli.BoolFlag{Name: "json", Usage: "print the result as JSON on stdout"},
-		},
+		Flags: slices.Concat(
+			clihelp.Group("Baseline",
+				&cli.StringFlag{Name: "golden", Usage: "the baseline: a run directory or a results.json", Required: true}),
+			clihelp.Group("Tolerances",
+				&cli.StringFlag{Name: "tolerance", Value: percent(def.IOPS), Usage: "least allowed move the wrong way of every cell's IOPS, MB/s and average response time"},
+				&cli.StringFlag{Name: "tolerance-iops", Usage: "least allowed IOPS drop of a cell", DefaultText: "--tolerance"},
+				&cli.StringFlag{Name: "tolerance-mbps", Usage: "least allowed MB/s drop of a cell", DefaultText: "--tolerance"},
+				&cli.StringFlag{Name: "tolerance-lat", Usage: "least allowed rise of a cell's average response time", DefaultText: "--tolerance"},
+				&cli.Float64Flag{Name: "spread", Value: def.Spread, Usage: "a cell's allowance is at least this many standard errors of the " +
+					"difference between two window averages, from the scatter of the baseline's measurement-window rounds, and a stage run on " +
+					"another's steady state (ECW's, DIRTH's sweep) at least as many of that state's window plus its trend (0: the tolerances alone)"},
+				&cli.StringFlag{Name: "tolerance-tail", Value: percent(def.Tail), Usage: "allowed rise of a test's geometric mean of run ÷ baseline " +
+					"of the 99.999 % and of the maximum response times over its cells"},
+				&cli.StringFlag{Name: "tolerance-tail-cell", Value: percent(def.TailCell), Usage: "allowed rise of one cell's 99.999 % or maximum response time"}),
+			clihelp.Group("Output",
+				&cli.BoolFlag{Name: "json", Usage: "print the result as JSON on stdout"}),
+		),
 		Action: func(c *cli.Context) error {
 			opts, err := checkOptionsFrom(c)
 			if err != nil {
@@ -118,8 +123,8 @@ func compareCommand() *cli.Command {
 		Usage:     "compare runs side by side against the first: a PDF and CSV tables with ratios",
 		UsageText: "ptsrun compare REFERENCE RUN... [-o FILE.pdf] [--csv DIR] [--force] [--paper a4|letter] [--json]",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "o", Usage: "the comparison PDF (default: compare.pdf in a new directory ./ptsrun-compare-TIME, its tables in tables/ there)"},
-			&cli.StringFlag{Name: "csv", Usage: "directory for the CSV tables (default with -o: the PDF's name without .pdf, plus -tables)"},
+			&cli.StringFlag{Name: "o", Usage: "the comparison PDF", DefaultText: "compare.pdf in a new directory ./ptsrun-compare-TIME"},
+			&cli.StringFlag{Name: "csv", Usage: "directory for the CSV tables", DefaultText: "tables/ beside the PDF without -o; with -o, the PDF's name without .pdf, plus -tables"},
 			&cli.BoolFlag{Name: "force", Usage: "replace a PDF or CSV ptsrun did not write (never a device or other special file)"},
 			&cli.StringFlag{Name: "paper", Value: "a4", Usage: "paper size: a4 or letter"},
 			&cli.BoolFlag{Name: "json", Usage: "print the files written, the runs and the headline ratios as JSON on stdout"},
@@ -236,12 +241,11 @@ func importCommand() *cli.Command {
 				Name:      "fio",
 				Usage:     "import fio --output-format=json or json+ files (fio 2.x and 3.x, local or client/server)",
 				UsageText: "ptsrun import fio FILE... --out DIR [--profile enterprise|client] [--name NAME] [--tested-by NAME] [--lab NAME] [--json]",
-				Flags: append([]cli.Flag{
-					&cli.StringFlag{Name: "out", Required: true, Usage: "run directory to create"},
-					&cli.StringFlag{Name: "profile", Value: "enterprise", Usage: "the PTS profile the cells are filed under"},
-					&cli.StringFlag{Name: "name", Usage: "the device's name in reports (default: fio's filename)"},
-					jsonImportFlag,
-				}, operatorFlags()...),
+				Flags: slices.Concat(
+					clihelp.Group("Import",
+						&cli.StringFlag{Name: "profile", Value: "enterprise", Usage: "the PTS profile the cells are filed under"},
+						&cli.StringFlag{Name: "name", Usage: "the device's name in reports", DefaultText: "fio's filename"}),
+					operatorFlags(), importOutputFlags()),
 				Action: func(c *cli.Context) error {
 					if c.Args().Len() == 0 {
 						return fmt.Errorf("import fio needs one or more fio output files")
@@ -263,12 +267,11 @@ func importCommand() *cli.Command {
 				Name:      "table",
 				Usage:     "import a block size × R/W mix table as published (CSV: bs, then one column per mix)",
 				UsageText: "ptsrun import table FILE.csv --out DIR [--metric iops|mbps|lat_ms] [--name NAME] [--tested-by NAME] [--lab NAME] [--json]",
-				Flags: append([]cli.Flag{
-					&cli.StringFlag{Name: "out", Required: true, Usage: "run directory to create"},
-					&cli.StringFlag{Name: "metric", Value: "iops", Usage: "what the table holds: iops, mbps or lat_ms (average response time)"},
-					&cli.StringFlag{Name: "name", Usage: "the device's name in reports (default: the file's name)"},
-					jsonImportFlag,
-				}, operatorFlags()...),
+				Flags: slices.Concat(
+					clihelp.Group("Import",
+						&cli.StringFlag{Name: "metric", Value: "iops", Usage: "what the table holds: iops, mbps or lat_ms (average response time)"},
+						&cli.StringFlag{Name: "name", Usage: "the device's name in reports", DefaultText: "the file's name"}),
+					operatorFlags(), importOutputFlags()),
 				Action: func(c *cli.Context) error {
 					if c.Args().Len() != 1 {
 						return fmt.Errorf("import table needs exactly one CSV file")
@@ -338,7 +341,12 @@ func runImportTable(_ context.Context, opts importTableOptions, stdout, stderr i
 	return importInto(opts.Into, nil, rundir.Imported{Info: ri, Results: res}, stdout, stderr)
 }
 
-var jsonImportFlag = &cli.BoolFlag{Name: "json", Usage: "print the run directory made, its files and verdicts as JSON on stdout"}
+// importOutputFlags are the output flags of every import.
+func importOutputFlags() []cli.Flag {
+	return clihelp.Group("Output",
+		&cli.StringFlag{Name: "out", Required: true, Usage: "run directory to create"},
+		&cli.BoolFlag{Name: "json", Usage: "print the run directory made, its files and verdicts as JSON on stdout"})
+}
 
 // importInto makes the run directory o.Dir of im (rundir.Import) and
 // prints its summary; warnings (results left out) go into the --json

@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/ptsrun/ptsrun/internal/clihelp"
 	"github.com/ptsrun/ptsrun/internal/device"
 	"github.com/ptsrun/ptsrun/internal/precondition"
 	"github.com/ptsrun/ptsrun/internal/pts"
@@ -18,52 +20,69 @@ import (
 	"github.com/ptsrun/ptsrun/internal/steadystate"
 )
 
-// runFlags are the flags of run and plan.
+// runFlags are the flags of run and plan, in their help groups.
 func runFlags() []cli.Flag {
 	d := pts.DefaultConfig()
-	return append([]cli.Flag{
-		&cli.StringSliceFlag{Name: "target", Usage: "target: a block device, file:PATH[:SIZE], sim, sim:client or sim:enterprise (repeatable: one target set, loaded at once)"},
-		&cli.StringFlag{Name: "out", Usage: "run directory to create"},
-		&cli.StringFlag{Name: "tests", Value: pts.JoinTests(d.Tests, ","), Usage: "tests to run: " + testIDs() + ", or all"},
-		&cli.StringFlag{Name: "profile", Value: d.Profile, Usage: "enterprise (PTS-E) or client (PTS-C)"},
-		&cli.StringFlag{Name: "engine", Usage: "workload engine: native (default for devices and files), fio, or sim (simulated drives)"},
-		&cli.StringSliceFlag{Name: "fio-server", Usage: "HOST:PORT[=TARGET] of a fio server whose host loads TARGET (repeatable; engine fio)"},
-		&cli.StringFlag{Name: "block-sizes", Usage: "quick look, not the PTS (a deviation in the report): run only these block sizes (4k,64k,1024k) " +
-			"of the IOPS and latency matrices; throughput runs the stages of those that are its own (1024k, 128k). " +
-			"Must keep the tracking cells' sizes: 4k, 64k, 1024k for IOPS, 4k for latency, one of throughput's"},
-		&cli.StringFlag{Name: "mixes", Usage: "quick look, not the PTS (a deviation in the report): run only these R/W mixes (100/0,65/35,0/100) " +
-			"of every test, throughput's 100/0 and 0/100 included. Must keep the tracking cells' mixes: 100/0, 65/35, 0/100 for IOPS, 0/100 for latency and throughput"},
-		&cli.IntFlag{Name: "tc", Usage: "IOPS test thread count (default: the profile's)"},
-		&cli.IntFlag{Name: "qd", Usage: "IOPS test queue depth per thread (default: the profile's)"},
-		&cli.DurationFlag{Name: "cell-time", Value: time.Duration(d.CellTime), Usage: "duration of each cell (PTS: 60s)"},
-		&cli.IntFlag{Name: "max-rounds", Value: d.MaxRounds, Usage: "round limit per stage (PTS: 25)"},
-		&cli.Float64Flag{Name: "active-range", Usage: "active range of every test in % (default: the profile's: E 100, C 75; WSAT, HIR, XSR, ECW and DIRTH 100)"},
-		&cli.Float64Flag{Name: "tp-active-range", Usage: "throughput test's active range in % (default: --active-range, else the profile's: E 100, C 75) " + pts.HelpSource("tp-active-range")},
-		&cli.Float64Flag{Name: "lat-active-range", Usage: "latency test's active range in % (default: --active-range, else the profile's: E 100, C 75) " + pts.HelpSource("lat-active-range")},
-		&cli.Float64Flag{Name: "pc-active-range", Value: 100, Usage: "active range of the workload-independent preconditioning in % (PTS: 100)"},
-		&cli.StringFlag{Name: "purge", Value: d.Purge, Usage: "purge method: " + strings.Join(precondition.Methods(), ", ")},
-		&cli.StringSliceFlag{Name: "destroy-data", Usage: "confirm that the named target (serial or path) may be overwritten"},
-		&cli.Uint64Flag{Name: "seed", Value: d.Seed, Usage: "seed of every random stream (recorded)"},
-		&cli.IntFlag{Name: "ss-window", Value: d.SS.Window, Usage: "steady-state window in rounds (PTS: 5)"},
-		&cli.Float64Flag{Name: "ss-max-range", Value: d.SS.MaxRange, Usage: "allowed range as a fraction of the window average (PTS: 0.20)"},
-		&cli.Float64Flag{Name: "ss-max-slope", Value: d.SS.MaxSlope, Usage: "allowed slope excursion as a fraction of the average (PTS: 0.10)"},
-		pollFlag(),
-		&cli.BoolFlag{Name: "json", Usage: "print events as JSON lines on stdout"},
-	}, append(operatorFlags(), testParamFlags()...)...)
+	g := clihelp.Group
+	return slices.Concat(
+		g("Targets and safety",
+			&cli.StringSliceFlag{Name: "target", Usage: "target: a block device, file:PATH[:SIZE], sim, sim:client or sim:enterprise (repeatable: one target set, loaded at once)"},
+			&cli.StringSliceFlag{Name: "fio-server", Usage: "HOST:PORT[=TARGET] of a fio server whose host loads TARGET (repeatable; engine fio)"},
+			&cli.StringFlag{Name: "purge", Value: d.Purge, Usage: "purge method: " + strings.Join(precondition.Methods(), ", ")},
+			destroyDataFlag()),
+		g("Tests",
+			&cli.StringFlag{Name: "tests", Value: pts.JoinTests(d.Tests, ","), Usage: "tests to run: " + testIDs() + ", or all"},
+			&cli.StringFlag{Name: "profile", Value: d.Profile, Usage: "enterprise (PTS-E) or client (PTS-C)"},
+			&cli.StringFlag{Name: "block-sizes", Usage: "quick look, not the PTS (a deviation in the report): run only these block sizes (4k,64k,1024k) " +
+				"of the IOPS and latency matrices; throughput runs the stages of those that are its own (1024k, 128k). " +
+				"Must keep the tracking cells' sizes: 4k, 64k, 1024k for IOPS, 4k for latency, one of throughput's"},
+			&cli.StringFlag{Name: "mixes", Usage: "quick look, not the PTS (a deviation in the report): run only these R/W mixes (100/0,65/35,0/100) " +
+				"of every test, throughput's 100/0 and 0/100 included. Must keep the tracking cells' mixes: 100/0, 65/35, 0/100 for IOPS, 0/100 for latency and throughput"},
+			&cli.DurationFlag{Name: "cell-time", Value: time.Duration(d.CellTime), DefaultText: pts.ShortDuration(time.Duration(d.CellTime)) + ", the PTS's", Usage: "duration of each cell"},
+			&cli.Float64Flag{Name: "active-range", Usage: "active range of every test in %", DefaultText: pts.LeftOut("active-range")},
+			&cli.Float64Flag{Name: "pc-active-range", Value: 100, DefaultText: pts.LeftOut("pc-active-range"), Usage: "active range of the workload-independent preconditioning in %"},
+			&cli.Uint64Flag{Name: "seed", Value: d.Seed, Usage: "seed of every random stream (recorded)"}),
+		g("IOPS/TP/LAT",
+			&cli.IntFlag{Name: "tc", Usage: "IOPS test thread count", DefaultText: pts.LeftOut("tc")},
+			&cli.IntFlag{Name: "qd", Usage: "IOPS test queue depth per thread", DefaultText: pts.LeftOut("qd")},
+			&cli.Float64Flag{Name: "tp-active-range", Usage: "throughput test's active range in % " + pts.HelpSource("tp-active-range"), DefaultText: pts.LeftOut("tp-active-range")},
+			&cli.Float64Flag{Name: "lat-active-range", Usage: "latency test's active range in % " + pts.HelpSource("lat-active-range"), DefaultText: pts.LeftOut("lat-active-range")}),
+		g("Steady state",
+			&cli.IntFlag{Name: "max-rounds", Value: d.MaxRounds, DefaultText: fmt.Sprint(d.MaxRounds, ", the PTS's"), Usage: "round limit per stage"},
+			&cli.IntFlag{Name: "ss-window", Value: d.SS.Window, DefaultText: fmt.Sprint(d.SS.Window, ", the PTS's"), Usage: "steady-state window in rounds"},
+			&cli.Float64Flag{Name: "ss-max-range", Value: d.SS.MaxRange, DefaultText: fmt.Sprint(d.SS.MaxRange, ", the PTS's"), Usage: "allowed range as a fraction of the window average"},
+			&cli.Float64Flag{Name: "ss-max-slope", Value: d.SS.MaxSlope, DefaultText: fmt.Sprint(d.SS.MaxSlope, ", the PTS's"), Usage: "allowed slope excursion as a fraction of the average"}),
+		testParamFlags(),
+		g("Engine",
+			&cli.StringFlag{Name: "engine", Usage: "workload engine: native, fio or sim", DefaultText: "native; sim for simulated drives, fio with --fio-server"},
+			pollFlag()),
+		operatorFlags(),
+		g("Output",
+			&cli.StringFlag{Name: "out", Usage: "run directory to create"},
+			&cli.BoolFlag{Name: "json", Usage: "print events as JSON lines on stdout"}),
+	)
 }
 
-// testParamFlags are the flags the tests' definitions declare.
+// testParamFlags are the flags the tests' definitions declare, a help
+// group per test.
 func testParamFlags() []cli.Flag {
 	var out []cli.Flag
-	for _, p := range pts.AllParams() {
-		usage := strings.TrimSpace(p.Usage + " " + pts.HelpSource(p.Flag)) // a default that is a reading says whose
-		if p.Switch {
-			out = append(out, &cli.BoolFlag{Name: p.Flag, Usage: usage})
-			continue
+	for _, t := range pts.Tests {
+		for _, p := range t.Params {
+			usage := strings.TrimSpace(p.Usage + " " + pts.HelpSource(p.Flag)) // a default that is a reading says whose
+			var f cli.Flag = &cli.StringFlag{Name: p.Flag, Value: p.Default, Usage: usage}
+			if p.Switch {
+				f = &cli.BoolFlag{Name: p.Flag, Usage: usage}
+			}
+			out = append(out, clihelp.Group(strings.ToUpper(string(t.ID)), f)...)
 		}
-		out = append(out, &cli.StringFlag{Name: p.Flag, Value: p.Default, Usage: usage})
 	}
 	return out
+}
+
+// destroyDataFlag confirms a target may be overwritten.
+func destroyDataFlag() cli.Flag {
+	return &cli.StringSliceFlag{Name: "destroy-data", Usage: "confirm that the named target (serial or path) may be overwritten"}
 }
 
 func pollFlag() cli.Flag {
@@ -127,16 +146,20 @@ func configFromFlags(c *cli.Context) (pts.Config, error) {
 	cfg.Engine = c.String("engine")
 	cfg.Targets = c.StringSlice("target")
 	cfg.TC, cfg.QD = c.Int("tc"), c.Int("qd")
-	if c.IsSet("tc") && cfg.TC == 0 || c.IsSet("qd") && cfg.QD == 0 {
-		return cfg, fmt.Errorf("thread count and queue depth must be at least 1")
+	// Config's 0 is the setting left out: a 0 given is refused as Resolve
+	// refuses a value out of range.
+	for _, f := range []string{"tc", "qd"} {
+		if c.IsSet(f) && c.Int(f) == 0 {
+			return cfg, pts.Refused(f, 0)
+		}
+	}
+	for _, f := range []string{"active-range", "tp-active-range", "lat-active-range", "pc-active-range"} {
+		if c.IsSet(f) && c.Float64(f) <= 0 {
+			return cfg, pts.Refused(f, c.Float64(f))
+		}
 	}
 	cfg.CellTime = pts.Duration(c.Duration("cell-time"))
 	cfg.MaxRounds = c.Int("max-rounds")
-	for _, f := range []string{"active-range", "tp-active-range", "lat-active-range", "pc-active-range"} {
-		if c.IsSet(f) && c.Float64(f) <= 0 {
-			return cfg, fmt.Errorf("--%s %g%% is outside (0, 100]", f, c.Float64(f))
-		}
-	}
 	// --active-range sets every test's; the per-test flags override it.
 	cfg.ActiveRange = c.Float64("active-range")
 	cfg.TPActiveRange, cfg.LATActiveRange, cfg.TimelineActiveRange = cfg.ActiveRange, cfg.ActiveRange, cfg.ActiveRange
@@ -308,12 +331,15 @@ func demoCommand() *cli.Command {
 		Name:      "demo",
 		Usage:     "run IOPS, throughput and latency (or --tests) on the simulated drive (a model, not hardware)",
 		UsageText: "ptsrun demo [--out DIR] [--model enterprise|client] [--tests iops,tp,lat|all] [--tested-by NAME] [--lab NAME]",
-		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "out", Usage: "run directory (default: ./ptsrun-demo-TIME)"},
-			&cli.StringFlag{Name: "tests", Value: pts.JoinTests(pts.DefaultConfig().Tests, ","), Usage: "tests to run: " + testIDs() + ", or all (every one at the spec's durations: about 4 days of device time)"},
-			&cli.StringFlag{Name: "model", Value: "enterprise", Usage: "simulated drive: enterprise or client"},
-			&cli.BoolFlag{Name: "json", Usage: "print events as JSON lines on stdout"},
-		}, operatorFlags()...),
+		Flags: slices.Concat(
+			clihelp.Group("Tests",
+				&cli.StringFlag{Name: "tests", Value: pts.JoinTests(pts.DefaultConfig().Tests, ","), Usage: "tests to run: " + testIDs() + ", or all (every one at the spec's durations: about 4 days of device time)"},
+				&cli.StringFlag{Name: "model", Value: "enterprise", Usage: "simulated drive: enterprise or client"}),
+			operatorFlags(),
+			clihelp.Group("Output",
+				&cli.StringFlag{Name: "out", Usage: "run directory", DefaultText: "./ptsrun-demo-TIME"},
+				&cli.BoolFlag{Name: "json", Usage: "print events as JSON lines on stdout"}),
+		),
 		Action: func(c *cli.Context) error {
 			op, err := operatorFromFlags(c)
 			if err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -53,6 +54,10 @@ type ssOptions struct {
 func runSS(_ context.Context, opts ssOptions, stdout, _ io.Writer) error {
 	crit := opts.Criteria
 	if err := crit.Validate(); err != nil {
+		var ce *steadystate.CriterionError
+		if errors.As(err, &ce) {
+			return fmt.Errorf("--%s %s: %s", ce.Name, ce.Value, ce.Want)
+		}
 		return err
 	}
 	name := opts.Input

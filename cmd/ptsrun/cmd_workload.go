@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/ptsrun/ptsrun/internal/clihelp"
 	"github.com/ptsrun/ptsrun/internal/custom"
 	"github.com/ptsrun/ptsrun/internal/engine"
 	"github.com/ptsrun/ptsrun/internal/pts"
@@ -31,37 +33,44 @@ func workloadCommand() *cli.Command {
 			"A preset brings its workload, load, time and ramp; --tc, --qd, --time, --ramp, --active-range or --size,\n" +
 			"--rate-iops, --rate-mbps and --seed given on the command line override them, for every preset named.\n" +
 			"--time is each workload's whole time, its ramp included.",
-		Flags: append([]cli.Flag{
-			&cli.StringSliceFlag{Name: "target", Usage: "a block device, file:PATH[:SIZE] or sim:MODEL (repeatable: loaded at once)"},
-			&cli.StringFlag{Name: "engine", Usage: "native (default for devices and files), fio, or sim"},
-			&cli.StringSliceFlag{Name: "fio-server", Usage: "HOST:PORT[=TARGET] of a fio server (repeatable; engine fio)"},
-			&cli.StringFlag{Name: "preset", Usage: "run named workloads one after the other into one run directory, a cell each: " +
-				"NAME[,NAME...]; list prints them with their parameters"},
-			&cli.StringFlag{Name: "access", Value: "random", Usage: "random or seq"},
-			&cli.IntFlag{Name: "read", Value: 100, Usage: "read percentage, 0…100"},
-			&cli.StringFlag{Name: "bs", Value: "4k", Usage: "block size (512, 4k, 128k, 1m), or a block-size split SIZE:PCT,... " +
-				"(4k:67,8k:33: each size's share of the I/Os, adding up to 100)"},
-			&cli.StringFlag{Name: "zones", Usage: "random I/O in zones of the active range, IO%/RANGE% pairs as fio's zoned distribution writes them " +
-				"(50/5:30/15:20/80: 50 % of the I/Os to the first 5 %, 30 % to the next 15 %, 20 % to the last 80 %)"},
-			&cli.Float64Flag{Name: "random-pct", Value: 100, Usage: "share of a random workload's I/Os at random offsets, the rest continuing " +
-				"where the thread's last I/O of the same direction ended (fio percentage_random, vdbench seekpct)"},
-			&cli.IntFlag{Name: "tc", Value: 1, Usage: "threads per target"},
-			&cli.IntFlag{Name: "qd", Value: 32, Usage: "queue depth per thread"},
-			&cli.DurationFlag{Name: "time", Value: time.Minute, Usage: "duration, the ramp included"},
-			&cli.DurationFlag{Name: "ramp", Usage: "a warm-up at the start of --time: run, kept in the per-second series (marked), " +
-				"left out of the results (fio ramp_time, vdbench warmup)"},
-			&cli.DurationFlag{Name: "interval", Value: time.Second, Usage: "length of each entry of the time series: IOPS, MB/s, mean, p99, " +
-				"p99.9 and max latency per direction and per target (whole milliseconds, from 100ms)"},
-			&cli.Float64Flag{Name: "rate-iops", Usage: "cap each target at this many IOPS, spread over its threads (fio rate_iops, vdbench iorate)"},
-			&cli.Float64Flag{Name: "rate-mbps", Usage: "cap each target at this many MB/s (decimal), spread over its threads (fio rate)"},
-			&cli.Float64Flag{Name: "active-range", Value: 100, Usage: "active range in %"},
-			&cli.StringFlag{Name: "size", Usage: "how much of each target, in %, as fio's size=80%: the active range"},
-			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the address and data streams"},
-			&cli.StringSliceFlag{Name: "destroy-data", Usage: "confirm that the named target (serial or path) may be overwritten"},
-			pollFlag(),
-			&cli.BoolFlag{Name: "json", Usage: "print the measurement as JSON"},
-			&cli.StringFlag{Name: "out", Usage: "record the workload and its per-second series in this directory"},
-		}, append(operatorFlags(), vdbenchFlags()...)...),
+		Flags: slices.Concat(
+			clihelp.Group("Targets and safety",
+				&cli.StringSliceFlag{Name: "target", Usage: "a block device, file:PATH[:SIZE] or sim:MODEL (repeatable: loaded at once)"},
+				&cli.StringSliceFlag{Name: "fio-server", Usage: "HOST:PORT[=TARGET] of a fio server (repeatable; engine fio)"},
+				destroyDataFlag()),
+			clihelp.Group("Workload",
+				&cli.StringFlag{Name: "preset", Usage: "run named workloads one after the other into one run directory, a cell each: " +
+					"NAME[,NAME...]; list prints them with their parameters"},
+				&cli.StringFlag{Name: "access", Value: "random", Usage: "random or seq"},
+				&cli.IntFlag{Name: "read", Value: 100, Usage: "read percentage, 0…100"},
+				&cli.StringFlag{Name: "bs", Value: "4k", Usage: "block size (512, 4k, 128k, 1m), or a block-size split SIZE:PCT,... " +
+					"(4k:67,8k:33: each size's share of the I/Os, adding up to 100)"},
+				&cli.StringFlag{Name: "zones", Usage: "random I/O in zones of the active range, IO%/RANGE% pairs as fio's zoned distribution writes them " +
+					"(50/5:30/15:20/80: 50 % of the I/Os to the first 5 %, 30 % to the next 15 %, 20 % to the last 80 %)"},
+				&cli.Float64Flag{Name: "random-pct", Value: 100, Usage: "share of a random workload's I/Os at random offsets, the rest continuing " +
+					"where the thread's last I/O of the same direction ended (fio percentage_random, vdbench seekpct)"},
+				&cli.Float64Flag{Name: "active-range", Value: 100, Usage: "active range in %"},
+				&cli.StringFlag{Name: "size", Usage: "how much of each target, in %, as fio's size=80%: the active range", DefaultText: "--active-range"},
+				&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the address and data streams"}),
+			clihelp.Group("Load and time",
+				&cli.IntFlag{Name: "tc", Value: 1, Usage: "threads per target"},
+				&cli.IntFlag{Name: "qd", Value: 32, Usage: "queue depth per thread"},
+				&cli.DurationFlag{Name: "time", Value: time.Minute, Usage: "duration, the ramp included"},
+				&cli.DurationFlag{Name: "ramp", DefaultText: "none", Usage: "a warm-up at the start of --time: run, kept in the per-second series (marked), " +
+					"left out of the results (fio ramp_time, vdbench warmup)"},
+				&cli.DurationFlag{Name: "interval", Value: time.Second, Usage: "length of each entry of the time series: IOPS, MB/s, mean, p99, " +
+					"p99.9 and max latency per direction and per target (whole milliseconds, from 100ms)"},
+				&cli.Float64Flag{Name: "rate-iops", DefaultText: "no cap", Usage: "cap each target at this many IOPS, spread over its threads (fio rate_iops, vdbench iorate)"},
+				&cli.Float64Flag{Name: "rate-mbps", DefaultText: "no cap", Usage: "cap each target at this many MB/s (decimal), spread over its threads (fio rate)"}),
+			clihelp.Group("vdbench", vdbenchFlags()...),
+			clihelp.Group("Engine",
+				&cli.StringFlag{Name: "engine", Usage: "native, fio, or sim", DefaultText: "native; sim for simulated drives, fio with --fio-server"},
+				pollFlag()),
+			operatorFlags(),
+			clihelp.Group("Output",
+				&cli.BoolFlag{Name: "json", Usage: "print the measurement as JSON"},
+				&cli.StringFlag{Name: "out", Usage: "record the workload and its per-second series in this directory"}),
+		),
 		Action: func(c *cli.Context) error {
 			if c.IsSet("vdbench") || c.IsSet("dry-run") {
 				return vdbenchCommand(c)

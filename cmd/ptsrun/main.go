@@ -7,13 +7,13 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/ptsrun/ptsrun/internal/clihelp"
 	"github.com/ptsrun/ptsrun/internal/confine"
 	"github.com/ptsrun/ptsrun/internal/device"
 	"github.com/ptsrun/ptsrun/internal/pts"
@@ -23,30 +23,9 @@ import (
 const version = "0.1.0"
 
 // fullVersion is the version and, in a binary go build stamped, the commit
-// it was built from ("0.1.0 (commit 1d4f9bc, modified)"): two builds of
-// one version tell apart.
-func fullVersion() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return version
-	}
-	// The commit, when go build stamped it (-buildvcs), and the Go release.
-	var rev, modified string
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			if s.Value == "true" {
-				modified = ", modified"
-			}
-		}
-	}
-	if rev == "" {
-		return fmt.Sprintf("%s (%s)", version, bi.GoVersion)
-	}
-	return fmt.Sprintf("%s (commit %s%s, %s)", version, rev[:min(12, len(rev))], modified, bi.GoVersion)
-}
+// it was built from ("0.1.0 (commit 1d4f9bc, modified, go1.26.8)"): two
+// builds of one version tell apart. run.json records the same (RunInfo.Build).
+func fullVersion() string { return pts.ThisBuild(version).String() }
 
 // Exit codes (docs/exit-codes.md); 2 is left to the Go runtime.
 const (
@@ -132,27 +111,14 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Usage:   "SNIA SSS PTS 2.0.2 compliance tests for solid state storage",
 		Version: fullVersion(),
 		Writer:  stdout, ErrWriter: stderr,
-		Suggest:        true,                         // "ptsrun rn": did you mean "run"? A mistyped flag too.
+		Suggest:        true,                         // "ptsrun rn": did you mean "run"? A mistyped flag too (clihelp.UsageError).
 		ExitErrHandler: func(*cli.Context, error) {}, // exit codes are decided in run
-		OnUsageError: func(c *cli.Context, err error, _ bool) error {
-			// A mistyped flag gets the nearest of the command's own.
-			const undefined = "flag provided but not defined: -"
-			if name, ok := strings.CutPrefix(err.Error(), undefined); ok && c != nil && c.Command != nil && cli.SuggestFlag != nil {
-				if s := cli.SuggestFlag(c.Command.Flags, strings.TrimLeft(name, "-"), false); s != "" {
-					return fmt.Errorf("%w. Did you mean %q?", err, s)
-				}
-			}
-			return err
-		},
-		Commands: []*cli.Command{
+		Commands: append([]*cli.Command{
 			runCommand(), resumeCommand(), reportCommand(), planCommand(), workloadCommand(), fioCommand(), devicesCommand(), ssCommand(), demoCommand(),
 			checkCommand(), compareCommand(), importCommand(),
-		},
+		}, clihelp.Commands("ptsrun")...), // completion, man
 	}
-	// A usage error is one line, not a help page.
-	for _, c := range app.Commands {
-		c.OnUsageError = app.OnUsageError
-	}
+	clihelp.Setup(app)
 	return app
 }
 

@@ -161,12 +161,12 @@ func TestBadInput(t *testing.T) {
 		{"unknown profile", []string{"run", "--target", "sim", "--profile", "gaming"}, `unknown profile "gaming"`},
 		{"unknown model", []string{"run", "--target", "sim:nvme9"}, `unknown simulated drive model "nvme9"`},
 		{"unknown flag", []string{"run", "--target", "sim", "--turbo"}, "flag provided but not defined: -turbo"},
-		{"tc zero", []string{"run", "--target", "sim", "--tc", "0"}, "thread count and queue depth must be at least 1"},
-		{"tc high", []string{"run", "--target", "sim", "--tc", "1000"}, "thread count 1000 is outside"},
-		{"qd high", []string{"run", "--target", "sim", "--qd", "5000"}, "queue depth 5000 is outside"},
-		{"cell time", []string{"run", "--target", "sim", "--cell-time", "100ms"}, "cell time 100ms is outside"},
-		{"rounds below window", []string{"run", "--target", "sim", "--max-rounds", "4"}, "round limit 4 is outside 5…1000"},
-		{"active range", []string{"run", "--target", "sim", "--active-range", "0"}, "--active-range 0% is outside"},
+		{"tc zero", []string{"run", "--target", "sim", "--tc", "0"}, "--tc 0: the IOPS test's thread count is 1…256; left out, --tc is the profile's: E 4, C 2"},
+		{"tc high", []string{"run", "--target", "sim", "--tc", "1000"}, "--tc 1000: the IOPS test's thread count is 1…256"},
+		{"qd high", []string{"run", "--target", "sim", "--qd", "5000"}, "--qd 5000: the IOPS test's queue depth per thread is 1…1024"},
+		{"cell time", []string{"run", "--target", "sim", "--cell-time", "100ms"}, "--cell-time 100ms: a cell lasts 1s…1h0m0s"},
+		{"rounds below window", []string{"run", "--target", "sim", "--max-rounds", "4"}, "--max-rounds 4: the round limit is 5…1000"},
+		{"active range", []string{"run", "--target", "sim", "--active-range", "0"}, "--active-range 0%: an active range is a percentage above 0 and at most 100"},
 		{"missing device", []string{"run", "--target", "/dev/nvme9n9"}, "target /dev/nvme9n9: no such device"},
 		{"no target", []string{"run"}, "no target"},
 		{"engine", []string{"run", "--target", "sim", "--engine", "spdk"}, `unknown engine "spdk"`},
@@ -350,7 +350,7 @@ func TestActiveRangeFlags(t *testing.T) {
 		ranges("--active-range", "50", "--tp-active-range", "90", "--lat-active-range", "60", "--pc-active-range", "80"))
 	code, _, stderr := ptsrun("plan", "--target", "sim", "--lat-active-range", "0")
 	assert.Equal(t, 1, code)
-	assert.Contains(t, stderr, "--lat-active-range 0% is outside (0, 100]")
+	assert.Contains(t, stderr, "--lat-active-range 0%: an active range is a percentage above 0 and at most 100")
 }
 
 // A quick look (--block-sizes, --mixes) measures only its cells, in the

@@ -122,6 +122,9 @@ func ParseWorkloadFlags(f WorkloadFlags) (WorkloadOptions, error) {
 // preset the ramp is checked against each preset's time by cells.
 func (f WorkloadFlags) apply(w *engine.Workload, preset bool) error {
 	set := f.Set
+	if set["time"] && f.Time <= 0 {
+		return fmt.Errorf("--time %v: a workload runs for a time above zero, such as 1m", f.Time)
+	}
 	if set["ramp"] {
 		switch {
 		case w.Ramp < 0:
@@ -197,7 +200,29 @@ func (opts WorkloadOptions) Check() error {
 		_, err := opts.Cells(0)
 		return err
 	}
-	return opts.Workload.Validate(512)
+	return opts.flagError(opts.Workload.Validate(512))
+}
+
+// workloadFlags are the flags that set a field of the workload (by its
+// JSON name, engine.WorkloadError) that the flags' checks leave to
+// Validate.
+var workloadFlags = map[string]string{"tc": "tc", "qd": "qd", "read_pct": "read", "active_range_pct": "active-range"}
+
+// flagError names the flag of a workload Validate refused for a field a
+// flag given sets: "--tc: thread count 0 outside 1…256".
+func (opts WorkloadOptions) flagError(err error) error {
+	var we *engine.WorkloadError
+	if !errors.As(err, &we) {
+		return err
+	}
+	flag := workloadFlags[we.Field]
+	if flag == "active-range" && opts.Set["size"] {
+		flag = "size"
+	}
+	if flag == "" || !opts.Set[flag] && len(opts.Presets) > 0 {
+		return err
+	}
+	return fmt.Errorf("--%s: %s", flag, we.Reason)
 }
 
 // Cells are the workloads opts runs, for targets whose logical block is
@@ -254,6 +279,9 @@ func (opts WorkloadOptions) Cells(minBlock int64) ([]Cell, error) {
 			}
 		}
 		if err := w.Validate(512); err != nil {
+			if ferr := opts.flagError(err); ferr != err {
+				return nil, fmt.Errorf("%w (with preset %s)", ferr, p.Name)
+			}
 			return nil, fmt.Errorf("--preset %s: %w", p.Name, err)
 		}
 		out = append(out, Cell{Key: pts.Named(p.Name), Preset: p.Name, Workload: w})

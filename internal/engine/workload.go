@@ -172,51 +172,63 @@ const (
 // ErrBadWorkload wraps every validation failure.
 var ErrBadWorkload = errors.New("invalid workload")
 
+// A WorkloadError is a workload Validate refuses: the setting at fault,
+// by its name in the workload's JSON ("tc", "read_pct"; "" for several),
+// and why, so that a command line can name its flag. It is an
+// ErrBadWorkload.
+type WorkloadError struct {
+	Field  string
+	Reason string
+}
+
+func (e *WorkloadError) Error() string { return ErrBadWorkload.Error() + ": " + e.Reason }
+func (e *WorkloadError) Unwrap() error { return ErrBadWorkload }
+
 // Validate checks the workload against logical block size lbs (0 = 512).
 func (w Workload) Validate(lbs int64) error {
 	if lbs <= 0 {
 		lbs = 512
 	}
-	bad := func(format string, a ...any) error {
-		return fmt.Errorf("%w: %s", ErrBadWorkload, fmt.Sprintf(format, a...))
+	bad := func(field, format string, a ...any) error {
+		return &WorkloadError{Field: field, Reason: fmt.Sprintf(format, a...)}
 	}
 	if w.Idle {
 		if w.Duration <= 0 {
-			return bad("an idle period of %v", w.Duration)
+			return bad("duration_ns", "an idle period of %v", w.Duration)
 		}
 		return nil
 	}
 	switch {
 	case w.TC < 1 || w.TC > MaxTC:
-		return bad("thread count %d outside 1…%d", w.TC, MaxTC)
+		return bad("tc", "thread count %d outside 1…%d", w.TC, MaxTC)
 	case w.QD < 1 || w.QD > MaxQD:
-		return bad("queue depth %d outside 1…%d", w.QD, MaxQD)
+		return bad("qd", "queue depth %d outside 1…%d", w.QD, MaxQD)
 	case w.ReadPct < 0 || w.ReadPct > 100:
-		return bad("read percentage %d outside 0…100", w.ReadPct)
+		return bad("read_pct", "read percentage %d outside 0…100", w.ReadPct)
 	case !(w.ActiveRange > 0 && w.ActiveRange <= 100):
-		return bad("active range %v%% outside (0, 100]", w.ActiveRange)
+		return bad("active_range_pct", "active range %v%% outside (0, 100]", w.ActiveRange)
 	case !(w.RangeStart >= 0 && w.RangeStart < w.ActiveRange):
-		return bad("active range start %v%% outside [0, %v%%)", w.RangeStart, w.ActiveRange)
+		return bad("range_start_pct", "active range start %v%% outside [0, %v%%)", w.RangeStart, w.ActiveRange)
 	case w.Duration <= 0 && w.Passes <= 0:
-		return bad("neither a duration nor a number of passes")
+		return bad("duration_ns", "neither a duration nor a number of passes")
 	case w.Duration < 0 || w.Passes < 0 || math.IsNaN(w.Passes) || math.IsInf(w.Passes, 0):
-		return bad("negative or infinite duration or passes")
+		return bad("duration_ns", "negative or infinite duration or passes")
 	case w.Ramp < 0 || w.Ramp > 0 && w.Ramp >= w.Duration:
-		return bad("a ramp of %v in a run of %v: the ramp must be shorter than the run", w.Ramp, w.Duration)
+		return bad("ramp_ns", "a ramp of %v in a run of %v: the ramp must be shorter than the run", w.Ramp, w.Duration)
 	case !(w.RandomPct >= 0 && w.RandomPct <= 100):
-		return bad("random share %v%% outside 0…100", w.RandomPct)
+		return bad("random_pct", "random share %v%% outside 0…100", w.RandomPct)
 	case w.RandomPct > 0 && w.Access == Sequential:
-		return bad("a random share of %v%% for a sequential workload", w.RandomPct)
+		return bad("random_pct", "a random share of %v%% for a sequential workload", w.RandomPct)
 	case !(w.RateIOPS >= 0) || !(w.RateMBps >= 0) || math.IsInf(w.RateIOPS, 0) || math.IsInf(w.RateMBps, 0):
-		return bad("a rate of %v IOPS or %v MB/s: a rate is above zero", w.RateIOPS, w.RateMBps)
+		return bad("", "a rate of %v IOPS or %v MB/s: a rate is above zero", w.RateIOPS, w.RateMBps)
 	case w.Interval < 0 || w.Interval > 0 && (w.Interval < MinInterval || w.Interval%time.Millisecond != 0):
-		return bad("an interval of %v: the series takes whole milliseconds from %v", w.Interval, MinInterval)
+		return bad("interval_ns", "an interval of %v: the series takes whole milliseconds from %v", w.Interval, MinInterval)
 	case w.Interval > 0 && w.Duration > 0 && w.Interval > w.Duration:
-		return bad("an interval of %v in a run of %v: the interval must not be longer than the run", w.Interval, w.Duration)
+		return bad("interval_ns", "an interval of %v in a run of %v: the interval must not be longer than the run", w.Interval, w.Duration)
 	case w.Ramp > 0 && w.Ramp%w.SeriesInterval() != 0:
 		// An interval the ramp ends in would be the ramp's in the series
 		// and partly the results' in the totals.
-		return bad("a ramp of %v is not a whole number of the series' intervals (%v)", w.Ramp, w.SeriesInterval())
+		return bad("ramp_ns", "a ramp of %v is not a whole number of the series' intervals (%v)", w.Ramp, w.SeriesInterval())
 	}
 	sizes := []int64{w.BlockSize}
 	if len(w.BlockSplit) > 0 {
@@ -225,33 +237,33 @@ func (w Workload) Validate(lbs int64) error {
 		for _, s := range w.BlockSplit {
 			sizes = append(sizes, s.Bytes)
 			if s.Percent < 0 {
-				return bad("negative share %v%% for %s", s.Percent, units.FormatSize(s.Bytes))
+				return bad("bs_split", "negative share %v%% for %s", s.Percent, units.FormatSize(s.Bytes))
 			}
 			sum += s.Percent
 		}
 		if !hundred(sum) {
-			return bad("block-size shares add up to %v%%, not 100%%", sum)
+			return bad("bs_split", "block-size shares add up to %v%%, not 100%%", sum)
 		}
 	}
 	for _, bs := range sizes {
 		if bs <= 0 {
-			return bad("block size %d is not positive", bs)
+			return bad("bs", "block size %d is not positive", bs)
 		}
 		if bs%lbs != 0 {
-			return bad("block size %s is not a multiple of the logical block size %d", units.FormatSize(bs), lbs)
+			return bad("bs", "block size %s is not a multiple of the logical block size %d", units.FormatSize(bs), lbs)
 		}
 	}
 	if len(w.Zones) > 0 {
 		var io, rng float64
 		for _, z := range w.Zones {
 			if z.IOPercent < 0 || z.RangePercent <= 0 {
-				return bad("zone %v%% of I/O over %v%% of the range is not valid", z.IOPercent, z.RangePercent)
+				return bad("zones", "zone %v%% of I/O over %v%% of the range is not valid", z.IOPercent, z.RangePercent)
 			}
 			io += z.IOPercent
 			rng += z.RangePercent
 		}
 		if !hundred(io) || !hundred(rng) {
-			return bad("zones cover %v%% of the I/O and %v%% of the range, both must be 100%%", io, rng)
+			return bad("zones", "zones cover %v%% of the I/O and %v%% of the range, both must be 100%%", io, rng)
 		}
 	}
 	return nil

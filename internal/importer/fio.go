@@ -457,7 +457,7 @@ func ImportFio(files []string, opt FioOptions) (pts.RunInfo, map[string][][]pts.
 	if len(results) > 0 {
 		version = results[0].m.Engine
 	}
-	ri := pts.RunInfo{Schema: pts.Schema, Tool: "ptsrun", Version: opt.Version, Spec: "PTS " + pts.SpecRevision,
+	ri := pts.RunInfo{Schema: pts.Schema, Tool: "ptsrun", Version: opt.Version, Build: pts.ThisBuild(opt.Version), Spec: "PTS " + pts.SpecRevision,
 		Created: created, Config: cfg, Profile: prof, Stages: stages, Targets: ids, Imported: true, Import: rec,
 		Engine: version + " (imported)", Source: fmt.Sprintf("fio output: %d file(s): %s", len(files), shortList(files)),
 		Host: device.Host{Fio: strings.TrimPrefix(version, "fio ")}}

@@ -224,7 +224,7 @@ func ImportTable(file, metric, name, version string) (pts.RunInfo, *matrix.Resul
 
 // tableRunInfo is the run.json of an imported table.
 func tableRunInfo(name, source, version string, created time.Time) pts.RunInfo {
-	return pts.RunInfo{Schema: pts.Schema, Tool: "ptsrun", Version: version, Spec: "PTS " + pts.SpecRevision,
+	return pts.RunInfo{Schema: pts.Schema, Tool: "ptsrun", Version: version, Build: pts.ThisBuild(version), Spec: "PTS " + pts.SpecRevision,
 		Created: created, Imported: true, Source: source, Engine: "imported table",
 		Targets: []device.Identity{{Spec: "imported", Kind: "imported", Model: name}}}
 }

@@ -3,9 +3,11 @@ package pts
 import (
 	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -154,25 +156,29 @@ func (c *Config) Resolve() (Profile, error) {
 	}
 	switch {
 	case c.TC < 1 || c.TC > engine.MaxTC:
-		return p, fmt.Errorf("thread count %d is outside 1…%d", c.TC, engine.MaxTC)
+		return p, Refused("tc", c.TC)
 	case c.QD < 1 || c.QD > engine.MaxQD:
-		return p, fmt.Errorf("queue depth %d is outside 1…%d", c.QD, engine.MaxQD)
+		return p, Refused("qd", c.QD)
 	case time.Duration(c.CellTime) < MinCellTime || time.Duration(c.CellTime) > MaxCellTime:
-		return p, fmt.Errorf("cell time %v is outside %v…%v", time.Duration(c.CellTime), MinCellTime, MaxCellTime)
+		return p, Refused("cell-time", time.Duration(c.CellTime))
 	case !(c.ActiveRange > 0 && c.ActiveRange <= 100):
-		return p, fmt.Errorf("active range %v%% is outside (0, 100]", c.ActiveRange)
+		return p, Refused("active-range", c.ActiveRange)
 	case !(c.TPActiveRange > 0 && c.TPActiveRange <= 100):
-		return p, fmt.Errorf("throughput active range %v%% is outside (0, 100]", c.TPActiveRange)
+		return p, Refused("tp-active-range", c.TPActiveRange)
 	case !(c.LATActiveRange > 0 && c.LATActiveRange <= 100):
-		return p, fmt.Errorf("latency active range %v%% is outside (0, 100]", c.LATActiveRange)
+		return p, Refused("lat-active-range", c.LATActiveRange)
 	case !(c.PCActiveRange > 0 && c.PCActiveRange <= 100):
-		return p, fmt.Errorf("preconditioning active range %v%% is outside (0, 100]", c.PCActiveRange)
+		return p, Refused("pc-active-range", c.PCActiveRange)
 	}
 	if err := c.SS.Validate(); err != nil {
+		var ce *steadystate.CriterionError
+		if errors.As(err, &ce) {
+			return p, fmt.Errorf("--ss-%s %s: %s", ce.Name, ce.Value, ce.Want)
+		}
 		return p, err
 	}
 	if c.MaxRounds < c.SS.Window || c.MaxRounds > MaxMaxRounds {
-		return p, fmt.Errorf("round limit %d is outside %d…%d (it may not be below the %d-round window)",
+		return p, fmt.Errorf("--max-rounds %d: the round limit is %d…%d, not below the %d-round window (--ss-window)",
 			c.MaxRounds, c.SS.Window, MaxMaxRounds, c.SS.Window)
 	}
 	if err := c.resolveSubset(p); err != nil {
@@ -187,6 +193,74 @@ func (c *Config) Resolve() (Profile, error) {
 		}
 	}
 	return p, nil
+}
+
+// Refused is Resolve's refusal of a setting of the run, in the words of
+// the flag that sets it (run's, whose settings resume reads from
+// run.json): the flag, the value and what it takes. The command line
+// refuses with it a 0 given where Config's 0 stands for the setting left
+// out (LeftOut).
+func Refused(flag string, v any) error {
+	if f, ok := v.(float64); ok {
+		v = strconv.FormatFloat(f, 'f', -1, 64) + "%"
+	}
+	var takes string
+	switch flag {
+	case "tc":
+		takes = fmt.Sprintf("the IOPS test's thread count is 1…%d", engine.MaxTC)
+	case "qd":
+		takes = fmt.Sprintf("the IOPS test's queue depth per thread is 1…%d", engine.MaxQD)
+	case "cell-time":
+		takes = fmt.Sprintf("a cell lasts %v…%v", MinCellTime, MaxCellTime)
+	default: // the active ranges
+		takes = "an active range is a percentage above 0 and at most 100"
+	}
+	if left := LeftOut(flag); left != "" {
+		takes += fmt.Sprintf("; left out, --%s is %s", flag, left)
+	}
+	return fmt.Errorf("--%s %v: %s", flag, v, takes)
+}
+
+// LeftOut says what a setting of the run is when its flag is left out,
+// where Config's 0 stands for it: for --tc, "the profile's: E 4, C 2".
+// The command line's help gives it as the flag's default.
+func LeftOut(flag string) string {
+	each := func(v func(Profile) float64) string {
+		var s []string
+		for _, p := range Profiles {
+			s = append(s, fmt.Sprintf("%s %g", strings.TrimPrefix(p.Short, "PTS-"), v(p)))
+		}
+		return "the profile's: " + strings.Join(s, ", ")
+	}
+	switch flag {
+	case "tc":
+		return each(func(p Profile) float64 { return float64(p.TC) })
+	case "qd":
+		return each(func(p Profile) float64 { return float64(p.QD) })
+	case "active-range":
+		// The tests with an active range of their own, by value.
+		var values []float64
+		own := map[float64][]string{}
+		for _, t := range Tests {
+			if t.ActiveRange != 0 {
+				if own[t.ActiveRange] == nil {
+					values = append(values, t.ActiveRange)
+				}
+				own[t.ActiveRange] = append(own[t.ActiveRange], strings.ToUpper(string(t.ID)))
+			}
+		}
+		s := each(func(p Profile) float64 { return p.ActiveRange })
+		for _, v := range values {
+			s += fmt.Sprintf("; %s %g", JoinAnd(own[v]), v)
+		}
+		return s
+	case "tp-active-range", "lat-active-range":
+		test := strings.TrimSuffix(flag, "-active-range")
+		return "--active-range, else " + each(func(p Profile) float64 { return p.ActiveRangeOf(TestID(test)) })
+	case "pc-active-range":
+		return "100, the PTS's"
+	}
+	return ""
 }
 
 // Subset is the block sizes and mixes of a test that the run does, in loop

@@ -200,9 +200,12 @@ func LoadJournal(dir string) ([]Record, bool, error) {
 // RunInfo is run.json: what was run, on what, where. Written once, atomically,
 // when the run starts.
 type RunInfo struct {
-	Schema   int               `json:"schema"`
-	Tool     string            `json:"tool"`
-	Version  string            `json:"version"`
+	Schema  int    `json:"schema"`
+	Tool    string `json:"tool"`
+	Version string `json:"version"`
+	// Build is the binary that wrote run.json: version, commit and Go
+	// release (ThisBuild); zero in a run.json older than it.
+	Build    Build             `json:"build,omitzero"`
 	Spec     string            `json:"spec"`
 	Created  time.Time         `json:"created"`
 	Config   Config            `json:"config"`

@@ -137,13 +137,13 @@ func TestResolveRejects(t *testing.T) {
 	}{
 		{"profile", func(c *Config) { c.Profile = "consumer" }, `unknown profile "consumer"`},
 		{"test", func(c *Config) { c.Tests = []TestID{IOPS, "wsat2"} }, `unknown test "wsat2"`},
-		{"tc", func(c *Config) { c.TC = 300 }, "thread count 300"},
-		{"qd", func(c *Config) { c.QD = -1 }, "queue depth -1"},
-		{"cell time", func(c *Config) { c.CellTime = Duration(500 * time.Millisecond) }, "cell time 500ms"},
-		{"long cell", func(c *Config) { c.CellTime = Duration(2 * time.Hour) }, "cell time 2h0m0s"},
-		{"rounds", func(c *Config) { c.MaxRounds = 3 }, "round limit 3"},
-		{"range", func(c *Config) { c.ActiveRange = 120 }, "active range 120%"},
-		{"window", func(c *Config) { c.SS.Window = 1 }, "window must be at least 2"},
+		{"tc", func(c *Config) { c.TC = 300 }, "--tc 300: the IOPS test's thread count is 1…256; left out, --tc is the profile's: E 4, C 2"},
+		{"qd", func(c *Config) { c.QD = -1 }, "--qd -1: the IOPS test's queue depth per thread is 1…1024"},
+		{"cell time", func(c *Config) { c.CellTime = Duration(500 * time.Millisecond) }, "--cell-time 500ms: a cell lasts 1s…1h0m0s"},
+		{"long cell", func(c *Config) { c.CellTime = Duration(2 * time.Hour) }, "--cell-time 2h0m0s"},
+		{"rounds", func(c *Config) { c.MaxRounds = 3 }, "--max-rounds 3: the round limit is 5…1000, not below the 5-round window (--ss-window)"},
+		{"range", func(c *Config) { c.ActiveRange = 120 }, "--active-range 120%: an active range is a percentage above 0 and at most 100"},
+		{"window", func(c *Config) { c.SS.Window = 1 }, "--ss-window 1: the steady-state window is at least 2 rounds"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := DefaultConfig()

@@ -89,9 +89,12 @@ func xsrGroups(v string) ([]time.Duration, error) {
 	var out []time.Duration
 	var sum time.Duration
 	for _, p := range parts {
-		d, err := time.ParseDuration(strings.TrimSpace(p))
-		if err != nil || d < 0 {
-			return nil, fmt.Errorf("%q is not a duration such as 8h or 30m", strings.TrimSpace(p))
+		d, err := engine.ParseDuration(p)
+		if err != nil {
+			return nil, fmt.Errorf("%q: %w", strings.TrimSpace(p), err)
+		}
+		if d < 0 {
+			return nil, fmt.Errorf("%q is not a duration of zero or more, such as 8h or 30m", strings.TrimSpace(p))
 		}
 		out = append(out, d)
 		sum += d
@@ -191,8 +194,11 @@ func nanMax(a, b float64) float64 {
 
 // positiveDuration reads a duration that must be above zero.
 func positiveDuration(v string) (time.Duration, error) {
-	d, err := time.ParseDuration(strings.TrimSpace(v))
-	if err != nil || d <= 0 {
+	d, err := engine.ParseDuration(v)
+	if err != nil {
+		return 0, err
+	}
+	if d <= 0 {
 		return 0, fmt.Errorf("%q is not a duration above zero, such as 1m", v)
 	}
 	return d, nil

@@ -14,7 +14,7 @@ import (
 func TestXSRGroupsFlag(t *testing.T) {
 	for _, tc := range []struct{ v, err string }{
 		{"8h,6h,8h", ""}, {"30m, 0s, 1h", ""},
-		{"8h,6h", "three durations"}, {"0s,0s,0s", "sum to 0"}, {"8h,x,8h", `"x" is not a duration`}, {"8h,-1h,8h", "not a duration"},
+		{"8h,6h", "three durations"}, {"0s,0s,0s", "sum to 0"}, {"8h,x,8h", `"x": not a duration`}, {"8h,6,8h", `"6": a duration needs a unit`}, {"8h,-1h,8h", "not a duration"},
 	} {
 		c := DefaultConfig()
 		c.Targets, c.Tests, c.Params = []string{"sim"}, []TestID{XSR}, map[string]string{"xsr-groups": tc.v}

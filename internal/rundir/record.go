@@ -92,7 +92,7 @@ func Record(r Recording) (*Built, error) {
 		}
 		cells = append(cells, pts.ImportedCell{Workload: c.Workload, Measurement: c.Measurement, Time: end, Started: c.Started})
 	}
-	ri := pts.RunInfo{Schema: pts.Schema, Tool: "ptsrun", Version: r.Version, Spec: "PTS " + pts.SpecRevision,
+	ri := pts.RunInfo{Schema: pts.Schema, Tool: "ptsrun", Version: r.Version, Build: pts.ThisBuild(r.Version), Spec: "PTS " + pts.SpecRevision,
 		Created: r.Started, Config: cfg, Stages: []pts.Stage{stage}, Targets: r.Targets.Identities,
 		Host: targets.ProbeHost(r.Version), Engine: r.Engine, Source: "ptsrun workload", Operator: r.Operator}
 	if r.Source != "" {

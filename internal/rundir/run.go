@@ -76,7 +76,7 @@ func Start(c Checked, dir string, op pts.Operator, version string, now func() ti
 		return nil, err
 	}
 	host := targets.ProbeHost(version)
-	ri := pts.RunInfo{Schema: pts.Schema, Tool: "ptsrun", Version: version, Spec: "PTS " + pts.SpecRevision,
+	ri := pts.RunInfo{Schema: pts.Schema, Tool: "ptsrun", Version: version, Build: pts.ThisBuild(version), Spec: "PTS " + pts.SpecRevision,
 		Created: now().UTC(), Config: c.Config, Profile: c.Profile, Stages: stages, Targets: tp.Identities,
 		Host: host, Engine: tp.Describe(host), Operator: op}
 	if err := pts.WriteRunInfo(dir, ri); err != nil {

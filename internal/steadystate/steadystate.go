@@ -24,18 +24,28 @@ func Default() Criteria {
 	return Criteria{Window: DefaultWindow, MaxRange: DefaultMaxRange, MaxSlope: DefaultMaxSlope}
 }
 
-// Validate reports criteria that cannot be applied.
+// Validate reports criteria that cannot be applied, as a CriterionError.
 func (c Criteria) Validate() error {
+	bad := func(name string, v any, want string) error {
+		return &CriterionError{Name: name, Value: fmt.Sprint(v), Want: want}
+	}
 	switch {
 	case c.Window < 2:
-		return fmt.Errorf("steady-state window must be at least 2 rounds, got %d", c.Window)
+		return bad("window", c.Window, "the steady-state window is at least 2 rounds")
 	case math.IsNaN(c.MaxRange) || c.MaxRange <= 0 || math.IsInf(c.MaxRange, 0):
-		return fmt.Errorf("steady-state max range must be a positive fraction, got %v", c.MaxRange)
+		return bad("max-range", c.MaxRange, "the steady-state max range is a positive fraction of the window average, such as 0.20")
 	case math.IsNaN(c.MaxSlope) || c.MaxSlope <= 0 || math.IsInf(c.MaxSlope, 0):
-		return fmt.Errorf("steady-state max slope excursion must be a positive fraction, got %v", c.MaxSlope)
+		return bad("max-slope", c.MaxSlope, "the steady-state max slope excursion is a positive fraction of the window average, such as 0.10")
 	}
 	return nil
 }
+
+// A CriterionError is a criterion Validate refuses: which (window,
+// max-range, max-slope), its value, and what it takes, so that a command
+// line can name its flag.
+type CriterionError struct{ Name, Value, Want string }
+
+func (e *CriterionError) Error() string { return e.Want + ", got " + e.Value }
 
 // Verdict is the rule applied to one window of one tracking variable.
 type Verdict struct {

@@ -123,7 +123,7 @@ func TestBadInput(t *testing.T) {
 		})
 	}
 	bad := Criteria{Window: 1, MaxRange: 0.2, MaxSlope: 0.1}
-	assert.Contains(t, bad.CheckWindow(1, []float64{1}).Reason, "window must be at least 2")
+	assert.Contains(t, bad.CheckWindow(1, []float64{1}).Reason, "window is at least 2 rounds, got 1")
 	assert.Error(t, Criteria{Window: 5, MaxRange: 0, MaxSlope: 0.1}.Validate())
 	assert.Error(t, Criteria{Window: 5, MaxRange: 0.2, MaxSlope: math.NaN()}.Validate())
 	assert.NoError(t, Default().Validate())
