@@ -49,14 +49,6 @@ func runPlan(ctx context.Context, opts runOptions, stdout, _ io.Writer) error {
 	return printPlan(ctx, stdout, run, opts.JSON)
 }
 
-// What a round run through fio servers costs on top of its cells' time,
-// measured on two local servers: the server sleeps up to 1 s between a
-// client's commands, and fio pauses about 0.2 s between stonewalled jobs.
-const (
-	remoteRoundOverhead = 1200 * time.Millisecond
-	remoteCellOverhead  = 200 * time.Millisecond
-)
-
 // planStage is one stage of the plan with its time budget, as plan
 // --json writes it (never read back: the pts.Stage it embeds would read
 // only its own fields).
@@ -75,35 +67,12 @@ type planStage struct {
 	estimate        pts.Estimate
 }
 
-// wipcSpeedWorkload measures a simulated drive's sequential write speed,
-// at which the plan estimates the workload-independent preconditioning.
-var wipcSpeedWorkload = engine.Workload{Access: engine.Sequential, BlockSize: pts.WIPCBlockSize, TC: pts.WIPCTC,
-	QD: pts.WIPCQD, ActiveRange: 100, Duration: 10 * time.Second}
-
 func printPlan(ctx context.Context, w io.Writer, run checkedRun, asJSON bool) error {
 	cfg, p, tp, method := run.Config, run.Profile, run.Targets, run.Purge
-	// Capacity and sequential speed: known for simulated drives.
-	var capacity, setCapacity int64 // the largest target's; the set's, which drive fills count in
-	src := "assumed 1000 MB/s (the device's speed is known only when it runs)"
-	for _, m := range tp.Sim {
-		capacity = max(capacity, m.UserBytes)
-		setCapacity += m.UserBytes
-		src = "the simulated drive's model"
-	}
-	seqMBps := tp.SeqWriteMBps(ctx, wipcSpeedWorkload)
-	for _, t := range tp.Local {
-		capacity = max(capacity, t.Capacity)
-		setCapacity += t.Capacity
-	}
-	if seqMBps == 0 {
-		seqMBps = 1000
-	}
-	// Through fio servers a round is one fio invocation: the server's
-	// start-up wait once, then fio's pause between stonewalled cells.
-	var perRound, perCell time.Duration
-	if tp.Kind == targets.Remote {
-		perRound, perCell = remoteRoundOverhead, remoteCellOverhead
-	}
+	// Each stage's time is its procedure's estimate, at the costs of
+	// these targets: run counts its time left from the same.
+	est := run.Estimate(ctx)
+	costs := est.Costs
 	wide := ""
 	ch, ok, wideErr := tp.WidePurge(ctx, method, cfg.DestroyData)
 	switch {
@@ -115,15 +84,12 @@ func printPlan(ctx context.Context, w io.Writer, run checkedRun, asJSON bool) er
 	default:
 		wide = ch.Method + ", the targets' namespaces only"
 	}
-	// Each stage's time is its procedure's estimate.
-	costs := pts.Costs{Window: cfg.SS.Window, Capacity: capacity, SeqMBps: seqMBps, PerRound: perRound, PerCell: perCell}
 	var stages []planStage
-	var totalMin, totalMax time.Duration
 	built := cfg.Stages(p)
-	for _, s := range built {
-		e := s.Procedure().Estimate(s, costs)
+	for i, s := range built {
+		e := est.Stages[i]
 		ps := planStage{Stage: s, PurgeMethod: method, WIPCBytes: e.WIPCBytes, WIPCTime: e.WIPCTime, RoundTime: e.RoundTime,
-			MinRounds: e.MinRounds, MinRoundsTime: e.Min, MaxRoundsTime: e.Max, WIPCSpeedSource: src, estimate: e}
+			MinRounds: e.MinRounds, MinRoundsTime: e.Min, MaxRoundsTime: e.Max, WIPCSpeedSource: costs.SeqSource, estimate: e}
 		if !s.Purge {
 			ps.PurgeMethod = ""
 		} else if ok {
@@ -132,8 +98,6 @@ func printPlan(ctx context.Context, w io.Writer, run checkedRun, asJSON bool) er
 				ps.PurgeRefused = wideErr.Error()
 			}
 		}
-		totalMin += ps.MinRoundsTime
-		totalMax += ps.MaxRoundsTime
 		stages = append(stages, ps)
 	}
 	subset := matrix.SubsetDeviations(cfg, p)
@@ -159,7 +123,7 @@ func printPlan(ctx context.Context, w io.Writer, run checkedRun, asJSON bool) er
 	}
 	if asJSON {
 		doc := map[string]any{"config": cfg, "profile": p, "stages": stages, "targets": verdicts,
-			"eta_min_ns": totalMin, "eta_max_ns": totalMax, "rules": rules, "readings": readings}
+			"eta_min_ns": est.Min, "eta_max_ns": est.Max, "rules": rules, "readings": readings}
 		if len(subset) > 0 {
 			doc["subset"] = subset
 		}
@@ -198,21 +162,21 @@ func printPlan(ctx context.Context, w io.Writer, run checkedRun, asJSON bool) er
 		if s.Precondition != nil {
 			fmt.Fprintf(w, "   WIPC: %s, %g × the active range", s.Precondition.String(), s.Precondition.Passes)
 			if s.WIPCBytes > 0 {
-				fmt.Fprintf(w, " = %.1f GB, about %s at %.0f MB/s (%s)", float64(s.WIPCBytes)/1e9, short(s.WIPCTime), seqMBps, src)
+				fmt.Fprintf(w, " = %.1f GB, about %s at %.0f MB/s (%s)", float64(s.WIPCBytes)/1e9, short(s.WIPCTime), costs.SeqMBps, costs.SeqSource)
 			}
 			fmt.Fprintln(w)
 		}
 		// The rest of the stage, in its procedure's words.
-		for _, line := range s.Procedure().Plan(s.Stage, s.estimate, pts.PlanInput{Stages: built, SetCapacity: setCapacity}) {
+		for _, line := range s.Procedure().Plan(s.Stage, s.estimate, pts.PlanInput{Stages: built, SetCapacity: costs.SetCapacity}) {
 			fmt.Fprintf(w, "   %s\n", line)
 		}
 		fmt.Fprintln(w)
 	}
 	printRules(w, cfg, p, rules, readings)
-	fmt.Fprintf(w, "ETA: %s to %s of device time\n", short(totalMin), short(totalMax))
-	if perRound > 0 {
+	fmt.Fprintf(w, "ETA: %s to %s of device time\n", short(est.Min), short(est.Max))
+	if costs.PerRound > 0 {
 		fmt.Fprintf(w, "(with fio servers each round also waits about %v for fio's client/server start-up and %v between cells; included)\n",
-			perRound, perCell)
+			costs.PerRound, costs.PerCell)
 	}
 	if len(verdicts) > 0 {
 		fmt.Fprintln(w, "\nTargets:")

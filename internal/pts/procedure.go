@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"time"
 
 	"github.com/ptsrun/ptsrun/internal/engine"
 	"github.com/ptsrun/ptsrun/internal/steadystate"
@@ -181,40 +180,6 @@ type Tracked struct {
 	Verdict steadystate.Verdict
 }
 
-// Costs are what a plan's estimates rest on.
-type Costs struct {
-	Window int // rounds of the steady-state window
-	// Capacity is the largest target's, in bytes (0: not known), which
-	// preconditioning passes cover at SeqMBps.
-	Capacity int64
-	SeqMBps  float64
-	// PerRound and PerCell are what a round costs besides its cells'
-	// time (fio servers' start-up, fio's pause between cells).
-	PerRound, PerCell time.Duration
-}
-
-// Estimate is a stage's device time before it runs: its preconditioning,
-// a round, and the whole stage steady as early as it can be (Min) and at
-// its limit (Max).
-type Estimate struct {
-	WIPCBytes int64
-	WIPCTime  time.Duration
-	RoundTime time.Duration // 0 for a time series not in rounds
-	MinRounds int
-	Min, Max  time.Duration
-}
-
-// wipcEstimate is the stage's workload-independent preconditioning at the
-// costs' sequential speed.
-func wipcEstimate(s Stage, c Costs) Estimate {
-	var e Estimate
-	if s.Precondition != nil && c.Capacity > 0 {
-		e.WIPCBytes = s.Precondition.PassBytes(c.Capacity)
-		e.WIPCTime = time.Duration(float64(e.WIPCBytes) / (c.SeqMBps * 1e6) * float64(time.Second))
-	}
-	return e
-}
-
 // PlanInput is what a plan's description reads besides the stage.
 type PlanInput struct {
 	Stages      []Stage // the run's, for the stages a stage names
@@ -263,17 +228,6 @@ type StageView struct {
 	// it (workload-dependent preconditioning), rather than the drive it
 	// starts from.
 	OwnRounds bool
-}
-
-// FormatETA writes a time to come: "2h05m", "3m07s", "4.2s".
-func FormatETA(d time.Duration) string {
-	switch {
-	case d >= time.Hour:
-		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
-	case d >= time.Minute:
-		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
-	}
-	return fmt.Sprintf("%.1fs", d.Seconds())
 }
 
 // plural writes n thing or n things.
