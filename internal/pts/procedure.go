@@ -65,6 +65,9 @@ type Procedure interface {
 	// About is what the report's appendix says of how the stage runs, ""
 	// when its cells say it all.
 	About(s Stage) string
+	// Progress is a measurement's progress (a cell's or a sample's
+	// record, at p) in words, as the run's progress display prints it.
+	Progress(r Record, p Position) Progress
 
 	// View is where a stage stands, in the words each place prints.
 	View(st StageStatus) StageView
@@ -193,6 +196,22 @@ func (in PlanInput) title(id string) string {
 		}
 	}
 	return id
+}
+
+// Progress is a measurement's progress in its procedure's words: Done
+// of Of (cells of the round, samples of the series), the status line of
+// a terminal and the line of a log, each after the stage's name.
+type Progress struct {
+	Done, Of     int
+	Status, Line string
+	// Series says the stage is a time series: a log prints its line at
+	// each tenth of it and at least once a period, not every record's.
+	Series bool
+}
+
+// RunLeftWords is a position's time left of the run, in words.
+func (p Position) RunLeftWords() string {
+	return "run " + FormatLeft(p.RunLeftMin, p.RunLeftMax, p.AtMost && p.RunLeftMin == p.RunLeftMax)
 }
 
 // StageStatus is where a stage stands, as its results say.
