@@ -254,7 +254,7 @@ func execute(ctx context.Context, x *rundir.Execution, asJSON bool, period time.
 	if runErr != nil {
 		return runErr
 	}
-	summarize(stderr, stdout, b.Results, x.Dir, asJSON)
+	printSummary(stdout, b.Summary(), asJSON)
 	if !b.Steady() {
 		return reported(errNotSteady) // the summary says which stage
 	}
