@@ -12,7 +12,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ptsrun/ptsrun/internal/device"
-	"github.com/ptsrun/ptsrun/internal/engine"
 	"github.com/ptsrun/ptsrun/internal/matrix"
 	"github.com/ptsrun/ptsrun/internal/precondition"
 	"github.com/ptsrun/ptsrun/internal/pts"
@@ -106,7 +105,7 @@ func printPlan(ctx context.Context, w io.Writer, run checkedRun, asJSON bool) er
 		rules[id] = pts.Def(id).RulesOf(cfg)
 	}
 	readings := pts.ReadingsOf(cfg)
-	verdicts, err := planTargets(tp.Local, cfg.DestroyData)
+	verdicts, err := tp.Verdicts(cfg.DestroyData)
 	if err != nil {
 		return err
 	}
@@ -201,41 +200,6 @@ func printPlan(ctx context.Context, w io.Writer, run checkedRun, asJSON bool) er
 		}
 	}
 	return refused
-}
-
-// planTarget is what run would make of a local target.
-type planTarget struct {
-	Target  string   `json:"target"`
-	Verdict string   `json:"verdict"`
-	Refused []string `json:"refused,omitempty"`
-}
-
-// planTargets judges the local targets as run's gate does.
-func planTargets(local []device.Target, destroy []string) ([]planTarget, error) {
-	if len(local) == 0 {
-		return nil, nil
-	}
-	sys, err := device.Live.System()
-	if err != nil {
-		return nil, err
-	}
-	var out []planTarget
-	for _, t := range local {
-		v := device.Live.Check(t, sys)
-		pt := planTarget{Target: t.Raw}
-		switch {
-		case !v.Usable:
-			pt.Verdict, pt.Refused = "REFUSED: "+strings.Join(v.Refused, "; "), v.Refused
-		case v.New:
-			pt.Verdict = "a new file of " + engine.FormatSize(t.Capacity)
-		case v.Confirmed(t, destroy):
-			pt.Verdict = fmt.Sprintf("%s, %d bytes; its data will be destroyed (confirmed)", t.Identity.Label(), t.Capacity)
-		default:
-			pt.Verdict = fmt.Sprintf("%s, %d bytes; needs --destroy-data %s", t.Identity.Label(), t.Capacity, v.Confirm)
-		}
-		out = append(out, pt)
-	}
-	return out, nil
 }
 
 // printRules writes each test's rules, as its description holds them, and
