@@ -143,10 +143,10 @@ func (r *Runner) runLeft(rec Record, pos *Position) {
 	pos.RunLeftMin, pos.RunLeftMax = r.left[0]+r.scale(later[0]), r.left[1]+r.scale(later[1])
 }
 
-// scale is a time of device, as cells have taken against their nominal
-// time so far: rounds of cells of different lengths (a
-// demand-intensity round's 5 min pre-write and 1 min cells) are estimated
-// cell by cell, and the stages to come at the same pace.
+// scale is device time d at the pace of the cells so far, their wall
+// time against their nominal time: rounds of cells of different lengths
+// (a demand-intensity round's 5 min pre-write and 1 min cells) are
+// estimated cell by cell, and the stages to come at the same pace.
 func (r *Runner) scale(d time.Duration) time.Duration {
 	if r.nominalSum <= 0 {
 		return d
