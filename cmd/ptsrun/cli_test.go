@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/urfave/cli/v2"
 
 	"github.com/ptsrun/ptsrun/internal/pts"
 )
@@ -78,6 +79,9 @@ func commandWords() map[string][]string {
 	for _, c := range commands() {
 		var flags []string
 		for _, f := range c.cmd.Flags {
+			if v, ok := f.(cli.VisibleFlag); ok && !v.IsVisible() {
+				continue // hidden: for tests, not for people
+			}
 			for _, n := range f.Names() {
 				if len(n) == 1 {
 					flags = append(flags, "-"+n)

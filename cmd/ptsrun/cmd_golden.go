@@ -357,9 +357,9 @@ func importInto(o importOptions, warnings []string, im rundir.Imported, stdout, 
 		return err
 	}
 	fmt.Fprintf(stderr, "ptsrun: imported into %s (results.json, tables, %s)\n", o.Dir, filepath.Base(b.PDF))
-	sum := newSummary(b.Results, o.Dir, b.PDF)
+	sum := b.Summary()
 	sum.ImportedFrom, sum.Warnings = b.Info.Source, warnings
-	printSummary(stderr, stdout, b.Results, sum, o.JSON)
+	printSummary(stdout, sum, o.JSON)
 	return nil
 }
 

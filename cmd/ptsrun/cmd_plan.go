@@ -12,12 +12,10 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ptsrun/ptsrun/internal/device"
-	"github.com/ptsrun/ptsrun/internal/engine"
 	"github.com/ptsrun/ptsrun/internal/matrix"
 	"github.com/ptsrun/ptsrun/internal/precondition"
 	"github.com/ptsrun/ptsrun/internal/pts"
 	"github.com/ptsrun/ptsrun/internal/targets"
-	"github.com/ptsrun/ptsrun/internal/units"
 )
 
 func planCommand() *cli.Command {
@@ -50,14 +48,6 @@ func runPlan(ctx context.Context, opts runOptions, stdout, _ io.Writer) error {
 	return printPlan(ctx, stdout, run, opts.JSON)
 }
 
-// What a round run through fio servers costs on top of its cells' time,
-// measured on two local servers: the server sleeps up to 1 s between a
-// client's commands, and fio pauses about 0.2 s between stonewalled jobs.
-const (
-	remoteRoundOverhead = 1200 * time.Millisecond
-	remoteCellOverhead  = 200 * time.Millisecond
-)
-
 // planStage is one stage of the plan with its time budget, as plan
 // --json writes it (never read back: the pts.Stage it embeds would read
 // only its own fields).
@@ -76,35 +66,12 @@ type planStage struct {
 	estimate        pts.Estimate
 }
 
-// wipcSpeedWorkload measures a simulated drive's sequential write speed,
-// at which the plan estimates the workload-independent preconditioning.
-var wipcSpeedWorkload = engine.Workload{Access: engine.Sequential, BlockSize: pts.WIPCBlockSize, TC: pts.WIPCTC,
-	QD: pts.WIPCQD, ActiveRange: 100, Duration: 10 * time.Second}
-
 func printPlan(ctx context.Context, w io.Writer, run checkedRun, asJSON bool) error {
 	cfg, p, tp, method := run.Config, run.Profile, run.Targets, run.Purge
-	// Capacity and sequential speed: known for simulated drives.
-	var capacity, setCapacity int64 // the largest target's; the set's, which drive fills count in
-	src := "assumed 1000 MB/s (the device's speed is known only when it runs)"
-	for _, m := range tp.Sim {
-		capacity = max(capacity, m.UserBytes)
-		setCapacity += m.UserBytes
-		src = "the simulated drive's model"
-	}
-	seqMBps := tp.SeqWriteMBps(ctx, wipcSpeedWorkload)
-	for _, t := range tp.Local {
-		capacity = max(capacity, t.Capacity)
-		setCapacity += t.Capacity
-	}
-	if seqMBps == 0 {
-		seqMBps = 1000
-	}
-	// Through fio servers a round is one fio invocation: the server's
-	// start-up wait once, then fio's pause between stonewalled cells.
-	var perRound, perCell time.Duration
-	if tp.Kind == targets.Remote {
-		perRound, perCell = remoteRoundOverhead, remoteCellOverhead
-	}
+	// Each stage's time is its procedure's estimate, at the costs of
+	// these targets: run counts its time left from the same.
+	est := run.Estimate(ctx)
+	costs := est.Costs
 	wide := ""
 	ch, ok, wideErr := tp.WidePurge(ctx, method, cfg.DestroyData)
 	switch {
@@ -116,15 +83,12 @@ func printPlan(ctx context.Context, w io.Writer, run checkedRun, asJSON bool) er
 	default:
 		wide = ch.Method + ", the targets' namespaces only"
 	}
-	// Each stage's time is its procedure's estimate.
-	costs := pts.Costs{Window: cfg.SS.Window, Capacity: capacity, SeqMBps: seqMBps, PerRound: perRound, PerCell: perCell}
 	var stages []planStage
-	var totalMin, totalMax time.Duration
 	built := cfg.Stages(p)
-	for _, s := range built {
-		e := s.Procedure().Estimate(s, costs)
+	for i, s := range built {
+		e := est.Stages[i]
 		ps := planStage{Stage: s, PurgeMethod: method, WIPCBytes: e.WIPCBytes, WIPCTime: e.WIPCTime, RoundTime: e.RoundTime,
-			MinRounds: e.MinRounds, MinRoundsTime: e.Min, MaxRoundsTime: e.Max, WIPCSpeedSource: src, estimate: e}
+			MinRounds: e.MinRounds, MinRoundsTime: e.Min, MaxRoundsTime: e.Max, WIPCSpeedSource: costs.SeqSource, estimate: e}
 		if !s.Purge {
 			ps.PurgeMethod = ""
 		} else if ok {
@@ -133,8 +97,6 @@ func printPlan(ctx context.Context, w io.Writer, run checkedRun, asJSON bool) er
 				ps.PurgeRefused = wideErr.Error()
 			}
 		}
-		totalMin += ps.MinRoundsTime
-		totalMax += ps.MaxRoundsTime
 		stages = append(stages, ps)
 	}
 	subset := matrix.SubsetDeviations(cfg, p)
@@ -143,7 +105,7 @@ func printPlan(ctx context.Context, w io.Writer, run checkedRun, asJSON bool) er
 		rules[id] = pts.Def(id).RulesOf(cfg)
 	}
 	readings := pts.ReadingsOf(cfg)
-	verdicts, err := planTargets(tp.Local, cfg.DestroyData)
+	verdicts, err := tp.Verdicts(cfg.DestroyData)
 	if err != nil {
 		return err
 	}
@@ -160,7 +122,7 @@ func printPlan(ctx context.Context, w io.Writer, run checkedRun, asJSON bool) er
 	}
 	if asJSON {
 		doc := map[string]any{"config": cfg, "profile": p, "stages": stages, "targets": verdicts,
-			"eta_min_ns": totalMin, "eta_max_ns": totalMax, "rules": rules, "readings": readings}
+			"eta_min_ns": est.Min, "eta_max_ns": est.Max, "rules": rules, "readings": readings}
 		if len(subset) > 0 {
 			doc["subset"] = subset
 		}
@@ -199,21 +161,21 @@ func printPlan(ctx context.Context, w io.Writer, run checkedRun, asJSON bool) er
 		if s.Precondition != nil {
 			fmt.Fprintf(w, "   WIPC: %s, %g × the active range", s.Precondition.String(), s.Precondition.Passes)
 			if s.WIPCBytes > 0 {
-				fmt.Fprintf(w, " = %.1f GB, about %s at %.0f MB/s (%s)", float64(s.WIPCBytes)/1e9, short(s.WIPCTime), seqMBps, src)
+				fmt.Fprintf(w, " = %.1f GB, about %s at %.0f MB/s (%s)", float64(s.WIPCBytes)/1e9, short(s.WIPCTime), costs.SeqMBps, costs.SeqSource)
 			}
 			fmt.Fprintln(w)
 		}
 		// The rest of the stage, in its procedure's words.
-		for _, line := range s.Procedure().Plan(s.Stage, s.estimate, pts.PlanInput{Stages: built, SetCapacity: setCapacity}) {
+		for _, line := range s.Procedure().Plan(s.Stage, s.estimate, pts.PlanInput{Stages: built, SetCapacity: costs.SetCapacity}) {
 			fmt.Fprintf(w, "   %s\n", line)
 		}
 		fmt.Fprintln(w)
 	}
 	printRules(w, cfg, p, rules, readings)
-	fmt.Fprintf(w, "ETA: %s to %s of device time\n", short(totalMin), short(totalMax))
-	if perRound > 0 {
+	fmt.Fprintf(w, "ETA: %s to %s of device time\n", short(est.Min), short(est.Max))
+	if costs.PerRound > 0 {
 		fmt.Fprintf(w, "(with fio servers each round also waits about %v for fio's client/server start-up and %v between cells; included)\n",
-			perRound, perCell)
+			costs.PerRound, costs.PerCell)
 	}
 	if len(verdicts) > 0 {
 		fmt.Fprintln(w, "\nTargets:")
@@ -238,41 +200,6 @@ func printPlan(ctx context.Context, w io.Writer, run checkedRun, asJSON bool) er
 		}
 	}
 	return refused
-}
-
-// planTarget is what run would make of a local target.
-type planTarget struct {
-	Target  string   `json:"target"`
-	Verdict string   `json:"verdict"`
-	Refused []string `json:"refused,omitempty"`
-}
-
-// planTargets judges the local targets as run's gate does.
-func planTargets(local []device.Target, destroy []string) ([]planTarget, error) {
-	if len(local) == 0 {
-		return nil, nil
-	}
-	sys, err := device.Live.System()
-	if err != nil {
-		return nil, err
-	}
-	var out []planTarget
-	for _, t := range local {
-		v := device.Live.Check(t, sys)
-		pt := planTarget{Target: t.Raw}
-		switch {
-		case !v.Usable:
-			pt.Verdict, pt.Refused = "REFUSED: "+strings.Join(v.Refused, "; "), v.Refused
-		case v.New:
-			pt.Verdict = "a new file of " + units.FormatSize(t.Capacity)
-		case v.Confirmed(t, destroy):
-			pt.Verdict = fmt.Sprintf("%s, %d bytes; its data will be destroyed (confirmed)", t.Identity.Label(), t.Capacity)
-		default:
-			pt.Verdict = fmt.Sprintf("%s, %d bytes; needs --destroy-data %s", t.Identity.Label(), t.Capacity, v.Confirm)
-		}
-		out = append(out, pt)
-	}
-	return out, nil
 }
 
 // printRules writes each test's rules, as its description holds them, and

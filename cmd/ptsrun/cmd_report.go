@@ -61,6 +61,6 @@ func reportDir(dir string, o rundir.ReportOptions, asJSON bool, stdout, stderr i
 		return err
 	}
 	fmt.Fprintf(stderr, "ptsrun: wrote %s, %s and %s\n", filepath.Join(dir, rundir.ResultsFile), filepath.Join(dir, rundir.TablesDir), b.PDF)
-	printSummary(stderr, stdout, b.Results, newSummary(b.Results, dir, b.PDF), asJSON)
+	printSummary(stdout, b.Summary(), asJSON)
 	return nil
 }

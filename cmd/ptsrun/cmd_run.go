@@ -59,8 +59,16 @@ func runFlags() []cli.Flag {
 		operatorFlags(),
 		g("Output",
 			&cli.StringFlag{Name: "out", Usage: "run directory to create"},
-			&cli.BoolFlag{Name: "json", Usage: "print events as JSON lines on stdout"}),
+			&cli.BoolFlag{Name: "json", Usage: "print events as JSON lines on stdout"},
+			progressPeriodFlag()),
 	)
+}
+
+// progressPeriodFlag is how often, at least, a log shows a time series:
+// hidden, for tests that do not wait a minute.
+func progressPeriodFlag() cli.Flag {
+	return &cli.DurationFlag{Name: "progress-period", Value: time.Minute, Hidden: true,
+		Usage: "off a terminal, print a line of a time series at least this often"}
 }
 
 // testParamFlags are the flags the tests' definitions declare, a help
@@ -97,6 +105,8 @@ type runOptions struct {
 	Operator pts.Operator
 	Dir      string // --out; plan ignores it
 	JSON     bool
+	// Period is how often, at least, a log shows a time series.
+	Period time.Duration
 }
 
 // runOptionsFrom reads the flags of run and plan.
@@ -116,7 +126,7 @@ func runOptionsFrom(c *cli.Context) (runOptions, error) {
 	if err != nil {
 		return runOptions{}, err
 	}
-	return runOptions{Config: cfg, Operator: op, Dir: dir, JSON: c.Bool("json")}, nil
+	return runOptions{Config: cfg, Operator: op, Dir: dir, JSON: c.Bool("json"), Period: c.Duration("progress-period")}, nil
 }
 
 // outPath is the path flag name names, made absolute against the working
@@ -235,25 +245,28 @@ func runRun(ctx context.Context, opts runOptions, stdout, stderr io.Writer) erro
 	if opts.Dir == "" {
 		return fmt.Errorf("no run directory: name one with --out")
 	}
-	return startRun(ctx, run, opts.Operator, opts.Dir, opts.JSON, stdout, stderr)
+	return startRun(ctx, run, opts.Operator, opts.Dir, opts.JSON, opts.Period, stdout, stderr)
 }
 
 // startRun makes the run directory and runs.
-func startRun(ctx context.Context, run checkedRun, op pts.Operator, dir string, asJSON bool, stdout, stderr io.Writer) error {
+func startRun(ctx context.Context, run checkedRun, op pts.Operator, dir string, asJSON bool, period time.Duration, stdout, stderr io.Writer) error {
 	if err := runClock.check(); err != nil {
 		return err
 	}
-	x, err := rundir.Start(run, dir, op, version, runClock.now)
+	x, err := rundir.Start(ctx, run, dir, op, version, runClock.now)
 	if err != nil {
 		return err
 	}
-	return execute(ctx, x, asJSON, stdout, stderr)
+	return execute(ctx, x, asJSON, period, stdout, stderr)
 }
 
 // execute runs (or resumes) x, then prints its summary, or how to
-// resume it when it was stopped.
-func execute(ctx context.Context, x *rundir.Execution, asJSON bool, stdout, stderr io.Writer) error {
-	b, runErr, err := x.Run(ctx, runProgress{newProgress(stderr, stdout, asJSON)}, runClock.now)
+// resume it when it was stopped; a log shows a time series at least once
+// a period.
+func execute(ctx context.Context, x *rundir.Execution, asJSON bool, period time.Duration, stdout, stderr io.Writer) error {
+	p := newProgress(stderr, stdout, asJSON)
+	p.every = period
+	b, runErr, err := x.Run(ctx, runProgress{p}, runClock.now)
 	if err != nil {
 		return errors.Join(runErr, err)
 	}
@@ -264,7 +277,7 @@ func execute(ctx context.Context, x *rundir.Execution, asJSON bool, stdout, stde
 	if runErr != nil {
 		return runErr
 	}
-	summarize(stderr, stdout, b.Results, x.Dir, asJSON)
+	printSummary(stdout, b.Summary(), asJSON)
 	if !b.Steady() {
 		return reported(errNotSteady) // the summary says which stage
 	}
@@ -278,6 +291,7 @@ type resumeOptions struct {
 	// run writes: run.json's confirmations are not theirs.
 	DestroyData []string
 	JSON        bool
+	Period      time.Duration // how often, at least, a log shows a time series
 }
 
 func resumeCommand() *cli.Command {
@@ -288,6 +302,7 @@ func resumeCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "destroy-data", Usage: "confirm again that the named target (serial or path) may be overwritten: every target the run writes"},
 			&cli.BoolFlag{Name: "json", Usage: "print events as JSON lines on stdout"},
+			progressPeriodFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			if c.Args().Len() != 1 {
@@ -297,7 +312,8 @@ func resumeCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			return runResume(c.Context, resumeOptions{Dir: dir, DestroyData: c.StringSlice("destroy-data"), JSON: c.Bool("json")},
+			return runResume(c.Context, resumeOptions{Dir: dir, DestroyData: c.StringSlice("destroy-data"), JSON: c.Bool("json"),
+				Period: c.Duration("progress-period")},
 				c.App.Writer, c.App.ErrWriter)
 		},
 	}
@@ -314,7 +330,7 @@ func runResume(ctx context.Context, opts resumeOptions, stdout, stderr io.Writer
 	if err != nil {
 		return err
 	}
-	return execute(ctx, x, opts.JSON, stdout, stderr)
+	return execute(ctx, x, opts.JSON, opts.Period, stdout, stderr)
 }
 
 // demoOptions are demo's options.
@@ -379,7 +395,7 @@ func runDemo(ctx context.Context, opts demoOptions, stdout, stderr io.Writer) er
 			return err
 		}
 	}
-	return startRun(ctx, run, opts.Operator, dir, opts.JSON, stdout, stderr)
+	return startRun(ctx, run, opts.Operator, dir, opts.JSON, 0, stdout, stderr)
 }
 
 // testIDs lists the tests --tests takes.

@@ -74,7 +74,7 @@ var allowedImports = []struct {
 		"compares results (check, compare; check fits a baseline window's trend by the steady-state rule's least squares): compare makes the comparison (comparison) that pdfreport draws; its tests draw it and compare imported tables (pdfreport, importer: tests only, see restrictedUses)"},
 	{"golden/goldentest", []string{"device", "engine", "engine/sim", "precondition", "pts", "steadystate", "matrix"},
 		"test wiring: a simulated run from target to results, as cmd wires a real one"},
-	{"targets", []string{"device", "engine", "engine/native", "engine/fio", "engine/sim", "precondition"},
+	{"targets", []string{"device", "engine", "engine/native", "engine/fio", "engine/sim", "precondition", "units"},
 		"the target set: from the targets a user names to a checked plan, an opened engine and the purge and write cache of the devices behind it; beside precondition, before pts in the data flow (pts runs what it opens, never opens it)"},
 	{"fiojobs", []string{"device", "engine", "engine/fio", "confine"},
 		"`ptsrun fio`: a user's job files read by fio, judged by the gate against the devices and files they would write (device's safety gate), and run confined (confine) by the fio engine's runner of user job files; it opens no target set, so it needs no targets"},

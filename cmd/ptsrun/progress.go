@@ -21,6 +21,10 @@ type progress struct {
 	lastLen int
 	last    time.Time
 	width   int // the terminal's columns, 0 when unknown
+	// A log's lines of a time series: at least one every period (0: a
+	// minute), of the records' times, the last shown at shown.
+	every time.Duration
+	shown time.Time
 }
 
 func isTerminal(w io.Writer) bool {
@@ -97,7 +101,7 @@ func (p *progress) line(format string, a ...any) {
 
 func (p *progress) Observe(r pts.Record, pos pts.Position) {
 	if p.json {
-		p.event(r)
+		p.event(r, pos)
 		return
 	}
 	stage := ""
@@ -106,8 +110,10 @@ func (p *progress) Observe(r pts.Record, pos pts.Position) {
 	}
 	switch r.Type {
 	case pts.RecStageStart:
+		p.shown = r.Time
 		p.line("%s: started", stage)
 	case pts.RecResume:
+		p.shown = r.Time
 		p.line("%s: resumed: %s", stage, r.Message)
 	case pts.RecPurge:
 		switch {
@@ -130,64 +136,24 @@ func (p *progress) Observe(r pts.Record, pos pts.Position) {
 		default:
 			p.line("write cache: %s before, %s now (wanted %s)%s", wc.Before, wc.After, label(wc.Requested), errSuffix(wc.Error))
 		}
-	case pts.RecSample:
-		// A time series: TGBW and the time left, on a terminal every
-		// sample, otherwise every tenth of the series when it takes real time.
-		done, n := *r.Cell+1, pos.Steps
-		left := short(pos.RoundLeft) + " left"
-		if pos.AtMost {
-			left = "at most " + left // the fills or steady state may come first
-		}
-		msg := fmt.Sprintf("%s: %s %d/%d steps, TGBW %.1f GB", stage, bar(done, n, 20), done, n, float64(pos.Written)/1e9)
-		if pos.Capacity > 0 {
-			msg += fmt.Sprintf(" (%.2f drive fills)", float64(pos.Written)/float64(pos.Capacity))
-		}
-		if m := r.Measurement; m != nil && r.Workload != nil && !r.Workload.Idle && m.Elapsed > 0 {
-			msg += fmt.Sprintf(", %.0f IOPS", m.IOPS())
-		}
-		msg += ", " + left
-		switch {
-		case p.tty:
-			p.status(msg)
-		case r.WallNs >= int64(time.Second) && (done*10/n != (done-1)*10/n):
-			p.line("%s", msg)
-		}
+	case pts.RecSample, pts.RecCell:
+		p.measured(stage, r, pos)
 	case pts.RecPrecondChunk:
 		n := 1
 		fmt.Sscanf(r.Message[strings.IndexByte(r.Message, '/')+1:], "%d", &n)
 		done := *r.Cell + 1
-		msg := fmt.Sprintf("%s: preconditioning %s %d/%d (%.0f %%), ETA %s", stage, bar(done, n, 20), done, n,
-			100*float64(done)/float64(n), short(pos.RoundLeft))
+		msg := fmt.Sprintf("%s: preconditioning %s %d/%d (%.0f %%), %s left, stage %s, %s", stage, bar(done, n, 20), done, n,
+			100*float64(done)/float64(n), short(pos.RoundLeft), pts.FormatLeft(pos.StageLeftMin, pos.StageLeftMax, false), pos.RunLeftWords())
 		switch {
 		case p.tty:
 			p.status(msg)
-		case r.WallNs >= int64(time.Second) && (done*10/n != (done-1)*10/n):
+		case r.WallNs >= int64(time.Second) && tenth(done, n):
 			p.line("%s", msg) // every tenth, when it takes real time
 		}
 	case pts.RecPrecondition:
 		m := r.Measurement
 		p.line("%s: preconditioned: %s, %.1f GB in %s device time (%.0f MB/s)", stage, r.Workload.String(),
 			float64(m.Write.Bytes)/1e9, short(m.Elapsed), m.Write.MBps(m.Elapsed))
-	case pts.RecCell:
-		msg := fmt.Sprintf("%s round %d cell %d/%d %s: %.0f IOPS %.1f MB/s %.3f ms | round %s, stage %s–%s",
-			stage, r.Round, pos.Cell, len(pos.Stage.Cells), r.Key, r.Measurement.IOPS(), r.Measurement.MBps(),
-			r.Measurement.Counts().MeanLatNs()/1e6, short(pos.RoundLeft), short(pos.StageLeftMin), short(pos.StageLeftMax))
-		switch {
-		case p.tty:
-			if time.Since(p.last) < 100*time.Millisecond {
-				return
-			}
-			p.last = time.Now()
-			msg = fmt.Sprintf("%s r%d %s %d/%d %s %.0f IOPS | round %s, stage %s–%s", stage, r.Round,
-				bar(pos.Cell, len(pos.Stage.Cells), 20), pos.Cell, len(pos.Stage.Cells), r.Key, r.Measurement.IOPS(),
-				short(pos.RoundLeft), short(pos.StageLeftMin), short(pos.StageLeftMax))
-			if len(msg) > 160 {
-				msg = msg[:160]
-			}
-			p.status(msg)
-		case r.WallNs >= int64(time.Second):
-			p.line("%s", msg)
-		}
 	case pts.RecRoundEnd:
 		var vals []string
 		for i, v := range r.Tracking {
@@ -216,6 +182,40 @@ func (p *progress) Observe(r pts.Record, pos pts.Position) {
 	}
 }
 
+// measured shows a cell's or a sample's progress in its procedure's
+// words: on a terminal as the status line, at most ten times a second; in
+// a log, a cell's line when the cell took real time, and a time series'
+// at each tenth of it that took real time and at least once a period of
+// the run's clock (the records' times), so that a 24-hour test does not
+// look hung.
+func (p *progress) measured(stage string, r pts.Record, pos pts.Position) {
+	w := pos.Stage.Procedure().Progress(r, pos)
+	if p.tty {
+		if time.Since(p.last) < 100*time.Millisecond {
+			return
+		}
+		p.last = time.Now()
+		p.status(fmt.Sprintf("%s: %s %s", stage, bar(w.Done, w.Of, 20), w.Status))
+		return
+	}
+	took := r.WallNs >= int64(time.Second)
+	if !w.Series && took || w.Series && (took && tenth(w.Done, w.Of) || r.Time.Sub(p.shown) >= p.period()) {
+		p.shown = r.Time
+		p.line("%s: %s", stage, w.Line)
+	}
+}
+
+// period is how often a log shows a time series at least.
+func (p *progress) period() time.Duration {
+	if p.every > 0 {
+		return p.every
+	}
+	return time.Minute
+}
+
+// tenth says done of total ends a tenth of it.
+func tenth(done, total int) bool { return total > 0 && done*10/total != (done-1)*10/total }
+
 // bar draws done of total as a text bar of width characters.
 func bar(done, total, width int) string {
 	if total <= 0 {
@@ -240,9 +240,11 @@ func label(enabled bool) string {
 }
 
 // event prints a compact JSON event: the record without histograms and
-// per-second series.
-func (p *progress) event(r pts.Record) {
-	ev := map[string]any{"type": r.Type, "time": r.Time}
+// per-second series, with the run's time left (run_left_s if every stage
+// to come is steady as early as it can be, run_left_max_s at every limit).
+func (p *progress) event(r pts.Record, pos pts.Position) {
+	ev := map[string]any{"type": r.Type, "time": r.Time,
+		"run_left_s": pos.RunLeftMin.Round(time.Millisecond).Seconds(), "run_left_max_s": pos.RunLeftMax.Round(time.Millisecond).Seconds()}
 	if r.Stage != "" {
 		ev["stage"] = r.Stage
 	}

@@ -5,106 +5,25 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"strings"
 	"unicode/utf8"
 
-	"github.com/ptsrun/ptsrun/internal/matrix"
-	"github.com/ptsrun/ptsrun/internal/pts"
+	"github.com/ptsrun/ptsrun/internal/rundir"
 )
-
-// summarize prints the verdict and the headline numbers of a run whose
-// results and report are in dir.
-func summarize(stderr, stdout io.Writer, res *matrix.Results, dir string, asJSON bool) {
-	printSummary(stderr, stdout, res, newSummary(res, dir, ""), asJSON)
-}
-
-// runSummary is what a command that writes a run's results says at its end
-// (run, resume, demo, report, import): the files it wrote and the verdicts.
-// With --json it is one JSON object on stdout: the last line of run's event
-// stream, the only line of report's and import's output.
-type runSummary struct {
-	Type       string             `json:"type"` // "summary"
-	Dir        string             `json:"dir"`
-	Files      runFiles           `json:"files"`
-	Conforming bool               `json:"conforming"`
-	Verdict    string             `json:"verdict"`
-	Scope      string             `json:"scope,omitempty"`
-	Complete   bool               `json:"complete"`
-	Deviations []matrix.Deviation `json:"deviations"`
-	Stages     []stageSummary     `json:"stages"`
-	Headline   []headlineValue    `json:"headline"`
-	// Imported runs: what from, and the results left out.
-	ImportedFrom string   `json:"imported_from,omitempty"`
-	Warnings     []string `json:"warnings,omitempty"`
-}
-
-// runFiles are the files a run's results were written to.
-type runFiles struct {
-	Results string   `json:"results_json"`
-	Tables  []string `json:"tables"` // every CSV
-	Report  string   `json:"report_pdf"`
-}
-
-// stageSummary is one stage's verdict.
-type stageSummary struct {
-	Test    pts.TestID `json:"test"`
-	Stage   string     `json:"stage"`
-	Title   string     `json:"title"`
-	Steady  bool       `json:"steady"`
-	SSRound int        `json:"ss_round,omitempty"`
-	Window  [2]int     `json:"window"`
-	Rounds  int        `json:"rounds"`
-	Cells   int        `json:"cells"` // with results
-	State   string     `json:"state"` // in words, as the text summary says it
-}
-
-// newSummary describes res, saved in dir, with its report at pdf
-// (DIR/report.pdf when empty).
-func newSummary(res *matrix.Results, dir, pdf string) runSummary {
-	if pdf == "" {
-		pdf = filepath.Join(dir, "report.pdf")
-	}
-	s := runSummary{Type: "summary", Dir: dir, Conforming: res.Conforming, Verdict: res.Verdict, Scope: res.Scope, Complete: res.Complete,
-		Deviations: res.Deviations, Stages: []stageSummary{}, Headline: headline(res),
-		Files: runFiles{Results: filepath.Join(dir, matrix.ResultsFile), Tables: []string{}, Report: pdf}}
-	if s.Deviations == nil {
-		s.Deviations = []matrix.Deviation{}
-	}
-	if s.Headline == nil {
-		s.Headline = []headlineValue{}
-	}
-	for _, name := range res.TableFiles() {
-		s.Files.Tables = append(s.Files.Tables, filepath.Join(dir, "tables", name))
-	}
-	for _, t := range res.Tests {
-		for _, st := range t.Stages {
-			n := 0
-			for _, c := range st.Cells {
-				if c.Present() {
-					n++
-				}
-			}
-			s.Stages = append(s.Stages, stageSummary{Test: t.Test, Stage: st.ID, Title: st.Title, Steady: st.Steady,
-				SSRound: st.SSRound, Window: st.Window, Rounds: st.Rounds, Cells: n, State: stageState(t.Test, st)})
-		}
-	}
-	return s
-}
 
 // printSummary writes sum on stdout, as JSON or in words: the run's
 // result, which `run > log` keeps; the progress before it is stderr's.
-func printSummary(_, stdout io.Writer, res *matrix.Results, sum runSummary, asJSON bool) {
+func printSummary(stdout io.Writer, sum rundir.Summary, asJSON bool) {
 	if asJSON {
 		b, _ := json.Marshal(sum) // strings, booleans and integers only: cannot fail
 		fmt.Fprintln(stdout, string(b))
 		return
 	}
 	w := stdout
-	fmt.Fprintf(w, "\nRun %s: %s\n", sum.Dir, res.Verdict)
-	if res.Scope != "" {
-		fmt.Fprintf(w, "  Scope: %s\n", res.Scope)
+	fmt.Fprintf(w, "\nRun %s: %s\n", sum.Dir, sum.Verdict)
+	if sum.Scope != "" {
+		fmt.Fprintf(w, "  Scope: %s\n", sum.Scope)
 	}
-	for _, d := range res.Deviations {
+	for _, d := range sum.Deviations {
 		fmt.Fprintf(w, "  - %s\n", d.Text)
 	}
 	titleWidth := 22
@@ -121,73 +40,5 @@ func printSummary(_, stdout io.Writer, res *matrix.Results, sum runSummary, asJS
 	for _, h := range sum.Headline {
 		fmt.Fprintf(w, "  %-*s  %s\n", width, h.Name, h.Value)
 	}
-	fmt.Fprintf(w, "Results: %s, tables in %s, report %s\n", sum.Files.Results, filepath.Join(sum.Dir, "tables"), sum.Files.Report)
-}
-
-// stageState says where a stage of test stands, in its procedure's words.
-func stageState(test pts.TestID, s matrix.StageResult) string { return s.View(test).State }
-
-type headlineValue struct {
-	Name  string `json:"name"`
-	Value string `json:"value"`
-}
-
-// headline picks the numbers people quote: the brief headlines of the
-// tests' definitions.
-func headline(res *matrix.Results) []headlineValue {
-	var out []headlineValue
-	for _, h := range res.Headlines() {
-		if !h.Brief {
-			continue
-		}
-		c := h.Cell
-		name := h.Key.Words()
-		if h.Label != "" {
-			name = fmt.Sprintf("%s TC%d/QD%d", h.Label, c.TC, c.QD)
-		} else if h.Key.Name != "" && c.TC > 0 {
-			// A cell named for its place in a TC × QD sweep.
-			name = fmt.Sprintf("%s TC%d/QD%d", pts.Def(h.Test).Name, c.TC, c.QD)
-		}
-		if h.Words != "" {
-			// A headline in words of its own: an operating point's two
-			// measurements, as the report prints them.
-			out = append(out, headlineValue{name, h.Words})
-			continue
-		}
-		val := func(m pts.Metric, unit string) string {
-			v, ok := c.Value(m)
-			if !ok {
-				return "–" // e.g. fio printed no 99.999 % and gave no bins
-			}
-			return m.Format(v) + unit // as the report writes it
-		}
-		var parts, names []string
-		allMs := true
-		for _, m := range h.Metrics {
-			switch m.Unit() {
-			case "IOPS":
-				parts = append(parts, val(m, " IOPS"))
-			case "MB/s":
-				parts = append(parts, val(m, " MB/s"))
-			default:
-				parts = append(parts, val(m, ""))
-			}
-			names = append(names, map[pts.Metric]string{pts.MetricLatMean: "mean", pts.MetricLatP99999: "99.999%", pts.MetricLatMax: "max"}[m])
-			allMs = allMs && m.Unit() == "ms"
-		}
-		switch {
-		case allMs:
-			out = append(out, headlineValue{fmt.Sprintf("%s QD%d %s", name, c.QD, strings.Join(names, "/")), strings.Join(parts, " / ") + " ms"})
-		case len(h.Metrics) == 1 && h.Metrics[0] == pts.MetricIOPS:
-			out = append(out, headlineValue{"IOPS " + name, parts[0]})
-		default:
-			for i, m := range h.Metrics {
-				if m.Unit() == "ms" {
-					parts[i] = names[i] + " " + parts[i] + " ms"
-				}
-			}
-			out = append(out, headlineValue{name, strings.Join(parts, ", ")})
-		}
-	}
-	return out
+	fmt.Fprintf(w, "Results: %s, tables in %s, report %s\n", sum.Files.Results, filepath.Join(sum.Dir, rundir.TablesDir), sum.Files.Report)
 }

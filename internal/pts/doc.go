@@ -30,8 +30,11 @@
 // what every stage does: start, purge, preconditioning, write cache, and
 // hands the rest to the procedure), how their journal records become
 // results (Outcome), the shapes of table they make (TableShape), their
-// estimate before they run (Estimate), their description (Plan, About)
-// and the words of their standing and deviations (View, Resumed). A
+// estimate before they run (Estimate; a run's, EstimateRun in
+// estimate.go, which `ptsrun plan` prints and from which the runner
+// counts the run's time left in each Position), their description (Plan,
+// About) and the words of their progress, standing and deviations
+// (Progress, View, Resumed). A
 // verdict or derived figure is computed once, where it is measured or
 // chosen, and read everywhere after: each round's steady-state verdict is
 // journaled by the runner (steady.go) and read back by Replay (state.go)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"time"
 
 	"github.com/ptsrun/ptsrun/internal/engine"
 	"github.com/ptsrun/ptsrun/internal/steadystate"
@@ -66,6 +65,9 @@ type Procedure interface {
 	// About is what the report's appendix says of how the stage runs, ""
 	// when its cells say it all.
 	About(s Stage) string
+	// Progress is a measurement's progress (a cell's or a sample's
+	// record, at p) in words, as the run's progress display prints it.
+	Progress(r Record, p Position) Progress
 
 	// View is where a stage stands, in the words each place prints.
 	View(st StageStatus) StageView
@@ -181,40 +183,6 @@ type Tracked struct {
 	Verdict steadystate.Verdict
 }
 
-// Costs are what a plan's estimates rest on.
-type Costs struct {
-	Window int // rounds of the steady-state window
-	// Capacity is the largest target's, in bytes (0: not known), which
-	// preconditioning passes cover at SeqMBps.
-	Capacity int64
-	SeqMBps  float64
-	// PerRound and PerCell are what a round costs besides its cells'
-	// time (fio servers' start-up, fio's pause between cells).
-	PerRound, PerCell time.Duration
-}
-
-// Estimate is a stage's device time before it runs: its preconditioning,
-// a round, and the whole stage steady as early as it can be (Min) and at
-// its limit (Max).
-type Estimate struct {
-	WIPCBytes int64
-	WIPCTime  time.Duration
-	RoundTime time.Duration // 0 for a time series not in rounds
-	MinRounds int
-	Min, Max  time.Duration
-}
-
-// wipcEstimate is the stage's workload-independent preconditioning at the
-// costs' sequential speed.
-func wipcEstimate(s Stage, c Costs) Estimate {
-	var e Estimate
-	if s.Precondition != nil && c.Capacity > 0 {
-		e.WIPCBytes = s.Precondition.PassBytes(c.Capacity)
-		e.WIPCTime = time.Duration(float64(e.WIPCBytes) / (c.SeqMBps * 1e6) * float64(time.Second))
-	}
-	return e
-}
-
 // PlanInput is what a plan's description reads besides the stage.
 type PlanInput struct {
 	Stages      []Stage // the run's, for the stages a stage names
@@ -228,6 +196,22 @@ func (in PlanInput) title(id string) string {
 		}
 	}
 	return id
+}
+
+// Progress is a measurement's progress in its procedure's words: Done
+// of Of (cells of the round, samples of the series), the status line of
+// a terminal and the line of a log, each after the stage's name.
+type Progress struct {
+	Done, Of     int
+	Status, Line string
+	// Series says the stage is a time series: a log prints its line at
+	// each tenth of it and at least once a period, not every record's.
+	Series bool
+}
+
+// RunLeftWords is a position's time left of the run, in words.
+func (p Position) RunLeftWords() string {
+	return "run " + FormatLeft(p.RunLeftMin, p.RunLeftMax, p.AtMost && p.RunLeftMin == p.RunLeftMax)
 }
 
 // StageStatus is where a stage stands, as its results say.
@@ -263,17 +247,6 @@ type StageView struct {
 	// it (workload-dependent preconditioning), rather than the drive it
 	// starts from.
 	OwnRounds bool
-}
-
-// FormatETA writes a time to come: "2h05m", "3m07s", "4.2s".
-func FormatETA(d time.Duration) string {
-	switch {
-	case d >= time.Hour:
-		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
-	case d >= time.Minute:
-		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
-	}
-	return fmt.Sprintf("%.1fs", d.Seconds())
 }
 
 // plural writes n thing or n things.

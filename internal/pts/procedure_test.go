@@ -208,3 +208,115 @@ func TestTimelinePositions(t *testing.T) {
 		assert.Equal(t, 2*time.Minute, seen[0].RoundLeft)
 	}
 }
+
+// observed keeps every record the runner gives its observer, with its
+// position.
+type observed struct {
+	recs []Record
+	pos  []Position
+}
+
+func (o *observed) Observe(r Record, p Position) {
+	o.recs = append(o.recs, r)
+	o.pos = append(o.pos, p)
+}
+
+// The run's time left is the estimate plan makes: the whole run's at its
+// start, then the stage's time left and the estimates of the stages not
+// begun, at the pace of the cells so far; nothing at its end.
+func TestRunLeft(t *testing.T) {
+	s := newSetup(t, "client", func(c *Config) { c.Tests = []TestID{LAT} })
+	rounds := Stage{Kind: KindRounds, ID: "r", Test: "r", Title: "Rounds", Purge: true, MaxRounds: 2,
+		Cells: []Cell{{Key: Named("w"), Workload: write(engine.Random, 4*KiB, time.Minute)}}}
+	tl := Stage{Kind: KindTimeline, ID: "tl", Test: "tl", Title: "Timeline", Timeline: []Segment{
+		{Name: "seq", Workload: write(engine.Sequential, MiB, 3*time.Minute), Interval: Duration(time.Minute)}}}
+	s.info.Stages = []Stage{rounds, tl}
+	require.NoError(t, WriteRunInfo(s.dir, s.info))
+	r, _ := s.runner(t, s.eng)
+	var seen observed
+	r.Observer = &seen
+	require.NoError(t, r.Run(context.Background(), nil))
+
+	est := EstimateRun(s.info.Stages, CostsOf(s.info))
+	require.Equal(t, RecStart, seen.recs[0].Type)
+	assert.Equal(t, est.Min, seen.pos[0].RunLeftMin, "the whole run, as plan estimates it")
+	assert.Equal(t, est.Max, seen.pos[0].RunLeftMax)
+	var samples int
+	for i, rec := range seen.recs {
+		p := seen.pos[i]
+		assert.LessOrEqual(t, p.RunLeftMin, p.RunLeftMax, "%d %s", i, rec.Type)
+		switch {
+		case rec.Type == RecStageEnd && rec.Stage == "r":
+			assert.Equal(t, r.scale(3*time.Minute), p.RunLeftMax, "the timeline's estimate, at the cells' pace")
+			assert.Zero(t, p.StageLeftMax)
+		case rec.Type == RecSample:
+			samples++
+			assert.Equal(t, time.Duration(3-samples)*time.Minute, p.RunLeftMax, "the last stage's time left is the run's")
+			assert.Equal(t, p.StageLeftMax, p.RunLeftMax)
+		case rec.Type == RecCell:
+			assert.Greater(t, p.RunLeftMax, p.StageLeftMax, "the timeline is still to come")
+		}
+	}
+	assert.Equal(t, 3, samples)
+	assert.Equal(t, RecEnd, seen.recs[len(seen.recs)-1].Type)
+	assert.Zero(t, seen.pos[len(seen.pos)-1].RunLeftMax)
+}
+
+// Each procedure words a measurement's progress: a cell of a round and
+// the time left of the round, the stage and the run; a sample of a time
+// series, its segment, bytes written and fills, its IOPS (none when idle)
+// and the time left, "at most" where a stop rule may come first.
+func TestProgressWords(t *testing.T) {
+	c := DefaultConfig()
+	c.Tests = []TestID{IOPS, WSAT, HIR, XSR}
+	p, err := c.Resolve()
+	require.NoError(t, err)
+	stages := map[string]Stage{}
+	for _, s := range c.Stages(p) {
+		stages[s.ID] = s
+	}
+	m := engine.Measurement{Elapsed: time.Minute}
+	m.Write.IOs, m.Write.Bytes = 6_000_000, 800e9
+	at := func(id string, k int) (Record, Position) {
+		s := stages[id]
+		steps := s.Steps()
+		return Record{Type: RecSample, Stage: id, Cell: &k, Workload: &steps[k].Workload, Measurement: &m},
+			Position{Stage: &s, Steps: len(steps), Step: steps[k], Written: 800e9, Capacity: 3_200_631_791_616}
+	}
+	iops := stages["iops"]
+	cell := Record{Type: RecCell, Stage: "iops", Round: 3, Key: iops.Cells[3].Key, Measurement: &m}
+	cellAt := Position{Stage: &iops, Round: 3, Cell: 4, RoundLeft: 40300 * time.Millisecond, StageLeftMin: 3*time.Minute + 41*time.Second,
+		StageLeftMax: 18*time.Minute + 20*time.Second, RunLeftMin: time.Hour + 2*time.Minute, RunLeftMax: 5*time.Hour + 10*time.Minute}
+	wsat, wsatAt := at("wsat", 9)
+	wsatAt.StageLeftMin, wsatAt.StageLeftMax, wsatAt.AtMost = 23*time.Hour+50*time.Minute, 23*time.Hour+50*time.Minute, true
+	wsatAt.RunLeftMin, wsatAt.RunLeftMax = wsatAt.StageLeftMin, wsatAt.StageLeftMax
+	hir, hirAt := at("hir", 1)
+	hirAt.StageLeftMin, hirAt.StageLeftMax, hirAt.RunLeftMin, hirAt.RunLeftMax = time.Hour, time.Hour, time.Hour, 3*time.Hour
+	xsr, xsrAt := at("xsr", 8*60+5)
+	for _, tc := range []struct {
+		name   string
+		rec    Record
+		pos    Position
+		series bool
+		want   []string
+		not    string
+	}{
+		{"a cell", cell, cellAt, false, []string{"r3 4/56 rnd-32k-100/0 100000 IOPS", "round 40.3s left, stage 3m41s–18m20s left, run 1h02m–5h10m left"}, "–3m41s"},
+		{"WSAT", wsat, wsatAt, true, []string{"sample 10/1440, TGBW 800.0 GB (0.25 drive fills), 100000 IOPS",
+			"stage at most 23h50m left, run at most 23h50m left"}, "steps"},
+		{"an idle step of HIR", hir, hirAt, true, []string{"sample 2/", ", wait state 1,", "stage 1h00m left, run 1h00m–3h00m left"}, "IOPS"},
+		{"XSR", xsr, xsrAt, true, []string{"sample 486/1320, access group 2, TGBW"}, "at most"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := tc.pos.Stage.Procedure().Progress(tc.rec, tc.pos)
+			assert.Equal(t, tc.series, w.Series)
+			for _, want := range tc.want {
+				assert.Contains(t, w.Status, want)
+			}
+			assert.NotContains(t, w.Status, tc.not)
+			assert.Positive(t, w.Of)
+		})
+	}
+	line := Rounds{}.Progress(cell, cellAt).Line
+	assert.Contains(t, line, "round 3 cell 4/56 rnd-32k-100/0: 100000 IOPS 13333.3 MB/s", "a log's line has MB/s")
+}

@@ -81,7 +81,7 @@ func (Rounds) Outcome(in OutcomeInput) Outcome {
 func (Rounds) Estimate(s Stage, c Costs) Estimate {
 	e := wipcEstimate(s, c)
 	e.RoundTime = s.RoundTime() + c.PerRound + time.Duration(len(s.Cells))*c.PerCell
-	e.MinRounds = c.Window
+	e.MinRounds = min(c.Window, s.MaxRounds) // no stage runs past its limit
 	e.Min = e.WIPCTime + time.Duration(e.MinRounds)*e.RoundTime
 	e.Max = e.WIPCTime + time.Duration(s.MaxRounds)*e.RoundTime
 	return e
@@ -125,6 +125,19 @@ func trackingLine(ts []Tracking) string {
 }
 
 func (Rounds) About(Stage) string { return "" }
+
+// Progress: the cell of the round, its IOPS (and in a log its MB/s and
+// mean response time), and the time left of the round, the stage and the
+// run.
+func (Rounds) Progress(r Record, p Position) Progress {
+	m, n := r.Measurement, len(p.Stage.Cells)
+	left := fmt.Sprintf("round %s, stage %s, %s", FormatLeft(p.RoundLeft, p.RoundLeft, false),
+		FormatLeft(p.StageLeftMin, p.StageLeftMax, false), p.RunLeftWords())
+	return Progress{Done: p.Cell, Of: n,
+		Status: fmt.Sprintf("r%d %d/%d %s %.0f IOPS | %s", r.Round, p.Cell, n, r.Key, m.IOPS(), left),
+		Line: fmt.Sprintf("round %d cell %d/%d %s: %.0f IOPS %.1f MB/s %.3f ms | %s", r.Round, p.Cell, n, r.Key,
+			m.IOPS(), m.MBps(), m.Counts().MeanLatNs()/1e6, left)}
+}
 
 // View words a stage of rounds.
 func (Rounds) View(st StageStatus) StageView {
@@ -303,23 +316,13 @@ func (r *Runner) runRound(ctx context.Context, s *Stage, round int) ([]engine.Me
 
 // position estimates what is left of the round and of the stage.
 func (r *Runner) position(s *Stage, round, next int) Position {
-	p := Position{Stage: s, Round: round, Cell: next}
-	// Each cell's nominal time, scaled by how long cells have taken
-	// against theirs so far: rounds of cells of different lengths (a
-	// demand-intensity round's 5 min pre-write and 1 min cells) are
-	// estimated cell by cell.
-	scale := func(d time.Duration) time.Duration {
-		if r.nominalSum <= 0 {
-			return d
-		}
-		return time.Duration(float64(d) * float64(r.wallSum) / float64(r.nominalSum))
-	}
+	p := Position{Stage: s, Round: round, Cell: next, estimated: true}
 	for _, c := range s.Cells[min(next, len(s.Cells)):] {
-		p.RoundLeft += scale(c.Workload.Duration)
+		p.RoundLeft += r.scale(c.Workload.Duration)
 	}
-	per := scale(s.RoundTime())
+	per := r.scale(s.RoundTime())
 	window := r.Info.Config.SS.Window
-	minRounds := max(window, round) - round
+	minRounds := min(max(window, round), s.MaxRounds) - round
 	maxRounds := s.MaxRounds - round
 	p.StageLeftMin = p.RoundLeft + time.Duration(minRounds)*per
 	p.StageLeftMax = p.RoundLeft + time.Duration(maxRounds)*per

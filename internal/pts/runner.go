@@ -23,13 +23,22 @@ type Position struct {
 	RoundLeft          time.Duration // estimated wall time to the end of the round
 	StageLeftMin       time.Duration // to the end of the stage if it becomes steady as early as it can
 	StageLeftMax       time.Duration // to the end of the stage at the round limit
+	// RunLeftMin and RunLeftMax are what is left of the run: the stage's
+	// time left and the estimates of the stages after it (as `ptsrun
+	// plan` makes them), at the pace of the cells so far. Every position
+	// has them; one of a record that estimates nothing itself has the
+	// stage's time left as last estimated.
+	RunLeftMin, RunLeftMax time.Duration
 	// A timeline's bytes written since its stage began (TGBW) and the
-	// targets' capacity, for its drive fills; its steps, and whether what
-	// is left is at most the time given (its fills or steady state may
-	// end it first).
+	// targets' capacity, for its drive fills; its steps, the step just
+	// measured, and whether what is left is at most the time given (its
+	// fills or steady state may end it first).
 	Written, Capacity int64
 	Steps             int
+	Step              Step
 	AtMost            bool
+
+	estimated bool // the stage's time left is estimated here
 }
 
 // Observer is told about every journal record as it is written.
@@ -46,8 +55,18 @@ type Runner struct {
 	Journal  *Journal
 	Observer Observer
 	Now      func() time.Time
+	// Costs are what the estimate of the run's time left rests on (zero:
+	// CostsOf the run's record).
+	Costs Costs
 
 	stageIdx int
+	// The run's estimate; ahead[i] the estimates of stages i on that
+	// the journal has not ended, summed; the time left of the stage
+	// running, as last estimated; the index of the first stage not begun.
+	est      RunEstimate
+	ahead    [][2]time.Duration
+	left     [2]time.Duration
+	next     int
 	cellWall time.Duration // running mean
 	cellsRun int
 	// Wall time against nominal time of the cells run so far, for
@@ -72,9 +91,67 @@ func (r *Runner) emit(rec Record, pos Position) error {
 	if r.Observer != nil {
 		pos.StageIndex, pos.Stages = r.stageIdx, len(r.Info.Stages)
 		pos.CellWall = r.cellWall
+		r.runLeft(rec, &pos)
 		r.Observer.Observe(rec, pos)
 	}
 	return nil
+}
+
+// estimate makes the estimates of the stages prior has not ended, as
+// plan does, for the run's time left.
+func (r *Runner) estimate(prior *State) {
+	c := r.Costs
+	if c.Window == 0 {
+		c = CostsOf(r.Info)
+	}
+	e := EstimateRun(r.Info.Stages, c)
+	r.est = e
+	r.ahead = make([][2]time.Duration, len(r.Info.Stages)+1)
+	for i := len(r.Info.Stages) - 1; i >= 0; i-- {
+		r.ahead[i] = r.ahead[i+1]
+		if ss := prior.Stages[r.Info.Stages[i].ID]; ss == nil || !ss.Ended {
+			r.ahead[i][0] += e.Stages[i].Min
+			r.ahead[i][1] += e.Stages[i].Max
+		}
+	}
+}
+
+// beginStage counts stage i's time left from its estimate.
+func (r *Runner) beginStage(i int) {
+	r.next = i + 1
+	if i < len(r.ahead)-1 {
+		r.left = [2]time.Duration{r.scale(r.ahead[i][0] - r.ahead[i+1][0]), r.scale(r.ahead[i][1] - r.ahead[i+1][1])}
+	}
+}
+
+// runLeft gives pos the run's time left: the stage's, as pos estimates it
+// or as last estimated, and the estimates of the stages not begun.
+func (r *Runner) runLeft(rec Record, pos *Position) {
+	switch {
+	case rec.Type == RecStageEnd:
+		r.left = [2]time.Duration{}
+	case pos.estimated:
+		r.left = [2]time.Duration{pos.StageLeftMin, pos.StageLeftMax}
+	}
+	if r.ahead == nil {
+		return
+	}
+	if pos.Stage != nil && !pos.estimated {
+		pos.StageLeftMin, pos.StageLeftMax = r.left[0], r.left[1]
+	}
+	later := r.ahead[min(r.next, len(r.ahead)-1)]
+	pos.RunLeftMin, pos.RunLeftMax = r.left[0]+r.scale(later[0]), r.left[1]+r.scale(later[1])
+}
+
+// scale is device time d at the pace of the cells so far, their wall
+// time against their nominal time: rounds of cells of different lengths
+// (a demand-intensity round's 5 min pre-write and 1 min cells) are
+// estimated cell by cell, and the stages to come at the same pace.
+func (r *Runner) scale(d time.Duration) time.Duration {
+	if r.nominalSum <= 0 {
+		return d
+	}
+	return time.Duration(float64(d) * float64(r.wallSum) / float64(r.nominalSum))
 }
 
 // Run executes every stage not yet complete in prior (nil for a new run).
@@ -90,6 +167,7 @@ func (r *Runner) Run(ctx context.Context, prior *State) error {
 	if prior == nil {
 		prior = Replay(r.Info.Stages, nil)
 	}
+	r.estimate(prior)
 	if err := r.emit(Record{Type: RecStart, Schema: Schema, Message: r.Engine.Describe()}, Position{}); err != nil {
 		return err
 	}
@@ -117,6 +195,7 @@ func (r *Runner) runStages(ctx context.Context, prior *State) error {
 		if ss != nil && ss.Ended {
 			continue
 		}
+		r.beginStage(i)
 		proc := s.Procedure()
 		// The stage as it runs: an operating point's TC/QD come from the
 		// rounds before it, as the journal (and this process) measured them.
@@ -307,10 +386,15 @@ func (r *Runner) precondition(ctx context.Context, s *Stage, ss *StageState) err
 
 // wipcPosition estimates the preconditioning's remaining time from its pace.
 func (r *Runner) wipcPosition(s *Stage, done, n int, start time.Time) Position {
-	p := Position{Stage: s, Cell: done}
+	p := Position{Stage: s, Cell: done, estimated: true}
 	if done > 0 {
 		per := time.Since(start) / time.Duration(done)
 		p.RoundLeft = per * time.Duration(n-done)
+	}
+	// The stage's time left: the preconditioning's, then its own.
+	if r.stageIdx < len(r.est.Stages) {
+		e := r.est.Stages[r.stageIdx]
+		p.StageLeftMin, p.StageLeftMax = p.RoundLeft+r.scale(e.Min-e.WIPCTime), p.RoundLeft+r.scale(e.Max-e.WIPCTime)
 	}
 	return p
 }

@@ -151,6 +151,14 @@ func (DemandSweep) About(s Stage) string {
 	return ""
 }
 
+// Progress: the sweep's rounds, or a point's time series.
+func (DemandSweep) Progress(r Record, p Position) Progress {
+	if p.Stage.Point != nil {
+		return Timeline{}.Progress(r, p)
+	}
+	return Rounds{}.Progress(r, p)
+}
+
 // View words the sweep as rounds and a point as the time series its
 // results are.
 func (DemandSweep) View(st StageStatus) StageView {

@@ -343,6 +343,33 @@ func (Timeline) Plan(s Stage, e Estimate, in PlanInput) []string {
 	return append(out, "time: "+FormatETA(e.Max))
 }
 
+// Progress: the sample of the series, its segment (a wait state, an
+// access group) or round, the bytes written (TGBW) and the drive fills
+// they make, the sample's IOPS (none for an idle step), and the time left
+// of the stage and the run, "at most" where a stop rule may come first.
+func (Timeline) Progress(r Record, p Position) Progress {
+	s := p.Stage
+	done := *r.Cell + 1
+	var b strings.Builder
+	fmt.Fprintf(&b, "sample %d/%d", done, p.Steps)
+	switch {
+	case len(s.Timeline) > 1 && p.Step.Segment < len(s.Timeline):
+		name, _, _ := strings.Cut(s.Timeline[p.Step.Segment].Name, ":")
+		b.WriteString(", " + name)
+	case len(s.Tracking) > 0:
+		fmt.Fprintf(&b, ", round %d", p.Step.Run+1)
+	}
+	fmt.Fprintf(&b, ", TGBW %.1f GB", float64(p.Written)/1e9)
+	if p.Capacity > 0 {
+		fmt.Fprintf(&b, " (%.2f drive fills)", float64(p.Written)/float64(p.Capacity))
+	}
+	if m := r.Measurement; m != nil && r.Workload != nil && !r.Workload.Idle && m.Elapsed > 0 {
+		fmt.Fprintf(&b, ", %.0f IOPS", m.IOPS())
+	}
+	fmt.Fprintf(&b, ", stage %s, %s", FormatLeft(p.StageLeftMin, p.StageLeftMax, p.AtMost), p.RunLeftWords())
+	return Progress{Done: done, Of: p.Steps, Status: b.String(), Line: b.String(), Series: true}
+}
+
 func (Timeline) About(Stage) string {
 	return "A test over time runs its segments once, in order, a sample journaled every interval; " +
 		"each segment's time is all of it, idle time included, unless the test's stop rule ends it first."
@@ -599,7 +626,10 @@ func (r *Runner) fillSlack(steps []Step) int64 {
 // timelinePosition estimates what is left of a timeline stage from its
 // steps' nominal durations.
 func (r *Runner) timelinePosition(s *Stage, steps []Step, next int) Position {
-	p := Position{Stage: s, Cell: next, Steps: len(steps), AtMost: s.StopFills > 0 || len(s.Tracking) > 0}
+	p := Position{Stage: s, Cell: next, Steps: len(steps), AtMost: s.StopFills > 0 || len(s.Tracking) > 0, estimated: true}
+	if next > 0 && next <= len(steps) {
+		p.Step = steps[next-1]
+	}
 	for _, st := range steps[min(next, len(steps)):] {
 		p.RoundLeft += st.Workload.Duration
 	}

@@ -31,7 +31,9 @@
 // A PTS run's directory is made by Start (run.json first: from then on a
 // kill leaves a run that Resume accepts), continued by Resume, and
 // finished by Execution.Run, which writes the derived files also when the
-// run stops. Recordings of workloads outside the PTS (Record) and imported
+// run stops; what it built (Built) says in its Summary the files written,
+// the verdicts and the headline figures, as the commands print them at
+// their end. Recordings of workloads outside the PTS (Record) and imported
 // results (Import) make directories of the same shape, which report,
 // compare and check take like any run. New directories are made only
 // where device.CheckDir allows (CheckNew, Make).

@@ -22,6 +22,7 @@ type ReportOptions struct {
 
 // Built is what a rebuild of a run directory read and wrote.
 type Built struct {
+	Dir     string // the run directory
 	Info    pts.RunInfo
 	Results *matrix.Results
 	PDF     string // where the report went
@@ -86,7 +87,7 @@ func rebuild(dir string, o ReportOptions) (*Built, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Built{Info: ri, Results: res, PDF: pdf}, nil
+	return &Built{Dir: dir, Info: ri, Results: res, PDF: pdf}, nil
 }
 
 // checkReportPath refuses a report path (DIR/report.pdf unless pdf) that

@@ -62,7 +62,7 @@ func CheckRun(ctx context.Context, cfg pts.Config, gate bool) (Checked, error) {
 // Start makes dir the run directory of the checked run c and opens its
 // targets: run.json first, so that from then on a kill leaves a run that
 // resume accepts. now gives run.json's time; version is ptsrun's.
-func Start(c Checked, dir string, op pts.Operator, version string, now func() time.Time) (*Execution, error) {
+func Start(ctx context.Context, c Checked, dir string, op pts.Operator, version string, now func() time.Time) (*Execution, error) {
 	tp := c.Targets
 	if err := tp.CheckRunDir(dir); err != nil {
 		return nil, err
@@ -88,7 +88,7 @@ func Start(c Checked, dir string, op pts.Operator, version string, now func() ti
 		undo()
 		return nil, err
 	}
-	return &Execution{Dir: dir, Info: ri, Set: set, Purge: c.Purge}, nil
+	return &Execution{Dir: dir, Info: ri, Set: set, Purge: c.Purge, Costs: c.Costs(ctx)}, nil
 }
 
 // ErrComplete means a run asked to resume has ended: there is nothing to
@@ -156,7 +156,7 @@ func Resume(ctx context.Context, dir string, destroy []string) (*Execution, erro
 	if err != nil {
 		return nil, err
 	}
-	return &Execution{Dir: dir, Info: info, Set: set, Purge: run.Purge, Prior: pts.Replay(stages, recs)}, nil
+	return &Execution{Dir: dir, Info: info, Set: set, Purge: run.Purge, Prior: pts.Replay(stages, recs), Costs: run.Costs(ctx)}, nil
 }
 
 // Execution is a run to execute (or resume) on its opened targets.
@@ -166,6 +166,8 @@ type Execution struct {
 	Set   *targets.Set
 	Purge string     // the purge method (targets.Plan.ChoosePurge)
 	Prior *pts.State // what the journal holds of a resumed run; nil for a new one
+	// Costs are what the estimate of its time left rests on, as plan's.
+	Costs pts.Costs
 }
 
 // Observer shows a run as it goes: each record as it is journaled, and
@@ -195,7 +197,7 @@ func (x *Execution) Run(ctx context.Context, obs Observer, now func() time.Time)
 		return nil, nil, err
 	}
 	r := &pts.Runner{Info: x.Info, Engine: x.Set.Engine, Journal: j, Observer: obs, Purger: purger,
-		Cache: x.Set.WriteCache(), Now: now}
+		Cache: x.Set.WriteCache(), Now: now, Costs: x.Costs}
 	obs.Begin(x.Info, x.Dir)
 	run = r.Run(ctx, x.Prior)
 	obs.Finish()

@@ -256,6 +256,39 @@ func (p *Plan) SeqWriteMBps(ctx context.Context, w engine.Workload) float64 {
 	return mbps
 }
 
+// Capacities are the targets' capacities in bytes, as far as they are
+// known before the run: a simulated drive's and a local target's; none
+// of targets on fio servers.
+func (p *Plan) Capacities() []int64 {
+	var out []int64
+	for _, m := range p.Sim {
+		out = append(out, m.UserBytes)
+	}
+	for _, t := range p.Local {
+		out = append(out, t.Capacity)
+	}
+	return out
+}
+
+// What a round run through fio servers costs on top of its cells' time,
+// measured on two local servers: the server sleeps up to 1 s between a
+// client's commands, and fio pauses about 0.2 s between stonewalled jobs.
+const (
+	remoteRoundOverhead = 1200 * time.Millisecond
+	remoteCellOverhead  = 200 * time.Millisecond
+)
+
+// Overheads are what a round costs on these targets besides its cells'
+// time: through fio servers a round is one fio invocation, the server's
+// start-up wait once, then fio's pause between stonewalled cells; nothing
+// otherwise.
+func (p *Plan) Overheads() (perRound, perCell time.Duration) {
+	if p.Kind == Remote {
+		return remoteRoundOverhead, remoteCellOverhead
+	}
+	return 0, 0
+}
+
 func simSeqWriteMBps(ctx context.Context, m sim.Model, w engine.Workload) float64 {
 	e, err := sim.Open([]sim.Target{{Name: "plan", Model: m}})
 	if err != nil {

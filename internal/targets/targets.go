@@ -8,6 +8,7 @@ import (
 
 	"github.com/ptsrun/ptsrun/internal/device"
 	"github.com/ptsrun/ptsrun/internal/engine"
+	"github.com/ptsrun/ptsrun/internal/units"
 	"github.com/ptsrun/ptsrun/internal/engine/fio"
 	"github.com/ptsrun/ptsrun/internal/engine/sim"
 	"github.com/ptsrun/ptsrun/internal/precondition"
@@ -271,6 +272,44 @@ func (p *Plan) Confirmations() []string {
 		}
 	}
 	return out
+}
+
+// Verdict is what a run would make of a local target: its safety
+// verdict in words, and why it would be refused, if it would.
+type Verdict struct {
+	Target  string   `json:"target"`
+	Verdict string   `json:"verdict"`
+	Refused []string `json:"refused,omitempty"`
+}
+
+// Verdicts judge the local targets as a run's gate does, with the
+// confirmations destroy, and change nothing: what `ptsrun plan` says of
+// them. None for other kinds.
+func (p *Plan) Verdicts(destroy []string) ([]Verdict, error) {
+	if len(p.Local) == 0 {
+		return nil, nil
+	}
+	sys, err := p.fs.System()
+	if err != nil {
+		return nil, err
+	}
+	var out []Verdict
+	for _, t := range p.Local {
+		v := p.fs.Check(t, sys)
+		pt := Verdict{Target: t.Raw}
+		switch {
+		case !v.Usable:
+			pt.Verdict, pt.Refused = "REFUSED: "+strings.Join(v.Refused, "; "), v.Refused
+		case v.New:
+			pt.Verdict = "a new file of " + units.FormatSize(t.Capacity)
+		case v.Confirmed(t, destroy):
+			pt.Verdict = fmt.Sprintf("%s, %d bytes; its data will be destroyed (confirmed)", t.Identity.Label(), t.Capacity)
+		default:
+			pt.Verdict = fmt.Sprintf("%s, %d bytes; needs --destroy-data %s", t.Identity.Label(), t.Capacity, v.Confirm)
+		}
+		out = append(out, pt)
+	}
+	return out, nil
 }
 
 // Devs are the local targets as a purge and the write-cache control see

@@ -2,6 +2,7 @@ package targets
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -90,6 +91,40 @@ func TestSimulatedSet(t *testing.T) {
 	assert.Equal(t, sim.Description, set.Engine.Describe())
 	assert.Positive(t, p.SeqWriteMBps(context.Background(), engine.Workload{Access: engine.Sequential, BlockSize: 128 << 10,
 		TC: 1, QD: 32, ActiveRange: 100, Duration: time.Second}))
+	m, _ := sim.Lookup("client")
+	assert.Equal(t, []int64{m.UserBytes}, p.Capacities())
+	perRound, perCell := p.Overheads()
+	assert.Zero(t, perRound+perCell, "a simulated drive's rounds cost their cells' time")
+	verdicts, err := p.Verdicts(nil)
+	require.NoError(t, err)
+	assert.Empty(t, verdicts, "only local targets are judged")
+}
+
+// A local target's verdict is what the gate would make of it: a new file,
+// an existing one that needs its confirmation, or one confirmed.
+func TestVerdicts(t *testing.T) {
+	dir := t.TempDir()
+	made := filepath.Join(dir, "made.img")
+	p, err := Check(Options{Specs: []string{"file:" + made + ":64M"}})
+	require.NoError(t, err)
+	verdicts, err := p.Verdicts(nil)
+	require.NoError(t, err)
+	assert.Equal(t, []Verdict{{Target: "file:" + made + ":64M", Verdict: "a new file of 65536 KiB"}}, verdicts)
+
+	old := filepath.Join(dir, "old.img")
+	require.NoError(t, os.WriteFile(old, make([]byte, 1<<20), 0o600))
+	p, err = Check(Options{Specs: []string{"file:" + old}})
+	require.NoError(t, err)
+	verdicts, err = p.Verdicts(nil)
+	require.NoError(t, err)
+	require.Len(t, verdicts, 1)
+	assert.Contains(t, verdicts[0].Verdict, "1048576 bytes; needs --destroy-data "+old)
+	assert.Empty(t, verdicts[0].Refused)
+	verdicts, err = p.Verdicts([]string{old})
+	require.NoError(t, err)
+	assert.Contains(t, verdicts[0].Verdict, "its data will be destroyed (confirmed)")
+	_, err = os.Stat(made)
+	assert.True(t, os.IsNotExist(err), "judging changes nothing")
 }
 
 // Targets on fio servers: fio names the engine by its version, prints job
@@ -108,6 +143,10 @@ func TestRemoteSet(t *testing.T) {
 	assert.Contains(t, jobs[0].Text, "/dev/sdc")
 	assert.Equal(t, "h1:8765", jobs[1].Host)
 	assert.Contains(t, jobs[1].Text, "/dev/sdb")
+	perRound, perCell := p.Overheads()
+	assert.Equal(t, [2]time.Duration{remoteRoundOverhead, remoteCellOverhead}, [2]time.Duration{perRound, perCell},
+		"a round through fio servers waits for the server, and fio pauses between cells")
+	assert.Empty(t, p.Capacities(), "known only when the servers run")
 }
 
 func TestCheckRunDir(t *testing.T) {
