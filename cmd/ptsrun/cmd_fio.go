@@ -9,6 +9,7 @@ import (
 
 	"github.com/ptsrun/ptsrun/internal/clihelp"
 	"github.com/ptsrun/ptsrun/internal/custom"
+	"github.com/ptsrun/ptsrun/internal/progress"
 	"github.com/ptsrun/ptsrun/internal/rundir"
 )
 
@@ -61,5 +62,5 @@ const (
 // runFioJobs runs the job files through the gate and records the run.
 func runFioJobs(ctx context.Context, opts fioOptions, stdout, stderr io.Writer) error {
 	opts.Version = version
-	return custom.RunFio(ctx, opts, liveOutput(stdout, stderr, io.Discard, opts.JSON))
+	return custom.RunFio(ctx, opts, progress.Live(stdout, stderr, io.Discard, opts.JSON, version))
 }

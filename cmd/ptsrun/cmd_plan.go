@@ -161,7 +161,7 @@ func printPlan(ctx context.Context, w io.Writer, run checkedRun, asJSON bool) er
 		if s.Precondition != nil {
 			fmt.Fprintf(w, "   WIPC: %s, %g × the active range", s.Precondition.String(), s.Precondition.Passes)
 			if s.WIPCBytes > 0 {
-				fmt.Fprintf(w, " = %.1f GB, about %s at %.0f MB/s (%s)", float64(s.WIPCBytes)/1e9, short(s.WIPCTime), costs.SeqMBps, costs.SeqSource)
+				fmt.Fprintf(w, " = %.1f GB, about %s at %.0f MB/s (%s)", float64(s.WIPCBytes)/1e9, pts.FormatETA(s.WIPCTime), costs.SeqMBps, costs.SeqSource)
 			}
 			fmt.Fprintln(w)
 		}
@@ -172,7 +172,7 @@ func printPlan(ctx context.Context, w io.Writer, run checkedRun, asJSON bool) er
 		fmt.Fprintln(w)
 	}
 	printRules(w, cfg, p, rules, readings)
-	fmt.Fprintf(w, "ETA: %s to %s of device time\n", short(est.Min), short(est.Max))
+	fmt.Fprintf(w, "ETA: %s to %s of device time\n", pts.FormatETA(est.Min), pts.FormatETA(est.Max))
 	if costs.PerRound > 0 {
 		fmt.Fprintf(w, "(with fio servers each round also waits about %v for fio's client/server start-up and %v between cells; included)\n",
 			costs.PerRound, costs.PerCell)

@@ -15,6 +15,7 @@ import (
 	"github.com/ptsrun/ptsrun/internal/clihelp"
 	"github.com/ptsrun/ptsrun/internal/device"
 	"github.com/ptsrun/ptsrun/internal/precondition"
+	"github.com/ptsrun/ptsrun/internal/progress"
 	"github.com/ptsrun/ptsrun/internal/pts"
 	"github.com/ptsrun/ptsrun/internal/rundir"
 	"github.com/ptsrun/ptsrun/internal/steadystate"
@@ -264,9 +265,7 @@ func startRun(ctx context.Context, run checkedRun, op pts.Operator, dir string, 
 // resume it when it was stopped; a log shows a time series at least once
 // a period.
 func execute(ctx context.Context, x *rundir.Execution, asJSON bool, period time.Duration, stdout, stderr io.Writer) error {
-	p := newProgress(stderr, stdout, asJSON)
-	p.every = period
-	b, runErr, err := x.Run(ctx, runProgress{p}, runClock.now)
+	b, runErr, err := x.Run(ctx, progress.New(stderr, stdout, asJSON, version, period), runClock.now)
 	if err != nil {
 		return errors.Join(runErr, err)
 	}

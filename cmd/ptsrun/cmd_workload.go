@@ -13,6 +13,7 @@ import (
 	"github.com/ptsrun/ptsrun/internal/clihelp"
 	"github.com/ptsrun/ptsrun/internal/custom"
 	"github.com/ptsrun/ptsrun/internal/engine"
+	"github.com/ptsrun/ptsrun/internal/progress"
 	"github.com/ptsrun/ptsrun/internal/pts"
 	"github.com/ptsrun/ptsrun/internal/rundir"
 	"github.com/ptsrun/ptsrun/internal/targets"
@@ -132,5 +133,5 @@ func workloadKey(w engine.Workload) pts.CellKey { return pts.WorkloadKey(w) }
 // runWorkload runs the workloads of opts and, with opts.Dir, records them.
 func runWorkload(ctx context.Context, opts workloadOptions, stdout, stderr io.Writer) error {
 	opts.Version = version
-	return custom.RunWorkload(ctx, opts, liveOutput(stdout, stderr, stdout, opts.JSON))
+	return custom.RunWorkload(ctx, opts, progress.Live(stdout, stderr, stdout, opts.JSON, version))
 }

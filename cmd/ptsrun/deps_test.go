@@ -84,9 +84,11 @@ var allowedImports = []struct {
 		"the run directory: every file of it written, read, checked and rebuilt from run.json and the journal (results by matrix, the report by pdfreport, the records of vdbench files and of ptsrun fio's gate, fiojobs); a PTS run started, resumed and ended on the targets it opens through targets"},
 	{"custom", []string{"device", "engine", "targets", "fiojobs", "pts", "rundir", "vdbench", "importer", "units", "presets"},
 		"workloads outside the PTS (the command line's, presets, a vdbench file's runs, a user's fio job files through fiojobs) run on the targets opened through targets and recorded through rundir; a fio group's workload is read as import fio reads it (importer)"},
+	{"progress", []string{"engine", "pts", "custom"},
+		"shows a command's progress while it runs: a PTS run's journal records at their place in it (pts), a workload's intervals as the engine completes them (custom's progress hook); it runs nothing"},
 	{"clihelp", []string{"engine"},
 		"how the command line presents its definitions (urfave/cli): grouped help, usage errors in words (a duration in the engine's reading), completion scripts, the man page; it knows no command"},
-	{"cmd/ptsrun", []string{"clihelp", "device", "engine", "targets", "precondition", "pts", "steadystate", "matrix", "pdfreport", "comparison", "golden", "importer", "rundir", "custom", "confine", "units", "presets"},
+	{"cmd/ptsrun", []string{"clihelp", "progress", "device", "engine", "targets", "precondition", "pts", "steadystate", "matrix", "pdfreport", "comparison", "golden", "importer", "rundir", "custom", "confine", "units", "presets"},
 		"the CLI: flags, options and the calls of the packages that do the work; it opens engines only through targets and run directories only through rundir; nothing imports it (its binary confines the fio it runs: confine.Init)"},
 }
 
@@ -205,7 +207,7 @@ func TestDependencyCheckFails(t *testing.T) {
 		{"a fixture outside tests", "pts", "pts/runner.go", false, "engine/sim", nil,
 			"pts/runner.go imports engine/sim"},
 		{"the CLI opens an engine itself", "cmd/ptsrun", "cmd/ptsrun/cmd_run.go", false, "engine/native", nil,
-			"cmd/ptsrun/cmd_run.go imports engine/native: cmd/ptsrun may import only clihelp, comparison, confine, custom, device, engine, golden, importer, matrix, pdfreport, precondition, presets, pts, rundir, steadystate, targets"},
+			"cmd/ptsrun/cmd_run.go imports engine/native: cmd/ptsrun may import only clihelp, comparison, confine, custom, device, engine, golden, importer, matrix, pdfreport, precondition, presets, progress, pts, rundir, steadystate, targets"},
 		{"the runner opens targets", "pts", "pts/runner.go", false, "targets", nil,
 			"pts/runner.go imports targets: pts may import only device, engine, precondition, steadystate"},
 		{"the CLI reads a run directory itself", "cmd/ptsrun", "cmd/ptsrun/cmd_report.go", false, "matrix", []string{"Load"},

@@ -1,4 +1,4 @@
-package main
+package progress
 
 import (
 	"fmt"
@@ -9,7 +9,6 @@ import (
 
 	"github.com/ptsrun/ptsrun/internal/custom"
 	"github.com/ptsrun/ptsrun/internal/engine"
-	"github.com/ptsrun/ptsrun/internal/pts"
 )
 
 // intervalProgress shows each interval of a running workload as the
@@ -17,31 +16,24 @@ import (
 // times a second: the simulated drive reports a run's intervals at once),
 // otherwise a line every ten seconds.
 type intervalProgress struct {
-	p     *progress
+	p     *Display
 	mu    sync.Mutex
 	label string // the workload running
 	w     engine.Workload
 	shown time.Time
 }
 
-// liveOutput is where a command of workloads prints: results on stdout,
-// what it does on stderr, the running workload's intervals on the status
-// line (progress's JSON events, if any, on events).
-func liveOutput(stdout, stderr, events io.Writer, asJSON bool) custom.Output {
-	return custom.Output{Stdout: stdout, Stderr: stderr, Progress: &intervalProgress{p: newProgress(stderr, events, asJSON)}}
+// Live is where a command of workloads prints: results on stdout, what
+// it does on stderr, the running workload's intervals on the status line
+// (progress's JSON events, if any, on events).
+func Live(stdout, stderr, events io.Writer, asJSON bool, version string) custom.Output {
+	return custom.Output{Stdout: stdout, Stderr: stderr, Progress: &intervalProgress{p: New(stderr, events, asJSON, version, 0)}}
 }
 
 // Running, Interval and Done show a command's workloads (custom.Progress).
 func (ip *intervalProgress) Running(label string, w engine.Workload) { ip.running(label, w) }
 func (ip *intervalProgress) Interval(i int, s engine.Second)         { ip.interval(i, s) }
-func (ip *intervalProgress) Done()                                   { ip.p.finish() }
-
-// runProgress shows a PTS run (rundir.Observer).
-type runProgress struct{ *progress }
-
-func (p runProgress) Begin(ri pts.RunInfo, dir string) { p.begin(ri, dir) }
-func (p runProgress) Note(msg string)                  { p.note(msg) }
-func (p runProgress) Finish()                          { p.finish() }
+func (ip *intervalProgress) Done()                                   { ip.p.Finish() }
 
 // running names the workload whose intervals come next.
 func (ip *intervalProgress) running(label string, w engine.Workload) {
@@ -57,7 +49,7 @@ func (ip *intervalProgress) interval(i int, s engine.Second) {
 		return
 	}
 	ip.shown = time.Now()
-	ip.p.note(intervalLine(ip.label, ip.w, i, s))
+	ip.p.Note(intervalLine(ip.label, ip.w, i, s))
 }
 
 // intervalLine is one interval's figures: its time in the run, each

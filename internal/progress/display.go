@@ -1,4 +1,4 @@
-package main
+package progress
 
 import (
 	"encoding/json"
@@ -11,9 +11,11 @@ import (
 	"github.com/ptsrun/ptsrun/internal/pts"
 )
 
-// progress shows a run's progress on stderr: one updating line on a terminal,
-// plain lines otherwise; with --json, events as JSON lines on stdout.
-type progress struct {
+// Display shows a run's progress on stderr: one updating line on a
+// terminal, plain lines otherwise; with --json, events as JSON lines on
+// stdout. It is the observer of a PTS run (rundir.Observer).
+type Display struct {
+	version string // ptsrun's, on the run's first line
 	w       io.Writer
 	out     io.Writer
 	json    bool
@@ -32,8 +34,11 @@ func isTerminal(w io.Writer) bool {
 	return ok && fileIsTerminal(f)
 }
 
-func newProgress(stderr, stdout io.Writer, asJSON bool) *progress {
-	p := &progress{w: stderr, out: stdout, json: asJSON, tty: isTerminal(stderr)}
+// New is the display of a command of ptsrun version: progress on stderr,
+// --json's events (asJSON) on stdout; off a terminal a time series prints
+// a line at least every period (0: a minute).
+func New(stderr, stdout io.Writer, asJSON bool, version string, every time.Duration) *Display {
+	p := &Display{version: version, w: stderr, out: stdout, json: asJSON, tty: isTerminal(stderr), every: every}
 	if f, ok := stderr.(*os.File); ok && p.tty {
 		p.width = terminalWidth(f)
 	}
@@ -41,7 +46,7 @@ func newProgress(stderr, stdout io.Writer, asJSON bool) *progress {
 }
 
 // status shows msg as the terminal's status line, in place of the last.
-func (p *progress) status(msg string) {
+func (p *Display) status(msg string) {
 	msg = p.fit(msg)
 	n := len([]rune(msg))
 	fmt.Fprintf(p.w, "\r%s%s", msg, strings.Repeat(" ", max(p.lastLen-n, 0)))
@@ -50,7 +55,7 @@ func (p *progress) status(msg string) {
 
 // fit cuts a status line to the terminal's width: a line that wraps
 // cannot be overwritten in place.
-func (p *progress) fit(msg string) string {
+func (p *Display) fit(msg string) string {
 	r := []rune(msg)
 	if p.width <= 1 || len(r) < p.width {
 		return msg
@@ -58,25 +63,27 @@ func (p *progress) fit(msg string) string {
 	return string(r[:p.width-2]) + "…"
 }
 
-func (p *progress) begin(ri pts.RunInfo, dir string) {
+// Begin shows the run's first line: what runs, where, into which directory.
+func (p *Display) Begin(ri pts.RunInfo, dir string) {
 	if p.json {
 		return
 	}
 	targets := append(append([]string(nil), ri.Config.Targets...), ri.Config.FioServers...)
-	fmt.Fprintf(p.w, "ptsrun %s: %s on %s (%s, %s profile) → %s\n", version, pts.JoinTests(ri.Config.Tests, ","),
+	fmt.Fprintf(p.w, "ptsrun %s: %s on %s (%s, %s profile) → %s\n", p.version, pts.JoinTests(ri.Config.Tests, ","),
 		strings.Join(targets, ","), ri.Engine, ri.Profile.Short, dir)
 }
 
-func (p *progress) finish() {
+// Finish clears the status line.
+func (p *Display) Finish() {
 	if p.tty && p.lastLen > 0 {
 		fmt.Fprintf(p.w, "\r%s\r", strings.Repeat(" ", p.lastLen))
 		p.lastLen = 0
 	}
 }
 
-// note shows a progress line from a long step (a purge): on a terminal as
+// Note shows a progress line from a long step (a purge): on a terminal as
 // the status line, otherwise at most every ten seconds.
-func (p *progress) note(msg string) {
+func (p *Display) Note(msg string) {
 	if p.json {
 		return
 	}
@@ -94,12 +101,13 @@ func (p *progress) note(msg string) {
 func short(d time.Duration) string { return pts.FormatETA(d) }
 
 // line prints a lasting line (clearing the bar first on a terminal).
-func (p *progress) line(format string, a ...any) {
-	p.finish()
+func (p *Display) line(format string, a ...any) {
+	p.Finish()
 	fmt.Fprintf(p.w, format+"\n", a...)
 }
 
-func (p *progress) Observe(r pts.Record, pos pts.Position) {
+// Observe shows a journal record at its place in the run.
+func (p *Display) Observe(r pts.Record, pos pts.Position) {
 	if p.json {
 		p.event(r, pos)
 		return
@@ -188,7 +196,7 @@ func (p *progress) Observe(r pts.Record, pos pts.Position) {
 // at each tenth of it that took real time and at least once a period of
 // the run's clock (the records' times), so that a 24-hour test does not
 // look hung.
-func (p *progress) measured(stage string, r pts.Record, pos pts.Position) {
+func (p *Display) measured(stage string, r pts.Record, pos pts.Position) {
 	w := pos.Stage.Procedure().Progress(r, pos)
 	if p.tty {
 		if time.Since(p.last) < 100*time.Millisecond {
@@ -206,7 +214,7 @@ func (p *progress) measured(stage string, r pts.Record, pos pts.Position) {
 }
 
 // period is how often a log shows a time series at least.
-func (p *progress) period() time.Duration {
+func (p *Display) period() time.Duration {
 	if p.every > 0 {
 		return p.every
 	}
@@ -242,7 +250,7 @@ func label(enabled bool) string {
 // event prints a compact JSON event: the record without histograms and
 // per-second series, with the run's time left (run_left_s if every stage
 // to come is steady as early as it can be, run_left_max_s at every limit).
-func (p *progress) event(r pts.Record, pos pts.Position) {
+func (p *Display) event(r pts.Record, pos pts.Position) {
 	ev := map[string]any{"type": r.Type, "time": r.Time,
 		"run_left_s": pos.RunLeftMin.Round(time.Millisecond).Seconds(), "run_left_max_s": pos.RunLeftMax.Round(time.Millisecond).Seconds()}
 	if r.Stage != "" {

@@ -1,4 +1,4 @@
-package main
+package progress
 
 import (
 	"bytes"
@@ -35,7 +35,7 @@ func TestIntervalLine(t *testing.T) {
 // with --json, not at all.
 func TestIntervalProgressOffTerminal(t *testing.T) {
 	var errw, out bytes.Buffer
-	ip := &intervalProgress{p: newProgress(&errw, &out, false)}
+	ip := &intervalProgress{p: New(&errw, &out, false, "test", 0)}
 	ip.running("x", engine.Workload{Duration: 3 * time.Second})
 	for i := 0; i < 3; i++ {
 		ip.interval(i, engine.Second{ReadIOs: 10})
@@ -43,7 +43,7 @@ func TestIntervalProgressOffTerminal(t *testing.T) {
 	assert.Equal(t, "x 1.0s/3.0s | read 10 IOPS 0.0 MB/s\n", errw.String())
 
 	errw.Reset()
-	ip = &intervalProgress{p: newProgress(&errw, &out, true)}
+	ip = &intervalProgress{p: New(&errw, &out, true, "test", 0)}
 	ip.interval(0, engine.Second{ReadIOs: 10})
 	assert.Empty(t, errw.String())
 	assert.Empty(t, out.String())
@@ -53,11 +53,11 @@ func TestIntervalProgressOffTerminal(t *testing.T) {
 // could not be overwritten in place.
 func TestStatusLineFitsTheTerminal(t *testing.T) {
 	var errw bytes.Buffer
-	p := &progress{w: &errw, tty: true, width: 20}
+	p := &Display{w: &errw, tty: true, width: 20}
 	p.status("RND 4 KiB 70/30 TC1/QD8 0.5s/4.0s | read 50.2k IOPS")
 	p.status("short")
 	assert.Equal(t, "\rRND 4 KiB 70/30 TC…\rshort"+strings.Repeat(" ", 19-5), errw.String())
 	assert.Equal(t, 5, p.lastLen)
-	p = &progress{w: &errw, tty: true}
+	p = &Display{w: &errw, tty: true}
 	assert.Equal(t, "unknown width", p.fit("unknown width"))
 }
