@@ -8,10 +8,10 @@ import (
 
 	"github.com/ptsrun/ptsrun/internal/device"
 	"github.com/ptsrun/ptsrun/internal/engine"
-	"github.com/ptsrun/ptsrun/internal/units"
 	"github.com/ptsrun/ptsrun/internal/engine/fio"
 	"github.com/ptsrun/ptsrun/internal/engine/sim"
 	"github.com/ptsrun/ptsrun/internal/precondition"
+	"github.com/ptsrun/ptsrun/internal/units"
 )
 
 // Kind is the kind of a target set: one set is all of one kind.
