@@ -68,6 +68,8 @@ var allowedImports = []struct {
 		"test wiring: a simulated run from target to results, as cmd wires a real one"},
 	{"targets", []string{"device", "engine", "engine/native", "engine/fio", "engine/sim", "precondition", "confine"},
 		"the target set: from the targets a user names to a checked plan, an opened engine and the purge and write cache of the devices behind it; beside precondition, before pts in the data flow (pts runs what it opens, never opens it)"},
+	{"telemetry", []string{"device"},
+		"a drive's temperature and health from the sources its sysfs identity (device.Block) says it has: hwmon, nvme-cli, smartctl; it runs no I/O of its own and writes nothing"},
 	{"vdbench", []string{"engine"},
 		"reads vdbench parameter files into the engine's workloads: parsing and translation, pure, no I/O beyond reading the file it is given"},
 	{"rundir", []string{"device", "engine", "targets", "pts", "matrix", "pdfreport", "vdbench"},
