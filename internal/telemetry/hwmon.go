@@ -143,7 +143,9 @@ func parseHwmon(dev string, files map[string]string) (Reading, error) {
 		if !ok {
 			continue
 		}
-		chans = append(chans, channel{n: ch, label: files[fmt.Sprintf("temp%d_label", ch)], celsius: c})
+		// A label is a driver's text: kept as valid UTF-8, as JSON keeps it.
+		label := strings.ToValidUTF8(strings.TrimSpace(files[fmt.Sprintf("temp%d_label", ch)]), "\uFFFD")
+		chans = append(chans, channel{n: ch, label: label, celsius: c})
 	}
 	if len(chans) == 0 {
 		return Reading{}, errors.New("no temperature readable")
