@@ -68,15 +68,6 @@ func (n num) int() (int64, bool) {
 	return i, acc == big.Exact
 }
 
-// float is the value as a float64.
-func (n num) float() (float64, bool) {
-	if !n.ok {
-		return 0, false
-	}
-	f, _ := n.v.Float64()
-	return f, true
-}
-
 // mulUint is n × unit, when it is a whole number that fits in 64 bits.
 func (n num) mulUint(unit uint64) (uint64, bool) {
 	u, ok := n.uint()
