@@ -78,6 +78,8 @@ var allowedImports = []struct {
 		"the target set: from the targets a user names to a checked plan, an opened engine and the purge and write cache of the devices behind it; beside precondition, before pts in the data flow (pts runs what it opens, never opens it)"},
 	{"fiojobs", []string{"device", "engine", "engine/fio", "confine"},
 		"`ptsrun fio`: a user's job files read by fio, judged by the gate against the devices and files they would write (device's safety gate), and run confined (confine) by the fio engine's runner of user job files; it opens no target set, so it needs no targets"},
+	{"telemetry", []string{"device"},
+		"a drive's temperature and health from the sources its sysfs identity (device.Block) says it has: hwmon, nvme-cli, smartctl; it runs no I/O of its own and writes nothing"},
 	{"vdbench", []string{"engine", "units"},
 		"reads vdbench parameter files into the engine's workloads: parsing and translation, pure, no I/O beyond reading the file it is given"},
 	{"rundir", []string{"device", "engine", "targets", "fiojobs", "pts", "matrix", "pdfreport", "vdbench"},
