@@ -77,7 +77,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signalContext()
 	defer stop()
 	app := newApp(stdout, stderr)
-	err := app.RunContext(ctx, flagsFirst(app, args))
+	err := clihelp.UnknownCommand(args, app.RunContext(ctx, flagsFirst(app, args)))
 	if err != nil && !errors.As(err, new(reportedError)) {
 		fmt.Fprintf(stderr, "ptsrun: %v\n", err)
 	}

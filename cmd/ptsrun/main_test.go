@@ -160,7 +160,7 @@ func TestBadInput(t *testing.T) {
 		{"unknown test", []string{"run", "--target", "sim", "--tests", "iops,wsat9"}, `unknown test "wsat9"`},
 		{"unknown profile", []string{"run", "--target", "sim", "--profile", "gaming"}, `unknown profile "gaming"`},
 		{"unknown model", []string{"run", "--target", "sim:nvme9"}, `unknown simulated drive model "nvme9"`},
-		{"unknown flag", []string{"run", "--target", "sim", "--turbo"}, "flag provided but not defined: -turbo"},
+		{"unknown flag", []string{"run", "--target", "sim", "--turbo"}, "unknown flag --turbo"},
 		{"tc zero", []string{"run", "--target", "sim", "--tc", "0"}, "--tc 0: the IOPS test's thread count is 1…256; left out, --tc is the profile's: E 4, C 2"},
 		{"tc high", []string{"run", "--target", "sim", "--tc", "1000"}, "--tc 1000: the IOPS test's thread count is 1…256"},
 		{"qd high", []string{"run", "--target", "sim", "--qd", "5000"}, "--qd 5000: the IOPS test's queue depth per thread is 1…1024"},
@@ -774,8 +774,10 @@ func TestHelpAndSuggestions(t *testing.T) {
 	}{
 		{[]string{"help"}, 0, "ptsrun - SNIA SSS PTS 2.0.2 compliance tests"},
 		{[]string{"help", "run"}, 0, "ptsrun run - purge, precondition and run the PTS tests on a target"},
-		{[]string{"rn"}, 1, `Did you mean "run"?`},
-		{[]string{"run", "--tagret", "sim"}, 1, `flag provided but not defined: -tagret. Did you mean "--target"?`},
+		{[]string{"rn"}, 1, `ptsrun: unknown command "rn". Did you mean "run"?`},
+		{[]string{"help", "zz"}, 1, `No help topic for 'zz'`},
+		{[]string{"run", "--tagret", "sim"}, 1, `unknown flag --tagret. Did you mean "--target"?`},
+		{[]string{"run", "--tets", "iops"}, 1, `unknown flag --tets. Did you mean "--tests"?`},
 	} {
 		code, stdout, stderr := ptsrun(tc.args...)
 		assert.Equal(t, tc.code, code, "%v: %s", tc.args, stderr)

@@ -37,7 +37,7 @@ func TestUsageError(t *testing.T) {
 		{`invalid value "5q" for flag -cell-time: parse error`, `--cell-time "5q": not a duration`},
 		{`invalid value "x" for flag -tc: parse error`, `--tc "x": not a whole number`},
 		{`invalid value "x" for flag -f: parse error`, `-f "x": not a number`},
-		{`flag provided but not defined: -cel-time`, `flag provided but not defined: -cel-time. Did you mean "--cell-time"?`},
+		{`flag provided but not defined: -cel-time`, `unknown flag --cel-time. Did you mean "--cell-time"?`},
 		{`something else`, `something else`},
 	} {
 		t.Run(tc.in, func(t *testing.T) {

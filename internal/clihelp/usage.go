@@ -1,6 +1,7 @@
 package clihelp
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -32,11 +33,21 @@ func UsageError(c *cli.Context, err error) error {
 		flags = c.App.Flags
 	}
 	const undefined = "flag provided but not defined: -"
-	if name, ok := strings.CutPrefix(err.Error(), undefined); ok && cli.SuggestFlag != nil {
-		if s := cli.SuggestFlag(flags, strings.TrimLeft(name, "-"), false); s != "" {
-			return fmt.Errorf("%w. Did you mean %q?", err, s)
+	if name, ok := strings.CutPrefix(err.Error(), undefined); ok {
+		// Go's flag package says -tets however it was typed; ptsrun's
+		// flags are written --tests.
+		name = strings.TrimLeft(name, "-")
+		dashes := "--"
+		if len(name) == 1 {
+			dashes = "-"
 		}
-		return err
+		msg := "unknown flag " + dashes + name
+		if cli.SuggestFlag != nil {
+			if s := cli.SuggestFlag(flags, name, false); s != "" {
+				msg += fmt.Sprintf(". Did you mean %q?", s)
+			}
+		}
+		return errors.New(msg)
 	}
 	m := invalidValue.FindStringSubmatch(err.Error())
 	if m == nil {
@@ -73,4 +84,23 @@ func UsageError(c *cli.Context, err error) error {
 		}
 	}
 	return err
+}
+
+// UnknownCommand words urfave/cli's "No help topic for 'rn'", which it
+// says of a mistyped command too, as what it is when no help was asked
+// for (args[1] is not "help"): an unknown command, with its suggestion.
+func UnknownCommand(args []string, err error) error {
+	const prefix = "No help topic for '"
+	if err == nil || len(args) < 2 || args[1] == "help" || args[1] == "h" {
+		return err
+	}
+	rest, ok := strings.CutPrefix(err.Error(), prefix)
+	if !ok {
+		return err
+	}
+	name, suggestion, ok := strings.Cut(rest, "'")
+	if !ok {
+		return err
+	}
+	return cli.Exit(fmt.Sprintf("unknown command %q%s", name, suggestion), 1)
 }
