@@ -37,9 +37,9 @@ type Status struct {
 	// Tracking is the stage's steady-state window so far.
 	Tracking []TrackingNow `json:"tracking,omitempty"`
 	// The run's time left as its progress said it at the last record.
-	RunLeftS    float64 `json:"run_left_s"`
-	RunLeftMaxS float64 `json:"run_left_max_s"`
-	Left        string  `json:"left"`
+	RunLeftS    float64  `json:"run_left_s"`
+	RunLeftMaxS float64  `json:"run_left_max_s"`
+	Left        string   `json:"left"`
 	Last        *Figures `json:"last,omitempty"`
 	Temperature string   `json:"temperature"`
 	Resume      string   `json:"resume,omitempty"`
