@@ -152,7 +152,6 @@ func TestStatusOfAJournalAtSeveralPoints(t *testing.T) {
 	}
 }
 
-
 // TestStatusOfALockedRun: a lock held here is a running run; one taken
 // on another host cannot be checked, and status gives the last record's
 // age and still says how to resume.
