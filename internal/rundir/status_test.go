@@ -84,8 +84,7 @@ func index(t *testing.T, lines [][]byte, from int, typ, stage string) int {
 // journal cut at several points, as a kill leaves it: nothing run yet,
 // preconditioning, the first stage's rounds before and after its window
 // is full, the second stage, the end; a stopped run says how it
-// resumes, a finished one its verdict, and the time left falls from
-// stage to stage. Reading writes nothing.
+// resumes, a finished one its verdict. Reading writes nothing.
 func TestStatusOfAJournalAtSeveralPoints(t *testing.T) {
 	ctx := context.Background()
 	dir, lines := simRun(t)
@@ -147,9 +146,10 @@ func TestStatusOfAJournalAtSeveralPoints(t *testing.T) {
 			left = append(left, st.RunLeftMaxS)
 		})
 	}
-	for i := 1; i < len(left); i++ {
-		assert.LessOrEqual(t, left[i], left[i-1], "the time left grows from point %d to %d: %v", i-1, i, left)
-	}
+	// Not compared from point to point: a simulated cell's wall time,
+	// which paces the estimate, is the host's load (the loop device's
+	// test, TestStatusOfARunOnALoopDevice, compares them).
+	assert.Len(t, left, 4)
 }
 
 // TestStatusOfALockedRun: a lock held here is a running run; one taken
