@@ -89,12 +89,18 @@ func (r *Runner) emit(rec Record, pos Position) error {
 		return err
 	}
 	if r.Observer != nil {
-		pos.StageIndex, pos.Stages = r.stageIdx, len(r.Info.Stages)
-		pos.CellWall = r.cellWall
-		r.runLeft(rec, &pos)
+		r.place(rec, &pos)
 		r.Observer.Observe(rec, pos)
 	}
 	return nil
+}
+
+// place completes pos, the position of record rec, with the stage's place
+// in the run and the run's time left, as an observer is given it.
+func (r *Runner) place(rec Record, pos *Position) {
+	pos.StageIndex, pos.Stages = r.stageIdx, len(r.Info.Stages)
+	pos.CellWall = r.cellWall
+	r.runLeft(rec, pos)
 }
 
 // estimate makes the estimates of the stages prior has not ended, as
@@ -369,7 +375,7 @@ func (r *Runner) precondition(ctx context.Context, s *Stage, ss *StageState) err
 		total.DeviceTime = m.DeviceTime
 		idx := k
 		journalErr = r.emit(Record{Type: RecPrecondChunk, Stage: s.ID, Cell: &idx, Workload: &c.Workload, Measurement: &m,
-			Message: fmt.Sprintf("%d/%d", k+1, n), WallNs: int64(wall)}, r.wipcPosition(s, k+1, n, start))
+			Message: fmt.Sprintf("%d/%d", k+1, n), WallNs: int64(wall)}, r.wipcPosition(s, k+1, n, time.Since(start)))
 		return journalErr
 	})
 	switch {
@@ -384,11 +390,12 @@ func (r *Runner) precondition(ctx context.Context, s *Stage, ss *StageState) err
 		WallNs: int64(time.Since(start))}, Position{Stage: s})
 }
 
-// wipcPosition estimates the preconditioning's remaining time from its pace.
-func (r *Runner) wipcPosition(s *Stage, done, n int, start time.Time) Position {
+// wipcPosition estimates the preconditioning's remaining time from its
+// pace: done of its n pieces to write written in took.
+func (r *Runner) wipcPosition(s *Stage, done, n int, took time.Duration) Position {
 	p := Position{Stage: s, Cell: done, estimated: true}
 	if done > 0 {
-		per := time.Since(start) / time.Duration(done)
+		per := took / time.Duration(done)
 		p.RoundLeft = per * time.Duration(n-done)
 	}
 	// The stage's time left: the preconditioning's, then its own.

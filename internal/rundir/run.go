@@ -75,20 +75,27 @@ func Start(ctx context.Context, c Checked, dir string, op pts.Operator, version 
 	if err != nil {
 		return nil, err
 	}
+	lock, err := TakeLock(dir, "run")
+	if err != nil {
+		undo()
+		return nil, err
+	}
 	host := targets.ProbeHost(version)
 	ri := pts.RunInfo{Schema: pts.Schema, Tool: "ptsrun", Version: version, Build: pts.ThisBuild(version), Spec: "PTS " + pts.SpecRevision,
 		Created: now().UTC(), Config: c.Config, Profile: c.Profile, Stages: stages, Targets: tp.Identities,
 		Host: host, Engine: tp.Describe(host), Operator: op}
 	if err := pts.WriteRunInfo(dir, ri); err != nil {
+		lock.Release()
 		undo()
 		return nil, err
 	}
 	set, err := tp.Open(dir, targets.OpenOptions{Poll: c.Poll.Duration()})
 	if err != nil {
+		lock.Release()
 		undo()
 		return nil, err
 	}
-	return &Execution{Dir: dir, Info: ri, Set: set, Purge: c.Purge, Costs: c.Costs(ctx)}, nil
+	return &Execution{Dir: dir, Info: ri, Set: set, Purge: c.Purge, Costs: c.Costs(ctx), lock: lock}, nil
 }
 
 // ErrComplete means a run asked to resume has ended: there is nothing to
@@ -101,7 +108,9 @@ var ErrComplete = errors.New("the run is complete")
 // with the confirmations of whoever resumes (destroy), must be the devices
 // it recorded, and the stages that run are the ones its configuration
 // builds, equal to those recorded. A run that has ended is ErrComplete.
-func Resume(ctx context.Context, dir string, destroy []string) (*Execution, error) {
+// The run's lock is taken before its journal is read: a run that another
+// process is running is refused (ErrLocked).
+func Resume(ctx context.Context, dir string, destroy []string) (x *Execution, err error) {
 	// A copied run directory is outside input down to its entries: no
 	// links, nothing another user could change (before it is read).
 	if err := device.CheckRunTree(dir); err != nil {
@@ -111,15 +120,24 @@ func Resume(ctx context.Context, dir string, destroy []string) (*Execution, erro
 	if err != nil {
 		return nil, err
 	}
+	if ri.Workload || ri.Imported {
+		return nil, fmt.Errorf("%s holds a workload or imported results, not a PTS run: there is nothing to resume", dir)
+	}
+	lock, err := TakeLock(dir, "resume")
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			lock.Release()
+		}
+	}()
 	recs, _, err := pts.LoadJournal(dir)
 	if err != nil {
 		return nil, err
 	}
 	if pts.Replay(ri.Stages, recs).Ended {
 		return nil, fmt.Errorf("%s: %w", dir, ErrComplete)
-	}
-	if ri.Workload || ri.Imported {
-		return nil, fmt.Errorf("%s holds a workload or imported results, not a PTS run: there is nothing to resume", dir)
 	}
 	cfg := ri.Config
 	cfg.DestroyData = destroy
@@ -156,7 +174,7 @@ func Resume(ctx context.Context, dir string, destroy []string) (*Execution, erro
 	if err != nil {
 		return nil, err
 	}
-	return &Execution{Dir: dir, Info: info, Set: set, Purge: run.Purge, Prior: pts.Replay(stages, recs), Costs: run.Costs(ctx)}, nil
+	return &Execution{Dir: dir, Info: info, Set: set, Purge: run.Purge, Prior: pts.Replay(stages, recs), Costs: run.Costs(ctx), lock: lock}, nil
 }
 
 // Execution is a run to execute (or resume) on its opened targets.
@@ -168,6 +186,8 @@ type Execution struct {
 	Prior *pts.State // what the journal holds of a resumed run; nil for a new one
 	// Costs are what the estimate of its time left rests on, as plan's.
 	Costs pts.Costs
+
+	lock *Lock // the run lock, held until Run ends
 }
 
 // Observer shows a run as it goes: each record as it is journaled, and
@@ -185,6 +205,7 @@ type Observer interface {
 // run is the runner's error (pts.ErrInterrupted when stopped), err one of
 // writing them.
 func (x *Execution) Run(ctx context.Context, obs Observer, now func() time.Time) (b *Built, run, err error) {
+	defer x.lock.Release() // once the derived files are written
 	j, err := pts.OpenJournal(x.Dir)
 	if err != nil {
 		x.Set.Close()
