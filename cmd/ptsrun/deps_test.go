@@ -82,6 +82,8 @@ var allowedImports = []struct {
 		"a drive's temperature and health from the sources its sysfs identity (device.Block) says it has: hwmon, nvme-cli, smartctl; it runs no I/O of its own and writes nothing"},
 	{"vdbench", []string{"engine", "units"},
 		"reads vdbench parameter files into the engine's workloads: parsing and translation, pure, no I/O beyond reading the file it is given"},
+	{"capture", nil,
+		"reads captures of real-world I/O (fio iologs, blkparse and biosnoop output) from the reader it is given into one model of I/Os: parsing only, it knows no engine, target or run"},
 	{"rundir", []string{"device", "engine", "targets", "fiojobs", "pts", "matrix", "pdfreport", "vdbench"},
 		"the run directory: every file of it written, read, checked and rebuilt from run.json and the journal (results by matrix, the report by pdfreport, the records of vdbench files and of ptsrun fio's gate, fiojobs); a PTS run started, resumed and ended on the targets it opens through targets"},
 	{"custom", []string{"device", "engine", "targets", "fiojobs", "pts", "rundir", "vdbench", "importer", "units", "presets"},
