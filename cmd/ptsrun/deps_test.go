@@ -84,6 +84,8 @@ var allowedImports = []struct {
 		"reads vdbench parameter files into the engine's workloads: parsing and translation, pure, no I/O beyond reading the file it is given"},
 	{"capture", nil,
 		"reads captures of real-world I/O (fio iologs, blkparse and biosnoop output) from the reader it is given into one model of I/Os: parsing only, it knows no engine, target or run"},
+	{"streams", []string{"capture", "units"},
+		"characterises a capture (capture's model) into I/O streams after the SNIA RWSW method, its sizes in units: pure, the capture in and a report out"},
 	{"rundir", []string{"device", "engine", "targets", "fiojobs", "pts", "matrix", "pdfreport", "vdbench"},
 		"the run directory: every file of it written, read, checked and rebuilt from run.json and the journal (results by matrix, the report by pdfreport, the records of vdbench files and of ptsrun fio's gate, fiojobs); a PTS run started, resumed and ended on the targets it opens through targets"},
 	{"custom", []string{"device", "engine", "targets", "fiojobs", "pts", "rundir", "vdbench", "importer", "units", "presets"},
@@ -92,7 +94,7 @@ var allowedImports = []struct {
 		"shows a command's progress while it runs: a PTS run's journal records at their place in it (pts), a workload's intervals as the engine completes them (custom's progress hook); it runs nothing"},
 	{"clihelp", []string{"engine"},
 		"how the command line presents its definitions (urfave/cli): grouped help, usage errors in words (a duration in the engine's reading), completion scripts, the man page; it knows no command"},
-	{"cmd/ptsrun", []string{"clihelp", "progress", "device", "engine", "targets", "precondition", "pts", "steadystate", "matrix", "pdfreport", "comparison", "golden", "importer", "rundir", "custom", "confine", "units", "presets"},
+	{"cmd/ptsrun", []string{"clihelp", "progress", "device", "engine", "targets", "precondition", "pts", "steadystate", "matrix", "pdfreport", "comparison", "golden", "importer", "rundir", "custom", "confine", "units", "presets", "capture", "streams"},
 		"the CLI: flags, options and the calls of the packages that do the work; it opens engines only through targets and run directories only through rundir; nothing imports it (its binary confines the fio it runs: confine.Init)"},
 }
 
