@@ -41,7 +41,7 @@ func parseIolog(r io.Reader, name string) (*Capture, error) {
 		if len(f) == 0 {
 			return nil
 		}
-		at := now
+		fields, at := len(f), now
 		if c.Version == 3 {
 			us, err := count(f[0])
 			if err != nil {
@@ -62,7 +62,7 @@ func parseIolog(r io.Reader, name string) (*Capture, error) {
 			return bad("%q: a line of a file and its action wants add, open or close", clip(f[1]))
 		case 4:
 		default:
-			return bad("%d fields: want %sFILE ACTION [OFFSET LENGTH]", len(f), map[bool]string{true: "TIME "}[c.Version == 3])
+			return bad("%d fields: want %sFILE ACTION [OFFSET LENGTH]", fields, map[bool]string{true: "TIME "}[c.Version == 3])
 		}
 		off, err := count(f[2])
 		if err != nil {
