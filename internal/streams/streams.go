@@ -277,9 +277,9 @@ func Characterise(c *capture.Capture, devices []capture.DeviceCount, device stri
 	r.Steps = steps
 	switch {
 	case !c.Timed:
-		t.DemandSource = "unknown: the capture has no times"
+		t.DemandSource = "the capture has no times"
 	case !completed:
-		t.DemandSource = "unknown: the capture has no completions (IOPS × latency needs the latency)"
+		t.DemandSource = "the capture has no completions, and IOPS × latency needs the latency"
 	case span > 0:
 		t.DemandIntensity = ptr(float64(total) / float64(span))
 		t.DemandSource = "from completions: the time each I/O was outstanding, start to completion, over the time; IOPS × mean latency"

@@ -102,7 +102,7 @@ func TestSequentialRule(t *testing.T) {
 	}
 	assert.Equal(t, map[string]int{"RND 4KiB read": 2, "SEQ 4KiB read": 3, "RND 4KiB write": 1, "SEQ 4KiB write": 1, "RND 8KiB read": 1}, got)
 	assert.Nil(t, r.Totals.IOPS)
-	assert.Contains(t, r.Totals.DemandSource, "unknown")
+	assert.Contains(t, r.Totals.DemandSource, "no times")
 }
 
 // TestStepsAndDemand: two steps of a made-up capture, each with I/Os
