@@ -46,6 +46,8 @@ const (
 	// streams cover, at most WorkloadStreams of them.
 	WorkloadCover   = 90.0
 	WorkloadStreams = 12
+	// MaxSteps is the most steps a report has.
+	MaxSteps = 10000
 )
 
 // StreamShare is a stream and its share of the I/Os.
@@ -214,6 +216,9 @@ func Characterise(c *capture.Capture, devices []capture.DeviceCount, device stri
 	// Steps.
 	nsteps := 1
 	if c.Timed && span > 0 {
+		if span/opt.Step >= MaxSteps {
+			return nil, fmt.Errorf("%.0f s of capture make more than %d steps of %s: choose a longer step", span.Seconds(), MaxSteps, opt.Step)
+		}
 		nsteps = int(span/opt.Step) + 1
 	}
 	steps := make([]Step, nsteps)

@@ -165,4 +165,7 @@ func TestErrors(t *testing.T) {
 	assert.ErrorContains(t, err, "no reads or writes")
 	_, err = Characterise(&capture.Capture{IOs: []capture.IO{{Size: 1}}}, nil, "", Options{Step: -1})
 	assert.ErrorContains(t, err, "positive")
+	long := &capture.Capture{Timed: true, IOs: []capture.IO{{Size: 1}, {Start: 24 * time.Hour, Size: 1}}}
+	_, err = Characterise(long, nil, "", Options{Step: time.Second})
+	assert.ErrorContains(t, err, "86400 s of capture make more than 10000 steps of 1s: choose a longer step")
 }
