@@ -82,6 +82,10 @@ var allowedImports = []struct {
 		"a drive's temperature and health from the sources its sysfs identity (device.Block) says it has: hwmon, nvme-cli, smartctl; it runs no I/O of its own and writes nothing"},
 	{"vdbench", []string{"engine", "units"},
 		"reads vdbench parameter files into the engine's workloads: parsing and translation, pure, no I/O beyond reading the file it is given"},
+	{"capture", nil,
+		"reads captures of real-world I/O (fio iologs, blkparse and biosnoop output) from the reader it is given into one model of I/Os: parsing only, it knows no engine, target or run"},
+	{"streams", []string{"capture", "units"},
+		"characterises a capture (capture's model) into I/O streams after the SNIA RWSW method, its sizes in units: pure, the capture in and a report out"},
 	{"rundir", []string{"device", "engine", "targets", "fiojobs", "pts", "matrix", "pdfreport", "vdbench"},
 		"the run directory: every file of it written, read, checked and rebuilt from run.json and the journal (results by matrix, the report by pdfreport, the records of vdbench files and of ptsrun fio's gate, fiojobs); a PTS run started, resumed and ended on the targets it opens through targets"},
 	{"custom", []string{"device", "engine", "targets", "fiojobs", "pts", "rundir", "vdbench", "importer", "units", "presets"},
@@ -90,7 +94,7 @@ var allowedImports = []struct {
 		"shows a command's progress while it runs: a PTS run's journal records at their place in it (pts), a workload's intervals as the engine completes them (custom's progress hook), where a run stands as rundir reads it from its directory (ptsrun status); it runs nothing"},
 	{"clihelp", []string{"engine"},
 		"how the command line presents its definitions (urfave/cli): grouped help, usage errors in words (a duration in the engine's reading), completion scripts, the man page; it knows no command"},
-	{"cmd/ptsrun", []string{"clihelp", "progress", "device", "engine", "targets", "precondition", "pts", "steadystate", "matrix", "pdfreport", "comparison", "golden", "importer", "rundir", "custom", "confine", "units", "presets"},
+	{"cmd/ptsrun", []string{"clihelp", "progress", "device", "engine", "targets", "precondition", "pts", "steadystate", "matrix", "pdfreport", "comparison", "golden", "importer", "rundir", "custom", "confine", "units", "presets", "capture", "streams"},
 		"the CLI: flags, options and the calls of the packages that do the work; it opens engines only through targets and run directories only through rundir; nothing imports it (its binary confines the fio it runs: confine.Init)"},
 }
 
@@ -209,7 +213,7 @@ func TestDependencyCheckFails(t *testing.T) {
 		{"a fixture outside tests", "pts", "pts/runner.go", false, "engine/sim", nil,
 			"pts/runner.go imports engine/sim"},
 		{"the CLI opens an engine itself", "cmd/ptsrun", "cmd/ptsrun/cmd_run.go", false, "engine/native", nil,
-			"cmd/ptsrun/cmd_run.go imports engine/native: cmd/ptsrun may import only clihelp, comparison, confine, custom, device, engine, golden, importer, matrix, pdfreport, precondition, presets, progress, pts, rundir, steadystate, targets"},
+			"cmd/ptsrun/cmd_run.go imports engine/native: cmd/ptsrun may import only capture, clihelp, comparison, confine, custom, device, engine, golden, importer, matrix, pdfreport, precondition, presets, progress, pts, rundir, steadystate, streams, targets"},
 		{"the runner opens targets", "pts", "pts/runner.go", false, "targets", nil,
 			"pts/runner.go imports targets: pts may import only device, engine, precondition, steadystate"},
 		{"the CLI reads a run directory itself", "cmd/ptsrun", "cmd/ptsrun/cmd_report.go", false, "matrix", []string{"Load"},
