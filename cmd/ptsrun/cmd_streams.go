@@ -1,11 +1,7 @@
 package main
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
-	"io"
-	"os"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -39,58 +35,19 @@ func streamsCommand() *cli.Command {
 			if ev != "Q" && ev != "D" {
 				return fmt.Errorf("--event %s: want Q (queued) or D (issued)", c.String("event"))
 			}
-			opts := streamsOptions{Input: c.Args().First(), Stdin: c.App.Reader, Device: c.String("device"), JSON: c.Bool("json"),
-				Parse:  capture.Options{Format: capture.Format(c.String("format")), Event: ev[0]},
-				Report: streams.Options{Step: c.Duration("step"), Top: c.Int("top")}}
-			if opts.Report.Step <= 0 || opts.Report.Top <= 0 {
+			parse := capture.Options{Format: capture.Format(c.String("format")), Event: ev[0]}
+			opt := streams.Options{Step: c.Duration("step"), Top: c.Int("top")}
+			if opt.Step <= 0 || opt.Top <= 0 {
 				return fmt.Errorf("--step and --top must be positive")
 			}
-			return runStreams(c.Context, opts, c.App.Writer)
+			rep, name, err := streams.ReadFile(c.Args().First(), c.App.Reader, c.String("device"), parse, opt)
+			if err != nil {
+				return err
+			}
+			if c.Bool("json") {
+				return printJSON(c.App.Writer, rep)
+			}
+			return rep.Text(c.App.Writer, name)
 		},
 	}
-}
-
-// streamsOptions are streams' options.
-type streamsOptions struct {
-	Input  string    // a file, or - for Stdin
-	Stdin  io.Reader // standard input
-	Device string
-	Parse  capture.Options
-	Report streams.Options
-	JSON   bool
-}
-
-func runStreams(_ context.Context, opts streamsOptions, stdout io.Writer) error {
-	name, r := opts.Input, opts.Stdin
-	if name != "-" {
-		f, err := os.Open(name)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		r = f
-	} else {
-		name = "standard input"
-	}
-	c, err := capture.Parse(r, name, opts.Parse)
-	if err != nil {
-		return err
-	}
-	one, err := c.Select(opts.Device)
-	if err != nil {
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	rep, err := streams.Characterise(one, c.Devices(), opts.Device, opts.Report)
-	if err != nil {
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	if opts.JSON {
-		b, err := json.MarshalIndent(rep, "", "  ")
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintln(stdout, string(b))
-		return err
-	}
-	return rep.Text(stdout, name)
 }
