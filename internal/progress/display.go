@@ -103,7 +103,9 @@ func short(d time.Duration) string { return pts.FormatETA(d) }
 // line prints a lasting line (clearing the bar first on a terminal).
 func (p *Display) line(format string, a ...any) {
 	p.Finish()
-	fmt.Fprintf(p.w, format+"\n", a...)
+	// A line ending in an empty part (a purge nothing verified) ends at
+	// its last word.
+	fmt.Fprintln(p.w, strings.TrimRight(fmt.Sprintf(format, a...), " "))
 }
 
 // Observe shows a journal record at its place in the run.
