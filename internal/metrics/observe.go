@@ -82,10 +82,11 @@ func (t *Textfile) Finish() {
 func (t *Textfile) Observe(r pts.Record, pos pts.Position) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	test, stage := "", r.Stage
 	if pos.Stage != nil {
-		test, stage = string(pos.Stage.Test), pos.Stage.ID
+		t.test, t.stage = string(pos.Stage.Test), pos.Stage.ID
 	}
+	// A record of no stage (the write cache's) is the last stage's.
+	test, stage := t.test, t.stage
 	l := t.of(test, stage)
 	t.left(l, pos.RunLeftMin, pos.RunLeftMax)
 	switch {

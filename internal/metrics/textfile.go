@@ -18,8 +18,12 @@ import (
 	"github.com/ptsrun/ptsrun/internal/pts"
 )
 
-// Flag is the command line's flag that names the textfile.
-const Flag = "metrics-textfile"
+// Flag is the command line's flag that names the textfile, Usage its help.
+const (
+	Flag  = "metrics-textfile"
+	Usage = "write the metrics (IOPS, MB/s, response time, round, steady-state distance, time left) to this file at every record, " +
+		"atomically, in Prometheus's text format for node_exporter's textfile collector (docs/metrics.md); replaces only a textfile ptsrun wrote"
+)
 
 // labels are every measurement's: the run (its directory's base name),
 // the test, the stage and the target (the targets, comma-separated).
@@ -49,6 +53,8 @@ type Textfile struct {
 	leftMax  *prometheus.GaugeVec
 	run      string // the run's label
 	target   string
+	test     string // the last stage's test and stage
+	stage    string
 	warned   bool // a write failed and the warning was given
 	stopped  bool // the path was refused: nothing more is written
 	workload workloadState
