@@ -14,6 +14,7 @@ import (
 
 	"github.com/ptsrun/ptsrun/internal/clihelp"
 	"github.com/ptsrun/ptsrun/internal/device"
+	"github.com/ptsrun/ptsrun/internal/metrics"
 	"github.com/ptsrun/ptsrun/internal/precondition"
 	"github.com/ptsrun/ptsrun/internal/progress"
 	"github.com/ptsrun/ptsrun/internal/pts"
@@ -104,7 +105,8 @@ func pollFlag() cli.Flag {
 type runOptions struct {
 	Config   pts.Config
 	Operator pts.Operator
-	Dir      string // --out; plan ignores it
+	Dir      string            // --out; plan ignores it
+	Metrics  *metrics.Textfile // --metrics-textfile, checked; nil without it, and for plan
 	JSON     bool
 	// Period is how often, at least, a log shows a time series.
 	Period time.Duration
@@ -127,7 +129,11 @@ func runOptionsFrom(c *cli.Context) (runOptions, error) {
 	if err != nil {
 		return runOptions{}, err
 	}
-	return runOptions{Config: cfg, Operator: op, Dir: dir, JSON: c.Bool("json"), Period: c.Duration("progress-period")}, nil
+	tf, err := metrics.Open(c.String(metrics.Flag), version, c.App.ErrWriter)
+	if err != nil {
+		return runOptions{}, err
+	}
+	return runOptions{Config: cfg, Operator: op, Dir: dir, Metrics: tf, JSON: c.Bool("json"), Period: c.Duration("progress-period")}, nil
 }
 
 // outPath is the path flag name names, made absolute against the working
@@ -226,7 +232,7 @@ func runCommand() *cli.Command {
 		Name:      "run",
 		Usage:     "purge, precondition and run the PTS tests on a target",
 		UsageText: "ptsrun run --target T --out DIR [--tests iops,tp,lat] [--profile enterprise|client] [--block-sizes 4k,64k,1024k] [--mixes 100/0,65/35,0/100] ...",
-		Flags:     runFlags(),
+		Flags:     append(runFlags(), clihelp.Group("Output", &cli.StringFlag{Name: metrics.Flag, Usage: metrics.Usage})...),
 		Action: func(c *cli.Context) error {
 			opts, err := runOptionsFrom(c)
 			if err != nil {
@@ -246,11 +252,11 @@ func runRun(ctx context.Context, opts runOptions, stdout, stderr io.Writer) erro
 	if opts.Dir == "" {
 		return fmt.Errorf("no run directory: name one with --out")
 	}
-	return startRun(ctx, run, opts.Operator, opts.Dir, opts.JSON, opts.Period, stdout, stderr)
+	return startRun(ctx, run, opts.Operator, opts.Dir, opts.Metrics, opts.JSON, opts.Period, stdout, stderr)
 }
 
 // startRun makes the run directory and runs.
-func startRun(ctx context.Context, run checkedRun, op pts.Operator, dir string, asJSON bool, period time.Duration, stdout, stderr io.Writer) error {
+func startRun(ctx context.Context, run checkedRun, op pts.Operator, dir string, tf *metrics.Textfile, asJSON bool, period time.Duration, stdout, stderr io.Writer) error {
 	if err := runClock.check(); err != nil {
 		return err
 	}
@@ -258,14 +264,14 @@ func startRun(ctx context.Context, run checkedRun, op pts.Operator, dir string, 
 	if err != nil {
 		return err
 	}
-	return execute(ctx, x, asJSON, period, stdout, stderr)
+	return execute(ctx, x, tf, asJSON, period, stdout, stderr)
 }
 
 // execute runs (or resumes) x, then prints its summary, or how to
 // resume it when it was stopped; a log shows a time series at least once
-// a period.
-func execute(ctx context.Context, x *rundir.Execution, asJSON bool, period time.Duration, stdout, stderr io.Writer) error {
-	b, runErr, err := x.Run(ctx, progress.New(stderr, stdout, asJSON, version, period), runClock.now)
+// a period; tf, if any, is written beside the display.
+func execute(ctx context.Context, x *rundir.Execution, tf *metrics.Textfile, asJSON bool, period time.Duration, stdout, stderr io.Writer) error {
+	b, runErr, err := x.Run(ctx, metrics.Tee(progress.New(stderr, stdout, asJSON, version, period), tf), runClock.now)
 	if err != nil {
 		return errors.Join(runErr, err)
 	}
@@ -290,7 +296,8 @@ type resumeOptions struct {
 	// run writes: run.json's confirmations are not theirs.
 	DestroyData []string
 	JSON        bool
-	Period      time.Duration // how often, at least, a log shows a time series
+	Period      time.Duration     // how often, at least, a log shows a time series
+	Metrics     *metrics.Textfile // --metrics-textfile, checked
 }
 
 func resumeCommand() *cli.Command {
@@ -302,17 +309,22 @@ func resumeCommand() *cli.Command {
 			&cli.StringSliceFlag{Name: "destroy-data", Usage: "confirm again that the named target (serial or path) may be overwritten: every target the run writes"},
 			&cli.BoolFlag{Name: "json", Usage: "print events as JSON lines on stdout"},
 			progressPeriodFlag(),
+			&cli.StringFlag{Name: metrics.Flag, Usage: metrics.Usage},
 		},
 		Action: func(c *cli.Context) error {
 			if c.Args().Len() != 1 {
 				return fmt.Errorf("resume needs exactly one run directory")
+			}
+			tf, err := metrics.Open(c.String(metrics.Flag), version, c.App.ErrWriter)
+			if err != nil {
+				return err
 			}
 			dir, err := device.AbsPath(c.Args().First())
 			if err != nil {
 				return err
 			}
 			return runResume(c.Context, resumeOptions{Dir: dir, DestroyData: c.StringSlice("destroy-data"), JSON: c.Bool("json"),
-				Period: c.Duration("progress-period")},
+				Period: c.Duration("progress-period"), Metrics: tf},
 				c.App.Writer, c.App.ErrWriter)
 		},
 	}
@@ -329,7 +341,7 @@ func runResume(ctx context.Context, opts resumeOptions, stdout, stderr io.Writer
 	if err != nil {
 		return err
 	}
-	return execute(ctx, x, opts.JSON, opts.Period, stdout, stderr)
+	return execute(ctx, x, opts.Metrics, opts.JSON, opts.Period, stdout, stderr)
 }
 
 // demoOptions are demo's options.
@@ -394,7 +406,7 @@ func runDemo(ctx context.Context, opts demoOptions, stdout, stderr io.Writer) er
 			return err
 		}
 	}
-	return startRun(ctx, run, opts.Operator, dir, opts.JSON, 0, stdout, stderr)
+	return startRun(ctx, run, opts.Operator, dir, nil, opts.JSON, 0, stdout, stderr)
 }
 
 // testIDs lists the tests --tests takes.

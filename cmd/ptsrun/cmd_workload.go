@@ -70,7 +70,8 @@ func workloadCommand() *cli.Command {
 			operatorFlags(),
 			clihelp.Group("Output",
 				&cli.BoolFlag{Name: "json", Usage: "print the measurement as JSON"},
-				&cli.StringFlag{Name: "out", Usage: "record the workload and its per-second series in this directory"}),
+				&cli.StringFlag{Name: "out", Usage: "record the workload and its per-second series in this directory"},
+				&cli.StringFlag{Name: "metrics-textfile", Usage: "write each interval's IOPS, MB/s, response time and time left to this file, as run does (docs/metrics.md)"}),
 		),
 		Action: func(c *cli.Context) error {
 			if c.IsSet("vdbench") || c.IsSet("dry-run") {
@@ -119,7 +120,7 @@ func workloadOptionsFrom(c *cli.Context) (workloadOptions, error) {
 	}
 	opts.Targets = targets.Options{Specs: c.StringSlice("target"), Engine: c.String("engine"), FioServers: c.StringSlice("fio-server"),
 		DestroyData: c.StringSlice("destroy-data")}
-	opts.Poll, opts.JSON = c.String("poll"), c.Bool("json")
+	opts.Poll, opts.JSON, opts.Metrics = c.String("poll"), c.Bool("json"), c.String("metrics-textfile")
 	if err := opts.Check(); err != nil {
 		return workloadOptions{}, err
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ptsrun/ptsrun/internal/engine"
+	"github.com/ptsrun/ptsrun/internal/metrics"
 	"github.com/ptsrun/ptsrun/internal/presets"
 	"github.com/ptsrun/ptsrun/internal/pts"
 	"github.com/ptsrun/ptsrun/internal/rundir"
@@ -48,6 +49,7 @@ type WorkloadOptions struct {
 	Dir      string // --out: record the workloads as a run directory here
 	JSON     bool
 	Version  string // ptsrun's, for what it records
+	Metrics  string // --metrics-textfile: write each interval's metrics to this file (metrics.Open)
 }
 
 // WorkloadFlags are workload's flags as given: Set names those given.
@@ -321,6 +323,11 @@ func (c Cell) fileName(i int) string {
 // later one fails or is stopped.
 func RunWorkload(ctx context.Context, opts WorkloadOptions, out Output) (err error) {
 	stdout, stderr := out.Stdout, out.Stderr
+	tf, err := metrics.Open(opts.Metrics, opts.Version, stderr)
+	if err != nil {
+		return err
+	}
+	out.Progress = metrics.TeeProgress(out.Progress, tf)
 	dir := opts.Dir
 	if dir != "" {
 		if err := rundir.CheckNew(dir); err != nil {
@@ -405,6 +412,13 @@ func RunWorkload(ctx context.Context, opts WorkloadOptions, out Output) (err err
 	runCells := make([]engine.Cell, len(cells))
 	for i, c := range cells {
 		runCells[i] = engine.Cell{Name: c.fileName(i), Workload: c.Workload}
+	}
+	if tf != nil {
+		var total time.Duration
+		for _, c := range cells {
+			total += c.Workload.Duration
+		}
+		tf.BeginWorkloads(dir, names, total)
 	}
 	cellStart := started
 	out.Progress.Running(cells[0].progressLabel(), cells[0].Workload)
