@@ -144,7 +144,7 @@ func (h *Histogram) Compact() {
 		return
 	}
 	if h.enc == nil { // not saved since it last changed
-		b, err := h.h.Encode(hdr.V2CompressedEncodingCookieBase)
+		b, err := encode(h.h)
 		if err != nil {
 			return
 		}
@@ -178,7 +178,7 @@ func (h *Histogram) Equal(o *Histogram) bool { return h.view().Equals(o.view()) 
 // which HdrHistogram tools in other languages read too.
 func (h *Histogram) MarshalJSON() ([]byte, error) {
 	if h.enc == nil {
-		b, err := h.view().Encode(hdr.V2CompressedEncodingCookieBase)
+		b, err := encode(h.view())
 		if err != nil {
 			return nil, fmt.Errorf("encoding latency histogram: %w", err)
 		}

@@ -162,9 +162,14 @@ func figureOf(t *testing.T, s matrix.StageResult, name string) float64 {
 	return 0
 }
 
-// ECW's pages are DIRTH's, with the composite workload written out.
+// ECW's pages are DIRTH's, with the composite workload written out. The
+// run is ECW's golden's (golden/tests_golden_test.go): three TCs and QDs
+// and shorter points, every stage and page of the test all the same.
 func TestECWPages(t *testing.T) {
-	ri, res, _ := simRun(t, "enterprise", func(c *pts.Config) { c.Tests = []pts.TestID{pts.ECW} })
+	ri, res, _ := simRun(t, "enterprise", func(c *pts.Config) {
+		c.Tests = []pts.TestID{pts.ECW}
+		c.Params = map[string]string{"ecw-tc": "32,4,1", "ecw-qd": "32,4,1", "ecw-prewrite": "20m", "ecw-histogram": "5m"}
+	})
 	doc := Build(ri, res, Options{})
 	assert.Equal(t, demandPageOrder("ecw"), landmarks(doc))
 	params := paramsOf(t, doc, "ecw-di")

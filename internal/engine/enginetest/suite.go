@@ -86,440 +86,475 @@ func generationOnly(t *testing.T, caps Caps) {
 	}
 }
 
-// Run runs the suite.
+// A check is one subtest of the suite, under its name: a backend runs one
+// alone with -run, e.g. go test -run 'TestConformanceFiles/RateCap$'
+// ./internal/engine/native.
+type check struct {
+	name string
+	run  func(t *testing.T, open Opener, caps Caps)
+}
+
+// checks are the suite, in the order it runs them.
+var checks = []check{
+	{"CellsOneAfterTheOther", cellsOneAfterTheOther},
+	{"BlockSizeAlignmentRange", blockSizeAlignmentRange},
+	{"Mix", mix},
+	{"SequentialStreams", sequentialStreams},
+	{"InFlight", inFlight},
+	{"Duration", duration},
+	{"PercentilesOrdered", percentilesOrdered},
+	{"TwoTargetsMergeExactly", twoTargetsMergeExactly},
+	{"Series", series},
+	{"Passes", passes},
+	{"DurationAndPasses", durationAndPasses},
+	{"BlockSplit", blockSplit},
+	{"Zones", zones},
+	{"BlockSplitAndZones", blockSplitAndZones},
+	{"RateCap", rateCap},
+	{"Ramp", ramp},
+	{"RandomShare", randomShare},
+	{"WrittenDataIncompressible", writtenDataIncompressible},
+}
+
+// Run runs the suite, each check a subtest of its own name.
 func Run(t *testing.T, open Opener, caps Caps) {
-	t.Run("CellsOneAfterTheOther", func(t *testing.T) {
-		e, _ := open(t, 1)
-		cells := []engine.Cell{
-			{Name: "reads", Workload: rnd(100, 4096, 1, 4, 100, 500*time.Millisecond)},
-			{Name: "writes", Workload: rnd(0, 4096, 1, 4, 100, 500*time.Millisecond)},
-			{Name: "mixed", Workload: rnd(50, 8192, 1, 4, 100, 500*time.Millisecond)},
-		}
-		for i := range cells {
-			cells[i].Workload.Seed = uint64(i + 1)
-		}
-		var order []int
-		var returned time.Time
-		err := e.RunCells(context.Background(), "cells", cells, func(i int, m engine.Measurement, wall time.Duration) error {
-			order = append(order, i)
-			assert.NotZero(t, m.Total().IOs, "cell %d", i)
-			assert.Positive(t, wall, "cell %d", i)
-			switch i {
-			case 0:
-				assert.Zero(t, m.Write.IOs, "cell 0 reads only: done gets each cell's own measurement")
-				// The next cell waits for this: a caller journals here.
-				time.Sleep(300 * time.Millisecond)
-			case 1:
-				assert.Zero(t, m.Read.IOs, "cell 1 writes only")
-			}
-			if i > 0 && !caps.Virtual {
-				assert.GreaterOrEqual(t, time.Since(returned), m.Elapsed*9/10,
-					"cell %d did I/O before done had returned for cell %d", i, i-1)
-			}
-			returned = time.Now()
-			return nil
-		})
-		require.NoError(t, err)
-		assert.Equal(t, []int{0, 1, 2}, order)
-
-		// An error from done stops the cells and comes back as it is.
-		stop := errors.New("journal full")
-		calls := 0
-		err = e.RunCells(context.Background(), "cells", cells[:2], func(int, engine.Measurement, time.Duration) error {
-			calls++
-			return stop
-		})
-		assert.ErrorIs(t, err, stop)
-		assert.Equal(t, 1, calls, "no cell after the one done refused")
-
-		// Cancelled between cells: no further cell, ctx's error.
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		calls = 0
-		err = e.RunCells(ctx, "cells", cells[:2], func(int, engine.Measurement, time.Duration) error {
-			calls++
-			cancel()
-			return nil
-		})
-		assert.ErrorIs(t, err, context.Canceled)
-		assert.Equal(t, 1, calls)
-	})
-
-	t.Run("BlockSizeAlignmentRange", func(t *testing.T) {
-		e, ts := open(t, 1)
-		for _, w := range []engine.Workload{
-			rnd(50, 4096, 2, 4, 50, 0),
-			rnd(30, 512, 1, 8, 100, 0),
-			rnd(70, 64<<10, 2, 2, 25, 0),
-		} {
-			w = ofIOs(w, 2*minTrace, ts[0].Capacity)
-			m := run(t, e, w)
-			tot := m.Total()
-			require.NotZero(t, tot.IOs, w.String())
-			assert.Equal(t, tot.IOs*w.BlockSize, tot.Bytes, "%s: every I/O is exactly the block size", w)
-			ar := w.RangeBytes(ts[0].Capacity)
-			require.NotEmpty(t, m.Trace, "%s: no trace", w)
-			for _, io := range m.Trace {
-				require.Equal(t, w.BlockSize, io.Size, w.String())
-				require.Zero(t, io.Offset%w.BlockSize, "%s: offset %d not aligned", w, io.Offset)
-				require.Zero(t, io.Offset%ts[0].LogicalBlock, w.String())
-				require.GreaterOrEqual(t, io.Offset, int64(0))
-				require.LessOrEqual(t, io.Offset+io.Size, ar, "%s: offset %d outside the active range %d", w, io.Offset, ar)
-			}
-			// Uniform over the range: half of the I/Os in each half of it.
-			low := 0
-			for _, io := range m.Trace {
-				if io.Offset < ar/2 {
-					low++
-				}
-			}
-			require.GreaterOrEqual(t, len(m.Trace), minTrace, "%s: too few traced I/Os for the statistics", w)
-			binomialOK(t, low, len(m.Trace), 0.5, "%s: I/Os in the lower half of the range", w)
-		}
-	})
-
-	t.Run("Mix", func(t *testing.T) {
-		generationOnly(t, caps)
-		e, ts := open(t, 1)
-		for _, read := range []int{70, 5, 100, 0} {
-			w := ofIOs(rnd(read, 4096, 2, 16, 100, 0), 10000, ts[0].Capacity)
-			m := run(t, e, w)
-			tot := m.Total()
-			// The volume is 10 000 I/Os, whole I/Os per thread.
-			assert.InDelta(t, 10000, tot.IOs, float64(w.TC), "%s: the volume's I/Os", w)
-			binomialOK(t, int(m.Read.IOs), int(tot.IOs), float64(read)/100, "%s: reads", w)
-			if read == 100 {
-				assert.Zero(t, m.Write.IOs)
-			}
-			if read == 0 {
-				assert.Zero(t, m.Read.IOs)
-			}
-		}
-	})
-
-	t.Run("SequentialStreams", func(t *testing.T) {
-		e, ts := open(t, 1)
-		for _, w := range []engine.Workload{
-			{Access: engine.Sequential, ReadPct: 100, BlockSize: 64 << 10, TC: 2, QD: 4, ActiveRange: 100, Duration: time.Second},
-			{Access: engine.Sequential, ReadPct: 0, BlockSize: 128 << 10, TC: 1, QD: 8, ActiveRange: 50, Duration: time.Second},
-		} {
-			m := run(t, e, w)
-			ar := w.RangeBytes(ts[0].Capacity)
-			region := ar / int64(w.TC) / w.BlockSize * w.BlockSize
-			streams := map[int64][]int64{}
-			for _, io := range m.Trace {
-				r := io.Offset / region
-				require.Less(t, r, int64(w.TC), "%s: offset %d beyond the streams' regions", w, io.Offset)
-				streams[r] = append(streams[r], io.Offset)
-			}
-			require.Len(t, streams, w.TC, "%s: every thread is a stream of its own part of the range", w)
-			for r, offs := range streams {
-				for i := 1; i < len(offs); i++ {
-					next := offs[i-1] + w.BlockSize
-					if next+w.BlockSize > (r+1)*region {
-						next = r * region // wrap to the start of the region
-					}
-					require.Equal(t, next, offs[i], "%s: stream %d is not sequential at I/O %d", w, r, i)
-				}
-			}
-		}
-	})
-
-	t.Run("InFlight", func(t *testing.T) {
-		// The queue depth the engine reached, as it counted it: a loaded
-		// host changes how long the I/Os stay in flight (and so the mean
-		// in flight), not how many a thread keeps queued.
-		generationOnly(t, caps)
-		e, ts := open(t, 1)
-		for _, w := range []engine.Workload{
-			rnd(100, 4096, 2, 8, 100, 0),
-			rnd(0, 4096, 1, 4, 100, 0),
-			rnd(70, 4096, 1, 1, 100, 0),
-			rnd(50, 8192, 2, 32, 100, 0),
-		} {
-			w = ofIOs(w, 4000, ts[0].Capacity)
-			m := run(t, e, w)
-			if caps.DepthBuckets {
-				assert.True(t, m.MaxDepth <= w.QD && w.QD < 2*m.MaxDepth,
-					"%s: the deepest queue, %d, is the bottom of QD's bucket", w, m.MaxDepth)
-			} else {
-				assert.Equal(t, w.QD, m.MaxDepth, "%s: the deepest queue of a thread", w)
-			}
-		}
-	})
-
-	t.Run("Duration", func(t *testing.T) {
-		e, _ := open(t, 1)
-		w := rnd(50, 4096, 1, 4, 100, 2*time.Second)
-		m := run(t, e, w)
-		// The engine does not stop early. How long after the duration its
-		// last I/Os complete is the host's affair: the suite counts them.
-		assert.GreaterOrEqual(t, m.Elapsed, 1950*time.Millisecond)
-		if caps.ExactSeries {
-			assert.LessOrEqual(t, lateIOs(w, m), int64(w.OIO()), "%s: after the duration, only the I/Os in flight at its end", w)
-		}
-		// The seconds add up to the total: exactly where the engine counts
-		// both, within 2 % of fio's logs. (Which second holds how many is
-		// the host's affair: on a loaded host a whole second may pass with
-		// none completing.)
-		require.GreaterOrEqual(t, len(m.Seconds), 1)
-		var n int64
-		for _, s := range m.Seconds {
-			n += s.ReadIOs + s.WriteIOs
-		}
-		tot := m.Total().IOs
-		if caps.ExactSeries {
-			assert.Equal(t, tot, n, "the seconds add up to the total")
-		} else {
-			assert.InDelta(t, tot, n, float64(tot)/50, "the seconds add up to the total")
-		}
-	})
-
-	t.Run("PercentilesOrdered", func(t *testing.T) {
-		e, _ := open(t, 1)
-		m := run(t, e, rnd(65, 8192, 2, 8, 100, 2*time.Second))
-		for _, d := range []engine.DirStats{m.Read, m.Write, m.Total()} {
-			prev := d.LatMinNs
-			for _, p := range []float64{50, 90, 99, 99.9, 99.99, 99.999} {
-				v := d.PercentileNs(p)
-				assert.GreaterOrEqual(t, v, prev, "p%v", p)
-				prev = v
-			}
-			assert.LessOrEqual(t, prev, d.LatMaxNs)
-			assert.LessOrEqual(t, float64(d.LatMinNs), d.MeanLatNs())
-			assert.LessOrEqual(t, d.MeanLatNs(), float64(d.LatMaxNs))
-			require.NotNil(t, d.Hist)
-			assert.Equal(t, d.IOs, d.Hist.Count(), "the histogram counts every I/O")
-		}
-	})
-
-	t.Run("TwoTargetsMergeExactly", func(t *testing.T) {
-		e, ts := open(t, 2)
-		m := run(t, e, rnd(50, 4096, 1, 8, 100, time.Second))
-		require.Len(t, m.Targets, 2)
-		merged := engine.NewHistogram()
-		var ios int64
-		for i, tg := range m.Targets {
-			assert.Equal(t, ts[i].Name, tg.Target)
-			tot := engine.DirStats{}
-			tot.Merge(tg.Read)
-			tot.Merge(tg.Write)
-			assert.NotZero(t, tot.IOs, "target %d did I/O", i)
-			merged.Merge(tot.Hist)
-			ios += tot.IOs
-		}
-		all := m.Total()
-		assert.Equal(t, all.IOs, ios)
-		assert.True(t, merged.Equal(all.Hist), "merging the targets' histograms gives the aggregate exactly")
-		seen := map[int]bool{}
-		for _, io := range m.Trace {
-			seen[io.Target] = true
-		}
-		assert.Len(t, seen, 2, "both targets are loaded at once")
-	})
-
-	t.Run("Series", func(t *testing.T) {
-		seriesOnly(t, caps)
-		e, _ := open(t, 2)
-		w := rnd(70, 4096, 2, 4, 100, 2*time.Second)
-		w.Interval = 500 * time.Millisecond
-		w.Seed = 42
-		var live []engine.Second
-		var liveIdx []int
-		var mu sync.Mutex
-		ctx := engine.WithIntervalFunc(context.Background(), func(i int, s engine.Second) {
-			mu.Lock()
-			defer mu.Unlock()
-			live = append(live, s)
-			liveIdx = append(liveIdx, i)
-		})
-		m, err := engine.RunCell(ctx, e, engine.Cell{Workload: w})
-		require.NoError(t, err)
-		checkSeries(t, w, m, caps)
-		if caps.LiveSeries {
-			mu.Lock()
-			defer mu.Unlock()
-			require.NotEmpty(t, live, "intervals are reported as they complete")
-			for k, i := range liveIdx {
-				require.Less(t, i, len(m.Seconds))
-				if k > 0 {
-					assert.Greater(t, i, liveIdx[k-1], "in order")
-				}
-				assert.Equal(t, m.Seconds[i].ReadIOs+m.Seconds[i].WriteIOs, live[k].ReadIOs+live[k].WriteIOs,
-					"interval %d is reported as it is recorded", i)
-			}
-			assert.GreaterOrEqual(t, len(live), len(m.Seconds)-1, "every interval but perhaps the last, cut short, is reported")
-		}
-	})
-
-	t.Run("Passes", func(t *testing.T) {
-		e, ts := open(t, 1)
-		w := engine.Workload{Access: engine.Sequential, BlockSize: 128 << 10, TC: 1, QD: 8, ActiveRange: 25, Passes: 1}
-		m := run(t, e, w)
-		assert.Equal(t, w.RangeBytes(ts[0].Capacity), m.Write.Bytes, "one pass writes the active range exactly once")
-	})
-
-	t.Run("DurationAndPasses", func(t *testing.T) {
-		// Both a time and a volume: whichever comes first ends it (a WSAT
-		// step cut at what is left of its 4 × capacity budget).
-		e, ts := open(t, 1)
-		w := rnd(0, 4096, 2, 4, 100, 5*time.Minute)
-		w.Passes = float64(4<<20) / float64(w.RangeBytes(ts[0].Capacity))
-		m := run(t, e, w)
-		want := w.PassBytes(ts[0].Capacity)
-		assert.GreaterOrEqual(t, m.Write.Bytes, want-int64(w.TC), "the volume first: all of it")
-		assert.LessOrEqual(t, m.Write.Bytes, want+int64(w.TC)*w.BlockSize, "and at most a block more per thread")
-		// The time first: a second, and a hundred passes no engine moves in it.
-		w = rnd(0, 4096, 1, 4, 100, time.Second)
-		w.Passes = 100
-		m = run(t, e, w)
-		assert.Positive(t, m.Write.Bytes)
-		assert.Less(t, m.Write.Bytes, w.PassBytes(ts[0].Capacity), "the time first: the volume not reached")
-	})
-
-	t.Run("BlockSplit", func(t *testing.T) {
-		generationOnly(t, caps)
-		e, ts := open(t, 1)
-		w := ofIOs(engine.Workload{Access: engine.Random, ReadPct: 40, BlockSplit: SplitFor(ECWSplit, ts[0].LogicalBlock),
-			TC: 4, QD: 8, ActiveRange: 50}, 2*minTrace, ts[0].Capacity)
-		m := run(t, e, w)
-		checkSplit(t, w, ts[0], m)
-	})
-
-	t.Run("Zones", func(t *testing.T) {
-		generationOnly(t, caps)
-		e, ts := open(t, 1)
-		w := rnd(40, 4096, 4, 8, 100, 0)
-		w.Zones = ECWZones
-		w = ofIOs(w, 4*minTrace, ts[0].Capacity)
-		m := run(t, e, w)
-		checkZones(t, w, ts[0], m, true)
-	})
-
-	t.Run("BlockSplitAndZones", func(t *testing.T) {
-		generationOnly(t, caps)
-		e, ts := open(t, 1)
-		w := ofIOs(engine.Workload{Access: engine.Random, ReadPct: 40, BlockSplit: SplitFor(ECWSplit, ts[0].LogicalBlock),
-			Zones: ECWZones, TC: 2, QD: 16, ActiveRange: 100}, 2*minTrace, ts[0].Capacity)
-		m := run(t, e, w)
-		checkSplit(t, w, ts[0], m)
-		checkZones(t, w, ts[0], m, false)
-	})
-
-	t.Run("RateCap", func(t *testing.T) {
-		generationOnly(t, caps)
-		e, _ := open(t, 1)
-		for _, w := range []engine.Workload{
-			withRate(rnd(70, 4096, 2, 8, 100, 3*time.Second), 3000, 0),
-			// A bandwidth cap on a split, spread over three threads: 20
-			// MB/s of a mean 34 KiB is 561 IOPS, 187 a thread.
-			withRate(engine.Workload{Access: engine.Random, ReadPct: 100, TC: 3, QD: 4, ActiveRange: 100, Duration: 3 * time.Second,
-				BlockSplit: []engine.BlockShare{{Bytes: 4096, Percent: 50}, {Bytes: 65536, Percent: 50}}}, 0, 20),
-			// Both caps: the bandwidth binds (8 MB/s of 8 KiB is 977 IOPS).
-			withRate(engine.Workload{Access: engine.Sequential, ReadPct: 0, BlockSize: 8192, TC: 1, QD: 4, ActiveRange: 100,
-				Duration: 3 * time.Second}, 5000, 8),
-		} {
-			m := run(t, e, w)
-			checkRate(t, w, m, caps)
-			if w.ReadPct > 0 && w.ReadPct < 100 {
-				tot := m.Total()
-				binomialOK(t, int(m.Read.IOs), int(tot.IOs), float64(w.ReadPct)/100, "%s: reads under a cap", w)
-			}
-		}
-	})
-
-	t.Run("Ramp", func(t *testing.T) {
-		seriesOnly(t, caps)
-		e, _ := open(t, 1)
-		// Capped, so that the ramp's second and the rest hold known
-		// counts: were the ramp in the totals, they would hold half as much
-		// again, or take a second longer.
-		w := withRate(rnd(50, 4096, 2, 4, 100, 3*time.Second), 2000, 0)
-		w.Ramp = time.Second
-		m := run(t, e, w)
-		assert.GreaterOrEqual(t, m.Elapsed, 1950*time.Millisecond, "the totals' time is the duration less the ramp, at least")
-		if caps.Virtual {
-			assert.Equal(t, 2*time.Second, m.Elapsed, "the totals' time is the duration less the ramp")
-		}
-		tot := m.Total()
-		require.NotNil(t, tot.Hist)
-		assert.Equal(t, tot.IOs, tot.Hist.Count(), "the histogram leaves the ramp out too")
-		ramps := 0
-		var rampIOs int64
-		for i, s := range m.Seconds {
-			if s.Ramp {
-				assert.Equal(t, ramps, i, "the ramp's seconds come first: second %d", i)
-				ramps++
-				rampIOs += s.ReadIOs + s.WriteIOs
-			}
-		}
-		assert.Equal(t, w.RampSeconds(), ramps, "the ramp's seconds are in the series, marked")
-		assert.Greater(t, len(m.Seconds), ramps, "and the others after them")
-		assert.Positive(t, rampIOs, "the ramp's second holds its I/Os")
-		var after int64
-		for _, s := range m.Seconds[ramps:] {
-			after += s.ReadIOs + s.WriteIOs
-		}
-		if caps.ExactSeries {
-			assert.Equal(t, tot.IOs, after, "the totals are the seconds after the ramp's")
-		} else {
-			assert.InDelta(t, tot.IOs, after, 0.02*float64(tot.IOs), "the totals are the seconds after the ramp's")
-		}
-		// The cap holds over the whole run, ramp and all (a thread that fell
-		// behind in the ramp may catch up after it).
-		if caps.Virtual {
-			checkRate(t, w, m, caps)
-		} else {
-			capped(t, w, tot.IOs+rampIOs, 0, m.Elapsed+w.Ramp)
-		}
-	})
-
-	t.Run("RandomShare", func(t *testing.T) {
-		generationOnly(t, caps)
-		e, ts := open(t, 1)
-		for _, w := range []engine.Workload{
-			withRandom(rnd(100, 4096, 2, 4, 100, 0), 80),
-			withRandom(rnd(0, 8192, 1, 8, 50, 0), 30),
-			// A mix continues each direction where its own last I/O ended.
-			withRandom(rnd(70, 4096, 2, 4, 100, 0), 50),
-		} {
-			w = ofIOs(w, 2*minTrace, ts[0].Capacity)
-			m := run(t, e, w)
-			checkRandomShare(t, w, ts[0], m)
-		}
-	})
-
-	if caps.ReadBack {
-		t.Run("WrittenDataIncompressible", func(t *testing.T) {
-			e, ts := open(t, 1)
-			w := ofIOs(rnd(0, 4096, 2, 8, 100, 0), 4096, ts[0].Capacity) // 16 MiB, however slow the host
-			m := run(t, e, w)
-			require.NotZero(t, m.Write.IOs)
-			data, err := os.ReadFile(ts[0].Path)
-			require.NoError(t, err)
-			zero := make([]byte, 4096)
-			var written bytes.Buffer
-			seen := map[[32]byte]int{}
-			for off := 0; off+4096 <= len(data); off += 4096 {
-				blk := data[off : off+4096]
-				if bytes.Equal(blk, zero) {
-					continue
-				}
-				written.Write(blk)
-				seen[sha256.Sum256(blk)]++
-			}
-			require.Greater(t, written.Len(), 1<<20, "at least 1 MiB written")
-			for h, n := range seen {
-				require.Equal(t, 1, n, "block %x appears %d times: a deduplicating device could exploit that", h[:6], n)
-			}
-			var z bytes.Buffer
-			fw, _ := flate.NewWriter(&z, flate.BestCompression)
-			_, _ = io.Copy(fw, bytes.NewReader(written.Bytes()))
-			fw.Close()
-			ratio := float64(z.Len()) / float64(written.Len())
-			assert.Greater(t, ratio, 0.99, "written data compresses to %.3f of its size", ratio)
-		})
+	for _, c := range checks {
+		t.Run(c.name, func(t *testing.T) { c.run(t, open, caps) })
 	}
+}
+
+func cellsOneAfterTheOther(t *testing.T, open Opener, caps Caps) {
+	e, _ := open(t, 1)
+	cells := []engine.Cell{
+		{Name: "reads", Workload: rnd(100, 4096, 1, 4, 100, 500*time.Millisecond)},
+		{Name: "writes", Workload: rnd(0, 4096, 1, 4, 100, 500*time.Millisecond)},
+		{Name: "mixed", Workload: rnd(50, 8192, 1, 4, 100, 500*time.Millisecond)},
+	}
+	for i := range cells {
+		cells[i].Workload.Seed = uint64(i + 1)
+	}
+	var order []int
+	var returned time.Time
+	err := e.RunCells(context.Background(), "cells", cells, func(i int, m engine.Measurement, wall time.Duration) error {
+		order = append(order, i)
+		assert.NotZero(t, m.Total().IOs, "cell %d", i)
+		assert.Positive(t, wall, "cell %d", i)
+		switch i {
+		case 0:
+			assert.Zero(t, m.Write.IOs, "cell 0 reads only: done gets each cell's own measurement")
+			// The next cell waits for this: a caller journals here.
+			time.Sleep(300 * time.Millisecond)
+		case 1:
+			assert.Zero(t, m.Read.IOs, "cell 1 writes only")
+		}
+		if i > 0 && !caps.Virtual {
+			assert.GreaterOrEqual(t, time.Since(returned), m.Elapsed*9/10,
+				"cell %d did I/O before done had returned for cell %d", i, i-1)
+		}
+		returned = time.Now()
+		return nil
+	})
+	require.NoError(t, err)
+	assert.Equal(t, []int{0, 1, 2}, order)
+
+	// An error from done stops the cells and comes back as it is.
+	stop := errors.New("journal full")
+	calls := 0
+	err = e.RunCells(context.Background(), "cells", cells[:2], func(int, engine.Measurement, time.Duration) error {
+		calls++
+		return stop
+	})
+	assert.ErrorIs(t, err, stop)
+	assert.Equal(t, 1, calls, "no cell after the one done refused")
+
+	// Cancelled between cells: no further cell, ctx's error.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	calls = 0
+	err = e.RunCells(ctx, "cells", cells[:2], func(int, engine.Measurement, time.Duration) error {
+		calls++
+		cancel()
+		return nil
+	})
+	assert.ErrorIs(t, err, context.Canceled)
+	assert.Equal(t, 1, calls)
+}
+
+func blockSizeAlignmentRange(t *testing.T, open Opener, caps Caps) {
+	e, ts := open(t, 1)
+	for _, w := range []engine.Workload{
+		rnd(50, 4096, 2, 4, 50, 0),
+		rnd(30, 512, 1, 8, 100, 0),
+		rnd(70, 64<<10, 2, 2, 25, 0),
+	} {
+		w = ofIOs(w, 2*minTrace, ts[0].Capacity)
+		m := run(t, e, w)
+		tot := m.Total()
+		require.NotZero(t, tot.IOs, w.String())
+		assert.Equal(t, tot.IOs*w.BlockSize, tot.Bytes, "%s: every I/O is exactly the block size", w)
+		ar := w.RangeBytes(ts[0].Capacity)
+		require.NotEmpty(t, m.Trace, "%s: no trace", w)
+		for _, io := range m.Trace {
+			require.Equal(t, w.BlockSize, io.Size, w.String())
+			require.Zero(t, io.Offset%w.BlockSize, "%s: offset %d not aligned", w, io.Offset)
+			require.Zero(t, io.Offset%ts[0].LogicalBlock, w.String())
+			require.GreaterOrEqual(t, io.Offset, int64(0))
+			require.LessOrEqual(t, io.Offset+io.Size, ar, "%s: offset %d outside the active range %d", w, io.Offset, ar)
+		}
+		// Uniform over the range: half of the I/Os in each half of it.
+		low := 0
+		for _, io := range m.Trace {
+			if io.Offset < ar/2 {
+				low++
+			}
+		}
+		require.GreaterOrEqual(t, len(m.Trace), minTrace, "%s: too few traced I/Os for the statistics", w)
+		binomialOK(t, low, len(m.Trace), 0.5, "%s: I/Os in the lower half of the range", w)
+	}
+}
+
+func mix(t *testing.T, open Opener, caps Caps) {
+	generationOnly(t, caps)
+	e, ts := open(t, 1)
+	for _, read := range []int{70, 5, 100, 0} {
+		w := ofIOs(rnd(read, 4096, 2, 16, 100, 0), 10000, ts[0].Capacity)
+		m := run(t, e, w)
+		tot := m.Total()
+		// The volume is 10 000 I/Os, whole I/Os per thread.
+		assert.InDelta(t, 10000, tot.IOs, float64(w.TC), "%s: the volume's I/Os", w)
+		binomialOK(t, int(m.Read.IOs), int(tot.IOs), float64(read)/100, "%s: reads", w)
+		if read == 100 {
+			assert.Zero(t, m.Write.IOs)
+		}
+		if read == 0 {
+			assert.Zero(t, m.Read.IOs)
+		}
+	}
+}
+
+func sequentialStreams(t *testing.T, open Opener, caps Caps) {
+	e, ts := open(t, 1)
+	for _, w := range []engine.Workload{
+		{Access: engine.Sequential, ReadPct: 100, BlockSize: 64 << 10, TC: 2, QD: 4, ActiveRange: 100, Duration: time.Second},
+		{Access: engine.Sequential, ReadPct: 0, BlockSize: 128 << 10, TC: 1, QD: 8, ActiveRange: 50, Duration: time.Second},
+	} {
+		m := run(t, e, w)
+		ar := w.RangeBytes(ts[0].Capacity)
+		region := ar / int64(w.TC) / w.BlockSize * w.BlockSize
+		streams := map[int64][]int64{}
+		for _, io := range m.Trace {
+			r := io.Offset / region
+			require.Less(t, r, int64(w.TC), "%s: offset %d beyond the streams' regions", w, io.Offset)
+			streams[r] = append(streams[r], io.Offset)
+		}
+		require.Len(t, streams, w.TC, "%s: every thread is a stream of its own part of the range", w)
+		for r, offs := range streams {
+			for i := 1; i < len(offs); i++ {
+				next := offs[i-1] + w.BlockSize
+				if next+w.BlockSize > (r+1)*region {
+					next = r * region // wrap to the start of the region
+				}
+				require.Equal(t, next, offs[i], "%s: stream %d is not sequential at I/O %d", w, r, i)
+			}
+		}
+	}
+}
+
+func inFlight(t *testing.T, open Opener, caps Caps) {
+	// The queue depth the engine reached, as it counted it: a loaded
+	// host changes how long the I/Os stay in flight (and so the mean
+	// in flight), not how many a thread keeps queued.
+	generationOnly(t, caps)
+	e, ts := open(t, 1)
+	for _, w := range []engine.Workload{
+		rnd(100, 4096, 2, 8, 100, 0),
+		rnd(0, 4096, 1, 4, 100, 0),
+		rnd(70, 4096, 1, 1, 100, 0),
+		rnd(50, 8192, 2, 32, 100, 0),
+	} {
+		w = ofIOs(w, 4000, ts[0].Capacity)
+		m := run(t, e, w)
+		if caps.DepthBuckets {
+			assert.True(t, m.MaxDepth <= w.QD && w.QD < 2*m.MaxDepth,
+				"%s: the deepest queue, %d, is the bottom of QD's bucket", w, m.MaxDepth)
+		} else {
+			assert.Equal(t, w.QD, m.MaxDepth, "%s: the deepest queue of a thread", w)
+		}
+	}
+}
+
+func duration(t *testing.T, open Opener, caps Caps) {
+	e, _ := open(t, 1)
+	w := rnd(50, 4096, 1, 4, 100, 2*time.Second)
+	m := run(t, e, w)
+	// The engine does not stop early. How long after the duration its
+	// last I/Os complete is the host's affair: the suite counts them.
+	assert.GreaterOrEqual(t, m.Elapsed, 1950*time.Millisecond)
+	if caps.ExactSeries {
+		assert.LessOrEqual(t, lateIOs(w, m), int64(w.OIO()), "%s: after the duration, only the I/Os in flight at its end", w)
+	}
+	// The seconds add up to the total: exactly where the engine counts
+	// both, within 2 % of fio's logs. (Which second holds how many is
+	// the host's affair: on a loaded host a whole second may pass with
+	// none completing.)
+	require.GreaterOrEqual(t, len(m.Seconds), 1)
+	var n int64
+	for _, s := range m.Seconds {
+		n += s.ReadIOs + s.WriteIOs
+	}
+	tot := m.Total().IOs
+	if caps.ExactSeries {
+		assert.Equal(t, tot, n, "the seconds add up to the total")
+	} else {
+		assert.InDelta(t, tot, n, float64(tot)/50, "the seconds add up to the total")
+	}
+}
+
+func percentilesOrdered(t *testing.T, open Opener, caps Caps) {
+	e, _ := open(t, 1)
+	m := run(t, e, rnd(65, 8192, 2, 8, 100, 2*time.Second))
+	for _, d := range []engine.DirStats{m.Read, m.Write, m.Total()} {
+		prev := d.LatMinNs
+		for _, p := range []float64{50, 90, 99, 99.9, 99.99, 99.999} {
+			v := d.PercentileNs(p)
+			assert.GreaterOrEqual(t, v, prev, "p%v", p)
+			prev = v
+		}
+		assert.LessOrEqual(t, prev, d.LatMaxNs)
+		assert.LessOrEqual(t, float64(d.LatMinNs), d.MeanLatNs())
+		assert.LessOrEqual(t, d.MeanLatNs(), float64(d.LatMaxNs))
+		require.NotNil(t, d.Hist)
+		assert.Equal(t, d.IOs, d.Hist.Count(), "the histogram counts every I/O")
+	}
+}
+
+func twoTargetsMergeExactly(t *testing.T, open Opener, caps Caps) {
+	e, ts := open(t, 2)
+	m := run(t, e, rnd(50, 4096, 1, 8, 100, time.Second))
+	require.Len(t, m.Targets, 2)
+	merged := engine.NewHistogram()
+	var ios int64
+	for i, tg := range m.Targets {
+		assert.Equal(t, ts[i].Name, tg.Target)
+		tot := engine.DirStats{}
+		tot.Merge(tg.Read)
+		tot.Merge(tg.Write)
+		assert.NotZero(t, tot.IOs, "target %d did I/O", i)
+		merged.Merge(tot.Hist)
+		ios += tot.IOs
+	}
+	all := m.Total()
+	assert.Equal(t, all.IOs, ios)
+	assert.True(t, merged.Equal(all.Hist), "merging the targets' histograms gives the aggregate exactly")
+	seen := map[int]bool{}
+	for _, io := range m.Trace {
+		seen[io.Target] = true
+	}
+	assert.Len(t, seen, 2, "both targets are loaded at once")
+}
+
+func series(t *testing.T, open Opener, caps Caps) {
+	seriesOnly(t, caps)
+	e, _ := open(t, 2)
+	w := rnd(70, 4096, 2, 4, 100, 2*time.Second)
+	w.Interval = 500 * time.Millisecond
+	w.Seed = 42
+	var live []engine.Second
+	var liveIdx []int
+	var mu sync.Mutex
+	ctx := engine.WithIntervalFunc(context.Background(), func(i int, s engine.Second) {
+		mu.Lock()
+		defer mu.Unlock()
+		live = append(live, s)
+		liveIdx = append(liveIdx, i)
+	})
+	m, err := engine.RunCell(ctx, e, engine.Cell{Workload: w})
+	require.NoError(t, err)
+	checkSeries(t, w, m, caps)
+	if caps.LiveSeries {
+		mu.Lock()
+		defer mu.Unlock()
+		require.NotEmpty(t, live, "intervals are reported as they complete")
+		for k, i := range liveIdx {
+			require.Less(t, i, len(m.Seconds))
+			if k > 0 {
+				assert.Greater(t, i, liveIdx[k-1], "in order")
+			}
+			assert.Equal(t, m.Seconds[i].ReadIOs+m.Seconds[i].WriteIOs, live[k].ReadIOs+live[k].WriteIOs,
+				"interval %d is reported as it is recorded", i)
+		}
+		assert.GreaterOrEqual(t, len(live), len(m.Seconds)-1, "every interval but perhaps the last, cut short, is reported")
+	}
+}
+
+func passes(t *testing.T, open Opener, caps Caps) {
+	e, ts := open(t, 1)
+	w := engine.Workload{Access: engine.Sequential, BlockSize: 128 << 10, TC: 1, QD: 8, ActiveRange: 25, Passes: 1}
+	m := run(t, e, w)
+	assert.Equal(t, w.RangeBytes(ts[0].Capacity), m.Write.Bytes, "one pass writes the active range exactly once")
+}
+
+func durationAndPasses(t *testing.T, open Opener, caps Caps) {
+	// Both a time and a volume: whichever comes first ends it (a WSAT
+	// step cut at what is left of its 4 × capacity budget).
+	e, ts := open(t, 1)
+	w := rnd(0, 4096, 2, 4, 100, 5*time.Minute)
+	w.Passes = float64(4<<20) / float64(w.RangeBytes(ts[0].Capacity))
+	m := run(t, e, w)
+	want := w.PassBytes(ts[0].Capacity)
+	assert.GreaterOrEqual(t, m.Write.Bytes, want-int64(w.TC), "the volume first: all of it")
+	assert.LessOrEqual(t, m.Write.Bytes, want+int64(w.TC)*w.BlockSize, "and at most a block more per thread")
+	// The time first: a second, and a hundred passes no engine moves in it.
+	w = rnd(0, 4096, 1, 4, 100, time.Second)
+	w.Passes = 100
+	m = run(t, e, w)
+	assert.Positive(t, m.Write.Bytes)
+	assert.Less(t, m.Write.Bytes, w.PassBytes(ts[0].Capacity), "the time first: the volume not reached")
+}
+
+func blockSplit(t *testing.T, open Opener, caps Caps) {
+	generationOnly(t, caps)
+	e, ts := open(t, 1)
+	w := ofIOs(engine.Workload{Access: engine.Random, ReadPct: 40, BlockSplit: SplitFor(ECWSplit, ts[0].LogicalBlock),
+		TC: 4, QD: 8, ActiveRange: 50}, 2*minTrace, ts[0].Capacity)
+	m := run(t, e, w)
+	checkSplit(t, w, ts[0], m)
+}
+
+func zones(t *testing.T, open Opener, caps Caps) {
+	generationOnly(t, caps)
+	e, ts := open(t, 1)
+	w := rnd(40, 4096, 4, 8, 100, 0)
+	w.Zones = ECWZones
+	w = ofIOs(w, 4*minTrace, ts[0].Capacity)
+	m := run(t, e, w)
+	checkZones(t, w, ts[0], m, true)
+}
+
+func blockSplitAndZones(t *testing.T, open Opener, caps Caps) {
+	generationOnly(t, caps)
+	e, ts := open(t, 1)
+	w := ofIOs(engine.Workload{Access: engine.Random, ReadPct: 40, BlockSplit: SplitFor(ECWSplit, ts[0].LogicalBlock),
+		Zones: ECWZones, TC: 2, QD: 16, ActiveRange: 100}, 2*minTrace, ts[0].Capacity)
+	m := run(t, e, w)
+	checkSplit(t, w, ts[0], m)
+	checkZones(t, w, ts[0], m, false)
+}
+
+func rateCap(t *testing.T, open Opener, caps Caps) {
+	generationOnly(t, caps)
+	e, _ := open(t, 1)
+	for _, w := range []engine.Workload{
+		withRate(rnd(70, 4096, 2, 8, 100, 3*time.Second), 3000, 0),
+		// A bandwidth cap on a split, spread over three threads: 20
+		// MB/s of a mean 34 KiB is 561 IOPS, 187 a thread.
+		withRate(engine.Workload{Access: engine.Random, ReadPct: 100, TC: 3, QD: 4, ActiveRange: 100, Duration: 3 * time.Second,
+			BlockSplit: []engine.BlockShare{{Bytes: 4096, Percent: 50}, {Bytes: 65536, Percent: 50}}}, 0, 20),
+		// Both caps: the bandwidth binds (8 MB/s of 8 KiB is 977 IOPS).
+		withRate(engine.Workload{Access: engine.Sequential, ReadPct: 0, BlockSize: 8192, TC: 1, QD: 4, ActiveRange: 100,
+			Duration: 3 * time.Second}, 5000, 8),
+	} {
+		m := run(t, e, w)
+		checkRate(t, w, m, caps)
+		if w.ReadPct > 0 && w.ReadPct < 100 {
+			tot := m.Total()
+			binomialOK(t, int(m.Read.IOs), int(tot.IOs), float64(w.ReadPct)/100, "%s: reads under a cap", w)
+		}
+	}
+}
+
+func ramp(t *testing.T, open Opener, caps Caps) {
+	seriesOnly(t, caps)
+	e, _ := open(t, 1)
+	// Capped, so that the ramp's second and the rest hold known
+	// counts: were the ramp in the totals, they would hold half as much
+	// again, or take a second longer.
+	w := withRate(rnd(50, 4096, 2, 4, 100, 3*time.Second), 2000, 0)
+	w.Ramp = time.Second
+	m := run(t, e, w)
+	assert.GreaterOrEqual(t, m.Elapsed, 1950*time.Millisecond, "the totals' time is the duration less the ramp, at least")
+	if caps.Virtual {
+		assert.Equal(t, 2*time.Second, m.Elapsed, "the totals' time is the duration less the ramp")
+	}
+	tot := m.Total()
+	require.NotNil(t, tot.Hist)
+	assert.Equal(t, tot.IOs, tot.Hist.Count(), "the histogram leaves the ramp out too")
+	ramps := 0
+	var rampIOs int64
+	for i, s := range m.Seconds {
+		if s.Ramp {
+			assert.Equal(t, ramps, i, "the ramp's seconds come first: second %d", i)
+			ramps++
+			rampIOs += s.ReadIOs + s.WriteIOs
+		}
+	}
+	assert.Equal(t, w.RampSeconds(), ramps, "the ramp's seconds are in the series, marked")
+	assert.Greater(t, len(m.Seconds), ramps, "and the others after them")
+	assert.Positive(t, rampIOs, "the ramp's second holds its I/Os")
+	var after int64
+	for _, s := range m.Seconds[ramps:] {
+		after += s.ReadIOs + s.WriteIOs
+	}
+	if caps.ExactSeries {
+		assert.Equal(t, tot.IOs, after, "the totals are the seconds after the ramp's")
+	} else {
+		assert.InDelta(t, tot.IOs, after, 0.02*float64(tot.IOs), "the totals are the seconds after the ramp's")
+	}
+	// The cap holds over the whole run, ramp and all (a thread that fell
+	// behind in the ramp may catch up after it).
+	if caps.Virtual {
+		checkRate(t, w, m, caps)
+	} else {
+		capped(t, w, tot.IOs+rampIOs, 0, m.Elapsed+w.Ramp)
+	}
+}
+
+func randomShare(t *testing.T, open Opener, caps Caps) {
+	generationOnly(t, caps)
+	e, ts := open(t, 1)
+	for _, w := range []engine.Workload{
+		withRandom(rnd(100, 4096, 2, 4, 100, 0), 80),
+		withRandom(rnd(0, 8192, 1, 8, 50, 0), 30),
+		// A mix continues each direction where its own last I/O ended.
+		withRandom(rnd(70, 4096, 2, 4, 100, 0), 50),
+	} {
+		w = ofIOs(w, 2*minTrace, ts[0].Capacity)
+		m := run(t, e, w)
+		checkRandomShare(t, w, ts[0], m)
+	}
+}
+
+func writtenDataIncompressible(t *testing.T, open Opener, caps Caps) {
+	if !caps.ReadBack {
+		t.Skip("the engine's targets are not files whose written data can be read back")
+	}
+	e, ts := open(t, 1)
+	w := ofIOs(rnd(0, 4096, 2, 8, 100, 0), 4096, ts[0].Capacity) // 16 MiB, however slow the host
+	m := run(t, e, w)
+	require.NotZero(t, m.Write.IOs)
+	data, err := os.ReadFile(ts[0].Path)
+	require.NoError(t, err)
+	zero := make([]byte, 4096)
+	var written bytes.Buffer
+	seen := map[[32]byte]int{}
+	for off := 0; off+4096 <= len(data); off += 4096 {
+		blk := data[off : off+4096]
+		if bytes.Equal(blk, zero) {
+			continue
+		}
+		written.Write(blk)
+		seen[sha256.Sum256(blk)]++
+	}
+	require.Greater(t, written.Len(), 1<<20, "at least 1 MiB written")
+	for h, n := range seen {
+		require.Equal(t, 1, n, "block %x appears %d times: a deduplicating device could exploit that", h[:6], n)
+	}
+	var z bytes.Buffer
+	fw, _ := flate.NewWriter(&z, flate.BestCompression)
+	_, _ = io.Copy(fw, bytes.NewReader(written.Bytes()))
+	fw.Close()
+	ratio := float64(z.Len()) / float64(written.Len())
+	assert.Greater(t, ratio, 0.99, "written data compresses to %.3f of its size", ratio)
 }
 
 // checkRate asserts that a capped workload kept its cap, counted against

@@ -78,10 +78,12 @@ func TestLiveFeedFromFio(t *testing.T) {
 	defer e.Close()
 	var mu sync.Mutex
 	var got []engine.Second
+	var at []int
 	ctx := engine.WithIntervalFunc(context.Background(), func(i int, s engine.Second) {
 		mu.Lock()
 		defer mu.Unlock()
 		got = append(got, s)
+		at = append(at, i)
 	})
 	w := engine.Workload{Access: engine.Random, ReadPct: 70, BlockSize: 4096, TC: 1, QD: 4, ActiveRange: 100, Duration: 5 * time.Second, Seed: 1}
 	m, err := engine.RunCell(ctx, e, engine.Cell{Workload: w})
@@ -93,6 +95,28 @@ func TestLiveFeedFromFio(t *testing.T) {
 	last := got[len(got)-1]
 	assert.Positive(t, last.ReadIOs)
 	assert.Positive(t, last.WriteIOs)
+	// What a loaded host cannot change: each of the cell's intervals is
+	// reported at most once, in order, and none past the cell's; and each
+	// line's figures are one measurement of fio's, its bytes per I/O the
+	// block size but for the rounding of fio's display (two significant
+	// digits at least: within 5 %, counted from a hundred I/Os up).
+	for k, i := range at {
+		assert.GreaterOrEqual(t, i, 0)
+		assert.Less(t, i, int(w.Duration/w.SeriesInterval()), "interval %d of a %v cell", i, w.Duration)
+		if k > 0 {
+			assert.Greater(t, i, at[k-1], "intervals in order, each once")
+		}
+	}
+	for k, s := range got {
+		for _, d := range []struct {
+			ios, bytes int64
+		}{{s.ReadIOs, s.ReadBytes}, {s.WriteIOs, s.WriteBytes}} {
+			if d.ios >= 100 {
+				assert.InEpsilon(t, float64(w.BlockSize), float64(d.bytes)/float64(d.ios), 0.05,
+					"status line %d: %d bytes for %d I/Os", k, d.bytes, d.ios)
+			}
+		}
+	}
 	// The lines carry the cell's mix. Their rates are fio's display over
 	// its own status periods, so how many I/Os they stand for depends on
 	// the host; the mix does not. The bound: five standard deviations of a

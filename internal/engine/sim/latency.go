@@ -161,6 +161,12 @@ func pickSize(rng *rand.Rand, cs []ioCost) int64 {
 // gamma2Quantile is the u-quantile of Gamma(2, 1/2), mean 1, the shape of
 // a queueing delay: y/2 where
 // 1 − e^(−y)(1 + y) = u, by Newton's method kept inside a bracket.
+//
+// A step within the tolerance ends it before the bracket is consulted: a
+// Newton step that lands on y itself (F(y) − u rounds to 0) or on the
+// bracket's end an ulp away is converged, not a reason to bisect. (Tested
+// the other way round, one u in ten bisected some 40 times back to the
+// same root, half of the simulated drive's time.)
 func gamma2Quantile(u float64) float64 {
 	if u <= 0 {
 		return 0
@@ -172,19 +178,20 @@ func gamma2Quantile(u float64) float64 {
 		y = l + math.Log1p(l)
 	}
 	for range 100 {
-		f := -math.Expm1(-y) - y*math.Exp(-y) - u // F(y) − u
+		e := math.Exp(-y)
+		f := -math.Expm1(-y) - y*e - u // F(y) − u
 		if f > 0 {
 			hi = y
 		} else {
 			lo = y
 		}
-		next := y - f/(y*math.Exp(-y))
-		if !(next > lo && next < hi) {
-			next = (lo + hi) / 2
-		}
+		next := y - f/(y*e)
 		if math.Abs(next-y) <= 1e-12*max(y, 1e-12) {
 			y = next
 			break
+		}
+		if !(next > lo && next < hi) {
+			next = (lo + hi) / 2
 		}
 		y = next
 	}

@@ -14,12 +14,14 @@ package goldentest
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -110,6 +112,14 @@ var Start = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 // SimRun runs the methodology on a simulated drive (model enterprise or
 // client) in a new run directory with a fixed clock and host, so that
 // everything derived from it is reproducible, and returns its results.
+//
+// The run is made once per test binary for each model and configuration:
+// a second call with the same ones gets a copy of the first's run
+// directory (run.json, the journal, the simulated drive's state), as
+// running again would write it but for the journal's wall times, and its
+// own results loaded from that copy. The tests of a package that builds
+// the same run for several reports pay for it once; each still has a
+// directory and results of its own to change.
 func SimRun(t testing.TB, model string, mod func(*pts.Config)) (pts.RunInfo, *matrix.Results, string) {
 	t.Helper()
 	c := pts.DefaultConfig()
@@ -120,12 +130,82 @@ func SimRun(t testing.TB, model string, mod func(*pts.Config)) (pts.RunInfo, *ma
 	if mod != nil {
 		mod(&c)
 	}
+	key, err := json.Marshal(c)
+	require.NoError(t, err)
+	shared.Lock()
+	r, ok := shared.runs[model+" "+string(key)]
+	if !ok {
+		r = &sharedRun{}
+		shared.runs[model+" "+string(key)] = r
+	}
+	shared.Unlock()
+	r.once.Do(func() {
+		r.by = t.Name()
+		src := filepath.Join(t.TempDir(), "shared")
+		simRun(t, model, c, src)
+		r.files = readTree(t, src)
+	})
+	require.NotNil(t, r.files, "the shared simulated run failed in %s", r.by)
+	dir := t.TempDir()
+	writeTree(t, dir, r.files)
+	res, ri, err := matrix.Load(dir)
+	require.NoError(t, err)
+	return ri, res, dir
+}
+
+// shared holds SimRun's runs, by model and configuration.
+var shared = struct {
+	sync.Mutex
+	runs map[string]*sharedRun
+}{runs: map[string]*sharedRun{}}
+
+// sharedRun is one run's directory: its files by path, and the test that
+// made it.
+type sharedRun struct {
+	once  sync.Once
+	by    string
+	files map[string][]byte
+}
+
+// readTree reads every file under dir, by path relative to it.
+func readTree(t testing.TB, dir string) map[string][]byte {
+	t.Helper()
+	files := map[string][]byte{}
+	require.NoError(t, filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(dir, path)
+		if err != nil {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		files[rel] = b
+		return err
+	}))
+	return files
+}
+
+// writeTree writes files (readTree's) under dir.
+func writeTree(t testing.TB, dir string, files map[string][]byte) {
+	t.Helper()
+	for rel, b := range files {
+		path := filepath.Join(dir, rel)
+		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+		require.NoError(t, os.WriteFile(path, b, 0o644))
+	}
+}
+
+// simRun runs c on the simulated model in dir, a new directory, and
+// closes the drive after it.
+func simRun(t testing.TB, model string, c pts.Config, dir string) {
+	t.Helper()
 	p, err := c.Resolve()
 	require.NoError(t, err)
 	m, err := sim.Lookup(model)
 	require.NoError(t, err)
 	id := sim.IdentityOf(m, 0)
-	dir := t.TempDir()
+	require.NoError(t, os.MkdirAll(dir, 0o755))
 	ri := pts.RunInfo{Schema: pts.Schema, Tool: "ptsrun", Version: "0.0.0-test", Created: Start, Config: c, Profile: p,
 		Stages: c.Stages(p), Engine: sim.Description,
 		Host: device.Host{Hostname: "testhost", OS: "Debian GNU/Linux 12 (bookworm)", Kernel: "6.1.0", Arch: "amd64",
@@ -136,9 +216,15 @@ func SimRun(t testing.TB, model string, mod func(*pts.Config)) (pts.RunInfo, *ma
 	require.NoError(t, pts.WriteRunInfo(dir, ri))
 	eng, err := sim.Open([]sim.Target{{Name: "sim:" + model, Model: m, StateDir: filepath.Join(dir, "sim")}})
 	require.NoError(t, err)
-	t.Cleanup(func() { eng.Close() })
+	closed := false
+	defer func() {
+		if !closed {
+			eng.Close()
+		}
+	}()
 	j, err := pts.OpenJournal(dir)
 	require.NoError(t, err)
+	defer j.Close()
 	clock := Start
 	method := c.Purge
 	if method == "auto" {
@@ -149,7 +235,6 @@ func SimRun(t testing.TB, model string, mod func(*pts.Config)) (pts.RunInfo, *ma
 		Now:    func() time.Time { clock = clock.Add(time.Second); return clock }}
 	require.NoError(t, r.Run(context.Background(), nil))
 	require.NoError(t, j.Close())
-	res, ri2, err := matrix.Load(dir)
-	require.NoError(t, err)
-	return ri2, res, dir
+	closed = true
+	require.NoError(t, eng.Close())
 }
