@@ -122,6 +122,7 @@ func TestCheckTail(t *testing.T) {
 // cell's IOPS, and one with every maximum response time halved fails on
 // the tail of both tests. The rule is in the report.
 func TestCheckSameDriveTwice(t *testing.T) {
+	t.Parallel() // a simulated run, CPU-bound: beside the others
 	if testing.Short() {
 		t.Skip("two runs of the IOPS and latency tests on the simulated drive")
 	}
