@@ -185,6 +185,7 @@ func TestVdbenchDryRun(t *testing.T) {
 // On the simulated drive: --json gives every run's measurement, and a stop
 // records the runs done (exit 130).
 func TestVdbenchSimulated(t *testing.T) {
+	t.Parallel() // a simulated run of its own, CPU-bound: beside the others
 	const runs = "sd=sd1,lun=sim,openflags=o_direct\nwd=wd1,sd=sd1,rdpct=70\nrd=rd1,wd=wd1,iorate=max,elapsed=3,forxfersize=(4k,16k)\n"
 	parm := writeParm(t, runs+"rd=rd2,wd=wd1,iorate=max,elapsed=3\n")
 	code, stdout, stderr := ptsrun("workload", "--vdbench", parm, "--json", "--out", filepath.Join(t.TempDir(), "json"))

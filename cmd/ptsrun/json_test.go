@@ -27,6 +27,7 @@ func oneJSON(t *testing.T, stdout string) any {
 // --json: stdout is one JSON document naming the files written, which
 // exist, and the verdicts; progress and warnings stay on stderr.
 func TestJSONOutput(t *testing.T) {
+	t.Parallel() // a simulated run of its own, CPU-bound: beside the others
 	tmp := t.TempDir()
 	sim := filepath.Join(tmp, "sim")
 	code, _, stderr := ptsrun("run", "--target", "sim:enterprise", "--tests", "lat", "--cell-time", "10s", "--out", sim)

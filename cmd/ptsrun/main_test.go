@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -29,6 +30,10 @@ import (
 // binary is ptsrun built for the tests that need a process to kill.
 var binary string
 
+// tmpRoot is the tests' directory beside binary, removed after them: what
+// lives longer than one test (sharedDemo's run).
+var tmpRoot string
+
 func TestMain(m *testing.M) {
 	// The long device tests (t.Parallel) mostly wait on cells of real I/O
 	// of fixed times, each on devices of its own: four at once, unless
@@ -44,6 +49,7 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
+	tmpRoot = dir
 	binary = filepath.Join(dir, "ptsrun")
 	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "building ptsrun: %v\n%s", err, out)
@@ -60,10 +66,39 @@ func ptsrun(args ...string) (code int, stdout, stderr string) {
 	return code, o.String(), e.String()
 }
 
+// sharedDemo is one `ptsrun demo` process with the fixed clock, run once
+// for the tests that read a demo (TestDemo, on a copy of its directory,
+// and TestDemoIsReproducibleWithAFixedClock, against a second one): its
+// directory and its standard error.
+func sharedDemo(t *testing.T) (dir, stderr string) {
+	t.Helper()
+	demoRun.once.Do(func() {
+		demoRun.dir = filepath.Join(tmpRoot, "demo")
+		cmd := exec.Command(binary, "demo", "--out", demoRun.dir)
+		cmd.Env = append(os.Environ(), clockEnv+"="+demoClock)
+		var e bytes.Buffer
+		cmd.Stderr = &e
+		demoRun.err = cmd.Run()
+		demoRun.stderr = e.String()
+	})
+	require.NoError(t, demoRun.err, "ptsrun demo: %s", demoRun.stderr)
+	return demoRun.dir, demoRun.stderr
+}
+
+// demoClock is sharedDemo's PTSRUN_CLOCK.
+const demoClock = "2026-01-02T03:04:05Z"
+
+var demoRun struct {
+	once        sync.Once
+	dir, stderr string
+	err         error
+}
+
 func TestDemo(t *testing.T) {
+	t.Parallel() // a simulated run, CPU-bound: beside the others
+	shared, stderr := sharedDemo(t)
 	dir := filepath.Join(t.TempDir(), "demo")
-	code, _, stderr := ptsrun("demo", "--out", dir)
-	require.Equal(t, 0, code, stderr)
+	require.NoError(t, os.CopyFS(dir, os.DirFS(shared)))
 	for _, f := range []string{"run.json", "journal.jsonl", "results.json", "tables/iops.csv", "tables/tp.csv",
 		"tables/lat_mean_ms.csv", "tables/lat_p99_999_ms.csv", "tables/lat_max_ms.csv", "tables/lat_iops.csv",
 		"tables/iops_tracking.csv", "report.pdf"} {
@@ -87,7 +122,7 @@ func TestDemo(t *testing.T) {
 	}
 
 	// The directory now holds a run: another run may not use it.
-	code, _, stderr = ptsrun("run", "--target", "sim", "--out", dir)
+	code, _, stderr := ptsrun("run", "--target", "sim", "--out", dir)
 	assert.Equal(t, 1, code)
 	assert.Contains(t, stderr, "already holds a run")
 	assert.Contains(t, stderr, "ptsrun resume")
@@ -135,6 +170,7 @@ func TestDemo(t *testing.T) {
 }
 
 func TestSameSeedSameResults(t *testing.T) {
+	t.Parallel() // a simulated run of its own, CPU-bound: beside the others
 	var out []map[string]any
 	for i := 0; i < 2; i++ {
 		dir := filepath.Join(t.TempDir(), "r")
@@ -358,6 +394,7 @@ func TestActiveRangeFlags(t *testing.T) {
 // an interruption and resume (run.json holds them), says what it left out,
 // and leaves the other cells of the tables empty.
 func TestQuickLook(t *testing.T) {
+	t.Parallel() // a simulated run of its own, CPU-bound: beside the others
 	dir := filepath.Join(t.TempDir(), "run")
 	args := []string{"--target", "sim", "--engine", "sim", "--tests", "iops,tp,lat",
 		"--block-sizes", "4KiB,1m,64k", "--mixes", "0/100,R65/W35,100/0", "--cell-time", "5s"}
@@ -465,6 +502,7 @@ func TestQuickLook(t *testing.T) {
 // A run killed at any moment leaves a journal that report and resume accept,
 // and resume finishes it.
 func TestInterruptExits130(t *testing.T) {
+	t.Parallel() // a simulated run of its own, CPU-bound: beside the others
 	dir := filepath.Join(t.TempDir(), "run")
 	cmd := exec.Command(binary, "run", "--target", "sim:enterprise", "--tests", "iops", "--out", dir)
 	var stderr bytes.Buffer
@@ -522,6 +560,7 @@ func TestFlagsFirst(t *testing.T) {
 // check, compare and import from the command line: exit codes, files,
 // and nothing left behind on bad input.
 func TestGoldenCommands(t *testing.T) {
+	t.Parallel() // a simulated run of its own, CPU-bound: beside the others
 	tmp := t.TempDir()
 	runDir := func(name, target, tests string) string {
 		dir := filepath.Join(tmp, name)

@@ -18,6 +18,7 @@ import (
 // --tested-by, --lab and --dut-note go into run.json, and from there into
 // the report's header, on every command that records a run.
 func TestOperatorFlagsReachTheReport(t *testing.T) {
+	t.Parallel() // a simulated run of its own, CPU-bound: beside the others
 	tmp := t.TempDir()
 	dir := filepath.Join(tmp, "run")
 	code, _, stderr := ptsrun("run", "--target", "sim:client", "--profile", "client", "--tests", "lat", "--cell-time", "10s",

@@ -23,15 +23,18 @@ import (
 // has two measurements, as chosen and its histogram run, and each prints
 // the same, to its last digit, in the run's summary, on page 1, in the
 // operating points table, in tables/X_points.csv, in the demand-intensity
-// plot's legend and in `compare --json`, each under its own name.
+// plot's legend and in `compare --json`, each under its own name. The
+// runs have their goldens' settings (golden/tests_golden_test.go): three
+// TCs and QDs and shorter points, every stage and page all the same.
 func TestOperatingPointFiguresAgree(t *testing.T) {
+	t.Parallel() // a simulated run of its own, CPU-bound: beside the others
 	if _, err := exec.LookPath("pdftotext"); err != nil {
 		t.Skip("pdftotext not found (apt-get install poppler-utils); CI installs it")
 	}
 	dir := filepath.Join(t.TempDir(), "run")
 	var args []string
 	for _, p := range []string{"--dirth-", "--ecw-"} {
-		args = append(args, p+"tc", "32,4,1", p+"qd", "32,4,1")
+		args = append(args, p+"tc", "32,4,1", p+"qd", "32,4,1", p+"prewrite", "20m", p+"histogram", "5m")
 	}
 	code, stdout, stderr := ptsrun(append([]string{"run", "--target", "sim:enterprise", "--tests", "dirth,ecw", "--out", dir}, args...)...)
 	require.Contains(t, []int{0, 3}, code, stderr)

@@ -107,6 +107,7 @@ func TestWorkloadPresetList(t *testing.T) {
 // Presets run one after the other into one run directory, a cell each
 // keyed by the preset's name; flags given override the presets' settings.
 func TestWorkloadPresets(t *testing.T) {
+	t.Parallel() // a simulated run of its own, CPU-bound: beside the others
 	dir := filepath.Join(t.TempDir(), "p")
 	code, stdout, stderr := ptsrun("workload", "--target", "sim:enterprise", "--preset", "dbms,hci-4k-50/50-rnd80,composite",
 		"--time", "12s", "--ramp", "2s", "--qd", "8", "--out", dir)
@@ -215,6 +216,7 @@ func TestWorkloadRampRateRandomSize(t *testing.T) {
 // Stopped during its second preset, a run keeps the first: it is in the
 // run directory, complete with its report, before the second starts.
 func TestWorkloadPresetsStoppedKeepTheFinished(t *testing.T) {
+	t.Parallel() // a simulated run of its own, CPU-bound: beside the others
 	base := t.TempDir()
 	dir := filepath.Join(base, "p")
 	opts := workloadOptions{Targets: targets.Options{Specs: []string{"file:" + filepath.Join(base, "t.img") + ":16m"}, Engine: "native"},

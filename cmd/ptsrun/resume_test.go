@@ -78,6 +78,7 @@ func TestKillSchedule(t *testing.T) {
 // fixed clock, so the journal up to each kill point is the same on every
 // run; the seed's schedule replays a failure.
 func TestKillAndResume(t *testing.T) {
+	t.Parallel() // a simulated run of its own, CPU-bound: beside the others
 	seed := uint64(1)
 	if v := os.Getenv(killSeedEnv); v != "" {
 		var err error
@@ -101,6 +102,7 @@ func TestKillAndResume(t *testing.T) {
 	t.Logf("%s=%d: kill points %v of %d records", killSeedEnv, seed, schedule, total)
 	for _, k := range schedule {
 		t.Run(k.String(), func(t *testing.T) {
+			t.Parallel() // processes of their own on a directory of its own
 			dir := filepath.Join(t.TempDir(), "run")
 			killAfter(t, start, k, refJournal, append(args, "--out", dir)...)
 			recs, cut, err := pts.LoadJournal(dir)

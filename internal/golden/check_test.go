@@ -173,6 +173,7 @@ func TestCheckTail(t *testing.T) {
 // halved fails on the tail of every test judged by its tail. The rule is
 // in the report.
 func TestCheckSameDriveTwice(t *testing.T) {
+	t.Parallel() // a simulated run, CPU-bound: beside the others
 	if testing.Short() {
 		t.Skip("two runs of all eight tests on the simulated drive")
 	}

@@ -51,6 +51,7 @@ var pdfPage = regexp.MustCompile(`/Type /Page\b[^s]`)
 // in the CSV only (a figure on the page), under 40 pages; a test one run
 // lacks is named on the summary page and laid out nowhere.
 func TestCompareForPeople(t *testing.T) {
+	t.Parallel() // a simulated run, CPU-bound: beside the others
 	if testing.Short() {
 		t.Skip("two runs of all eight tests on the simulated drive")
 	}
@@ -118,6 +119,7 @@ func TestCompareForPeople(t *testing.T) {
 // chosen at different loads, it is shown with each run's TC/QD and not
 // scored, in the summary, its table, the CSV and --json.
 func TestCompareOperatingPoints(t *testing.T) {
+	t.Parallel() // a simulated run, CPU-bound: beside the others
 	_, res, dir := goldentest.SimRun(t, "enterprise", func(c *pts.Config) {
 		c.Tests = []pts.TestID{pts.DIRTH}
 		c.CellTime = pts.Duration(10 * time.Second)

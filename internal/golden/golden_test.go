@@ -30,6 +30,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 // at goldentest.Digits significant digits and histograms as summaries, so
 // that the last bit of a float does not break them and a diff can be read.
 func TestResultsGolden(t *testing.T) {
+	t.Parallel() // a simulated run, CPU-bound: beside the others
 	_, res, dir := goldentest.SimRun(t, "enterprise", nil)
 	require.NoError(t, res.Save(dir))
 	b, err := os.ReadFile(filepath.Join(dir, "results.json"))
@@ -206,6 +207,7 @@ func TestCheckPercentileLatency(t *testing.T) {
 }
 
 func TestCompare(t *testing.T) {
+	t.Parallel() // a simulated run, CPU-bound: beside the others
 	_, a, dirA := goldentest.SimRun(t, "enterprise", func(c *pts.Config) {
 		c.Tests = []pts.TestID{pts.IOPS, pts.TP}
 		c.CellTime = pts.Duration(10 * time.Second)

@@ -23,6 +23,7 @@ func headerLines(d *Doc) string {
 // device report of themselves, reach the SNIA header; what nobody stated
 // is said to be not stated.
 func TestHeaderFields(t *testing.T) {
+	t.Parallel() // a simulated run, CPU-bound: beside the others
 	ri, res, _ := simRun(t, "client", func(c *pts.Config) {
 		c.Tests, c.CellTime = []pts.TestID{"lat"}, pts.Duration(10*time.Second)
 	})

@@ -17,6 +17,7 @@ import (
 // The appendix shows the job files its caller hands in, one per stage,
 // when fio ran; the report reads no run directory to find them.
 func TestJobFilesComeFromOptions(t *testing.T) {
+	t.Parallel() // a simulated run, CPU-bound: beside the others
 	ri, res, _ := simRun(t, "client", func(c *pts.Config) {
 		c.Tests = []pts.TestID{pts.LAT}
 		c.CellTime = pts.Duration(10 * time.Second)

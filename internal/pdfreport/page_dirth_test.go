@@ -54,6 +54,7 @@ func demandPageOrder(p string) []string {
 // operating points and how they were chosen, and each point's pre-write
 // and histogram with its MRT in the title.
 func TestDIRTHPages(t *testing.T) {
+	t.Parallel() // a simulated run, CPU-bound: beside the others
 	ri, res, _ := simRun(t, "enterprise", func(c *pts.Config) { c.Tests = []pts.TestID{pts.DIRTH} })
 	doc := Build(ri, res, Options{})
 	assert.Equal(t, demandPageOrder("dirth"), landmarks(doc))
@@ -166,6 +167,7 @@ func figureOf(t *testing.T, s matrix.StageResult, name string) float64 {
 // run is ECW's golden's (golden/tests_golden_test.go): three TCs and QDs
 // and shorter points, every stage and page of the test all the same.
 func TestECWPages(t *testing.T) {
+	t.Parallel() // a simulated run, CPU-bound: beside the others
 	ri, res, _ := simRun(t, "enterprise", func(c *pts.Config) {
 		c.Tests = []pts.TestID{pts.ECW}
 		c.Params = map[string]string{"ecw-tc": "32,4,1", "ecw-qd": "32,4,1", "ecw-prewrite": "20m", "ecw-histogram": "5m"}
@@ -188,6 +190,7 @@ func TestECWPages(t *testing.T) {
 // Host CPU, where the engine measured it, is a shaded TC × QD matrix on a
 // page of its own.
 func TestDemandCPU(t *testing.T) {
+	t.Parallel() // a simulated run, CPU-bound: beside the others
 	ri, res, _ := simRun(t, "enterprise", func(c *pts.Config) {
 		c.Tests = []pts.TestID{pts.DIRTH}
 		c.Params = map[string]string{"dirth-tc": "2,1", "dirth-qd": "4,1"}
@@ -218,6 +221,7 @@ func TestDemandCPU(t *testing.T) {
 // before its first round has a page saying so; a point cut before its
 // first sample is named on the points page.
 func TestDemandPagesIncomplete(t *testing.T) {
+	t.Parallel() // a simulated run, CPU-bound: beside the others
 	ri, _, dir := simRun(t, "enterprise", func(c *pts.Config) {
 		c.Tests = []pts.TestID{pts.DIRTH}
 		c.Params = map[string]string{"dirth-tc": "4,1", "dirth-qd": "4,1", "dirth-pc-round": "4s", "dirth-pc-track": "1s",

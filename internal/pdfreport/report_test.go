@@ -45,6 +45,7 @@ func golden(t *testing.T, name, got string) {
 // TestReportGolden guards the report's content, page by page: every number,
 // caption, header field and series, as the report prints them.
 func TestReportGolden(t *testing.T) {
+	t.Parallel() // a simulated run, CPU-bound: beside the others
 	ri, res, _ := simRun(t, "enterprise", nil)
 	doc := Build(ri, res, Options{})
 	golden(t, "enterprise.golden", doc.Text())
@@ -87,6 +88,7 @@ func pdftotext(t *testing.T, pdf []byte) []string {
 // carries the header with its page number, and the tables print the same
 // numbers as the CSV tables.
 func TestReportReadsBack(t *testing.T) {
+	t.Parallel() // a simulated run, CPU-bound: beside the others
 	ri, res, _ := simRun(t, "enterprise", nil)
 	pdf := render(t, Build(ri, res, Options{}), res.Start)
 	pages := pdftotext(t, pdf)
@@ -137,6 +139,7 @@ func pageWith(t *testing.T, pages []string, s string) string {
 // A run that never reaches steady state says so on every page of its tests,
 // in its verdict and in the determination tables.
 func TestReportNotSteady(t *testing.T) {
+	t.Parallel() // a simulated run, CPU-bound: beside the others
 	ri, res, _ := simRun(t, "client", func(c *pts.Config) {
 		c.Tests = []pts.TestID{pts.IOPS}
 		c.CellTime = pts.Duration(10 * time.Second)
@@ -165,6 +168,7 @@ func TestReportNotSteady(t *testing.T) {
 
 // A skipped purge and a short run are deviations, listed in plain words.
 func TestReportDeviations(t *testing.T) {
+	t.Parallel() // a simulated run, CPU-bound: beside the others
 	ri, res, _ := simRun(t, "enterprise", func(c *pts.Config) {
 		c.Tests = []pts.TestID{pts.TP}
 		c.CellTime = pts.Duration(5 * time.Second)
@@ -184,6 +188,7 @@ func TestReportDeviations(t *testing.T) {
 }
 
 func TestReportLetter(t *testing.T) {
+	t.Parallel() // a simulated run, CPU-bound: beside the others
 	ri, res, _ := simRun(t, "client", func(c *pts.Config) {
 		c.Tests = []pts.TestID{pts.LAT}
 		c.CellTime = pts.Duration(10 * time.Second)
@@ -195,6 +200,7 @@ func TestReportLetter(t *testing.T) {
 
 // An interrupted run still gives a report: what is there, marked incomplete.
 func TestReportIncomplete(t *testing.T) {
+	t.Parallel() // a simulated run, CPU-bound: beside the others
 	ri, res, dir := simRun(t, "client", func(c *pts.Config) {
 		c.Tests = []pts.TestID{pts.IOPS}
 		c.CellTime = pts.Duration(10 * time.Second)
@@ -302,6 +308,7 @@ func TestUndrawablePlot(t *testing.T) {
 // window, and the values are what it says: the maximum of the maxima for
 // MRT, their mean in a table of its own.
 func TestLatencyTableCaptionsMatchValues(t *testing.T) {
+	t.Parallel() // a simulated run, CPU-bound: beside the others
 	ri, res, _ := simRun(t, "enterprise", nil)
 	doc := Build(ri, res, Options{})
 	var page *Page
@@ -339,6 +346,7 @@ func TestLatencyTableCaptionsMatchValues(t *testing.T) {
 // The header names each test's outer and inner loop as pts defines them:
 // throughput loops over block sizes outside, R/W mixes inside.
 func TestLoopLabelsInHeaders(t *testing.T) {
+	t.Parallel() // a simulated run, CPU-bound: beside the others
 	ri, res, _ := simRun(t, "enterprise", nil)
 	doc := Build(ri, res, Options{})
 	seen := map[string]bool{}
@@ -367,6 +375,7 @@ func TestLoopLabelsInHeaders(t *testing.T) {
 // list what ran, and its tables keep the full matrix with the cells left
 // out empty, never zero.
 func TestReportQuickLook(t *testing.T) {
+	t.Parallel() // a simulated run, CPU-bound: beside the others
 	ri, res, _ := simRun(t, "enterprise", func(c *pts.Config) {
 		c.CellTime = pts.Duration(5 * time.Second)
 		c.BlockSizes = []int64{4 << 10, 64 << 10, 1 << 20}
@@ -413,6 +422,7 @@ func TestReportQuickLook(t *testing.T) {
 // response times, and each group's figures with the recovery time and its
 // definition.
 func TestXSRPages(t *testing.T) {
+	t.Parallel() // a simulated run, CPU-bound: beside the others
 	ri, res, _ := simRun(t, "enterprise", func(c *pts.Config) {
 		c.Tests, c.Params = []pts.TestID{pts.XSR}, map[string]string{"xsr-groups": "2h,1h,3h"}
 	})
@@ -437,6 +447,7 @@ func TestXSRPages(t *testing.T) {
 // (GB said to be 10^9 bytes), the response times, the last hour's
 // histogram, and every hour with the write cliff defined.
 func TestWSATPages(t *testing.T) {
+	t.Parallel() // a simulated run, CPU-bound: beside the others
 	ri, res, _ := simRun(t, "client", func(c *pts.Config) {
 		c.Tests, c.Params = []pts.TestID{pts.WSAT}, map[string]string{"wsat-fills": "2", "wsat-time": "3h"}
 	})
@@ -474,6 +485,7 @@ func TestWSATPages(t *testing.T) {
 // then every reading the run rests on with its source, the other
 // harnesses' readings and the flag for another; the verdict names it.
 func TestReadingsAppendix(t *testing.T) {
+	t.Parallel() // a simulated run, CPU-bound: beside the others
 	ri, res, _ := simRun(t, "enterprise", func(c *pts.Config) {
 		c.Tests, c.Params = []pts.TestID{pts.XSR}, map[string]string{"xsr-groups": "30m,20m,30m"}
 	})
@@ -496,6 +508,7 @@ func TestReadingsAppendix(t *testing.T) {
 // time over every wait state, and each wait state against the baseline,
 // the baseline defined on the page.
 func TestHIRPages(t *testing.T) {
+	t.Parallel() // a simulated run, CPU-bound: beside the others
 	ri, res, _ := simRun(t, "enterprise", func(c *pts.Config) {
 		c.Tests, c.Params = []pts.TestID{pts.HIR}, map[string]string{"hir-cycles": "40", "hir-baseline": "5m", "hir-wait-states": "1,10"}
 	})
@@ -527,6 +540,7 @@ func TestHIRPages(t *testing.T) {
 // WSAT's optional steady-state method adds its convergence and window
 // pages, is no deviation, and its verdict is on the first page.
 func TestWSATSteadyStatePages(t *testing.T) {
+	t.Parallel() // a simulated run, CPU-bound: beside the others
 	ri, res, _ := simRun(t, "enterprise", func(c *pts.Config) {
 		// Fills enough for the simulated drive to reach steady state first.
 		c.Tests, c.Params = []pts.TestID{pts.WSAT}, map[string]string{"wsat-ss": "true", "wsat-fills": "8"}

@@ -261,6 +261,7 @@ func TestPickPoints(t *testing.T) {
 // operating point runs at the TC/QD chosen from that window. Cut at any
 // of several points and resumed, it chooses the same points.
 func TestDIRTHRunsAndResumes(t *testing.T) {
+	t.Parallel() // a simulated run of its own, CPU-bound: beside the others
 	mod := func(c *Config) { c.Tests = []TestID{DIRTH} }
 	whole := newSetup(t, "enterprise", mod)
 	r, _ := whole.runner(t, whole.eng)
@@ -328,6 +329,7 @@ func TestDIRTHRunsAndResumes(t *testing.T) {
 	pcCells := 2 * st.Stages["dirth-pc"].Rounds()
 	for _, at := range []int{pcCells + 75, pcCells + dvCells, pcCells + dvCells + 70 + 12} {
 		t.Run(fmt.Sprintf("cut after %d", at), func(t *testing.T) {
+			t.Parallel()
 			s := newSetup(t, "enterprise", mod)
 			ctx, cancel := context.WithCancel(context.Background())
 			h := &hooked{Engine: s.eng, cancelAt: at, cancel: cancel}

@@ -75,6 +75,7 @@ func TestHIRStages(t *testing.T) {
 // preconditioning reaches steady state, bursts after longer idle times
 // are faster, and every wait state's bursts are at least the baseline.
 func TestHIRShape(t *testing.T) {
+	t.Parallel() // a simulated run of its own, CPU-bound: beside the others
 	s := newSetup(t, "enterprise", func(c *Config) { c.Tests = []TestID{HIR} })
 	r, _ := s.runner(t, s.eng)
 	require.NoError(t, r.Run(context.Background(), nil))

@@ -95,8 +95,10 @@ func (s *setup) records(t *testing.T) []Record {
 // The IOPS test reaches steady state after more than 5 and fewer than 25
 // rounds on both simulated models.
 func TestIOPSSteadyStateOnBothModels(t *testing.T) {
+	t.Parallel() // a simulated run of its own, CPU-bound: beside the others
 	for _, model := range sim.Names() {
 		t.Run(model, func(t *testing.T) {
+			t.Parallel()
 			s := newSetup(t, model, func(c *Config) { c.Tests = []TestID{IOPS} })
 			r, _ := s.runner(t, s.eng)
 			require.NoError(t, r.Run(context.Background(), nil))
@@ -200,6 +202,7 @@ func TestRoundLimitWithoutSteadyState(t *testing.T) {
 }
 
 func TestInterruptAndResume(t *testing.T) {
+	t.Parallel() // a simulated run of its own, CPU-bound: beside the others
 	s := newSetup(t, "enterprise", func(c *Config) { c.Tests = []TestID{IOPS, LAT} })
 	ctx, cancel := context.WithCancel(context.Background())
 	// WIPC, three rounds of 56 cells, and 10 cells into round 4.
@@ -566,6 +569,7 @@ func (n *noCache) RestoreDeviceWriteCaches(map[string]bool) error { return nil }
 func (n *noCache) TakeCommands() []engine.Command                 { return nil }
 
 func TestWriteCacheCheckedAfterEveryPurge(t *testing.T) {
+	t.Parallel() // a simulated run of its own, CPU-bound: beside the others
 	s := newSetup(t, "enterprise", func(c *Config) { c.Tests = []TestID{TP}; c.CellTime = Duration(5 * time.Second) })
 	r, _ := s.runner(t, s.eng)
 	r.Purger.Engine = resettingDrive{s.eng}

@@ -30,8 +30,10 @@ func TestWSATParams(t *testing.T) {
 // several times the steady level until about a capacity is written, then
 // a cliff.
 func TestWSATShape(t *testing.T) {
+	t.Parallel() // a simulated run of its own, CPU-bound: beside the others
 	for _, model := range []string{"enterprise", "client"} {
 		t.Run(model, func(t *testing.T) {
+			t.Parallel()
 			s := newSetup(t, model, func(c *Config) { c.Tests = []TestID{WSAT} })
 			r, _ := s.runner(t, s.eng)
 			require.NoError(t, r.Run(context.Background(), nil))
@@ -80,6 +82,7 @@ func TestWSATShape(t *testing.T) {
 // tracked on the check minute, stopping at the first steady window, or at
 // the fills or the time limit if either comes first.
 func TestWSATSteadyStateMethod(t *testing.T) {
+	t.Parallel() // a simulated run of its own, CPU-bound: beside the others
 	for _, tc := range []struct {
 		params map[string]string
 		err    string
@@ -127,6 +130,7 @@ func TestWSATSteadyStateMethod(t *testing.T) {
 // with its rounds judged from the samples it has, to the verdict an
 // uninterrupted run reaches.
 func TestWSATSteadyStateMethodResumes(t *testing.T) {
+	t.Parallel() // a simulated run of its own, CPU-bound: beside the others
 	mod := func(c *Config) {
 		c.Tests, c.Params = []TestID{WSAT}, map[string]string{"wsat-ss": "true", "wsat-fills": "8"}
 	}
@@ -171,6 +175,7 @@ func TestWSATSteadyStateMethodResumes(t *testing.T) {
 // or at the time limit, whichever of the three comes first, and the step
 // that reaches either is cut at it.
 func TestWSATSteadyStateMethodStopsAtFillsOrTime(t *testing.T) {
+	t.Parallel() // a simulated run of its own, CPU-bound: beside the others
 	for _, tc := range []struct {
 		name   string
 		params map[string]string
@@ -184,6 +189,7 @@ func TestWSATSteadyStateMethodStopsAtFillsOrTime(t *testing.T) {
 			"its time limit (1h35m30s) had passed"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			s := newSetup(t, "enterprise", func(c *Config) { c.Tests, c.Params = []TestID{WSAT}, tc.params })
 			r, _ := s.runner(t, s.eng)
 			require.NoError(t, r.Run(context.Background(), nil))

@@ -35,8 +35,10 @@ func TestXSRGroupsFlag(t *testing.T) {
 // sequential writes of access group 3 start below group 1's mean, and come
 // back to it.
 func TestXSRShape(t *testing.T) {
+	t.Parallel() // a simulated run of its own, CPU-bound: beside the others
 	for model, groups := range map[string]string{"enterprise": xsrDefaultTime, "client": "4h,2h,4h"} {
 		t.Run(model, func(t *testing.T) {
+			t.Parallel()
 			s := newSetup(t, model, func(c *Config) {
 				c.Tests, c.Params = []TestID{XSR}, map[string]string{"xsr-groups": groups}
 			})

@@ -43,9 +43,11 @@ func steady(t *testing.T, e *Engine, bs int64, zones []engine.Zone) {
 // obeys the law too, within its ramp-up: the conformance suite allows 20 %
 // there.
 func TestDemandIntensity(t *testing.T) {
+	t.Parallel() // simulated drives of its own, CPU-bound: beside the others
 	tcs := []int{1, 2, 4, 8, 16, 32}
 	for _, name := range []string{"enterprise", "client"} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			e := open(t, name, "")
 			steady(t, e, 8192, nil)
 			noise := e.drives[0].t.Model.Noise
@@ -108,8 +110,10 @@ var ecwZones = []engine.Zone{{IOPercent: 50, RangePercent: 5}, {IOPercent: 30, R
 // workload is measured in its own steady state, after three capacities of
 // itself.
 func TestZonedWritesCollectCheaper(t *testing.T) {
+	t.Parallel() // simulated drives of its own, CPU-bound: beside the others
 	for _, name := range []string{"client", "enterprise"} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			wa, iops := map[bool]float64{}, map[bool]float64{}
 			for _, zoned := range []bool{false, true} {
 				var zones []engine.Zone

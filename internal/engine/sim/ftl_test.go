@@ -46,6 +46,7 @@ func (f *ftl) check(t *testing.T) {
 }
 
 func TestFTLInvariants(t *testing.T) {
+	t.Parallel() // simulated drives of its own, CPU-bound: beside the others
 	for _, op := range []float64{0.07, 0.28, 0.02} {
 		f := newFTL(1<<14, op)
 		rng := rand.New(rand.NewPCG(1, 2))
@@ -78,6 +79,7 @@ func TestFTLInvariants(t *testing.T) {
 // 15 %, 20 % to the last 80 %) relocate fewer units per host write than
 // uniform ones.
 func TestCollectionCheaperWithHotData(t *testing.T) {
+	t.Parallel() // simulated drives of its own, CPU-bound: beside the others
 	zoned := func(rng *rand.Rand, n int32) int32 {
 		u := rng.Float64()
 		lo, hi := 0.20, 1.0

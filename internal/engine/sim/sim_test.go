@@ -58,6 +58,7 @@ func TestLookup(t *testing.T) {
 // steady level once garbage collection starts; more over-provisioning gives a
 // higher steady level.
 func TestFOBFallsToSteadyLevelSetByOP(t *testing.T) {
+	t.Parallel() // simulated drives of its own, CPU-bound: beside the others
 	steady := map[string]float64{}
 	for _, name := range []string{"client", "enterprise"} {
 		e := open(t, name, "")
@@ -188,6 +189,7 @@ func TestBytesLimitedRun(t *testing.T) {
 }
 
 func TestDeterministic(t *testing.T) {
+	t.Parallel() // simulated drives of its own, CPU-bound: beside the others
 	seq := func(seed uint64) []byte {
 		e := open(t, "client", "")
 		run(t, e, wipc(e.drives[0].t.Model))
@@ -245,6 +247,7 @@ func TestWriteCache(t *testing.T) {
 // A drive's state survives its process: reopened from its state directory,
 // with or without a clean close, it carries on exactly where it was.
 func TestStateSurvivesInterruption(t *testing.T) {
+	t.Parallel() // simulated drives of its own, CPU-bound: beside the others
 	work := func(e *Engine, from, to int) []engine.Measurement {
 		var out []engine.Measurement
 		for i := from; i < to; i++ {
@@ -356,6 +359,7 @@ func TestGamma2Quantile(t *testing.T) {
 // 0.01 % random, 128 KiB writes run 10 000 at a time (1.3 GB), longer than
 // a block, and collect cheaply, as sequential writes do.
 func TestRandomShareReachesTheFTL(t *testing.T) {
+	t.Parallel() // simulated drives of its own, CPU-bound: beside the others
 	steady := func(bs int64, pct float64) float64 {
 		e := open(t, "client", "")
 		run(t, e, wipc(e.drives[0].t.Model))
