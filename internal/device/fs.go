@@ -64,3 +64,25 @@ func (fs FS) realPath(p string) string {
 	}
 	return r
 }
+
+// Path, Read, Names and RealPath are the reads of sysfs and /proc that
+// other packages make of a root (telemetry's hwmon), the same ones device
+// makes: a path below the root; a file's trimmed text, "" when it cannot
+// be read; a directory's names, none when it cannot be listed; where a
+// path's links lead, "" when they cannot be followed.
+func (fs FS) Path(p string) string { return fs.path(p) }
+
+// Read is the trimmed text of the file p below the root, "" when unreadable.
+func (fs FS) Read(p string) string { return fs.read(p) }
+
+// Names is the names in the directory p below the root, none when unlistable.
+func (fs FS) Names(p string) []string { return fs.list(p) }
+
+// RealPath is where p's links lead, "" when they cannot be followed.
+func (fs FS) RealPath(p string) string {
+	r, err := filepath.EvalSymlinks(fs.path(p))
+	if err != nil {
+		return ""
+	}
+	return r
+}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,35 +12,10 @@ import (
 	"github.com/ptsrun/ptsrun/internal/device"
 )
 
-func (p Probe) path(rel string) string { return filepath.Join(p.FS.Root, rel) }
-
-func (p Probe) list(rel string) []string {
-	entries, err := os.ReadDir(p.path(rel))
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for _, e := range entries {
-		out = append(out, e.Name())
-	}
-	return out
-}
-
-func (p Probe) read(rel string) string {
-	b, err := os.ReadFile(p.path(rel))
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(string(b))
-}
-
-func (p Probe) realPath(rel string) string {
-	r, err := filepath.EvalSymlinks(p.path(rel))
-	if err != nil {
-		return ""
-	}
-	return r
-}
+func (p Probe) path(rel string) string     { return p.FS.Path(rel) }
+func (p Probe) list(rel string) []string   { return p.FS.Names(rel) }
+func (p Probe) read(rel string) string     { return p.FS.Read(rel) }
+func (p Probe) realPath(rel string) string { return p.FS.RealPath(rel) }
 
 // hwmonSource reads a hwmon directory: an NVMe controller's (name
 // "nvme": temp1 is the composite temperature, labelled "Composite", with
