@@ -240,6 +240,7 @@ log_avg_msec=1000
 // A job file fio cannot parse is reported in fio's words with the line,
 // exit 1, nothing run and no directory made; so are the other bad inputs.
 func TestFioBadInput(t *testing.T) {
+	t.Parallel() // devices and directories of its own: beside the other device tests
 	enginetest.NeedFio(t)
 	work := t.TempDir()
 	write := func(name, text string) string {
@@ -289,6 +290,7 @@ func TestFioBadInput(t *testing.T) {
 // A job that only reads needs no confirmation, and fio runs it with
 // --readonly; --plan runs nothing and says what the gate would refuse.
 func TestFioReadOnlyAndPlan(t *testing.T) {
+	t.Parallel() // devices and directories of its own: beside the other device tests
 	enginetest.NeedFio(t)
 	work := t.TempDir()
 	data := filepath.Join(work, "data.bin")
@@ -422,6 +424,7 @@ func TestFioFailsAsItRuns(t *testing.T) {
 // or is stopped, leaves the run directory of those before it, which report
 // takes like any run.
 func TestFioKeepsTheJobFilesThatRan(t *testing.T) {
+	t.Parallel() // devices and directories of its own: beside the other device tests
 	enginetest.NeedFio(t)
 	work := t.TempDir()
 	first := filepath.Join(work, "first.fio")

@@ -366,6 +366,7 @@ func TestFioJobFileWritesAreHeldExclusively(t *testing.T) {
 // links are refused whatever --force says, an existing file ptsrun did
 // not write needs --force, and its own earlier outputs are replaced.
 func TestOutputsNeverReplaceWhatIsNotOurs(t *testing.T) {
+	t.Parallel() // devices and directories of its own: beside the other device tests
 	need(t, "losetup")
 	runs := t.TempDir()
 	a, b := filepath.Join(runs, "a"), filepath.Join(runs, "b")

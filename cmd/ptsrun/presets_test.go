@@ -258,6 +258,7 @@ func readCSV(t *testing.T, path string) [][]string {
 // On a loop device both real engines keep the cap, leave the ramp out of
 // the results and keep its second; fio's job file says how.
 func TestWorkloadOptionsOnLoopDevices(t *testing.T) {
+	t.Parallel() // devices and directories of its own: beside the other device tests
 	dev := enginetest.LoopDevice(t, 256<<20, "")
 	for _, eng := range []string{"native", "fio"} {
 		t.Run(eng, func(t *testing.T) {

@@ -315,6 +315,7 @@ func rootDevice(t *testing.T) string {
 // stops the run with exit 1 and the error in the journal, results and report;
 // the journal stays valid and the workload command says what failed.
 func TestIOErrorStopsTheRunCleanly(t *testing.T) {
+	t.Parallel() // devices and directories of its own: beside the other device tests
 	dev := enginetest.FullLoopDevice(t, 64<<20, 8<<20)
 	for _, eng := range []string{"native", "fio"} {
 		t.Run(eng, func(t *testing.T) {

@@ -50,11 +50,13 @@ func opener(files bool, servers []string) enginetest.Opener {
 // is its status lines' rates (live.go), not the series (no LiveSeries).
 
 func TestConformanceLoopDevice(t *testing.T) {
+	t.Parallel() // fio processes on targets of its own: beside the others
 	enginetest.NeedFio(t)
 	enginetest.Run(t, opener(false, nil), enginetest.Caps{ForeignPacing: true, DepthBuckets: true, ExactSeries: false, LiveSeries: false})
 }
 
 func TestConformanceFiles(t *testing.T) {
+	t.Parallel() // fio processes on targets of its own: beside the others
 	enginetest.NeedFio(t)
 	enginetest.Run(t, opener(true, nil), enginetest.Caps{ReadBack: true, ForeignPacing: true, DepthBuckets: true, GenerationCovered: true, ExactSeries: false, LiveSeries: false})
 }
@@ -62,6 +64,7 @@ func TestConformanceFiles(t *testing.T) {
 // Two fio servers on this host, each with its own loop device: one cell
 // loads both at once and reports both.
 func TestConformanceClientServer(t *testing.T) {
+	t.Parallel() // fio processes on targets of its own: beside the others
 	enginetest.NeedRoot(t, "losetup", "fio")
 	servers := enginetest.FioServers(t, 2)
 	// fio generates the I/O of the same job options alike locally and in

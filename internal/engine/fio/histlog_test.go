@@ -223,6 +223,7 @@ func FuzzParseHistLog(f *testing.F) {
 // targets here: a reading must end with what it kept or an error, never a
 // panic or a hang (go test's timeout).
 func TestHistLogMutations(t *testing.T) {
+	t.Parallel() // fio processes on targets of its own: beside the others
 	seeds := histLogSeeds(t)
 	rng := rand.New(rand.NewPCG(1, 2))
 	for i := 0; i < 20000; i++ {

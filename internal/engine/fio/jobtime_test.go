@@ -14,6 +14,7 @@ import (
 // ms/msec, s, m, h and d; any other ("sec", "min", "30s" after "2m") is a
 // count of microseconds. ptsrun reads the numbers fio made, never the text.
 func TestJobTimeIsFios(t *testing.T) {
+	t.Parallel() // fio processes on targets of its own: beside the others
 	for _, c := range []struct {
 		value string
 		want  time.Duration

@@ -71,6 +71,7 @@ func TestLiveFeed(t *testing.T) {
 // Through a real fio, the status lines reach the progress while the cell
 // runs, with the cell's mix.
 func TestLiveFeedFromFio(t *testing.T) {
+	t.Parallel() // fio processes on targets of its own: beside the others
 	enginetest.NeedFio(t)
 	path := enginetest.TempFile(t, 64<<20)
 	e, err := Open([]Target{{Name: path, Path: path, Size: 64 << 20, LogicalBlock: 512}}, Options{WorkDir: t.TempDir()})

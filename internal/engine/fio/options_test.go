@@ -60,6 +60,7 @@ func cmdhelp(name string) (canonical, alias string) {
 // aliases are the table's. A fio that adds an option fails this test, and
 // the gate refuses the option (TestUnclassifiedOptionIsRefused).
 func TestEveryFioOptionIsClassified(t *testing.T) {
+	t.Parallel() // fio processes on targets of its own: beside the others
 	enginetest.NeedFio(t)
 	listed := fioNames(t, "--cmdhelp=all")
 	require.Greater(t, len(listed), 200, "fio --cmdhelp=all")
@@ -184,6 +185,7 @@ func TestRefusals(t *testing.T) {
 // Where a read job's I/O ends in a file of its, as fio computes it, and
 // when fio lays the file out again for that.
 func TestLaysOut(t *testing.T) {
+	t.Parallel() // fio processes on targets of its own: beside the others
 	for _, tc := range []struct {
 		opts   string
 		jobnum int

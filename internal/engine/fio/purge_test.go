@@ -52,6 +52,7 @@ func zeroed(t *testing.T, path string, size int64) bool {
 // multiple of the jobs' large blocks: trim and zero-fill reach every block,
 // and say what they checked.
 func TestPurgeSubstituteThroughServers(t *testing.T) {
+	t.Parallel() // fio processes on targets of its own: beside the others
 	enginetest.NeedRoot(t, "losetup", "fio")
 	const size = 64<<20 + 12<<10
 	devs := []string{enginetest.LoopDevice(t, size, ""), enginetest.LoopDevice(t, size, "")}
