@@ -231,7 +231,7 @@ func runCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "run",
 		Usage:     "purge, precondition and run the PTS tests on a target",
-		UsageText: "ptsrun run --target T --out DIR [--tests iops,tp,lat] [--profile enterprise|client] [--block-sizes 4k,64k,1024k] [--mixes 100/0,65/35,0/100] ...",
+		UsageText: "ptsrun run --target T --destroy-data SERIAL|PATH --out DIR [--tests iops,tp,lat] [--profile enterprise|client] [--block-sizes 4k,64k,1024k] [--mixes 100/0,65/35,0/100] ...",
 		Flags:     append(runFlags(), clihelp.Group("Output", &cli.StringFlag{Name: metrics.Flag, Usage: metrics.Usage})...),
 		Action: func(c *cli.Context) error {
 			opts, err := runOptionsFrom(c)

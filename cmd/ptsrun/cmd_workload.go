@@ -19,6 +19,10 @@ import (
 	"github.com/ptsrun/ptsrun/internal/targets"
 )
 
+// orPreset is the default of a flag that overrides a preset's setting:
+// left out, a preset brings its own.
+func orPreset(v string) string { return v + "; with --preset, the preset's" }
+
 func workloadCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "workload",
@@ -50,19 +54,19 @@ func workloadCommand() *cli.Command {
 					"(50/5:30/15:20/80: 50 % of the I/Os to the first 5 %, 30 % to the next 15 %, 20 % to the last 80 %)"},
 				&cli.Float64Flag{Name: "random-pct", Value: 100, Usage: "share of a random workload's I/Os at random offsets, the rest continuing " +
 					"where the thread's last I/O of the same direction ended (fio percentage_random, vdbench seekpct)"},
-				&cli.Float64Flag{Name: "active-range", Value: 100, Usage: "active range in %"},
+				&cli.Float64Flag{Name: "active-range", Value: 100, DefaultText: orPreset("100"), Usage: "active range in %"},
 				&cli.StringFlag{Name: "size", Usage: "how much of each target, in %, as fio's size=80%: the active range", DefaultText: "--active-range"},
 				&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the address and data streams"}),
 			clihelp.Group("Load and time",
-				&cli.IntFlag{Name: "tc", Value: 1, Usage: "threads per target"},
-				&cli.IntFlag{Name: "qd", Value: 32, Usage: "queue depth per thread"},
-				&cli.DurationFlag{Name: "time", Value: time.Minute, Usage: "duration, the ramp included"},
-				&cli.DurationFlag{Name: "ramp", DefaultText: "none", Usage: "a warm-up at the start of --time: run, kept in the per-second series (marked), " +
+				&cli.IntFlag{Name: "tc", Value: 1, DefaultText: orPreset("1"), Usage: "threads per target"},
+				&cli.IntFlag{Name: "qd", Value: 32, DefaultText: orPreset("32"), Usage: "queue depth per thread"},
+				&cli.DurationFlag{Name: "time", Value: time.Minute, DefaultText: orPreset("1m"), Usage: "duration, the ramp included"},
+				&cli.DurationFlag{Name: "ramp", DefaultText: orPreset("none"), Usage: "a warm-up at the start of --time: run, kept in the per-second series (marked), " +
 					"left out of the results (fio ramp_time, vdbench warmup)"},
 				&cli.DurationFlag{Name: "interval", Value: time.Second, Usage: "length of each entry of the time series: IOPS, MB/s, mean, p99, " +
 					"p99.9 and max latency per direction and per target (whole milliseconds, from 100ms)"},
-				&cli.Float64Flag{Name: "rate-iops", DefaultText: "no cap", Usage: "cap each target at this many IOPS, spread over its threads (fio rate_iops, vdbench iorate)"},
-				&cli.Float64Flag{Name: "rate-mbps", DefaultText: "no cap", Usage: "cap each target at this many MB/s (decimal), spread over its threads (fio rate)"}),
+				&cli.Float64Flag{Name: "rate-iops", DefaultText: orPreset("no cap"), Usage: "cap each target at this many IOPS, spread over its threads (fio rate_iops, vdbench iorate)"},
+				&cli.Float64Flag{Name: "rate-mbps", DefaultText: orPreset("no cap"), Usage: "cap each target at this many MB/s (decimal), spread over its threads (fio rate)"}),
 			clihelp.Group("vdbench", vdbenchFlags()...),
 			clihelp.Group("Engine",
 				&cli.StringFlag{Name: "engine", Usage: "native, fio, or sim", DefaultText: "native; sim for simulated drives, fio with --fio-server"},

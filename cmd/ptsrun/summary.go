@@ -19,7 +19,7 @@ func printSummary(stdout io.Writer, sum rundir.Summary, asJSON bool) {
 		return
 	}
 	w := stdout
-	fmt.Fprintf(w, "\nRun %s: %s\n", sum.Dir, sum.Verdict)
+	fmt.Fprintf(w, "Run %s: %s\n", sum.Dir, sum.Verdict)
 	if sum.Scope != "" {
 		fmt.Fprintf(w, "  Scope: %s\n", sum.Scope)
 	}

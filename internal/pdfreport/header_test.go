@@ -33,6 +33,14 @@ func TestHeaderFields(t *testing.T) {
 	assert.NotContains(t, head, "tested by ptsrun", "the tool is not the operator")
 	assert.Contains(t, head, "platform Motherboard: not known\n")
 	assert.Contains(t, head, "device NAND type: none (simulated drive)\n")
+	assert.NotContains(t, head, "commit", "a build that stamped no commit names none")
+
+	// The build's commit, where it was stamped, with the version: a
+	// version alone does not say which code ran.
+	ri.Build = pts.Build{Version: ri.Version, Commit: "1d4f9bc2a0e1f00dfeedbeef", Modified: true, Go: "go1.26.0"}
+	head = headerLines(Build(ri, res, Options{}))
+	assert.Contains(t, head, "ptsrun "+ri.Version+", commit 1d4f9bc2a0e1 (modified)")
+	ri.Build = pts.Build{}
 
 	// A SAS SSD on an HBA, with the operator's notes.
 	ri.Operator = pts.Operator{TestedBy: "A. Tester", Lab: "Lab 1", DUTNotes: []device.Fact{

@@ -50,9 +50,22 @@ func (b *builder) software() string {
 	if ri.Imported && ri.Host.Fio != "" {
 		return "fio " + ri.Host.Fio + " (imported by ptsrun " + orDash(ri.Version) + ")"
 	}
-	s := "ptsrun " + ri.Version + " (" + orDash(ri.Host.Go) + ")"
+	s := b.ptsrun() + " (" + orDash(ri.Host.Go) + ")"
 	if ri.Host.Fio != "" {
 		s += ", " + ri.Host.Fio // as fio names itself: "fio-3.33"
+	}
+	return s
+}
+
+// ptsrun names the ptsrun that made the run: its version and, where the
+// build stamped it, its commit (a version alone does not say which code ran).
+func (b *builder) ptsrun() string {
+	s := "ptsrun " + b.ri.Version
+	if c := b.ri.Build.Commit; c != "" {
+		s += ", commit " + c[:min(12, len(c))]
+		if b.ri.Build.Modified {
+			s += " (modified)"
+		}
 	}
 	return s
 }

@@ -52,7 +52,7 @@ func (b *builder) summary() {
 	} else {
 		dev = append(dev, fmt.Sprintf("Platform: %s, motherboard %s, %s × %d, %.1f GiB, %s, kernel %s; %s; engine %s.", orDash(h.Hostname),
 			orNotKnown(h.DMI.Motherboard()), orDash(h.CPUModel), h.CPUs, float64(h.MemoryBytes)/(1<<30), orDash(h.OS), orDash(h.Kernel),
-			"ptsrun "+b.ri.Version, b.ri.Engine))
+			b.ptsrun(), b.ri.Engine))
 	}
 	p.Blocks = append(p.Blocks, Paragraph{Lines: dev, Size: 8.5})
 	rows := [][]string{}

@@ -21,6 +21,7 @@ type Display struct {
 	json    bool
 	tty     bool
 	lastLen int
+	printed bool // a lasting line since the last Finish
 	last    time.Time
 	width   int // the terminal's columns, 0 when unknown
 	// A log's lines of a time series: at least one every period (0: a
@@ -73,8 +74,19 @@ func (p *Display) Begin(ri pts.RunInfo, dir string) {
 		strings.Join(targets, ","), ri.Engine, ri.Profile.Short, dir)
 }
 
-// Finish clears the status line.
+// Finish clears the status line, and leaves an empty line after the
+// progress lines: the summary that follows goes to stdout, which on a
+// terminal is the same screen, and in a log file starts on its first line.
 func (p *Display) Finish() {
+	p.clear()
+	if p.printed {
+		fmt.Fprintln(p.w)
+		p.printed = false
+	}
+}
+
+// clear clears the status line on a terminal.
+func (p *Display) clear() {
 	if p.tty && p.lastLen > 0 {
 		fmt.Fprintf(p.w, "\r%s\r", strings.Repeat(" ", p.lastLen))
 		p.lastLen = 0
@@ -102,7 +114,8 @@ func short(d time.Duration) string { return pts.FormatETA(d) }
 
 // line prints a lasting line (clearing the bar first on a terminal).
 func (p *Display) line(format string, a ...any) {
-	p.Finish()
+	p.clear()
+	p.printed = true
 	// A line ending in an empty part (a purge nothing verified) ends at
 	// its last word.
 	fmt.Fprintln(p.w, strings.TrimRight(fmt.Sprintf(format, a...), " "))
