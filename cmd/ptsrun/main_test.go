@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -11,7 +10,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -35,16 +33,8 @@ var binary string
 var tmpRoot string
 
 func TestMain(m *testing.M) {
-	// The long device tests (t.Parallel) mostly wait on cells of real I/O
-	// of fixed times, each on devices of its own: four at once, unless
-	// -parallel says otherwise, rather than one per CPU, keep a 2-CPU
-	// machine busy without stretching them.
-	flag.Parse()
-	set := false
-	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
-	if !set {
-		_ = flag.Set("test.parallel", strconv.Itoa(max(4, runtime.GOMAXPROCS(0))))
-	}
+	// The long device tests (t.Parallel) mostly wait on real I/O.
+	enginetest.WaitBound()
 	dir, err := os.MkdirTemp("", "ptsrun-test")
 	if err != nil {
 		panic(err)

@@ -1,9 +1,12 @@
 package enginetest
 
 import (
+	"flag"
 	"os"
 	"os/exec"
+	"runtime"
 	"slices"
+	"strconv"
 	"testing"
 )
 
@@ -50,5 +53,19 @@ func Long(t testing.TB, why string) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("-short: " + why)
+	}
+}
+
+// WaitBound is for the TestMain of a package whose tests mostly wait on
+// cells of real I/O of fixed times, each on devices of its own (t.Parallel):
+// it lets four run at once, unless -parallel says otherwise, rather than
+// one per CPU, which keeps a 2-CPU machine busy without stretching them.
+// It parses the flags.
+func WaitBound() {
+	flag.Parse()
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		_ = flag.Set("test.parallel", strconv.Itoa(max(4, runtime.GOMAXPROCS(0))))
 	}
 }

@@ -62,6 +62,11 @@ type Caps struct {
 	// buckets (fio's iodepth_level: 1, 2, 4, … 64), so MaxDepth is the
 	// lower bound of QD's bucket rather than QD itself.
 	DepthBuckets bool
+	// Serial: the checks share something they cannot share at once (fio
+	// servers, which serve one client at a time), so they run one after
+	// another; otherwise each check has targets of its own and they run
+	// beside each other, as the tests of a package do (-parallel).
+	Serial bool
 }
 
 // seriesOnly skips a subtest of the series (and the ramp's part in it) on
@@ -110,10 +115,19 @@ var checks = []check{
 	{"WrittenDataIncompressible", writtenDataIncompressible},
 }
 
-// Run runs the suite, each check a subtest of its own name.
+// Run runs the suite, each check a subtest of its own name. The checks
+// mostly wait on cells of real I/O of fixed times on targets of their own,
+// and count what was done rather than time it: they run beside each other
+// unless caps.Serial. The one figure another check's work would disturb,
+// the CPU time of a paced engine, is PacedThreadsSleep's, a test of its own.
 func Run(t *testing.T, open Opener, caps Caps) {
 	for _, c := range checks {
-		t.Run(c.name, func(t *testing.T) { c.run(t, open, caps) })
+		t.Run(c.name, func(t *testing.T) {
+			if !caps.Serial {
+				t.Parallel()
+			}
+			c.run(t, open, caps)
+		})
 	}
 }
 

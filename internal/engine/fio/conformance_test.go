@@ -3,6 +3,7 @@ package fio
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -14,6 +15,13 @@ import (
 )
 
 const testSize = 256 << 20
+
+// fio's tests mostly wait on fio processes doing real I/O, each on
+// targets of its own: several at once (enginetest.WaitBound).
+func TestMain(m *testing.M) {
+	enginetest.WaitBound()
+	os.Exit(m.Run())
+}
 
 func opener(files bool, servers []string) enginetest.Opener {
 	return func(t *testing.T, n int) (engine.Engine, []enginetest.Target) {
@@ -70,7 +78,7 @@ func TestConformanceClientServer(t *testing.T) {
 	// fio generates the I/O of the same job options alike locally and in
 	// a server (checked on the loop device above); what the servers change
 	// is the transport, the targets per host and the logs sent back.
-	enginetest.Run(t, opener(false, servers), enginetest.Caps{ForeignPacing: true, DepthBuckets: true, GenerationCovered: true, OwnSeries: true})
+	enginetest.Run(t, opener(false, servers), enginetest.Caps{ForeignPacing: true, DepthBuckets: true, GenerationCovered: true, OwnSeries: true, Serial: true})
 }
 
 // A relative work directory (ptsrun run --out DIR) still works: fio runs in

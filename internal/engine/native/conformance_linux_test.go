@@ -2,6 +2,7 @@ package native
 
 import (
 	"fmt"
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -40,14 +41,29 @@ func opener(files bool, opts Options) enginetest.Opener {
 	}
 }
 
+// The native engine's tests mostly wait on real I/O, each on targets of
+// its own: several at once (enginetest.WaitBound).
+func TestMain(m *testing.M) {
+	enginetest.WaitBound()
+	os.Exit(m.Run())
+}
+
 func TestConformanceLoopDevice(t *testing.T) {
+	t.Parallel() // targets of its own per check: beside the others
 	enginetest.Run(t, opener(false, Options{}), enginetest.Caps{LiveSeries: true, ExactSeries: true})
 }
 
 func TestConformanceFiles(t *testing.T) {
+	t.Parallel() // targets of its own per check: beside the others
 	enginetest.Run(t, opener(true, Options{}), enginetest.Caps{ReadBack: true, GenerationCovered: true, LiveSeries: true, ExactSeries: true})
 }
 
 func TestConformancePread(t *testing.T) {
+	t.Parallel() // targets of its own per check: beside the others
 	enginetest.Run(t, opener(false, Options{ForcePread: true}), enginetest.Caps{LiveSeries: true, ExactSeries: true})
+}
+
+// Not beside the others: the engine's CPU time is the process's.
+func TestPacedThreadsSleep(t *testing.T) {
+	enginetest.PacedThreadsSleep(t, opener(false, Options{}))
 }
