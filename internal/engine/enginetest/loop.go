@@ -140,7 +140,7 @@ func FioServers(t testing.TB, n int) []string {
 		}
 		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 		addr := "127.0.0.1:" + strconv.Itoa(port)
-		deadline := time.Now().Add(5 * time.Second)
+		deadline := time.Now().Add(30 * time.Second) // a loaded machine starts processes slowly
 		for {
 			c, err := net.Dial("tcp", addr)
 			if err == nil {

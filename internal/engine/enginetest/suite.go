@@ -62,11 +62,6 @@ type Caps struct {
 	// buckets (fio's iodepth_level: 1, 2, 4, … 64), so MaxDepth is the
 	// lower bound of QD's bucket rather than QD itself.
 	DepthBuckets bool
-	// Serial: the checks share something they cannot share at once (fio
-	// servers, which serve one client at a time), so they run one after
-	// another; otherwise each check has targets of its own and they run
-	// beside each other, as the tests of a package do (-parallel).
-	Serial bool
 }
 
 // seriesOnly skips a subtest of the series (and the ramp's part in it) on
@@ -117,15 +112,13 @@ var checks = []check{
 
 // Run runs the suite, each check a subtest of its own name. The checks
 // mostly wait on cells of real I/O of fixed times on targets of their own,
-// and count what was done rather than time it: they run beside each other
-// unless caps.Serial. The one figure another check's work would disturb,
+// (and fio servers, which serve one client at a time), and count what was
+// done rather than time it: they run beside each other. The one figure another check's work would disturb,
 // the CPU time of a paced engine, is PacedThreadsSleep's, a test of its own.
 func Run(t *testing.T, open Opener, caps Caps) {
 	for _, c := range checks {
 		t.Run(c.name, func(t *testing.T) {
-			if !caps.Serial {
-				t.Parallel()
-			}
+			t.Parallel()
 			c.run(t, open, caps)
 		})
 	}

@@ -23,9 +23,17 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-func opener(files bool, servers []string) enginetest.Opener {
+// opener opens fio on n targets: files, loop devices, or with servers
+// loop devices each behind one of two fio servers of this open's own (a
+// server serves one client at a time, so the checks, beside each other,
+// do not share them).
+func opener(files, servers bool) enginetest.Opener {
 	return func(t *testing.T, n int) (engine.Engine, []enginetest.Target) {
 		enginetest.NeedFio(t)
+		var addrs []string
+		if servers {
+			addrs = enginetest.FioServers(t, 2)
+		}
 		var ts []Target
 		var out []enginetest.Target
 		for i := 0; i < n; i++ {
@@ -39,8 +47,8 @@ func opener(files bool, servers []string) enginetest.Opener {
 				path = enginetest.LoopDevice(t, size, "")
 			}
 			server := ""
-			if len(servers) > 0 {
-				server = servers[i%len(servers)]
+			if len(addrs) > 0 {
+				server = addrs[i%len(addrs)]
 			}
 			name := fmt.Sprintf("t%d:%s", i, path)
 			ts = append(ts, Target{Name: name, Path: path, Size: size, LogicalBlock: 512, Server: server})
@@ -60,13 +68,13 @@ func opener(files bool, servers []string) enginetest.Opener {
 func TestConformanceLoopDevice(t *testing.T) {
 	t.Parallel() // fio processes on targets of its own: beside the others
 	enginetest.NeedFio(t)
-	enginetest.Run(t, opener(false, nil), enginetest.Caps{ForeignPacing: true, DepthBuckets: true, ExactSeries: false, LiveSeries: false})
+	enginetest.Run(t, opener(false, false), enginetest.Caps{ForeignPacing: true, DepthBuckets: true, ExactSeries: false, LiveSeries: false})
 }
 
 func TestConformanceFiles(t *testing.T) {
 	t.Parallel() // fio processes on targets of its own: beside the others
 	enginetest.NeedFio(t)
-	enginetest.Run(t, opener(true, nil), enginetest.Caps{ReadBack: true, ForeignPacing: true, DepthBuckets: true, GenerationCovered: true, ExactSeries: false, LiveSeries: false})
+	enginetest.Run(t, opener(true, false), enginetest.Caps{ReadBack: true, ForeignPacing: true, DepthBuckets: true, GenerationCovered: true, ExactSeries: false, LiveSeries: false})
 }
 
 // Two fio servers on this host, each with its own loop device: one cell
@@ -74,11 +82,10 @@ func TestConformanceFiles(t *testing.T) {
 func TestConformanceClientServer(t *testing.T) {
 	t.Parallel() // fio processes on targets of its own: beside the others
 	enginetest.NeedRoot(t, "losetup", "fio")
-	servers := enginetest.FioServers(t, 2)
 	// fio generates the I/O of the same job options alike locally and in
 	// a server (checked on the loop device above); what the servers change
 	// is the transport, the targets per host and the logs sent back.
-	enginetest.Run(t, opener(false, servers), enginetest.Caps{ForeignPacing: true, DepthBuckets: true, GenerationCovered: true, OwnSeries: true, Serial: true})
+	enginetest.Run(t, opener(false, true), enginetest.Caps{ForeignPacing: true, DepthBuckets: true, GenerationCovered: true, OwnSeries: true})
 }
 
 // A relative work directory (ptsrun run --out DIR) still works: fio runs in

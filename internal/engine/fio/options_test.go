@@ -2,6 +2,7 @@ package fio
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"slices"
@@ -229,10 +230,15 @@ func TestLaysOut(t *testing.T) {
 		{opts: "size=4k", size: 0, lays: true},
 		{opts: "", size: 0},
 	} {
-		jf := parseOne(t, "[j]\n"+tc.opts+"\n", nil, nil)
-		lays, why := jf.Jobs[0].LaysOut(tc.jobnum, max(tc.files, 1), tc.size)
-		assert.Equal(t, tc.lays, lays, "%s on %d bytes: %s", tc.opts, tc.size, why)
-		assert.Contains(t, why, tc.why, tc.opts)
+		// Each case is read by a fio of its own (--parse-only): beside
+		// each other.
+		t.Run(fmt.Sprintf("%s_on_%d", strings.ReplaceAll(tc.opts, "\n", ","), tc.size), func(t *testing.T) {
+			t.Parallel()
+			jf := parseOne(t, "[j]\n"+tc.opts+"\n", nil, nil)
+			lays, why := jf.Jobs[0].LaysOut(tc.jobnum, max(tc.files, 1), tc.size)
+			assert.Equal(t, tc.lays, lays, "%s on %d bytes: %s", tc.opts, tc.size, why)
+			assert.Contains(t, why, tc.why, tc.opts)
+		})
 	}
 }
 
