@@ -501,11 +501,15 @@ func TestRunPurgesFioServerTargets(t *testing.T) {
 	// each on a loop device of its own.
 	t.Parallel()
 	enginetest.NeedRoot(t, "losetup", "fio", "dd")
-	a := enginetest.LoopDevice(t, 64<<20, "")
-	b := enginetest.LoopDevice(t, 64<<20, "")
-	servers := enginetest.FioServers(t, 2)
-	sa, sb := servers[0]+"="+a, servers[1]+"="+b
-	args := func(dir, purge string) []string {
+	// Two loop devices, each behind a fio server: a set of its own for
+	// each subtest, which run beside each other.
+	devices := func(t *testing.T) (a, b, sa, sb string, servers []string) {
+		a, b = enginetest.LoopDevice(t, 64<<20, ""), enginetest.LoopDevice(t, 64<<20, "")
+		servers = enginetest.FioServers(t, 2)
+		return a, b, servers[0] + "=" + a, servers[1] + "=" + b, servers
+	}
+	_, _, sa, sb, _ := devices(t)
+	args := func(dir, purge, sa, sb string) []string {
 		return []string{"ptsrun", "run", "--fio-server", sa, "--fio-server", sb, "--destroy-data", sa, "--destroy-data", sb,
 			// One stage: the client profile's throughput test runs 1024
 			// and 128 KiB (both PTS 2.0 forks' reading).
@@ -515,7 +519,7 @@ func TestRunPurgesFioServerTargets(t *testing.T) {
 	for _, purge := range []string{"nvme-sanitize", "ata-secure-erase", "sim-format"} {
 		dir := filepath.Join(t.TempDir(), "run")
 		var o, e bytes.Buffer
-		assert.Equal(t, 1, run(args(dir, purge), &o, &e), purge)
+		assert.Equal(t, 1, run(args(dir, purge, sa, sb), &o, &e), purge)
 		if purge == "sim-format" {
 			assert.Contains(t, e.String(), "applies only to simulated drives")
 		} else {
@@ -532,6 +536,8 @@ func TestRunPurgesFioServerTargets(t *testing.T) {
 		{"auto", "discard", "bytes trimmed without an error"}, // loop devices take discards
 	} {
 		t.Run(tc.purge, func(t *testing.T) {
+			t.Parallel()
+			a, b, sa, sb, servers := devices(t)
 			fillRandom(t, a)
 			fillRandom(t, b)
 			dir := filepath.Join(t.TempDir(), "run")
@@ -545,7 +551,7 @@ func TestRunPurgesFioServerTargets(t *testing.T) {
 				assert.True(t, zeroDevice(t, b), "%s purged: %s", b, line)
 			}}
 			var stdout bytes.Buffer
-			code := run(args(dir, tc.purge), &stdout, stderr)
+			code := run(args(dir, tc.purge, sa, sb), &stdout, stderr)
 			require.Contains(t, []int{0, 3}, code, stderr.String())
 			assert.Equal(t, 1, seen, "one purge reported: %s", stderr.String())
 
