@@ -68,9 +68,9 @@ func freeze(t *testing.T, mnt string) {
 func TestSafetyGateOnLoopDevices(t *testing.T) {
 	t.Parallel() // real I/O of fixed times on devices of its own: beside the other device tests
 	need(t, "losetup", "blockdev")
-	mnt := t.TempDir()
-
 	t.Run("ext4 filesystem", func(t *testing.T) {
+		t.Parallel() // a device and a mount point of its own
+		mnt := t.TempDir()
 		need(t, "mkfs.ext4")
 		dev := enginetest.LoopDevice(t, 64<<20, "")
 		sh(t, "mkfs.ext4", "-q", "-F", dev)
@@ -81,6 +81,7 @@ func TestSafetyGateOnLoopDevices(t *testing.T) {
 		refused(t, dev, "it is mounted at "+mnt, true)
 	})
 	t.Run("swap", func(t *testing.T) {
+		t.Parallel() // a device of its own
 		need(t, "mkswap", "swapon")
 		dev := enginetest.LoopDevice(t, 64<<20, "")
 		sh(t, "mkswap", dev)
@@ -92,6 +93,7 @@ func TestSafetyGateOnLoopDevices(t *testing.T) {
 		refused(t, dev, dev+" is active swap", true)
 	})
 	t.Run("partition tables", func(t *testing.T) {
+		t.Parallel() // a device of its own
 		need(t, "sgdisk")
 		dev := enginetest.LoopDevice(t, 64<<20, "")
 		sh(t, "sgdisk", "-o", dev)
@@ -106,6 +108,8 @@ func TestSafetyGateOnLoopDevices(t *testing.T) {
 		}
 	})
 	t.Run("mounted partition of the disk", func(t *testing.T) {
+		t.Parallel() // a device and a mount point of its own
+		mnt := t.TempDir()
 		need(t, "sgdisk", "mkfs.ext4", "partx")
 		dev := enginetest.LoopDevice(t, 64<<20, "")
 		sh(t, "losetup", "-d", dev)
@@ -123,6 +127,7 @@ func TestSafetyGateOnLoopDevices(t *testing.T) {
 		refused(t, dev+"p1", "it is mounted at "+mnt, true)
 	})
 	t.Run("device-mapper holder", func(t *testing.T) {
+		t.Parallel() // a device of its own
 		need(t, "dmsetup")
 		dev := enginetest.LoopDevice(t, 64<<20, "")
 		name := fmt.Sprintf("ptsrun-test-%d", os.Getpid())
@@ -133,11 +138,13 @@ func TestSafetyGateOnLoopDevices(t *testing.T) {
 		refused(t, dev, "device-mapper, md or LVM holds it", true)
 	})
 	t.Run("read-only", func(t *testing.T) {
+		t.Parallel() // a device of its own
 		dev := enginetest.LoopDevice(t, 64<<20, "")
 		sh(t, "blockdev", "--setro", dev)
 		refused(t, dev, "it is read-only", true)
 	})
 	t.Run("LVM physical volume", func(t *testing.T) {
+		t.Parallel() // a device of its own
 		need(t, "pvcreate", "pvremove")
 		dev := enginetest.LoopDevice(t, 64<<20, "")
 		sh(t, "pvcreate", "-qq", "-y", dev)
@@ -145,6 +152,7 @@ func TestSafetyGateOnLoopDevices(t *testing.T) {
 		refused(t, dev, "an LVM physical volume", false)
 	})
 	t.Run("LUKS", func(t *testing.T) {
+		t.Parallel() // a device of its own
 		need(t, "cryptsetup")
 		dev := enginetest.LoopDevice(t, 64<<20, "")
 		key := filepath.Join(t.TempDir(), "key")
@@ -154,6 +162,7 @@ func TestSafetyGateOnLoopDevices(t *testing.T) {
 		refused(t, dev, "a LUKS encrypted volume", false)
 	})
 	t.Run("md RAID", func(t *testing.T) {
+		t.Parallel() // a device of its own
 		need(t, "mdadm")
 		a := enginetest.LoopDevice(t, 64<<20, "")
 		b := enginetest.LoopDevice(t, 64<<20, "")
@@ -171,6 +180,7 @@ func TestSafetyGateOnLoopDevices(t *testing.T) {
 		refused(t, a, "an md RAID member (superblock 1.2)", false)
 	})
 	t.Run("btrfs, xfs and vfat", func(t *testing.T) {
+		t.Parallel() // a device of its own
 		for _, fs := range []struct{ mkfs, name string }{
 			{"mkfs.btrfs", "a Btrfs filesystem"}, {"mkfs.xfs", "an XFS filesystem"}, {"mkfs.vfat", "a FAT filesystem"},
 		} {
@@ -188,6 +198,7 @@ func TestSafetyGateOnLoopDevices(t *testing.T) {
 		}
 	})
 	t.Run("root disk", func(t *testing.T) {
+		t.Parallel() // a device of its own
 		root := rootDevice(t)
 		if root == "" {
 			t.Skip("/ is not on a block device here")

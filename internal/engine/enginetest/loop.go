@@ -69,6 +69,18 @@ func LoopDeviceSector(t testing.TB, size int64, dir string, sector int) string {
 		if out, err := exec.Command("losetup", "-d", dev).CombinedOutput(); err != nil {
 			t.Logf("losetup -d %s: %v: %s", dev, err, out)
 		}
+		// A device still open (udev probing it, a test's process ending)
+		// is only marked to detach when it closes. Its file is removed
+		// once it has let go: a loop device bound to a removed file is
+		// one whose stacking the safety gate cannot tell, and refuses
+		// every device beside it while it lasts.
+		backing := filepath.Join("/sys/block", filepath.Base(dev), "loop", "backing_file")
+		for i := 0; i < 500; i++ { // 10 s
+			if _, err := os.Stat(backing); err != nil {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
 		os.Remove(img)
 	})
 	return dev
