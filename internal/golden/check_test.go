@@ -177,17 +177,27 @@ func TestCheckSameDriveTwice(t *testing.T) {
 	if testing.Short() {
 		t.Skip("two runs of all eight tests on the simulated drive")
 	}
-	seed := func(s uint64) *Run {
+	keep := t.TempDir() // the runs' directories, past their subtests
+	seed := func(t *testing.T, s uint64) *Run {
 		all, err := pts.ParseTests("all")
 		require.NoError(t, err)
 		_, res, dir := goldentest.SimRun(t, "enterprise", func(c *pts.Config) {
 			c.Tests = all
 			c.Seed = s
 		})
-		require.NoError(t, res.Save(dir))
-		return &Run{Path: dir, Results: res}
+		kept := filepath.Join(keep, fmt.Sprint(s))
+		require.NoError(t, os.CopyFS(kept, os.DirFS(dir)))
+		require.NoError(t, res.Save(kept))
+		return &Run{Path: kept, Results: res}
 	}
-	base, run := seed(1), seed(2)
+	// The two runs beside each other: the group returns when both have.
+	var base, run *Run
+	t.Run("runs", func(t *testing.T) {
+		t.Run("seed 1", func(t *testing.T) { t.Parallel(); base = seed(t, 1) })
+		t.Run("seed 2", func(t *testing.T) { t.Parallel(); run = seed(t, 2) })
+	})
+	require.NotNil(t, base, "seed 1's run")
+	require.NotNil(t, run, "seed 2's run")
 	require.Len(t, base.Results.Tests, 8)
 	res, err := Check(base, run, DefaultTolerance)
 	require.NoError(t, err)
