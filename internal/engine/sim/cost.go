@@ -84,6 +84,10 @@ type layout struct {
 
 func (d *Drive) newLayout(arUnits int32) *layout {
 	l := &layout{units: arUnits}
+	if int(arUnits) == len(d.f.gran) {
+		l.counts = d.f.granCounts
+		return l
+	}
 	for _, g := range d.f.gran[:arUnits] {
 		l.counts[g]++
 	}

@@ -27,13 +27,17 @@ type ftl struct {
 	// sequential streams, else log2 of the random write's size. Data written
 	// by small random writes lies scattered over many pages, and a large read
 	// of it needs a page read per piece (gNone: unmapped).
-	gran  []uint8
-	p2l   []int32 // physical unit → logical unit, −1 not valid
-	valid []int32 // valid units per block
-	state []uint8 // blockFree, blockOpen, blockFull
-	free  []int32 // free blocks, used as a FIFO ring
-	freeH int     // ring head
-	freeN int     // ring length
+	gran []uint8
+	// granCounts counts the units of gran by value: the whole range's
+	// layout, kept as gran changes, so that a workload on all of it does
+	// not count its units again (they are millions).
+	granCounts [256]int64
+	p2l        []int32 // physical unit → logical unit, −1 not valid
+	valid      []int32 // valid units per block
+	state      []uint8 // blockFree, blockOpen, blockFull
+	free       []int32 // free blocks, used as a FIFO ring
+	freeH      int     // ring head
+	freeN      int     // ring length
 
 	host, gc frontier
 	// closed lists full blocks, oldest first; closedAt is the host units
@@ -97,6 +101,7 @@ func (f *ftl) purge() {
 		f.l2p[i] = -1
 		f.gran[i] = gNone
 	}
+	f.countGran()
 	for i := range f.p2l {
 		f.p2l[i] = -1
 	}
@@ -126,7 +131,17 @@ func (f *ftl) invalidate(lu int32) {
 		f.valid[pu/f.unitsPerBlock]--
 		f.l2p[lu] = -1
 	}
+	f.granCounts[f.gran[lu]]--
+	f.granCounts[gNone]++
 	f.gran[lu] = gNone
+}
+
+// countGran counts gran afresh (after a purge or a snapshot's load).
+func (f *ftl) countGran() {
+	f.granCounts = [256]int64{}
+	for _, g := range f.gran {
+		f.granCounts[g]++
+	}
 }
 
 func (f *ftl) popFree() int32 {
@@ -167,6 +182,8 @@ func (f *ftl) place(fr *frontier, lu int32) {
 // collection relocated and the blocks it erased to make room.
 func (f *ftl) write(lu int32, gran uint8) (relocated, erased int64) {
 	f.invalidate(lu)
+	f.granCounts[gNone]--
+	f.granCounts[gran]++
 	f.gran[lu] = gran
 	for f.freeN < f.reserve {
 		r, ok := f.collect()

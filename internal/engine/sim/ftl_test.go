@@ -120,3 +120,27 @@ func TestCollectionCheaperWithHotData(t *testing.T) {
 		require.Less(t, wa[true], 0.95*wa[false], "OP %v", op)
 	}
 }
+
+// The whole range's layout, kept as units are written, trimmed and
+// purged, is what counting them afresh gives.
+func TestGranCountsKept(t *testing.T) {
+	f := newFTL(4096, 0.1)
+	rng := rand.New(rand.NewPCG(1, 2))
+	check := func(when string) {
+		kept := f.granCounts
+		f.countGran()
+		require.Equal(t, f.granCounts, kept, when)
+	}
+	for i := range 20000 {
+		lu := int32(rng.IntN(int(f.userUnits)))
+		switch i % 7 {
+		case 0:
+			f.trim(lu, min(lu+8, f.userUnits))
+		default:
+			f.write(lu, uint8(rng.IntN(13)))
+		}
+	}
+	check("after writes and trims")
+	f.purge()
+	check("after a purge")
+}

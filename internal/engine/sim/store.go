@@ -121,6 +121,7 @@ func readSnapshot(r io.Reader, m Model) (*Drive, uint64, string, error) {
 	if err := binary.Read(br, binary.LittleEndian, f.closed); err != nil {
 		return nil, 0, "", fmt.Errorf("snapshot body: %w", err)
 	}
+	f.countGran()
 	d.clock = durationNs(h.Clock)
 	d.wce, d.gcRel, d.gcHost, d.gcErase, d.randCarry = h.WCE, h.GCRel, h.GCHost, h.GCErase, h.RandCarry
 	d.stepUnits, d.idleCredit = h.StepUnits, h.IdleCredit
