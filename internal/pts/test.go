@@ -79,6 +79,19 @@ type TestDef struct {
 	// run does (Config.Subset).
 	stages func(c Config, p Profile, sizes []int64, mixes []int) []Stage
 	order  int // its place in the PTS
+	// Input is what the test needs besides a target, as the flag that
+	// gives it ("--capture"); a test that needs one is not in --tests all.
+	Input string
+}
+
+// Reference is what the test follows, as headings cite it: "PTS 2.0.2
+// §14"; a test outside the PTS names its method in Section ("after the
+// SNIA RWSW method").
+func (t *TestDef) Reference() string {
+	if strings.HasPrefix(t.Section, "§") {
+		return "PTS 2.0.2 " + t.Section
+	}
+	return t.Section
 }
 
 // Param is one parameter of a test: its flag, default and check.
@@ -216,7 +229,7 @@ func ParseTests(s string) ([]TestID, error) {
 		}
 		if id == "all" { // every PTS test there is
 			for _, td := range Tests {
-				if !slices.Contains(out, td.ID) {
+				if td.Input == "" && !slices.Contains(out, td.ID) {
 					out = append(out, td.ID)
 				}
 			}
