@@ -1,6 +1,7 @@
 package pts
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -43,6 +44,9 @@ type Applied struct {
 	OIOSource string `json:"oio_source"`
 	TC        int    `json:"tc"`
 	QD        int    `json:"qd"`
+	// Characterisation is the capture's report as `ptsrun streams --json`
+	// prints it, which the report's stream map draws.
+	Characterisation json.RawMessage `json:"characterisation,omitempty"`
 }
 
 // MaxQDPerThread is the deepest queue DemandOf gives a thread.
@@ -232,7 +236,7 @@ var rwswReadings = []Reading{
 		Choose: flagNone + "the applied workload is ptsrun streams'"},
 	{ID: "rwsw-demand", Tests: []TestID{RWSW}, Topic: "RWSW's demand intensity",
 		Ours: "the capture's dominant outstanding I/O, the number outstanding for the most time while any was (from completions; " +
-			"without them the mean demand intensity, or QD 32 when the capture has no times), as the fewest threads of at most 32 each",
+			"a capture without them, a fio iolog, is taken as 32), as the fewest threads of at most 32 each",
 		Source: "ptsrun's reading of \"the dominant demand intensity\"",
 		Why:    "the mode is what the workload most often asks of the drive; a mean is pulled by bursts and idle time",
 		Choose: flagNone + "the sweep that follows measures every TC × QD of its loops"},

@@ -84,11 +84,15 @@ type TestDef struct {
 	Input string
 }
 
+// InPTS says the test is one of the PTS's; a test after another method
+// (rwsw) is run in its way and claims no conformance.
+func (t *TestDef) InPTS() bool { return strings.HasPrefix(t.Section, "§") }
+
 // Reference is what the test follows, as headings cite it: "PTS 2.0.2
 // §14"; a test outside the PTS names its method in Section ("after the
 // SNIA RWSW method").
 func (t *TestDef) Reference() string {
-	if strings.HasPrefix(t.Section, "§") {
+	if t.InPTS() {
 		return "PTS 2.0.2 " + t.Section
 	}
 	return t.Section
