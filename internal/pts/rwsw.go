@@ -37,8 +37,8 @@ type Applied struct {
 	// SequentialRule is the rule the capture's I/Os were read by, in the
 	// words of the characterisation that read them.
 	SequentialRule string `json:"sequential_rule"`
-	// OIO is the capture's dominant demand intensity, the number of I/Os
-	// outstanding for the most time while any was (OIOSource says how it
+	// OIO is the capture's dominant demand intensity, the median number
+	// of I/Os outstanding over the time any was (OIOSource says how it
 	// was found); TC and QD what the test runs it at (DemandOf).
 	OIO       int    `json:"oio"`
 	OIOSource string `json:"oio_source"`
@@ -182,7 +182,7 @@ var rwswRules = []Rule{
 	}},
 	{Name: "demand intensity", With: func(c Config) string {
 		if c.RWSW == nil {
-			return "the capture's dominant outstanding I/O (the number outstanding for the most time while any was), as TC × QD: " +
+			return "the capture's dominant outstanding I/O (the median number outstanding over the time any was), as TC × QD: " +
 				"the fewest threads of at most 32 I/Os each"
 		}
 		return fmt.Sprintf("%d outstanding I/Os (%s), run as TC%d/QD%d", c.RWSW.OIO, c.RWSW.OIOSource, c.RWSW.TC, c.RWSW.QD)
@@ -235,10 +235,10 @@ var rwswReadings = []Reading{
 		Why:    "a few streams carry most of a real workload's I/Os; 12 keeps the stimulus one an engine can run",
 		Choose: flagNone + "the applied workload is ptsrun streams'"},
 	{ID: "rwsw-demand", Tests: []TestID{RWSW}, Topic: "RWSW's demand intensity",
-		Ours: "the capture's dominant outstanding I/O, the number outstanding for the most time while any was (from completions; " +
+		Ours: "the capture's dominant outstanding I/O, the median number outstanding over the time any was (from completions; " +
 			"a capture without them, a fio iolog, is taken as 32), as the fewest threads of at most 32 each",
 		Source: "ptsrun's reading of \"the dominant demand intensity\"",
-		Why:    "the mode is what the workload most often asks of the drive; a mean is pulled by bursts and idle time",
+		Why:    "half of the busy time asks less of the drive and half more; a mean is pulled by bursts, and the most frequent depth of a wide spread is one of them by chance",
 		Choose: flagNone + "the sweep that follows measures every TC × QD of its loops"},
 	{ID: "rwsw-prewrite", Tests: []TestID{RWSW}, Topic: "RWSW's pre-writes",
 		Ours:   "the applied workload's write streams, renormalised; a workload of reads only pre-writes its streams as writes",

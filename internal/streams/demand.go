@@ -13,8 +13,8 @@ import (
 // depth.
 const NoDemandOIO = 32
 
-// Demand is a capture's dominant demand intensity: OIO, the number of
-// I/Os outstanding for the most time while any was, and how it was found.
+// Demand is a capture's dominant demand intensity: OIO, the median number
+// of I/Os outstanding over the time any was, and how it was found.
 type Demand struct {
 	OIO    int    `json:"oio"`
 	Source string `json:"source"`
@@ -22,9 +22,11 @@ type Demand struct {
 
 // Dominant is c's dominant demand intensity: from each I/O's start and
 // completion, the time the capture spent at each number of I/Os
-// outstanding, above zero; the number it spent the most time at (ties to
-// the smaller). A capture without completions has none to measure, and
-// is taken to have NoDemandOIO, which Source says.
+// outstanding, above zero; the median of that time (the smallest number
+// at or below which it spent half of it). The most frequent number would
+// be the mode, which a wide spread of depths leaves at one of them by
+// chance. A capture without completions has none to measure, and is
+// taken to have NoDemandOIO, which Source says.
 func Dominant(c *capture.Capture) Demand {
 	type edge struct {
 		at time.Duration
@@ -48,11 +50,19 @@ func Dominant(c *capture.Capture) Demand {
 		}
 		n += e.d
 	}
-	best, most := 1, time.Duration(-1)
+	var levels []int
+	var busy time.Duration
 	for k, d := range at {
-		if d > most || d == most && k < best {
-			best, most = k, d
+		levels = append(levels, k)
+		busy += d
+	}
+	slices.Sort(levels)
+	best, acc := 1, time.Duration(0)
+	for _, k := range levels {
+		if acc += at[k]; 2*acc >= busy {
+			best = k
+			break
 		}
 	}
-	return Demand{OIO: best, Source: "from completions: the number of I/Os outstanding for the most time while any was"}
+	return Demand{OIO: best, Source: "from completions: the median number of I/Os outstanding over the time any was"}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/ptsrun/ptsrun/internal/capture"
 )
@@ -27,13 +28,25 @@ type Capture struct {
 	SHA256 string
 }
 
+// MapSteps is about how many steps ReadCapture's report has of a capture
+// shorter than that many default steps.
+const MapSteps = 16
+
 // ReadCapture reads and characterises the capture file path (a file:
 // a run records which), of the device chosen, with the default options.
 func ReadCapture(path, device string, parse capture.Options) (*Capture, error) {
 	h := sha256.New()
-	rep, c, _, err := readFile(path, nil, device, parse, Options{}, h)
+	rep, c, name, err := readFile(path, nil, device, parse, Options{}, h)
 	if err != nil {
 		return nil, err // it names the file
+	}
+	// A capture shorter than MapSteps default steps is stepped finer, so
+	// that its report shows it over time.
+	if span := time.Duration(rep.Totals.Duration * float64(time.Second)); rep.Timed && span > 0 && span < MapSteps*DefaultStep {
+		step := max((span+MapSteps-1)/MapSteps, time.Millisecond).Round(time.Millisecond)
+		if rep, err = Characterise(c, rep.Devices, rep.Device, Options{Step: step}); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
 	}
 	return &Capture{Report: rep, Demand: Dominant(c), SHA256: hex.EncodeToString(h.Sum(nil))}, nil
 }
