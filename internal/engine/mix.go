@@ -125,7 +125,7 @@ func (w Workload) validateMix(lbs int64) error {
 func (w Workload) MixLabel() string {
 	var parts []string
 	for _, s := range w.Streams {
-		parts = append(parts, fmt.Sprintf("%s %s %%", s.Label(), pct(round6(s.Percent))))
+		parts = append(parts, fmt.Sprintf("%s %s %%", s.Label(), pct(math.Round(s.Percent*100)/100)))
 	}
 	return strings.Join(parts, ", ")
 }
