@@ -218,13 +218,8 @@ func configFromFlags(c *cli.Context) (pts.Config, error) {
 	cfg.Seed = c.Uint64("seed")
 	cfg.Poll = c.String("poll") // run.json keeps the text; checkRun parses it
 	cfg.SS = steadystate.Criteria{Window: c.Int("ss-window"), MaxRange: c.Float64("ss-max-range"), MaxSlope: c.Float64("ss-max-slope")}
-	if path := c.String("capture"); path != "" {
-		if !slices.Contains(cfg.Tests, pts.RWSW) {
-			return cfg, fmt.Errorf("--capture %s: only --tests rwsw takes a capture", path)
-		}
-		if cfg.RWSW, err = rundir.ReadApplied(path, c.String("capture-format"), c.String("capture-device")); err != nil {
-			return cfg, fmt.Errorf("--capture: %w", err)
-		}
+	if err := rundir.ApplyCapture(&cfg, c.String("capture"), c.String("capture-format"), c.String("capture-device")); err != nil {
+		return cfg, err
 	}
 	return cfg, nil
 }
@@ -328,10 +323,8 @@ func resumeCommand() *cli.Command {
 			if c.Args().Len() != 1 {
 				return fmt.Errorf("resume needs exactly one run directory")
 			}
-			if p := c.String("capture"); p != "" {
-				if err := rundir.CheckCapture(c.Args().First(), p); err != nil {
-					return err
-				}
+			if err := rundir.CheckCapture(c.Args().First(), c.String("capture")); err != nil {
+				return err
 			}
 			tf, err := metrics.Open(c.String(metrics.Flag), version, c.App.ErrWriter)
 			if err != nil {

@@ -50,7 +50,7 @@ func TestRWSWPages(t *testing.T) {
 	ri, res, _ := simRun(t, "enterprise", func(c *pts.Config) {
 		c.Tests = []pts.TestID{pts.RWSW}
 		c.RWSW = &pts.Applied{Capture: "server.blkparse", SHA256: "ab12", Format: "blkparse", Device: "all",
-			Streams: []engine.Stream{{Read: true, Access: engine.Random, Bytes: 4096, Percent: 66.67}, {Access: engine.Sequential, Bytes: 65536, Percent: 33.33}},
+			Streams:       []engine.Stream{{Read: true, Access: engine.Random, Bytes: 4096, Percent: 66.67}, {Access: engine.Sequential, Bytes: 65536, Percent: 33.33}},
 			CaptureShares: []float64{60, 30}, Covered: 90, SequentialRule: streams.SequentialRule, OIO: 6, OIOSource: "from completions",
 			TC: 1, QD: 6, Characterisation: rep}
 		c.Params = map[string]string{"rwsw-tc": "2,1", "rwsw-qd": "4,1", "rwsw-round-prewrite": "1m", "rwsw-prewrite": "1m", "rwsw-histogram": "1m"}

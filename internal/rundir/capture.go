@@ -3,6 +3,7 @@ package rundir
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/ptsrun/ptsrun/internal/capture"
 	"github.com/ptsrun/ptsrun/internal/engine"
@@ -40,9 +41,30 @@ func ReadApplied(path, format, device string) (*pts.Applied, error) {
 	return a, nil
 }
 
+// ApplyCapture reads --capture's file (path; "" for none) into the
+// applied workload of c's rwsw test; only rwsw takes a capture.
+func ApplyCapture(c *pts.Config, path, format, device string) error {
+	if path == "" {
+		return nil
+	}
+	if !slices.Contains(c.Tests, pts.RWSW) {
+		return fmt.Errorf("--capture %s: only --tests rwsw takes a capture", path)
+	}
+	a, err := ReadApplied(path, format, device)
+	if err != nil {
+		return fmt.Errorf("--capture: %w", err)
+	}
+	c.RWSW = a
+	return nil
+}
+
 // CheckCapture refuses to resume the rwsw run in dir with a capture
-// other than the one its applied workload was read from (by sha256).
+// other than the one its applied workload was read from (by sha256);
+// path "" checks nothing.
 func CheckCapture(dir, path string) error {
+	if path == "" {
+		return nil
+	}
 	ri, err := pts.LoadRunInfo(dir)
 	if err != nil {
 		return err
