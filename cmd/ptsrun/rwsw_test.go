@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -111,6 +112,18 @@ func TestRWSWNeedsCapture(t *testing.T) {
 	assert.NotEqual(t, 0, code)
 	assert.Contains(t, stderr, "no-such.iolog")
 	assert.NoDirExists(t, dir)
+	// fio cannot run a stream mix exactly: refused before anything is
+	// purged or written.
+	if _, err := exec.LookPath("fio"); err == nil {
+		img := filepath.Join(t.TempDir(), "f.img")
+		require.NoError(t, os.WriteFile(img, nil, 0o644))
+		require.NoError(t, os.Truncate(img, 64<<20))
+		code, _, stderr = ptsrun("run", "--target", "file:"+img, "--engine", "fio", "--tests", "rwsw", "--capture", rwswCapture,
+			"--destroy-data", img, "--out", dir)
+		assert.Equal(t, 1, code, stderr)
+		assert.Contains(t, stderr, "fio cannot run it exactly in one job")
+		assert.NoDirExists(t, dir)
+	}
 	code, out, _ := ptsrun("plan", "--target", "sim", "--tests", "all")
 	assert.Equal(t, 0, code)
 	assert.NotContains(t, out, "RWSW")
