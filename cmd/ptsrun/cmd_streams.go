@@ -3,11 +3,13 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/ptsrun/ptsrun/internal/capture"
+	"github.com/ptsrun/ptsrun/internal/clihelp"
 	"github.com/ptsrun/ptsrun/internal/pdfreport"
 	"github.com/ptsrun/ptsrun/internal/streams"
 )
@@ -21,16 +23,18 @@ func streamsCommand() *cli.Command {
 			"and prints each I/O stream's (random or sequential, transfer size, direction) share of the I/Os,\n" +
 			"overall and per step, the demand intensity, and the applied test workload: the top streams\n" +
 			"covering 90 % of the I/Os (at most 12), renormalised. docs/capture.md.",
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "format", Value: string(capture.Auto), Usage: "the capture's format: auto (from its content), iolog, blkparse, biosnoop"},
-			&cli.StringFlag{Name: "event", Value: "Q", Usage: "blkparse's event taken as the I/O: Q (queued) or D (issued)"},
-			&cli.StringFlag{Name: "device", Value: "all", Usage: "the capture's device to characterise (a file of an iolog, MAJ,MIN of blkparse, a disk of biosnoop), or all"},
-			&cli.DurationFlag{Name: "step", Value: streams.DefaultStep, Usage: "the length of a step"},
-			&cli.IntFlag{Name: "top", Value: streams.DefaultTop, Usage: "the number of streams the top share and the steps' columns count"},
-			&cli.BoolFlag{Name: "json", Usage: "print the report as one JSON document"},
-			&cli.StringFlag{Name: "pdf", Usage: "also write the stream map, demand intensity and cumulative table as a PDF to this file"},
-			&cli.BoolFlag{Name: "force", Usage: "let --pdf replace a file ptsrun did not write"},
-		},
+		Flags: slices.Concat(
+			clihelp.Group("Capture",
+				&cli.StringFlag{Name: "format", Value: string(capture.Auto), Usage: "the capture's format: auto (from its content), iolog, blkparse, biosnoop"},
+				&cli.StringFlag{Name: "event", Value: "Q", Usage: "blkparse's event taken as the I/O: Q (queued) or D (issued)"},
+				&cli.StringFlag{Name: "device", Value: "all", Usage: "the capture's device to characterise (a file of an iolog, MAJ,MIN of blkparse, a disk of biosnoop), or all"}),
+			clihelp.Group("Streams",
+				&cli.DurationFlag{Name: "step", Value: streams.DefaultStep, Usage: "the length of a step"},
+				&cli.IntFlag{Name: "top", Value: streams.DefaultTop, Usage: "the number of streams the top share and the steps' columns count"}),
+			clihelp.Group("Output",
+				&cli.BoolFlag{Name: "json", Usage: "print the report as one JSON document"},
+				&cli.StringFlag{Name: "pdf", Usage: "also write the stream map, demand intensity and cumulative table as a PDF to this file"},
+				&cli.BoolFlag{Name: "force", Usage: "let --pdf replace a file ptsrun did not write"})),
 		Action: func(c *cli.Context) error {
 			if c.Args().Len() != 1 {
 				return fmt.Errorf("streams needs one capture: a file, or - for standard input")
