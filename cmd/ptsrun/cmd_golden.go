@@ -369,12 +369,18 @@ func printJSON(w io.Writer, v any) error { return custom.PrintJSON(w, v) }
 // writeComparison renders the comparison PDF, atomically, where
 // device.CheckOutput allows.
 func writeComparison(path string, force bool, c comparison.Comparison, paper string) error {
+	return writePDF(path, force, "comparison", func(w io.Writer) error { return pdfreport.RenderComparison(w, c, paper) })
+}
+
+// writePDF renders a PDF (what names it in an error) atomically at path,
+// where device.CheckOutput allows.
+func writePDF(path string, force bool, what string, render func(io.Writer) error) error {
 	if err := device.CheckOutput(path, force, pdfreport.Produced); err != nil {
 		return err
 	}
 	var buf bytes.Buffer
-	if err := pdfreport.RenderComparison(&buf, c, paper); err != nil {
-		return fmt.Errorf("comparison %s: %w", path, err)
+	if err := render(&buf); err != nil {
+		return fmt.Errorf("%s %s: %w", what, path, err)
 	}
 	return pts.WriteFileAtomic(path, buf.Bytes())
 }

@@ -44,6 +44,10 @@ func runFlags() []cli.Flag {
 			&cli.Float64Flag{Name: "active-range", Usage: "active range of every test in %", DefaultText: pts.LeftOut("active-range")},
 			&cli.Float64Flag{Name: "pc-active-range", Value: 100, DefaultText: pts.LeftOut("pc-active-range"), Usage: "active range of the workload-independent preconditioning in %"},
 			&cli.Uint64Flag{Name: "seed", Value: d.Seed, Usage: "seed of every random stream (recorded)"}),
+		g("RWSW",
+			&cli.StringFlag{Name: "capture", Usage: "the capture --tests rwsw applies (a fio iolog, blkparse or biosnoop output), read once into run.json; docs/capture.md"},
+			&cli.StringFlag{Name: "capture-format", Value: "auto", Usage: "the capture's format: auto, iolog, blkparse, biosnoop"},
+			&cli.StringFlag{Name: "capture-device", Value: "all", Usage: "the capture's device to apply, or all"}),
 		g("IOPS/TP/LAT",
 			&cli.IntFlag{Name: "tc", Usage: "IOPS test thread count", DefaultText: pts.LeftOut("tc")},
 			&cli.IntFlag{Name: "qd", Usage: "IOPS test queue depth per thread", DefaultText: pts.LeftOut("qd")},
@@ -214,6 +218,9 @@ func configFromFlags(c *cli.Context) (pts.Config, error) {
 	cfg.Seed = c.Uint64("seed")
 	cfg.Poll = c.String("poll") // run.json keeps the text; checkRun parses it
 	cfg.SS = steadystate.Criteria{Window: c.Int("ss-window"), MaxRange: c.Float64("ss-max-range"), MaxSlope: c.Float64("ss-max-slope")}
+	if err := rundir.ApplyCapture(&cfg, c.String("capture"), c.String("capture-format"), c.String("capture-device")); err != nil {
+		return cfg, err
+	}
 	return cfg, nil
 }
 
@@ -310,10 +317,14 @@ func resumeCommand() *cli.Command {
 			&cli.BoolFlag{Name: "json", Usage: "print events as JSON lines on stdout"},
 			progressPeriodFlag(),
 			&cli.StringFlag{Name: metrics.Flag, Usage: metrics.Usage},
+			&cli.StringFlag{Name: "capture", Usage: "an rwsw run's capture, checked to be the file it started with (its sha256)"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.Args().Len() != 1 {
 				return fmt.Errorf("resume needs exactly one run directory")
+			}
+			if err := rundir.CheckCapture(c.Args().First(), c.String("capture")); err != nil {
+				return err
 			}
 			tf, err := metrics.Open(c.String(metrics.Flag), version, c.App.ErrWriter)
 			if err != nil {

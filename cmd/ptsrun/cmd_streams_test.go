@@ -98,3 +98,23 @@ func TestStreamsErrors(t *testing.T) {
 		assert.Contains(t, stderr, c.want)
 	}
 }
+
+// streams --pdf writes the streams pages as a PDF of ptsrun's, and never
+// over a file ptsrun did not write.
+func TestStreamsPDF(t *testing.T) {
+	pdf := filepath.Join(t.TempDir(), "streams.pdf")
+	code, _, stderr := ptsrun("streams", captures+"reconstructed.blkparse", "--pdf", pdf)
+	require.Equal(t, 0, code, stderr)
+	b, err := os.ReadFile(pdf)
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(string(b), "%PDF-"))
+	code, _, _ = ptsrun("streams", captures+"reconstructed.blkparse", "--pdf", pdf)
+	assert.Equal(t, 0, code, "its own PDF is replaced")
+	mine := filepath.Join(t.TempDir(), "notes.pdf")
+	require.NoError(t, os.WriteFile(mine, []byte("my notes"), 0o644))
+	code, _, stderr = ptsrun("streams", captures+"reconstructed.blkparse", "--pdf", mine)
+	assert.Equal(t, 4, code, stderr)
+	b, err = os.ReadFile(mine)
+	require.NoError(t, err)
+	assert.Equal(t, "my notes", string(b))
+}

@@ -198,6 +198,9 @@ func TestFlagDefaultsPrintedOnceAndTrue(t *testing.T) {
 					for _, td := range pts.Tests {
 						if slices.ContainsFunc(td.Params, func(p pts.Param) bool { return p.Flag == name }) {
 							flagArg += " --tests=" + string(td.ID) // a test's parameter goes with it
+							if td.Input == "--capture" {
+								flagArg += " --capture=" + rwswCapture // and the input the test needs
+							}
 						}
 					}
 				}

@@ -29,6 +29,7 @@ type AddrGen struct {
 	// random workload with a RandomPct; 0 draws every offset at random.
 	randomPPM uint64
 	lastEnd   [2]int64 // where the last write [0] and read [1] ended; -1 before the first
+	mix       *mixGen  // a stream mix's streams (Workload.Streams); nil otherwise
 }
 
 type splitEntry struct {
@@ -84,7 +85,9 @@ func NewAddrGen(w Workload, capacity int64, thread, threads int, target int) *Ad
 		g.zones = append(g.zones, zoneBytes{cum: cum, from: at, to: to})
 		at = to
 	}
-	if w.Access == Sequential {
+	if len(w.Streams) > 0 {
+		g.mix = newMixGen(w, capacity, thread, threads)
+	} else if w.Access == Sequential {
 		bs := max(g.bs, 512)
 		g.lo = g.rangeEnd * int64(thread) / int64(threads) / bs * bs
 		g.hi = g.rangeEnd * int64(thread+1) / int64(threads) / bs * bs
@@ -93,7 +96,7 @@ func NewAddrGen(w Workload, capacity int64, thread, threads int, target int) *Ad
 	if w.Passes > 0 {
 		// Each thread moves its share of the passes: its region for
 		// sequential streams, an equal share of the volume for random ones.
-		if w.Access == Sequential {
+		if w.Access == Sequential && g.mix == nil {
 			g.quota = int64(w.Passes * float64(g.hi-g.lo))
 		} else {
 			g.quota = int64(w.Passes*float64(g.rangeEnd)) / int64(threads)
@@ -115,6 +118,11 @@ func (g *AddrGen) Next() IO {
 func (g *AddrGen) next() IO {
 	if g.exhausted {
 		return IO{}
+	}
+	if g.mix != nil {
+		io := g.mix.next(g)
+		g.spend(io.Size)
+		return io
 	}
 	size := g.bs
 	if len(g.split) > 0 {
@@ -161,13 +169,18 @@ func (g *AddrGen) next() IO {
 		io.Offset = (first + int64(g.rng.Uint64N(uint64(slots)))) * size
 		g.lastEnd[d] = io.Offset + size
 	}
+	g.spend(size)
+	return io
+}
+
+// spend counts size bytes against a volume-limited thread's quota.
+func (g *AddrGen) spend(size int64) {
 	if g.quota >= 0 {
 		g.quota -= size
 		if g.quota <= 0 {
 			g.exhausted = true
 		}
 	}
-	return io
 }
 
 func dirIndex(read bool) int {

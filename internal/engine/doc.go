@@ -10,6 +10,12 @@
 // engine that owns its drive's write cache controls it (WriteCacher); real
 // devices on this host are purged and set by the precondition package.
 //
+// A Workload is a pattern (random or sequential, a read share, a block
+// size or a split of them, zones), or a stream mix (mix.go: streams of
+// their own direction, size and access, each I/O's drawn by share, each
+// sequential stream at its own position), which AddrGen generates for
+// every engine alike; an engine that cannot run one exactly refuses it.
+//
 // A Measurement keeps, per direction, exact counts, bytes and latency sums, the
 // true minimum and maximum, and a mergeable latency histogram, so that window
 // aggregates and multi-target merges are exact rather than averages of

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -65,14 +66,18 @@ type Zone struct {
 
 // Workload is one thing an engine is asked to do.
 type Workload struct {
-	Access      Access       `json:"access"`
-	ReadPct     int          `json:"read_pct"` // 0…100
-	BlockSize   int64        `json:"bs"`       // bytes; with BlockSplit, the split wins
-	BlockSplit  []BlockShare `json:"bs_split,omitempty"`
-	Zones       []Zone       `json:"zones,omitempty"`
-	TC          int          `json:"tc"` // threads (fio numjobs)
-	QD          int          `json:"qd"` // outstanding I/Os per thread (fio iodepth)
-	ActiveRange float64      `json:"active_range_pct"`
+	Access     Access       `json:"access"`
+	ReadPct    int          `json:"read_pct"` // 0…100
+	BlockSize  int64        `json:"bs"`       // bytes; with BlockSplit, the split wins
+	BlockSplit []BlockShare `json:"bs_split,omitempty"`
+	Zones      []Zone       `json:"zones,omitempty"`
+	// Streams make the workload a stream mix (mix.go, MixWorkload): each
+	// I/O's direction, size and access drawn by share; Access, ReadPct
+	// and BlockSize then only label it.
+	Streams     []Stream `json:"streams,omitempty"`
+	TC          int      `json:"tc"` // threads (fio numjobs)
+	QD          int      `json:"qd"` // outstanding I/Os per thread (fio iodepth)
+	ActiveRange float64  `json:"active_range_pct"`
 	// RangeStart moves the start of the active range from LBA 0 to this
 	// percentage of the capacity: the range is [RangeStart, ActiveRange).
 	// Preconditioning uses it to write in resumable pieces.
@@ -230,6 +235,9 @@ func (w Workload) Validate(lbs int64) error {
 		// and partly the results' in the totals.
 		return bad("ramp_ns", "a ramp of %v is not a whole number of the series' intervals (%v)", w.Ramp, w.SeriesInterval())
 	}
+	if len(w.Streams) > 0 {
+		return w.validateMix(lbs)
+	}
 	sizes := []int64{w.BlockSize}
 	if len(w.BlockSplit) > 0 {
 		sizes = sizes[:0]
@@ -280,12 +288,34 @@ func (w Workload) Fits(capacity, lbs int64) error {
 		return fmt.Errorf("%w: %g %% of %d bytes leaves %d bytes of active range (in whole %s blocks), too little for %d thread(s) of %s",
 			ErrBadWorkload, w.ActiveRange-w.RangeStart, capacity, max(r, 0), units.FormatSize(w.maxBS()), w.TC, units.FormatSize(w.maxBS()))
 	}
+	for k, s := range w.Streams {
+		if lo, hi := w.MixRegion(capacity, k, 0, w.TC); s.Access == Sequential && hi-lo < s.Bytes {
+			return fmt.Errorf("%w: %g %% of %d bytes in a region per thread and sequential stream leaves %d bytes to %s, less than one I/O",
+				ErrBadWorkload, w.ActiveRange-w.RangeStart, capacity, hi-lo, s.Label())
+		}
+	}
 	return nil
 }
 
 func (w Workload) maxBS() int64 {
 	bs := max(w.BlockSize, 512)
 	for _, s := range w.BlockSplit {
+		bs = max(bs, s.Bytes)
+	}
+	for _, s := range w.Streams {
+		bs = max(bs, s.Bytes)
+	}
+	return bs
+}
+
+// MaxBlockSize is the largest I/O the workload issues: its block size,
+// or the largest of its split's or mix's.
+func (w Workload) MaxBlockSize() int64 {
+	bs := w.BlockSize
+	for _, s := range w.BlockSplit {
+		bs = max(bs, s.Bytes)
+	}
+	for _, s := range w.Streams {
 		bs = max(bs, s.Bytes)
 	}
 	return bs
@@ -312,6 +342,13 @@ func (w Workload) PassBytes(capacity int64) int64 {
 
 // MeanBlockSize is the I/O-weighted average block size.
 func (w Workload) MeanBlockSize() float64 {
+	if len(w.Streams) > 0 {
+		var s float64
+		for _, m := range w.Streams {
+			s += float64(m.Bytes) * m.Percent / 100
+		}
+		return s
+	}
 	if len(w.BlockSplit) == 0 {
 		return float64(w.BlockSize)
 	}
@@ -352,6 +389,9 @@ func (w Workload) Description() string {
 	var parts []string
 	if len(w.BlockSplit) > 0 {
 		parts = append(parts, "block sizes "+w.SplitLabel())
+	}
+	if len(w.Streams) > 0 {
+		parts = append(parts, "streams "+w.MixLabel())
 	}
 	if len(w.Zones) > 0 {
 		parts = append(parts, "zones: "+w.ZonesLabel())
@@ -395,6 +435,9 @@ func (w Workload) brief() string {
 	bs := units.FormatSize(w.BlockSize)
 	if len(w.BlockSplit) > 0 {
 		bs = "composite"
+	}
+	if len(w.Streams) > 0 {
+		acc, bs = "MIX", fmt.Sprintf("%d streams", len(w.Streams))
 	}
 	if w.Access == Random && w.RandomPct > 0 && w.RandomPct < 100 {
 		acc += pct(w.RandomPct) + "%"
@@ -501,6 +544,15 @@ func ParseBlockSizes(s string) (int64, []BlockShare, error) {
 
 // BlockSizes are the sizes of w's I/Os: its block size, or its split's.
 func (w Workload) BlockSizes() []int64 {
+	if len(w.Streams) > 0 {
+		var out []int64
+		for _, s := range w.Streams {
+			if !slices.Contains(out, s.Bytes) {
+				out = append(out, s.Bytes)
+			}
+		}
+		return out
+	}
 	if len(w.BlockSplit) == 0 {
 		return []int64{w.BlockSize}
 	}

@@ -2,6 +2,7 @@ package golden
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -30,9 +31,22 @@ var goldenRuns = map[pts.TestID]map[string]string{
 	pts.XSR:   {"xsr-groups": "2h,1h,2h"},
 	pts.ECW:   {"ecw-tc": "32,4,1", "ecw-qd": "32,4,1", "ecw-prewrite": "20m", "ecw-histogram": "5m"},
 	pts.DIRTH: {"dirth-tc": "32,4,1", "dirth-qd": "32,4,1", "dirth-prewrite": "20m", "dirth-histogram": "5m"},
+	pts.RWSW:  {"rwsw-tc": "32,4,1", "rwsw-qd": "32,4,1", "rwsw-prewrite": "20m", "rwsw-histogram": "5m"},
 }
 
-// TestEveryTestGolden freezes each of the eight tests, run alone on the
+// goldenInputs are what the tests that need an input run on: rwsw's
+// applied workload as `run --capture` read it from the blkparse fixture
+// (testdata/tests/rwsw/applied.json).
+func goldenInputs(t *testing.T, id pts.TestID, c *pts.Config) {
+	if id != pts.RWSW {
+		return
+	}
+	b, err := os.ReadFile(filepath.Join("testdata", "tests", "rwsw", "applied.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &c.RWSW))
+}
+
+// TestEveryTestGolden freezes each of the tests, run alone on the
 // simulated drive with a fixed seed and clock: its results.json (numbers
 // at goldentest.Digits significant digits) and the text of every page of
 // its report as pdftotext reads it, so that a change in any number, rule
@@ -46,7 +60,10 @@ func TestEveryTestGolden(t *testing.T) {
 		t.Run(string(td.ID), func(t *testing.T) {
 			t.Parallel()
 			params := goldenRuns[td.ID]
-			ri, res, dir := goldentest.SimRun(t, "enterprise", func(c *pts.Config) { c.Tests, c.Params = []pts.TestID{td.ID}, params })
+			ri, res, dir := goldentest.SimRun(t, "enterprise", func(c *pts.Config) {
+				c.Tests, c.Params = []pts.TestID{td.ID}, params
+				goldenInputs(t, td.ID, c)
+			})
 			require.NoError(t, res.Save(dir))
 			b, err := os.ReadFile(filepath.Join(dir, "results.json"))
 			require.NoError(t, err)

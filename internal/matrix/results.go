@@ -326,13 +326,28 @@ func Build(ri pts.RunInfo, recs []pts.Record, cut bool) *Results {
 
 // verdict says whether the run conforms, and for which tests: a run of
 // some of the PTS's tests conforms for those only.
-func verdict(ri pts.RunInfo, res *Results) string {
+func verdict(ri pts.RunInfo, res *Results) (v string) {
 	spec := "SNIA SSS " + ri.Profile.Short + " " + pts.SpecRevision
-	var tests []string
+	var tests, outside []string
 	for _, t := range res.Tests {
-		if t.Test != pts.Custom {
+		td := pts.Def(t.Test)
+		switch {
+		case t.Test == pts.Custom:
+		case td != nil && !td.InPTS():
+			// A test after another method (rwsw): no conformance claimed.
+			outside = append(outside, fmt.Sprintf("the %s test ran %s, and no conformance to it is claimed", t.Name, td.Reference()))
+		default:
 			tests = append(tests, t.Name)
 		}
+	}
+	if len(outside) > 0 {
+		note := strings.Join(outside, "; ")
+		note = strings.ToUpper(note[:1]) + note[1:] + "."
+		if len(tests) == 0 {
+			return fmt.Sprintf("%s Its PTS methodology, as read in appendix %s: %s.", note, pts.ReadingsAppendix,
+				plural(len(res.Deviations), "deviation"))
+		}
+		defer func() { v += " " + note }()
 	}
 	what := "for the " + pts.JoinAnd(tests) + " test"
 	if len(tests) > 1 {

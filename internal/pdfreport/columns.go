@@ -339,6 +339,9 @@ func stimulusLabel(w engine.Workload) string {
 // shortStimulus is stimulusLabel for narrow columns: "RND composite
 // 40/60", its zones left to the pages.
 func shortStimulus(w engine.Workload) string {
+	if len(w.Streams) > 0 {
+		return fmt.Sprintf("MIX of %d streams %s", len(w.Streams), pts.MixLabel(w.ReadPct))
+	}
 	if len(w.BlockSplit) == 0 {
 		return pts.KeyOf(w).Label()
 	}

@@ -17,11 +17,14 @@
 // Build loops over the tests of pts (pts.Tests, then pts.CustomTest). Each
 // test's pages are in a page file of their own (page_iops.go, page_tp.go,
 // page_lat.go, page_wsat.go, page_hir.go, page_xsr.go, page_dirth.go with
-// page_dirth_points.go, page_custom.go with page_workload.go), which
+// page_dirth_points.go, page_rwsw.go with page_streams.go, page_custom.go
+// with page_workload.go), which
 // registers them in its init, with the rows that test's stages add to the
 // first page and the overlays its tables get in a comparison. A comparison
 // (`ptsrun compare`) is drawn from the model it is given (package
-// comparison) by ComparisonDoc and RenderComparison (compare.go).
+// comparison) by ComparisonDoc and RenderComparison (compare.go); a
+// capture's characterisation (package streams) alone by StreamsDoc and
+// RenderStreams (page_streams.go), the pages the rwsw report has too.
 // The pages read the test's matrix, tables and tracked cells from its
 // pts.TestDef. The pages of the run as a whole are in header.go,
 // columns.go (the header's set-up and test parameter columns), summary.go,

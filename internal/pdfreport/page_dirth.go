@@ -53,6 +53,12 @@ type demandTest struct {
 // without results has no pages of its own: the operating points page
 // says what became of it.
 func (b *builder) demand(td *pts.TestDef, stages []matrix.StageResult) {
+	b.demandPages(td, stages, (*builder).demandPC)
+}
+
+// demandPages draws a demand sweep's stages in order, its stages of
+// rounds before the sweep by pc.
+func (b *builder) demandPages(td *pts.TestDef, stages []matrix.StageResult, pc func(*builder, *demandTest, matrix.StageResult)) {
 	d := b.demandTestOf(td, stages)
 	for _, s := range stages {
 		switch part := pts.PartOf(b.stageDef(s)); {
@@ -70,7 +76,7 @@ func (b *builder) demand(td *pts.TestDef, stages []matrix.StageResult) {
 		case b.empty(s):
 			b.noResults(td.Name, s)
 		default:
-			b.demandPC(d, s)
+			pc(b, d, s)
 		}
 	}
 }
@@ -163,8 +169,12 @@ func (b *builder) demandParams(d *demandTest, own ...KV) []KV {
 	for _, t := range b.ri.Targets {
 		capacity += t.CapacityBytes
 	}
+	pattern := "RND"
+	if len(d.stimulus.Streams) > 0 {
+		pattern = "the streams' own"
+	}
 	kv := []KV{
-		{"Data pattern", "RND"},
+		{"Data pattern", pattern},
 		{"AR & amount", fmt.Sprintf("%g %% (%s)", ar, device.FormatCapacity(int64(float64(capacity)*ar/100)))},
 		{"Test stimulus", stimulusLabel(d.stimulus)},
 		{"TC (outer)", joinInts(d.tcs)},

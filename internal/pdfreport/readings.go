@@ -41,7 +41,7 @@ func (b *builder) readings() {
 		for _, r := range td.RulesOf(c) {
 			lines = append(lines, fmt.Sprintf("%s: %s.", upperFirst(r.Name), r.Text))
 		}
-		blocks = append(blocks, Paragraph{Lines: []string{fmt.Sprintf("%s (PTS 2.0.2 %s): its rules", td.Name, td.Section)}, Strong: true},
+		blocks = append(blocks, Paragraph{Lines: []string{fmt.Sprintf("%s (%s): its rules", td.Name, td.Reference())}, Strong: true},
 			Paragraph{Lines: lines, Size: 7.5})
 	}
 	for i, r := range pts.ReadingsOf(c) {

@@ -86,6 +86,9 @@ type Config struct {
 	// own. Not the PTS: the results say what was left out.
 	BlockSizes []int64 `json:"block_sizes_bytes,omitempty"`
 	Mixes      []int   `json:"mixes_read_pct,omitempty"`
+	// RWSW is the applied test workload of the capture the rwsw test
+	// runs (--capture), read once when the run started.
+	RWSW *Applied `json:"rwsw,omitempty"`
 }
 
 // PollDuration reads Poll (engine.ParsePoll) the way the native engine

@@ -125,6 +125,9 @@ type demand struct {
 // stemOf names a demand-intensity workload in cell keys: "rnd-8k-65/35",
 // "composite-40/60".
 func stemOf(w engine.Workload) string {
+	if len(w.Streams) > 0 {
+		return "mix-" + MixLabel(w.ReadPct)
+	}
 	if len(w.BlockSplit) > 0 {
 		return "composite-" + MixLabel(w.ReadPct)
 	}
@@ -222,18 +225,13 @@ func demandStages(d *demand, c Config) []Stage {
 	p := d.prefix
 	tcs, _ := demandLoop(c.Param(p + "-tc")) // all checked by Resolve
 	qds, _ := demandLoop(c.Param(p + "-qd"))
-	ceiling, _ := positiveDuration(c.Param(p + "-art-ceiling"))
-	prewrite, _ := positiveDuration(c.Param(p + "-prewrite"))
-	hist, _ := positiveDuration(c.Param(p + "-histogram"))
-	roundPre, _ := positiveDuration(c.Param(p + "-round-prewrite"))
 	round, _ := positiveDuration(c.Param(p + "-pc-round"))
 	track, _ := positiveDuration(c.Param(p + "-pc-track"))
 	topTC, topQD := slices.Max(tcs), slices.Max(qds)
-	test, pre, short, preShort := d.stimulus(c)
-	ar := c.ActiveRangeOf(d.test)
-	test.ActiveRange, pre.ActiveRange = ar, ar
+	_, pre, _, preShort := d.stimulus(c)
+	pre.ActiveRange = c.ActiveRangeOf(d.test)
 	pre.TC, pre.QD = topTC, topQD
-	stem, preStem := stemOf(test), stemOf(pre)
+	preStem := stemOf(pre)
 
 	// Preconditioning: rounds of the pre-write stimulus, the last minute
 	// tracked, until steady.
@@ -250,6 +248,25 @@ func demandStages(d *demand, c Config) []Stage {
 	}
 	pc.Tracking = []Tracking{{Name: fmt.Sprintf("IOPS %s TC%d/QD%d, %s %s of the round", preShort, topTC, topQD, at, trackLabel(track)),
 		Cell: slices.IndexFunc(pc.Cells, func(x Cell) bool { return x.Key == end.Key }), Metric: MetricIOPS}}
+	return append([]Stage{pc}, demandSweepStages(d, c)...)
+}
+
+// demandSweepStages are a demand-intensity test's stages after its
+// preconditioning: the demand variation and a stage per operating point.
+func demandSweepStages(d *demand, c Config) []Stage {
+	p := d.prefix
+	tcs, _ := demandLoop(c.Param(p + "-tc")) // all checked by Resolve
+	qds, _ := demandLoop(c.Param(p + "-qd"))
+	ceiling, _ := positiveDuration(c.Param(p + "-art-ceiling"))
+	prewrite, _ := positiveDuration(c.Param(p + "-prewrite"))
+	hist, _ := positiveDuration(c.Param(p + "-histogram"))
+	roundPre, _ := positiveDuration(c.Param(p + "-round-prewrite"))
+	topTC, topQD := slices.Max(tcs), slices.Max(qds)
+	test, pre, short, preShort := d.stimulus(c)
+	ar := c.ActiveRangeOf(d.test)
+	test.ActiveRange, pre.ActiveRange = ar, ar
+	pre.TC, pre.QD = topTC, topQD
+	stem, preStem := stemOf(test), stemOf(pre)
 
 	// Demand variation: the between-round pre-write, then TC × QD.
 	dv := Stage{Kind: KindDemandSweep, ID: p, Test: d.test, Title: d.name + " demand variation", MaxRounds: c.MaxRounds,
@@ -274,7 +291,7 @@ func demandStages(d *demand, c Config) []Stage {
 		dv.Tracking[0].Name, dv.Tracking[0].Metric = "write "+dv.Tracking[0].Name, MetricWriteIOPS
 	}
 
-	out := []Stage{pc, dv}
+	out := []Stage{dv}
 	for _, pt := range DemandPoints {
 		at := test
 		at.TC, at.QD = topTC, topQD

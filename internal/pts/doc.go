@@ -46,7 +46,9 @@
 //
 // Each test is one file that registers its TestDef (iops.go, tp.go,
 // lat.go, wsat.go, hir.go, xsr.go, ecw.go and dirth.go with demand.go;
-// custom.go for workloads outside the PTS): its stages, each of a
+// rwsw.go, a capture's applied workload after the SNIA RWSW method, which
+// needs an input (TestDef.Input) and claims no conformance; custom.go for
+// workloads outside the PTS): its stages, each of a
 // procedure, its tables, its parameters with their checks (set by flags
 // and recorded in run.json; a value other than the default is a
 // deviation), and for a test over time the summary of its samples. Nothing

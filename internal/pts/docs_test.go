@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/ptsrun/ptsrun/internal/engine"
 	"github.com/ptsrun/ptsrun/internal/golden/goldentest"
 	"github.com/ptsrun/ptsrun/internal/pts"
 )
@@ -73,6 +74,9 @@ func docConfig(t *testing.T, id pts.TestID) pts.Config {
 	t.Helper()
 	c := pts.DefaultConfig()
 	c.Targets, c.Tests = []string{"sim"}, []pts.TestID{id}
+	if id == pts.RWSW {
+		c.RWSW = exampleApplied
+	}
 	_, err := c.Resolve()
 	require.NoError(t, err)
 	return c
@@ -91,7 +95,7 @@ func rulesBlock(t *testing.T, td *pts.TestDef) string {
 func testDoc(t *testing.T, td *pts.TestDef) string {
 	var b strings.Builder
 	b.WriteString(notice)
-	fmt.Fprintf(&b, "\n# %s (`--tests %s`, PTS 2.0.2 %s)\n\n", td.Name, td.ID, td.Section)
+	fmt.Fprintf(&b, "\n# %s (`--tests %s`, %s)\n\n", td.Name, td.ID, td.Reference())
 	b.WriteString("## Rules\n\nAs ptsrun applies them with the enterprise profile's defaults; `ptsrun plan` prints them with a run's " +
 		"flags, and the report's appendix " + pts.ReadingsAppendix + " with the run's values.\n\n")
 	b.WriteString(rulesBlock(t, td))
@@ -187,3 +191,10 @@ func readingsBlock() string {
 
 // cell is text for a Markdown table cell.
 func cell(s string) string { return strings.ReplaceAll(s, "|", "\\|") }
+
+// exampleApplied is the applied workload the docs show the rwsw test's
+// rules with: a capture's, as `ptsrun streams` would make it.
+var exampleApplied = &pts.Applied{Capture: "server.iolog", SHA256: "0", Format: "iolog", Device: "all",
+	Streams: []engine.Stream{{Read: true, Access: engine.Random, Bytes: 8192, Percent: 50}, {Read: false, Access: engine.Random, Bytes: 8192, Percent: 30},
+		{Read: false, Access: engine.Sequential, Bytes: 65536, Percent: 20}},
+	CaptureShares: []float64{45, 27, 18}, Covered: 90, OIO: 8, OIOSource: "from completions", TC: 1, QD: 8}

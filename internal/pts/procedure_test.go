@@ -23,6 +23,7 @@ func allStages(t *testing.T) []Stage {
 		c.Tests = append(c.Tests, td.ID)
 	}
 	c.Params = map[string]string{"wsat-ss": "true"} // a timeline in rounds too
+	c.RWSW = testApplied
 	p, err := c.Resolve()
 	require.NoError(t, err)
 	return append(c.Stages(p), Stage{ID: "custom", Test: Custom, Title: "Workload", MaxRounds: 1,

@@ -79,6 +79,23 @@ type TestDef struct {
 	// run does (Config.Subset).
 	stages func(c Config, p Profile, sizes []int64, mixes []int) []Stage
 	order  int // its place in the PTS
+	// Input is what the test needs besides a target, as the flag that
+	// gives it ("--capture"); a test that needs one is not in --tests all.
+	Input string
+}
+
+// InPTS says the test is one of the PTS's; a test after another method
+// (rwsw) is run in its way and claims no conformance.
+func (t *TestDef) InPTS() bool { return strings.HasPrefix(t.Section, "§") }
+
+// Reference is what the test follows, as headings cite it: "PTS 2.0.2
+// §14"; a test outside the PTS names its method in Section ("after the
+// SNIA RWSW method").
+func (t *TestDef) Reference() string {
+	if t.InPTS() {
+		return "PTS 2.0.2 " + t.Section
+	}
+	return t.Section
 }
 
 // Param is one parameter of a test: its flag, default and check.
@@ -216,7 +233,7 @@ func ParseTests(s string) ([]TestID, error) {
 		}
 		if id == "all" { // every PTS test there is
 			for _, td := range Tests {
-				if !slices.Contains(out, td.ID) {
+				if td.Input == "" && !slices.Contains(out, td.ID) {
 					out = append(out, td.ID)
 				}
 			}

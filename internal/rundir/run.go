@@ -44,6 +44,15 @@ func CheckRun(ctx context.Context, cfg pts.Config, gate bool) (Checked, error) {
 	}
 	cfg.Engine = string(tp.Engine)
 	cfg.Targets = tp.Specs // relative paths made absolute: run.json names what was checked
+	// A workload the engine cannot run as asked (a stream mix on fio) is
+	// refused before anything is purged or written.
+	for _, st := range cfg.Stages(p) {
+		for _, w := range st.Workloads() {
+			if err := tp.CheckWorkload(w); err != nil {
+				return Checked{}, fmt.Errorf("%s: %w", st.Title, err)
+			}
+		}
+	}
 	cfg.MinBlock = max(cfg.MinBlock, tp.MinBlock())
 	method, err := tp.ChoosePurge(cfg.Purge)
 	if err != nil {

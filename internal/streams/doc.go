@@ -7,5 +7,8 @@
 // applied test workload.
 //
 // Whether an I/O is sequential is a reading, SequentialRule, and every
-// report states it.
+// report states it. ReadCapture reads a capture file for a run of the
+// rwsw test: its report, its sha256, and its dominant demand intensity
+// (Dominant: the median number of I/Os outstanding over the time any
+// was).
 package streams

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -168,4 +169,36 @@ func TestErrors(t *testing.T) {
 	long := &capture.Capture{Timed: true, IOs: []capture.IO{{Size: 1}, {Start: 24 * time.Hour, Size: 1}}}
 	_, err = Characterise(long, nil, "", Options{Step: time.Second})
 	assert.ErrorContains(t, err, "86400 s of capture make more than 10000 steps of 1s: choose a longer step")
+}
+
+// The dominant demand intensity is the median count of I/Os outstanding
+// over the time any was; without completions it is NoDemandOIO.
+func TestDominant(t *testing.T) {
+	ms := func(v int) time.Duration { return time.Duration(v) * time.Millisecond }
+	c := &capture.Capture{IOs: []capture.IO{
+		{Start: ms(0), Done: ms(10), Completed: true},  // 1 outstanding 0–2
+		{Start: ms(2), Done: ms(10), Completed: true},  // 2 outstanding 2–3
+		{Start: ms(3), Done: ms(10), Completed: true},  // 3 outstanding 3–10
+		{Start: ms(20), Done: ms(22), Completed: true}, // 1 outstanding 20–22
+	}}
+	assert.Equal(t, 3, Dominant(c).OIO, "4 ms at 1, 1 at 2, 7 at 3: half of the 12 is reached at 3")
+	c.IOs[3].Done = ms(30)
+	assert.Equal(t, 1, Dominant(c).OIO, "12 ms at 1 of 20")
+	c.IOs[0].Completed = false
+	d := Dominant(c)
+	assert.Equal(t, NoDemandOIO, d.OIO)
+	assert.Contains(t, d.Source, "no completions")
+}
+
+func TestReadCapture(t *testing.T) {
+	got, err := ReadCapture(filepath.Join("..", "capture", "testdata", "reconstructed.blkparse"), "all", capture.Options{Event: 'Q'})
+	require.NoError(t, err)
+	sum, err := FileSHA256(filepath.Join("..", "capture", "testdata", "reconstructed.blkparse"))
+	require.NoError(t, err)
+	assert.Equal(t, sum, got.SHA256)
+	assert.NotEmpty(t, got.Report.Workload.Streams)
+	assert.Positive(t, got.Demand.OIO)
+	assert.Contains(t, got.Demand.Source, "from completions")
+	_, err = ReadCapture("no-such.iolog", "all", capture.Options{})
+	assert.ErrorContains(t, err, "no-such.iolog")
 }

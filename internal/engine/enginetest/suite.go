@@ -62,6 +62,9 @@ type Caps struct {
 	// buckets (fio's iodepth_level: 1, 2, 4, … 64), so MaxDepth is the
 	// lower bound of QD's bucket rather than QD itself.
 	DepthBuckets bool
+	// NoStreamMix: the engine cannot run a stream mix exactly
+	// (engine.Workload.Streams: fio), and refuses it.
+	NoStreamMix bool
 }
 
 // seriesOnly skips a subtest of the series (and the ramp's part in it) on
@@ -107,6 +110,7 @@ var checks = []check{
 	{"RateCap", rateCap},
 	{"Ramp", ramp},
 	{"RandomShare", randomShare},
+	{"StreamMix", streamMix},
 	{"WrittenDataIncompressible", writtenDataIncompressible},
 }
 

@@ -68,7 +68,7 @@ func opener(files, servers bool) enginetest.Opener {
 func TestConformanceLoopDevice(t *testing.T) {
 	t.Parallel() // fio processes on targets of its own: beside the others
 	enginetest.NeedFio(t)
-	enginetest.Run(t, opener(false, false), enginetest.Caps{ForeignPacing: true, DepthBuckets: true, ExactSeries: false, LiveSeries: false})
+	enginetest.Run(t, opener(false, false), enginetest.Caps{ForeignPacing: true, DepthBuckets: true, NoStreamMix: true, ExactSeries: false, LiveSeries: false})
 }
 
 func TestConformanceFiles(t *testing.T) {
@@ -85,7 +85,7 @@ func TestConformanceClientServer(t *testing.T) {
 	// fio generates the I/O of the same job options alike locally and in
 	// a server (checked on the loop device above); what the servers change
 	// is the transport, the targets per host and the logs sent back.
-	enginetest.Run(t, opener(false, true), enginetest.Caps{ForeignPacing: true, DepthBuckets: true, GenerationCovered: true, OwnSeries: true})
+	enginetest.Run(t, opener(false, true), enginetest.Caps{ForeignPacing: true, DepthBuckets: true, NoStreamMix: true, GenerationCovered: true, OwnSeries: true})
 }
 
 // A relative work directory (ptsrun run --out DIR) still works: fio runs in

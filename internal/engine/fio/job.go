@@ -223,6 +223,17 @@ func zonedValue(zones []engine.Zone) string {
 
 // checkWorkload refuses what fio would run otherwise than asked.
 func checkWorkload(w engine.Workload) error {
+	if len(w.Streams) > 0 {
+		// rw=randrw with bssplit per direction and percentage_random comes
+		// close, and is not it: fio draws random or sequential per I/O
+		// apart from the size, continues a sequential I/O from the last
+		// I/O of its direction (random ones too, io_u.c
+		// get_next_seq_offset), not from its own stream's, and takes
+		// shares in whole percentages.
+		return fmt.Errorf("%w: a stream mix (%s): fio cannot run it exactly in one job (it cannot choose random or sequential with the size "+
+			"of each I/O, nor keep each sequential stream at its own position, and it takes whole percentages): run it with the native engine "+
+			"or on a simulated drive", engine.ErrBadWorkload, w.MixLabel())
+	}
 	if err := w.WholePercentages(); err != nil {
 		return fmt.Errorf("%w: fio reads shares as whole percentages (it would run 1.5 %% as 1 %%)", err)
 	}

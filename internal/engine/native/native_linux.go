@@ -172,15 +172,12 @@ func (e *Engine) run(ctx context.Context, w engine.Workload) (engine.Measurement
 	if w.Idle {
 		return engine.Rest(ctx, w)
 	}
-	var maxBS int64 = w.BlockSize
-	for _, s := range w.BlockSplit {
-		maxBS = max(maxBS, s.Bytes)
-	}
+	maxBS := w.MaxBlockSize()
 	for i, t := range e.targets {
 		if err := w.Fits(t.Size, t.LogicalBlock); err != nil {
 			return engine.Measurement{}, fmt.Errorf("%s: %w", t.Name, err)
 		}
-		if e.ro[i] && w.ReadPct < 100 {
+		if e.ro[i] && w.ReadShare() < 1 {
 			return engine.Measurement{}, fmt.Errorf("%s is read-only: it cannot take writes", t.Name)
 		}
 	}

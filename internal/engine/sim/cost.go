@@ -14,37 +14,49 @@ type ioCost struct {
 	rmw       bool    // sub-mapping-unit write: the old unit is read first
 	effBytes  float64 // bytes the write occupies in flash
 	lr0, lw0  float64 // base latency in seconds (no queueing, no waits)
+	seq       bool    // a stream mix's sequential stream
+	stream    int     // a stream mix's stream, by its index in Workload.Streams
 }
 
-func (d *Drive) costs(w engine.Workload) []ioCost {
+// costs are the reads' and the writes' costs, each entry weighted by its
+// share of its direction's I/Os: one list for both, but for a stream mix
+// (Workload.Streams), whose directions have sizes of their own.
+func (d *Drive) costs(w engine.Workload) (reads, writes []ioCost) {
+	if len(w.Streams) > 0 {
+		return d.mixCosts(w)
+	}
 	shares := w.BlockSplit
 	if len(shares) == 0 {
 		shares = []engine.BlockShare{{Bytes: w.BlockSize, Percent: 100}}
 	}
-	m := d.m
-	page := float64(m.PageBytes)
 	var out []ioCost
 	for _, s := range shares {
-		bs := s.Bytes
-		eff := float64((bs + mapUnit - 1) / mapUnit * mapUnit)
-		c := ioCost{
-			bytes:     bs,
-			weight:    s.Percent / 100,
-			progPages: eff / page,
-			rmw:       bs < mapUnit,
-			effBytes:  eff,
-		}
-		xfer := float64(bs) / m.LinkBW
-		c.lr0 = m.CmdLatency.Seconds() + xfer // plus the NAND reads, which depend on the layout
-		c.lw0 = m.CmdLatency.Seconds() + xfer
-		if d.wce || m.PLP {
-			c.lw0 += m.BufLatency.Seconds()
-		} else {
-			c.lw0 += m.TProg.Seconds() * math.Ceil(c.progPages/float64(m.Dies))
-		}
-		out = append(out, c)
+		out = append(out, d.cost(s.Bytes, s.Percent/100))
 	}
-	return out
+	return out, out
+}
+
+// cost is what an I/O of bs bytes costs, weight its share.
+func (d *Drive) cost(bs int64, weight float64) ioCost {
+	m := d.m
+	page := float64(m.PageBytes)
+	eff := float64((bs + mapUnit - 1) / mapUnit * mapUnit)
+	c := ioCost{
+		bytes:     bs,
+		weight:    weight,
+		progPages: eff / page,
+		rmw:       bs < mapUnit,
+		effBytes:  eff,
+	}
+	xfer := float64(bs) / m.LinkBW
+	c.lr0 = m.CmdLatency.Seconds() + xfer // plus the NAND reads, which depend on the layout
+	c.lw0 = m.CmdLatency.Seconds() + xfer
+	if d.wce || m.PLP {
+		c.lw0 += m.BufLatency.Seconds()
+	} else {
+		c.lw0 += m.TProg.Seconds() * math.Ceil(c.progPages/float64(m.Dies))
+	}
+	return c
 }
 
 // rates is the timing model's answer for one step.
@@ -140,17 +152,21 @@ func granOf(bs int64) uint8 {
 // the cap's share of it): ρ ÷ (2 µ (1 − ρ)), and never more than with
 // every slot the host allows in flight. Fewer I/Os also keep the dies
 // less busy, which the waits behind programs and erases follow.
-func (d *Drive) rates(w engine.Workload, cs []ioCost, l *layout, noise, capIOPS float64) rates {
+func (d *Drive) rates(w engine.Workload, csR, csW []ioCost, l *layout, noise, capIOPS float64) rates {
 	m := d.m
-	r := float64(w.ReadPct) / 100
+	r := w.ReadShare()
 	wf := 1 - r
 	reloc, erase := d.gcCost()
 	tr, tp, te := m.TRead.Seconds(), m.TProg.Seconds(), m.TErase.Seconds()
 
 	var readDie, writeDie, progDie, eraseDie, bytesR, bytesW, lr0, lw0 float64
-	for _, c := range cs {
+	for _, c := range csR {
 		pages, nandLat := d.readCost(l, c.bytes)
 		readDie += c.weight * pages * tr
+		bytesR += c.weight * float64(c.bytes)
+		lr0 += c.weight * (c.lr0 + nandLat)
+	}
+	for _, c := range csW {
 		prog := c.progPages * tp * (1 + reloc)
 		gcRead := c.progPages * reloc * tr
 		er := erase * c.effBytes / float64(d.unitBytes) * te *
@@ -166,9 +182,7 @@ func (d *Drive) rates(w engine.Workload, cs []ioCost, l *layout, noise, capIOPS 
 		writeDie += c.weight * (prog + gcRead + er + rmw)
 		progDie += c.weight * prog
 		eraseDie += c.weight * er
-		bytesR += c.weight * float64(c.bytes)
 		bytesW += c.weight * float64(c.bytes)
-		lr0 += c.weight * (c.lr0 + nandLat)
 		lw0 += c.weight * c.lw0
 	}
 	dies := float64(m.Dies)

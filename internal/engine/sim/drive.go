@@ -105,9 +105,12 @@ func (d *Drive) run(w engine.Workload, salt uint64) engine.Measurement {
 	}
 	rng := rand.New(rand.NewPCG(w.Seed, salt))
 	noise := 1 + d.m.Noise*rng.NormFloat64()
-	cs := d.costs(w)
+	csR, csW := d.costs(w)
 	st := newStreams(w, d.m.UserBytes, d.unitBytes, d.f.userUnits)
-	r := float64(w.ReadPct) / 100
+	if len(w.Streams) > 0 {
+		st.mix = newMixState(w, d.m.UserBytes, d.unitBytes, csW)
+	}
+	r := w.ReadShare()
 	lay := d.newLayout(st.arUnits)
 
 	meas := engine.Measurement{Engine: engine.Sim}
@@ -150,7 +153,7 @@ func (d *Drive) run(w engine.Workload, salt uint64) engine.Measurement {
 		if dt <= 1e-9 {
 			break
 		}
-		rt := d.rates(w, cs, lay, noise, capIOPS)
+		rt := d.rates(w, csR, csW, lay, noise, capIOPS)
 		n := rt.iops*dt + ioCarry
 		if wantBytes > 0 {
 			per := w.MeanBlockSize()
@@ -165,7 +168,7 @@ func (d *Drive) run(w engine.Workload, salt uint64) engine.Measurement {
 		readCarry = float64(total)*r + readCarry - float64(nr)
 		nw := total - nr
 
-		d.applyWrites(w, cs, st, lay, rng, nr, nw)
+		d.applyWrites(w, csW, st, lay, rng, nr, nw)
 		// The step's pieces, one per interval it spans: whole intervals of
 		// the ramp (Validate) or of the results.
 		t0, t1 := elapsed, elapsed+dt
@@ -180,8 +183,8 @@ func (d *Drive) run(w engine.Workload, salt uint64) engine.Measurement {
 				rd, wr = &rampRead, &rampWrite
 			}
 			before := iv.Read.Bytes + iv.Write.Bytes
-			d.sample(rd, &iv, rng, cs, pr, rt.lr-rt.lrTail, rt.q, rt.lrTail, rt.readWaitP, true)
-			d.sample(wr, &iv, rng, cs, pw, rt.lw-rt.lwTail, rt.q, rt.lwTail, rt.writeWaitP, false)
+			d.sample(rd, &iv, rng, csR, pr, rt.lr-rt.lrTail, rt.q, rt.lrTail, rt.readWaitP, true)
+			d.sample(wr, &iv, rng, csW, pw, rt.lw-rt.lwTail, rt.q, rt.lwTail, rt.writeWaitP, false)
 			doneBytes += iv.Read.Bytes + iv.Write.Bytes - before
 			a = b
 			if a >= ivEnd-1e-9 {
@@ -221,6 +224,8 @@ func (d *Drive) applyWrites(w engine.Workload, cs []ioCost, st *streams, lay *la
 		host++
 	}
 	switch {
+	case len(w.Streams) > 0:
+		d.mixWrites(st, rng, nw, write, &gran)
 	case w.Access == engine.Sequential:
 		wf := float64(100-w.ReadPct) / 100
 		st.advance(nr+nw, w.BlockSize, func(lu int32) {

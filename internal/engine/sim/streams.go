@@ -25,6 +25,7 @@ type streams struct {
 	runNext   int32   // the unit it writes next
 	unitFirst int32   // the active range's units, [unitFirst, unitEnd)
 	unitEnd   int32
+	mix       *mixState // a stream mix's writes (mix.go); nil otherwise
 }
 
 func newStreams(w engine.Workload, userBytes, unitBytes int64, userUnits int32) *streams {
@@ -46,6 +47,9 @@ func newStreams(w engine.Workload, userBytes, unitBytes int64, userUnits int32) 
 	writes.ReadPct = 0
 	writes.Passes = 0
 	writes.RandomPct = 0 // the generator places units; writeUnit lays the runs
+	if len(w.Streams) > 0 {
+		writes = mixRandomWrites(w)
+	}
 	s.gen = engine.NewAddrGen(writes, userBytes, 0, 1, 0)
 	if w.Access == engine.Random && w.RandomPct > 0 && w.RandomPct < 100 {
 		s.cont = 1 - w.RandomPct/100
