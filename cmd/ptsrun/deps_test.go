@@ -54,7 +54,7 @@ var allowedImports = []struct {
 		"the target is where the data starts: identity, capacity and safety, its sizes in units; it knows no engine, which drives what device describes"},
 	{"engine/native", []string{"engine", "device"}, "an engine behind the contract"},
 	{"engine/fio", []string{"engine", "device", "confine"}, "an engine behind the contract; a user's job files run confined"},
-	{"engine/sim", []string{"engine", "device"}, "an engine behind the contract"},
+	{"engine/sim", []string{"engine", "device", "telemetry"}, "an engine behind the contract; its drives' thermal and health model read as telemetry readings (telemetry)"},
 	{"engine/enginetest", []string{"engine", "device", "units"}, "the conformance suite every engine passes"},
 	{"precondition", []string{"device", "engine"},
 		"purges a target and preconditions it through an engine"},
