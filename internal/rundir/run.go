@@ -219,6 +219,7 @@ func (x *Execution) Run(ctx context.Context, obs Observer, now func() time.Time)
 	}
 	r := &pts.Runner{Info: x.Info, Engine: x.Set.Engine, Journal: j, Observer: obs, Purger: purger,
 		Cache: x.Set.WriteCache(), Now: now, Costs: x.Costs}
+	r.Telemetry, r.NoTelemetry = x.Set.Telemetry()
 	obs.Begin(x.Info, x.Dir)
 	run = r.Run(ctx, x.Prior)
 	obs.Finish()

@@ -220,3 +220,13 @@ func (m *Model) applyOptions(opts string) error {
 	}
 	return nil
 }
+
+// Health is drive i's temperature and health as the model has them now.
+func (e *Engine) Health(i int) Health { return e.drives[i].d.health() }
+
+// DriveName is drive i as a set's per-target figures name it: the
+// target as written, '#', its serial.
+func (e *Engine) DriveName(i int) string { return e.drives[i].t.Name + "#" + e.drives[i].serial }
+
+// Drives is how many drives the set has.
+func (e *Engine) Drives() int { return len(e.drives) }

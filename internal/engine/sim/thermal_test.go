@@ -8,7 +8,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ptsrun/ptsrun/internal/engine"
-	"github.com/ptsrun/ptsrun/internal/telemetry"
 )
 
 func TestLookupOptions(t *testing.T) {
@@ -67,35 +66,29 @@ func TestThermalModel(t *testing.T) {
 		return e, iops
 	}
 	normal, nIOPS := heat("normal")
-	t.Logf("normal: %.1f °C, IOPS %.0f", normal.Reading(0).Temperature.Value, nIOPS)
+	t.Logf("normal: %.1f °C, IOPS %.0f", normal.Health(0).TempC, nIOPS)
 	weak, wIOPS := heat("weak")
-	rn, rw := normal.Reading(0), weak.Reading(0)
-	t.Logf("weak: %.1f °C, IOPS %.0f, %+v", rw.Temperature.Value, wIOPS, rw.ThermalMgmt1Transitions)
-	assert.Equal(t, telemetry.SourceSim, rn.Temperature.Source)
-	tn, _ := rn.Temperature.Get()
-	tw, _ := rw.Temperature.Get()
-	assert.Greater(t, tn, 40.0, "writes heat the drive")
-	assert.Less(t, tn, 78.0, "normal cooling stays below the throttle")
-	assert.Greater(t, tw, 70.0)
-	assert.Zero(t, rn.ThermalMgmt1Transitions.Value)
-	assert.Positive(t, rw.ThermalMgmt1Transitions.Value, "weak cooling throttles")
-	assert.Positive(t, rw.ThermalMgmt1Seconds.Value)
+	rn, rw := normal.Health(0), weak.Health(0)
+	t.Logf("weak: %.1f °C, IOPS %.0f, %d transitions", rw.TempC, wIOPS, rw.TMT1Count)
+	assert.Greater(t, rn.TempC, 40.0, "writes heat the drive")
+	assert.Less(t, rn.TempC, 78.0, "normal cooling stays below the throttle")
+	assert.Greater(t, rw.TempC, 70.0)
+	assert.Zero(t, rn.TMT1Count)
+	assert.Positive(t, rw.TMT1Count, "weak cooling throttles")
+	assert.Positive(t, rw.TMT1Sec)
 	assert.Less(t, wIOPS[len(wIOPS)-1], nIOPS[len(nIOPS)-1], "a throttled drive is slower")
-	wa, ok := telemetry.WriteAmplification(telemetry.Reading{BytesWritten: rn.BytesWritten, NANDBytesWritten: rn.NANDBytesWritten}, rn)
-	_ = wa
-	assert.False(t, ok, "no host bytes between one reading and itself")
-	assert.Greater(t, rn.NANDBytesWritten.Value, rn.BytesWritten.Value, "random writes after a fill amplify")
+	assert.Greater(t, rn.NANDWritten, rn.HostWritten, "random writes after a fill amplify")
 
 	// Idle: it cools towards ambient with a time constant of minutes.
 	run(t, normal, idleFor(30*time.Minute))
-	cool, _ := normal.Reading(0).Temperature.Get()
-	assert.Less(t, cool, tn)
+	cool := normal.Health(0).TempC
+	assert.Less(t, cool, rn.TempC)
 	th := normal.drives[0].t.Model.Thermal
 	assert.InDelta(t, th.AmbientC+th.IdleW*th.CelsiusPerW, cool, 2, "idle power over the cooling")
 
 	// Deterministic: another drive of the same model and workloads reads the same.
 	again, _ := heat("weak")
-	assert.Equal(t, rw, again.Reading(0))
+	assert.Equal(t, rw, again.Health(0))
 }
 
 func TestWearAndMediaErrors(t *testing.T) {
