@@ -62,7 +62,7 @@ var allowedImports = []struct {
 		"the runner: target, purge and preconditioning, engine.Run per cell, steadystate after each round, the journal, the drives' telemetry read between cells (telemetry)"},
 	{"presets", []string{"engine", "pts"},
 		"the named workloads of workload --preset: engine workloads, the WSAT stimuli and the PTS-E load taken from pts"},
-	{"matrix", []string{"device", "engine", "pts", "steadystate", "units"},
+	{"matrix", []string{"device", "engine", "pts", "steadystate", "units", "telemetry"},
 		"turns the journal's records (pts) of measurements (engine) into results; what the purge did reaches it in those records, not from precondition"},
 	{"comparison", []string{"pts", "matrix"},
 		"the model of ptsrun compare: runs' results (matrix) lined up by test (pts) against a reference; golden makes it, pdfreport draws it"},
