@@ -34,7 +34,7 @@ func checkCommand() *cli.Command {
 		Name:  "check",
 		Usage: "hold a run against a golden baseline: exit 3 when a metric regressed beyond its allowance",
 		UsageText: "ptsrun check --golden BASELINE RUN [--tolerance 5%] [--tolerance-iops P] [--tolerance-mbps P] [--tolerance-lat P] " +
-			"[--spread 3] [--tolerance-tail 10%] [--tolerance-tail-cell 100%] [--json]",
+			"[--spread 3] [--tolerance-tail 10%] [--tolerance-tail-cell 100%] [--strict-health] [--json]",
 		Description: "The rule, with the defaults: " + def.Rule(),
 		Flags: slices.Concat(
 			clihelp.Group("Baseline",
@@ -49,7 +49,8 @@ func checkCommand() *cli.Command {
 					"another's steady state (ECW's, DIRTH's sweep) at least as many of that state's window plus its trend (0: the tolerances alone)"},
 				&cli.StringFlag{Name: "tolerance-tail", Value: percent(def.Tail), Usage: "allowed rise of a test's geometric mean of run ÷ baseline " +
 					"of the 99.999 % and of the maximum response times over its cells"},
-				&cli.StringFlag{Name: "tolerance-tail-cell", Value: percent(def.TailCell), Usage: "allowed rise of one cell's 99.999 % or maximum response time"}),
+				&cli.StringFlag{Name: "tolerance-tail-cell", Value: percent(def.TailCell), Usage: "allowed rise of one cell's 99.999 % or maximum response time"},
+				&cli.BoolFlag{Name: "strict-health", Usage: "fail on the run's health deviations too: a drive throttling or warning, or media errors grown, in a measurement window"}),
 			clihelp.Group("Output",
 				&cli.BoolFlag{Name: "json", Usage: "print the result as JSON on stdout"}),
 		),
@@ -71,6 +72,7 @@ type checkOptions struct {
 	Run       string // the run held against it: the same
 	Tolerance golden.Tolerance
 	JSON      bool
+	Strict    bool // --strict-health
 }
 
 // checkOptionsFrom reads check's flags.
@@ -86,7 +88,7 @@ func checkOptionsFrom(c *cli.Context) (checkOptions, error) {
 	if err != nil {
 		return checkOptions{}, err
 	}
-	return checkOptions{Golden: c.String("golden"), Run: c.Args().First(), Tolerance: tol, JSON: c.Bool("json")}, nil
+	return checkOptions{Golden: c.String("golden"), Run: c.Args().First(), Tolerance: tol, JSON: c.Bool("json"), Strict: c.Bool("strict-health")}, nil
 }
 
 // runCheck holds a run against its baseline; a regression is errRegression,
@@ -103,6 +105,9 @@ func runCheck(_ context.Context, opts checkOptions, stdout, _ io.Writer) error {
 	res, err := golden.Check(base, run, opts.Tolerance)
 	if err != nil {
 		return err
+	}
+	if opts.Strict {
+		res.Strict()
 	}
 	if opts.JSON {
 		if err := printJSON(stdout, res); err != nil {
