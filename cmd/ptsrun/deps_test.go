@@ -66,7 +66,7 @@ var allowedImports = []struct {
 		"turns the journal's records (pts) of measurements (engine) into results; what the purge did reaches it in those records, not from precondition"},
 	{"comparison", []string{"pts", "matrix"},
 		"the model of ptsrun compare: runs' results (matrix) lined up by test (pts) against a reference; golden makes it, pdfreport draws it"},
-	{"pdfreport", []string{"device", "engine", "pts", "steadystate", "matrix", "units", "comparison", "presets"},
+	{"pdfreport", []string{"device", "engine", "pts", "steadystate", "matrix", "units", "comparison", "presets", "telemetry"},
 		"draws the results and run information it is given (a cell's preset described as presets describes it), and a comparison (comparison), and runs nothing"},
 	{"importer", []string{"device", "engine", "engine/fio", "pts", "matrix", "units", "pdfreport"},
 		"import: results ptsrun did not produce (fio output, read with the fio engine's parser; published tables) made into a run's records (pts) and results (matrix); its tests build an imported run's report (pdfreport: tests only, see restrictedUses)"},

@@ -102,6 +102,7 @@ func (b *builder) header() {
 		})},
 		{"Write cache", cacheLabel(b.res.WriteCache)},
 		{"Purge", b.purgeLabel()},
+		{"Telemetry", b.res.Telemetry.Source()},
 	}...)
 	h.Device = append(h.Device, facts[2:]...)
 	if len(t) > 1 {
