@@ -86,7 +86,7 @@ var allowedImports = []struct {
 		"reads captures of real-world I/O (fio iologs, blkparse and biosnoop output) from the reader it is given into one model of I/Os: parsing only, it knows no engine, target or run"},
 	{"streams", []string{"capture", "units"},
 		"characterises a capture (capture's model) into I/O streams after the SNIA RWSW method, its sizes in units: pure, the capture in and a report out"},
-	{"metrics", []string{"device", "engine", "pts", "steadystate"},
+	{"metrics", []string{"device", "engine", "pts", "steadystate", "telemetry"},
 		"--metrics-textfile: a run's journal records (pts, their verdicts steadystate's) and a workload's intervals (engine) as Prometheus metrics (client_golang), written as one of ptsrun's outputs is (device.CheckOutput); an observer beside the display, it reads no run directory and runs nothing"},
 	{"rundir", []string{"device", "engine", "targets", "fiojobs", "pts", "matrix", "pdfreport", "vdbench"},
 		"the run directory: every file of it written, read, checked and rebuilt from run.json and the journal (results by matrix, the report by pdfreport, the records of vdbench files and of ptsrun fio's gate, fiojobs); a PTS run started, resumed and ended on the targets it opens through targets"},

@@ -26,6 +26,9 @@ func printSummary(stdout io.Writer, sum rundir.Summary, asJSON bool) {
 	for _, d := range sum.Deviations {
 		fmt.Fprintf(w, "  - %s\n", d.Text)
 	}
+	for _, d := range sum.Health {
+		fmt.Fprintf(w, "  - HEALTH: %s\n", d.Text)
+	}
 	titleWidth := 22
 	for _, s := range sum.Stages {
 		titleWidth = max(titleWidth, utf8.RuneCountInString(s.Title)+1)
