@@ -17,8 +17,8 @@ import (
 	"github.com/ptsrun/ptsrun/internal/device"
 	"github.com/ptsrun/ptsrun/internal/engine"
 	"github.com/ptsrun/ptsrun/internal/pts"
-	"github.com/ptsrun/ptsrun/internal/telemetry"
 	"github.com/ptsrun/ptsrun/internal/steadystate"
+	"github.com/ptsrun/ptsrun/internal/telemetry"
 )
 
 // read parses the textfile at path as node_exporter does.
