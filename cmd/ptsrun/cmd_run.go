@@ -31,6 +31,7 @@ func runFlags() []cli.Flag {
 			&cli.StringSliceFlag{Name: "target", Usage: "target: a block device, file:PATH[:SIZE], sim, sim:client or sim:enterprise (repeatable: one target set, loaded at once)"},
 			&cli.StringSliceFlag{Name: "fio-server", Usage: "HOST:PORT[=TARGET] of a fio server whose host loads TARGET (repeatable; engine fio)"},
 			&cli.StringFlag{Name: "purge", Value: d.Purge, Usage: "purge method: " + strings.Join(precondition.Methods(), ", ")},
+			&cli.BoolFlag{Name: "no-telemetry", Usage: "do not read the drives' temperature and health (SMART, hwmon) between cells"},
 			destroyDataFlag()),
 		g("Tests",
 			&cli.StringFlag{Name: "tests", Value: pts.JoinTests(d.Tests, ","), Usage: "tests to run: " + testIDs() + ", or all"},
@@ -176,6 +177,7 @@ func configFromFlags(c *cli.Context) (pts.Config, error) {
 		}
 	}
 	cfg.CellTime = pts.Duration(c.Duration("cell-time"))
+	cfg.NoTelemetry = c.Bool("no-telemetry")
 	cfg.MaxRounds = c.Int("max-rounds")
 	// --active-range sets every test's; the per-test flags override it.
 	cfg.ActiveRange = c.Float64("active-range")

@@ -90,6 +90,11 @@ func (r *Runner) now() time.Time {
 }
 
 func (r *Runner) emit(rec Record, pos Position) error {
+	if r.ctx != nil {
+		if err := r.sampleTelemetry(r.ctx, rec, pos); err != nil {
+			return err
+		}
+	}
 	if rec.Time.IsZero() {
 		rec.Time = r.now()
 	}
@@ -99,9 +104,6 @@ func (r *Runner) emit(rec Record, pos Position) error {
 	if r.Observer != nil {
 		r.place(rec, &pos)
 		r.Observer.Observe(rec, pos)
-	}
-	if r.ctx != nil {
-		return r.sampleTelemetry(r.ctx, rec, pos)
 	}
 	return nil
 }

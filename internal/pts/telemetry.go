@@ -10,9 +10,12 @@ import (
 // (Record.Telemetry), read between cells, never in a measurement window.
 const RecTelemetry = "telemetry"
 
-// Where in a stage a telemetry record was read: after the record of that
-// kind, when I/O ran since the last reading (a round's end right after its
-// last sample is read once, at the sample).
+// Where in a stage a telemetry record was read: as the record of that
+// kind is about to be journaled (its I/O done), when I/O ran since the
+// last reading (a round's end right after its last sample is read once, at
+// the sample). The telemetry record goes first: a kill between the two
+// leaves the step incomplete, run again on resume with a reading of its
+// own, never a complete step without its reading.
 const (
 	AtStageStart = "stage_start" // before the stage's purge and I/O: the stage's "before"
 	AtResume     = "resume"      // a resumed stage, before its I/O
@@ -68,10 +71,9 @@ func (r *Runner) telemetryAt(rec Record) string {
 	return ""
 }
 
-// sampleTelemetry reads the drives after rec and journals the reading.
-// The record is written but not synced: the next record's sync carries it
-// (a killed process loses nothing the kernel was given), so that a reading
-// at every sample costs no sync of its own.
+// sampleTelemetry reads the drives before rec is journaled and journals
+// the reading. It is written but not synced: rec's sync, right after,
+// carries it, so that a reading at every sample costs no sync of its own.
 func (r *Runner) sampleTelemetry(ctx context.Context, rec Record, pos Position) error {
 	at := r.telemetryAt(rec)
 	if at == "" || !r.Telemetry.Active() {
