@@ -72,7 +72,6 @@ type checkOptions struct {
 	Run       string // the run held against it: the same
 	Tolerance golden.Tolerance
 	JSON      bool
-	Strict    bool // --strict-health
 }
 
 // checkOptionsFrom reads check's flags.
@@ -81,14 +80,14 @@ func checkOptionsFrom(c *cli.Context) (checkOptions, error) {
 		return checkOptions{}, fmt.Errorf("check needs exactly one run (a directory or results.json) besides --golden")
 	}
 	f := golden.ToleranceFlags{Set: map[string]bool{}, Values: map[string]string{}, Spread: c.Float64("spread")}
-	for _, name := range []string{"tolerance", "tolerance-iops", "tolerance-mbps", "tolerance-lat", "tolerance-tail", "tolerance-tail-cell"} {
+	for _, name := range []string{"tolerance", "tolerance-iops", "tolerance-mbps", "tolerance-lat", "tolerance-tail", "tolerance-tail-cell", "strict-health"} {
 		f.Set[name], f.Values[name] = c.IsSet(name), c.String(name)
 	}
 	tol, err := golden.ParseToleranceFlags(f)
 	if err != nil {
 		return checkOptions{}, err
 	}
-	return checkOptions{Golden: c.String("golden"), Run: c.Args().First(), Tolerance: tol, JSON: c.Bool("json"), Strict: c.Bool("strict-health")}, nil
+	return checkOptions{Golden: c.String("golden"), Run: c.Args().First(), Tolerance: tol, JSON: c.Bool("json")}, nil
 }
 
 // runCheck holds a run against its baseline; a regression is errRegression,
@@ -105,9 +104,6 @@ func runCheck(_ context.Context, opts checkOptions, stdout, _ io.Writer) error {
 	res, err := golden.Check(base, run, opts.Tolerance)
 	if err != nil {
 		return err
-	}
-	if opts.Strict {
-		res.Strict()
 	}
 	if opts.JSON {
 		if err := printJSON(stdout, res); err != nil {

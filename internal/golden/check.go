@@ -219,6 +219,9 @@ func Check(baseline, run *Run, tol Tolerance) (*CheckResult, error) {
 	if out.Health == nil {
 		out.Health = []matrix.HealthDeviation{}
 	}
+	if tol.StrictHealth {
+		out.Strict()
+	}
 	return out, nil
 }
 

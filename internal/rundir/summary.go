@@ -53,6 +53,19 @@ type StageSummary struct {
 	State   string     `json:"state"` // in words, as the text summary says it
 }
 
+// DeviationTexts are the deviations in words, then the health
+// deviations, "HEALTH: " before each: what the text summary lists.
+func (s Summary) DeviationTexts() []string {
+	var out []string
+	for _, d := range s.Deviations {
+		out = append(out, d.Text)
+	}
+	for _, d := range s.Health {
+		out = append(out, "HEALTH: "+d.Text)
+	}
+	return out
+}
+
 // Summary describes the run b built, in its directory.
 func (b *Built) Summary() Summary {
 	res, dir, pdf := b.Results, b.Dir, b.PDF
