@@ -61,8 +61,12 @@ func (b *builder) healthPages(td *pts.TestDef, stages []matrix.StageResult) {
 			lines = append(lines, "No thermal-management transition, critical warning or new media error in the measurement window.")
 		}
 		blocks = append(blocks, Paragraph{Lines: lines, Strong: len(b.res.HealthDeviations) > 0 && !strings.HasPrefix(lines[0], "No ")})
+		when := "after each round"
+		if s.Timeline {
+			when = "after each sample"
+		}
 		b.add(&Page{Test: td.Name, Title: "Drive Temperature and Health: " + s.Title, Setup: b.setup(s), Params: []KV{
-			{"Telemetry", b.res.Telemetry.Source()}}, Landmark: "health", Blocks: blocks})
+			{"Readings", fmt.Sprintf("%d, %s, between cells", len(h.Temps), when)}}, Landmark: "health", Blocks: blocks})
 	}
 }
 
