@@ -34,7 +34,7 @@ func checkCommand() *cli.Command {
 		Name:  "check",
 		Usage: "hold a run against a golden baseline: exit 3 when a metric regressed beyond its allowance",
 		UsageText: "ptsrun check --golden BASELINE RUN [--tolerance 5%] [--tolerance-iops P] [--tolerance-mbps P] [--tolerance-lat P] " +
-			"[--spread 3] [--tolerance-tail 10%] [--tolerance-tail-cell 100%] [--json]",
+			"[--spread 3] [--tolerance-tail 10%] [--tolerance-tail-cell 100%] [--strict-health] [--json]",
 		Description: "The rule, with the defaults: " + def.Rule(),
 		Flags: slices.Concat(
 			clihelp.Group("Baseline",
@@ -49,7 +49,8 @@ func checkCommand() *cli.Command {
 					"another's steady state (ECW's, DIRTH's sweep) at least as many of that state's window plus its trend (0: the tolerances alone)"},
 				&cli.StringFlag{Name: "tolerance-tail", Value: percent(def.Tail), Usage: "allowed rise of a test's geometric mean of run ÷ baseline " +
 					"of the 99.999 % and of the maximum response times over its cells"},
-				&cli.StringFlag{Name: "tolerance-tail-cell", Value: percent(def.TailCell), Usage: "allowed rise of one cell's 99.999 % or maximum response time"}),
+				&cli.StringFlag{Name: "tolerance-tail-cell", Value: percent(def.TailCell), Usage: "allowed rise of one cell's 99.999 % or maximum response time"},
+				&cli.BoolFlag{Name: "strict-health", Usage: "fail on the run's health deviations too: a drive throttling or warning, or media errors grown, in a measurement window"}),
 			clihelp.Group("Output",
 				&cli.BoolFlag{Name: "json", Usage: "print the result as JSON on stdout"}),
 		),
@@ -79,7 +80,7 @@ func checkOptionsFrom(c *cli.Context) (checkOptions, error) {
 		return checkOptions{}, fmt.Errorf("check needs exactly one run (a directory or results.json) besides --golden")
 	}
 	f := golden.ToleranceFlags{Set: map[string]bool{}, Values: map[string]string{}, Spread: c.Float64("spread")}
-	for _, name := range []string{"tolerance", "tolerance-iops", "tolerance-mbps", "tolerance-lat", "tolerance-tail", "tolerance-tail-cell"} {
+	for _, name := range []string{"tolerance", "tolerance-iops", "tolerance-mbps", "tolerance-lat", "tolerance-tail", "tolerance-tail-cell", "strict-health"} {
 		f.Set[name], f.Values[name] = c.IsSet(name), c.String(name)
 	}
 	tol, err := golden.ParseToleranceFlags(f)

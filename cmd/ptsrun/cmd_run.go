@@ -31,7 +31,7 @@ func runFlags() []cli.Flag {
 			&cli.StringSliceFlag{Name: "target", Usage: "target: a block device, file:PATH[:SIZE], sim, sim:client or sim:enterprise (repeatable: one target set, loaded at once)"},
 			&cli.StringSliceFlag{Name: "fio-server", Usage: "HOST:PORT[=TARGET] of a fio server whose host loads TARGET (repeatable; engine fio)"},
 			&cli.StringFlag{Name: "purge", Value: d.Purge, Usage: "purge method: " + strings.Join(precondition.Methods(), ", ")},
-			destroyDataFlag()),
+			&cli.BoolFlag{Name: "no-telemetry", Usage: "do not read the drives' temperature and health (SMART, hwmon) between cells"}, destroyDataFlag()),
 		g("Tests",
 			&cli.StringFlag{Name: "tests", Value: pts.JoinTests(d.Tests, ","), Usage: "tests to run: " + testIDs() + ", or all"},
 			&cli.StringFlag{Name: "profile", Value: d.Profile, Usage: "enterprise (PTS-E) or client (PTS-C)"},
@@ -179,7 +179,7 @@ func configFromFlags(c *cli.Context) (pts.Config, error) {
 			return cfg, pts.Refused(f, c.Float64(f))
 		}
 	}
-	cfg.CellTime = pts.Duration(c.Duration("cell-time"))
+	cfg.CellTime, cfg.NoTelemetry = pts.Duration(c.Duration("cell-time")), c.Bool("no-telemetry")
 	cfg.MaxRounds = c.Int("max-rounds")
 	// --active-range sets every test's; the per-test flags override it.
 	cfg.ActiveRange = c.Float64("active-range")

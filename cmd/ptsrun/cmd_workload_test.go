@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/ptsrun/ptsrun/internal/rundir"
 	"math"
 	"os"
 	"os/exec"
@@ -52,6 +53,10 @@ func TestWorkloadSplitAndZones(t *testing.T) {
 	// not printed as 0 %.
 	assert.Contains(t, stdout, "host CPU: not measured (the simulated drive runs on a virtual clock)")
 	assert.NotContains(t, stdout, "user 0.0 %")
+	// The recording held the run lock, as run does: its file names the command.
+	lock, err := os.ReadFile(filepath.Join(dir, rundir.LockFile))
+	require.NoError(t, err)
+	assert.Contains(t, string(lock), `"command": "workload"`)
 
 	var wj workloadResult
 	raw, err := os.ReadFile(filepath.Join(dir, "workload.json"))

@@ -38,6 +38,7 @@ var docImages = []struct{ name, title string }{
 	{"summary", "Summary: compliance, device and headline results"},
 	{"iops-window", "Steady State Measurement Window: IOPS RND 4 KiB 0/100"},
 	{"iops-table", "Tabular Data and 3D Plot equivalent: IOPS by block size × R/W mix"},
+	{"iops-health", "Drive Temperature and Health: IOPS"},
 }
 
 const (

@@ -131,6 +131,14 @@ func TestKillAndResume(t *testing.T) {
 				assert.Contains(t, codes, "resumed", "a stage resumed in its middle is a deviation")
 			}
 			assert.NotContains(t, codes, "interrupted")
+			// The telemetry of both processes is kept: a temperature at
+			// every round, whichever process ran it.
+			for _, tr := range got.Tests {
+				for _, s := range tr.Stages {
+					require.NotNil(t, s.Health, s.ID)
+					assert.Len(t, s.Health.Temps, s.Rounds, "%s: a temperature per round", s.ID)
+				}
+			}
 		})
 	}
 }

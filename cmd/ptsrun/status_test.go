@@ -74,7 +74,7 @@ func TestStatusOfARunOnALoopDevice(t *testing.T) {
 		require.LessOrEqual(t, st.Stage.Index, 2)
 		assert.Equal(t, fmt.Sprintf("running on %s, pid %d", st.Host, cmd.Process.Pid), st.Process)
 		assert.NotEmpty(t, st.Left)
-		assert.Equal(t, rundir.NoTemperature, st.Temperature)
+		assert.Contains(t, st.Temperature, rundir.NoTemperature)
 		first[st.Stage.Index] = &st
 		if st.Stage.Index == 1 {
 			// A resume while it runs is refused, naming who runs it.

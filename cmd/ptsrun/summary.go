@@ -23,8 +23,8 @@ func printSummary(stdout io.Writer, sum rundir.Summary, asJSON bool) {
 	if sum.Scope != "" {
 		fmt.Fprintf(w, "  Scope: %s\n", sum.Scope)
 	}
-	for _, d := range sum.Deviations {
-		fmt.Fprintf(w, "  - %s\n", d.Text)
+	for _, d := range sum.DeviationTexts() {
+		fmt.Fprintf(w, "  - %s\n", d)
 	}
 	titleWidth := 22
 	for _, s := range sum.Stages {

@@ -101,6 +101,14 @@ func RunFio(ctx context.Context, opts FioOptions, out Output) (err error) {
 			rundir.RemoveAllBut(dir, rundir.FioDir)
 		}
 	}()
+	// Held while it records, as run and resume hold theirs: a second
+	// command recording into the directory, or a run, is refused.
+	lock, lerr := rundir.TakeLock(dir, "fio")
+	if lerr != nil {
+		undo = func() {} // the holder's directory: nothing of it is removed
+		return lerr
+	}
+	defer lock.Release() // before the undo above
 	cwd, err := os.Getwd()
 	if err != nil {
 		return err

@@ -119,6 +119,14 @@ func RunVdbench(ctx context.Context, opts VdbenchOptions, out Output) (err error
 				undo()
 			}
 		}()
+		// Held while it records, as run and resume hold theirs: a second
+		// command recording into the directory, or a run, is refused.
+		lock, lerr := rundir.TakeLock(dir, "workload")
+		if lerr != nil {
+			undo = func() {} // the holder's directory: nothing of it is removed
+			return lerr
+		}
+		defer lock.Release() // before the undo above
 		// Recording what was done when stopped: the runs done are whole
 		// measurements, and a long file should not be lost to its last run.
 		defer func() {

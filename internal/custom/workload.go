@@ -385,6 +385,14 @@ func RunWorkload(ctx context.Context, opts WorkloadOptions, out Output) (err err
 				undo()
 			}
 		}()
+		// Held while it records, as run and resume hold theirs: a second
+		// command recording into the directory, or a run, is refused.
+		lock, lerr := rundir.TakeLock(dir, "workload")
+		if lerr != nil {
+			undo = func() {} // the holder's directory: nothing of it is removed
+			return lerr
+		}
+		defer lock.Release() // before the undo above
 	}
 	set, err := tp.Open(dir, targets.OpenOptions{Poll: poll.Duration(), ReadOnly: !to.Gate})
 	if err != nil {

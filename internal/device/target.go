@@ -34,7 +34,7 @@ func ParseSpec(s string) (Spec, error) {
 	switch {
 	case s == "":
 		return sp, errors.New("empty target")
-	case s == "sim" || strings.HasPrefix(s, "sim:"):
+	case s == "sim" || strings.HasPrefix(s, "sim:") || strings.HasPrefix(s, "sim?"):
 		sp.Kind, sp.Model = KindSim, strings.TrimPrefix(strings.TrimPrefix(s, "sim"), ":")
 	case strings.HasPrefix(s, "file:"):
 		sp.Kind = KindFile

@@ -84,7 +84,12 @@ type CheckResult struct {
 	// WorkloadDiffers are cells compared although their workloads differ
 	// (another TC/QD, as between the enterprise and client profiles).
 	WorkloadDiffers []string `json:"workload_differs"`
-	Pass            bool     `json:"pass"`
+	// Health are the run's health deviations (a drive throttling, warning
+	// or counting media errors in a measurement window); with
+	// StrictHealth they fail the check.
+	Health       []matrix.HealthDeviation `json:"health_deviations"`
+	StrictHealth bool                     `json:"strict_health"`
+	Pass         bool                     `json:"pass"`
 }
 
 // Check compares run with baseline for every test both hold, by the rule
@@ -210,7 +215,21 @@ func Check(baseline, run *Run, tol Tolerance) (*CheckResult, error) {
 	for _, f := range out.Tail {
 		out.Pass = out.Pass && f.Verdict != "regression"
 	}
+	out.Health = run.Results.HealthDeviations
+	if out.Health == nil {
+		out.Health = []matrix.HealthDeviation{}
+	}
+	if tol.StrictHealth {
+		out.Strict()
+	}
 	return out, nil
+}
+
+// Strict makes the run's health deviations failures of the check
+// (--strict-health).
+func (c *CheckResult) Strict() {
+	c.StrictHealth = true
+	c.Pass = c.Pass && len(c.Health) == 0
 }
 
 // minTailCells is the fewest cells whose tail a test is judged by: fewer
@@ -365,6 +384,16 @@ func (c *CheckResult) Print(w io.Writer) {
 	if len(c.NotCompared) > 0 {
 		fmt.Fprintf(w, "\nNot compared, a value on one side only (%d): %s\n", len(c.NotCompared), strings.Join(c.NotCompared, ", "))
 	}
+	if len(c.Health) > 0 {
+		head := "Health (failures with --strict-health)"
+		if c.StrictHealth {
+			head = "HEALTH DEVIATIONS (--strict-health)"
+		}
+		fmt.Fprintf(w, "\n%s:\n", head)
+		for _, h := range c.Health {
+			fmt.Fprintf(w, "  %s\n", h.Text)
+		}
+	}
 	if c.Pass {
 		fmt.Fprintf(w, "\nPASS: no regression beyond the allowances\n")
 	} else {
@@ -373,9 +402,13 @@ func (c *CheckResult) Print(w io.Writer) {
 }
 
 // Failures counts what failed the check: cell metrics, tests' tails,
-// missing cells and stages no longer steady.
+// missing cells, stages no longer steady, and with StrictHealth the
+// health deviations.
 func (c *CheckResult) Failures() int {
 	n := len(c.Regressions) + len(c.OnlyBaseline)
+	if c.StrictHealth {
+		n += len(c.Health)
+	}
 	for _, s := range c.Steady {
 		if s.IsRegression {
 			n++

@@ -334,3 +334,22 @@ func TestRuleInDocs(t *testing.T) {
 	assert.Contains(t, words(strings.Join(quoted, " ")), words(DefaultTolerance.Rule()),
 		"docs/ci.md's check section quotes a rule check does not apply: paste Tolerance.Rule() there as a > quote")
 }
+
+// With --strict-health the run's health deviations fail the check;
+// without, they are listed and it passes.
+func TestStrictHealth(t *testing.T) {
+	d := matrix.HealthDeviation{Code: matrix.HealthThermal, Stage: "wsat", Cells: []string{"sample 3"},
+		Text: "Write Saturation: throttled by thermal management for 60 s on sim#ESIM-0001 in the measurement window: sample 3."}
+	c := &CheckResult{Pass: true, Health: []matrix.HealthDeviation{d}}
+	var out strings.Builder
+	c.Print(&out)
+	assert.Contains(t, out.String(), "Health (failures with --strict-health):\n  "+d.Text)
+	assert.Contains(t, out.String(), "PASS")
+	c.Strict()
+	assert.False(t, c.Pass)
+	assert.Equal(t, 1, c.Failures())
+	out.Reset()
+	c.Print(&out)
+	assert.Contains(t, out.String(), "HEALTH DEVIATIONS (--strict-health)")
+	assert.Contains(t, out.String(), "FAIL: 1 regression(s)")
+}

@@ -38,6 +38,9 @@ type Tolerance struct {
 	// alone (1: it may double).
 	Tail     float64 `json:"tail"`
 	TailCell float64 `json:"tail_cell"`
+	// StrictHealth fails the check on the run's health deviations
+	// (--strict-health; CheckResult.Health).
+	StrictHealth bool `json:"strict_health,omitempty"`
 }
 
 // DefaultTolerance holds for two runs of the same simulated drive with
@@ -51,7 +54,7 @@ var DefaultTolerance = Tolerance{IOPS: 0.05, MBps: 0.05, Lat: 0.05, Spread: 3, T
 // those given, the others keep their defaults.
 type ToleranceFlags struct {
 	Set    map[string]bool
-	Values map[string]string // tolerance, tolerance-iops, -mbps, -lat, -tail, -tail-cell
+	Values map[string]string // tolerance, tolerance-iops, -mbps, -lat, -tail, -tail-cell; strict-health "true" or "false"
 	Spread float64
 }
 
@@ -63,7 +66,7 @@ func ParseToleranceFlags(f ToleranceFlags) (Tolerance, error) {
 	if err != nil {
 		return Tolerance{}, fmt.Errorf("--tolerance: %w", err)
 	}
-	tol := Tolerance{IOPS: all, MBps: all, Lat: all, Spread: f.Spread}
+	tol := Tolerance{IOPS: all, MBps: all, Lat: all, Spread: f.Spread, StrictHealth: f.Set["strict-health"] && f.Values["strict-health"] != "false"}
 	if s := tol.Spread; math.IsNaN(s) || math.IsInf(s, 0) || s < 0 {
 		return Tolerance{}, fmt.Errorf("--spread %v: want a multiple of 0 or more", s)
 	}

@@ -35,6 +35,12 @@ type Results struct {
 	Finish     time.Time    `json:"finish"`
 	Complete   bool         `json:"complete"`
 	Tests      []TestResult `json:"tests"`
+	// Telemetry is the drives' telemetry sources, or why there were none;
+	// HealthDeviations the drives' health going wrong in a measurement
+	// window (health.go): not deviations from the PTS, but what
+	// `check --strict-health` fails on.
+	Telemetry        *Telemetry        `json:"telemetry,omitempty"`
+	HealthDeviations []HealthDeviation `json:"health_deviations,omitempty"`
 }
 
 // Deviation is one way the run departs from the PTS, in plain words.
@@ -91,6 +97,9 @@ type StageResult struct {
 	// TC/QD, and the figures it was chosen by); nil for other stages and
 	// while the rounds it is chosen from have not ended.
 	Point *pts.OperatingPoint `json:"operating_point,omitempty"`
+	// Health is the drives' telemetry through the stage (health.go); nil
+	// without any.
+	Health *StageHealth `json:"health,omitempty"`
 }
 
 // Precondition summarises the workload-independent preconditioning.
@@ -317,6 +326,7 @@ func Build(ri pts.RunInfo, recs []pts.Record, cut bool) *Results {
 			res.WriteCache = wc.WriteCache.After
 		}
 	}
+	withTelemetry(recs, res)
 	res.Deviations = deviations(ri, st, res)
 	res.Conforming = len(res.Deviations) == 0
 	res.Verdict = verdict(ri, res)

@@ -122,6 +122,8 @@ func (t *Textfile) Observe(r pts.Record, pos pts.Position) {
 		}
 	case r.Type == pts.RecStageEnd && r.Steady != nil:
 		t.steady.With(l).Set(b2f(*r.Steady))
+	case r.Type == pts.RecTelemetry && r.Telemetry != nil:
+		t.drive.set(t.run, r.Telemetry.Readings)
 	}
 	t.write()
 }

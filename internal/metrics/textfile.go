@@ -51,6 +51,7 @@ type Textfile struct {
 	steady   *prometheus.GaugeVec
 	leftMin  *prometheus.GaugeVec
 	leftMax  *prometheus.GaugeVec
+	drive    driveGauges
 	run      string // the run's label
 	target   string
 	test     string // the last stage's test and stage
@@ -115,6 +116,7 @@ func newTextfile(path string, build pts.Build, warn io.Writer) *Textfile {
 	t.steady = gauge("ptsrun_steady_state", "1 when the stage's last full window was steady (or the stage ended steady), 0 when not.")
 	t.leftMin = gauge("ptsrun_time_left_min_seconds", "Time left of the run if every stage to come is steady as early as it can be (the progress's estimate), of the stage running.")
 	t.leftMax = gauge("ptsrun_time_left_max_seconds", "Time left of the run if every stage to come runs to its round limit (the progress's estimate), of the stage running.")
+	t.drive = newDriveGauges(func(name, help string) *prometheus.GaugeVec { return register(name, help, driveLabels) })
 	return t
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/ptsrun/ptsrun/internal/engine"
 	"github.com/ptsrun/ptsrun/internal/pts"
 	"github.com/ptsrun/ptsrun/internal/steadystate"
+	"github.com/ptsrun/ptsrun/internal/telemetry"
 )
 
 // read parses the textfile at path as node_exporter does.
@@ -121,6 +122,13 @@ func TestObserve(t *testing.T) {
 		pts.Position{Stage: stage, Round: 2, RunLeftMin: 90 * time.Second, RunLeftMax: 10 * time.Minute})
 	obs.Observe(pts.Record{Type: pts.RecRoundEnd, Stage: "iops", Round: 5, Verdict: verdict(0.1, 0.2, 0.05, 0.1, false)},
 		pts.Position{Stage: stage, Round: 5, RunLeftMin: 60 * time.Second, RunLeftMax: 9 * time.Minute})
+	// A drive that reports its temperature and media errors, and one
+	// that reports nothing: no series for it rather than 0.
+	hot := telemetry.Reading{Device: "/dev/nvme0n1", Sources: []string{telemetry.SourceHwmon},
+		Temperature: telemetry.Field[float64]{Value: 51.5, Source: telemetry.SourceHwmon},
+		MediaErrors: telemetry.Field[uint64]{Value: 2, Source: telemetry.SourceNVMe}}
+	obs.Observe(pts.Record{Type: pts.RecTelemetry, Stage: "iops", Round: 5, Telemetry: &pts.TelemetryRecord{At: pts.AtRound,
+		Readings: []telemetry.Reading{hot, {Device: "/dev/loop0"}}}}, pts.Position{Stage: stage, Round: 5, RunLeftMin: 60 * time.Second, RunLeftMax: 9 * time.Minute})
 	obs.Finish()
 	assert.Empty(t, warn.String())
 
@@ -137,10 +145,18 @@ func TestObserve(t *testing.T) {
 	assert.Equal(t, 60.0, value(t, fams, "ptsrun_time_left_min_seconds", l))
 	assert.Equal(t, 540.0, value(t, fams, "ptsrun_time_left_max_seconds", l))
 	assert.Equal(t, 1.0, value(t, fams, "ptsrun_run_info", map[string]string{"run": "r1", "version": "0.1.0"}))
+	dl := map[string]string{"run": "r1", "device": "/dev/nvme0n1"}
+	assert.Equal(t, 51.5, value(t, fams, "ptsrun_drive_temperature_celsius", dl))
+	assert.Equal(t, 2.0, value(t, fams, "ptsrun_drive_media_errors", dl))
+	assert.NotContains(t, fams, "ptsrun_drive_percentage_used", "not reported: left out, never 0")
+	for _, m := range fams["ptsrun_drive_temperature_celsius"].GetMetric() {
+		for _, lp := range m.GetLabel() {
+			assert.NotEqual(t, "/dev/loop0", lp.GetValue(), "a drive without telemetry has no series")
+		}
+	}
 	for name := range fams {
 		assert.Contains(t, Names(), name)
 		assert.NotEmpty(t, fams[name].GetHelp(), name)
-		assert.NotContains(t, name, "temperature", "telemetry is not recorded: no metric rather than 0")
 	}
 	assert.NotContains(t, fams, "go_goroutines", "a registry of its own")
 	// No temporary file is left beside it.

@@ -37,6 +37,7 @@ func Build(ri pts.RunInfo, res *matrix.Results, opt Options) *Doc {
 	for _, td := range reportedTests() {
 		if t := res.Find(td.ID); t != nil && pagesOf[td.ID].report != nil {
 			pagesOf[td.ID].report(b, td, t.Stages)
+			b.healthPages(td, t.Stages)
 		}
 	}
 	b.perTarget()

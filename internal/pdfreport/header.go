@@ -69,7 +69,9 @@ func (b *builder) header() {
 	if link := strings.Join(unique(mapTargets(ri.Targets, hbaLink)), "; "); strings.Trim(link, "; ") != "" {
 		h.Platform = append(h.Platform, KV{"HBA link", link})
 	}
-	h.Platform = append(h.Platform, KV{"Test software", b.software()}, KV{"Engine", engineLabel(ri)})
+	// Telemetry: what read the drives' temperature and health; in this
+	// column, which has room where a target set fills the device's.
+	h.Platform = append(h.Platform, KV{"Test software", b.software()}, KV{"Engine", engineLabel(ri)}, KV{"Telemetry", b.res.Telemetry.Source()})
 	t := ri.Targets
 	dev := func(f func(int) string) string {
 		var v []string

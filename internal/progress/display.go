@@ -198,6 +198,15 @@ func (p *Display) Observe(r pts.Record, pos pts.Position) {
 		} else {
 			p.line("%s: %s", stage, r.Message)
 		}
+	case pts.RecTelemetry:
+		// Said once each: no telemetry, a source asked no more.
+		if t := r.Telemetry; t != nil && t.Unavailable != "" {
+			p.line("telemetry (temperature, health): not available: %s", t.Unavailable)
+		} else if t != nil {
+			for _, n := range t.Notes {
+				p.line("telemetry: %s", n)
+			}
+		}
 	case pts.RecInterrupted:
 		p.line("%s: interrupted at round %d cell %d", stage, r.Round, *r.Cell+1)
 	case pts.RecError:
@@ -286,7 +295,7 @@ func (p *Display) event(r pts.Record, pos pts.Position) {
 		ev["lat_mean_ms"], ev["lat_max_ms"] = t.MeanLatNs()/1e6, float64(t.LatMaxNs)/1e6
 		ev["elapsed_s"] = m.Elapsed.Seconds()
 	}
-	for k, v := range map[string]any{"purge": r.Purge, "write_cache": r.WriteCache, "verdict": r.Verdict} {
+	for k, v := range map[string]any{"purge": r.Purge, "write_cache": r.WriteCache, "verdict": r.Verdict, "telemetry": r.Telemetry} {
 		switch x := v.(type) {
 		case nil:
 		default:

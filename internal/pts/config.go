@@ -49,6 +49,9 @@ type Config struct {
 	QD        int      `json:"qd"`
 	CellTime  Duration `json:"cell_time"`
 	MaxRounds int      `json:"max_rounds"`
+	// NoTelemetry: the drives' temperature and health are not read
+	// between cells (--no-telemetry); a resumed run keeps it.
+	NoTelemetry bool `json:"no_telemetry,omitempty"`
 	// ActiveRange is the IOPS test's active range; TPActiveRange and
 	// LATActiveRange are the throughput and latency tests' (0 in an older
 	// run.json: ActiveRange was every test's).

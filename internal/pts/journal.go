@@ -40,6 +40,7 @@ const (
 	RecInterrupted  = "interrupted"        // stopped by a signal at a cell boundary
 	RecError        = "error"              // stopped by an error
 	RecEnd          = "end"                // the run is complete
+	// RecTelemetry (telemetry.go): the drives' temperature and health.
 )
 
 // PurgeResult is a purge as the journal records it: what precondition's
@@ -71,6 +72,8 @@ type Record struct {
 	// demand-intensity point, chosen as the stage began).
 	Point  *OperatingPoint `json:"operating_point,omitempty"`
 	WallNs int64           `json:"wall_ns,omitempty"` // wall time the step took
+	// Telemetry is a telemetry record's readings (telemetry.go).
+	Telemetry *TelemetryRecord `json:"telemetry,omitempty"`
 }
 
 // WriteCacheResult records the volatile write cache setting (PTS: E WCD, C WCE).
@@ -127,13 +130,19 @@ func OpenJournal(dir string) (*Journal, error) {
 
 // Append writes one record and syncs it. One write call per record: a kill
 // can cut only the last line.
-func (j *Journal) Append(r Record) error {
+func (j *Journal) Append(r Record) error { return j.append(r, true) }
+
+// append writes one record, and syncs it when sync says so.
+func (j *Journal) append(r Record, sync bool) error {
 	b, err := json.Marshal(r)
 	if err != nil {
 		return fmt.Errorf("journal %s: %w", j.f.Name(), err)
 	}
 	if _, err := j.f.Write(append(b, '\n')); err != nil {
 		return fmt.Errorf("journal %s: %w", j.f.Name(), err)
+	}
+	if !sync {
+		return nil
 	}
 	if err := j.f.Sync(); err != nil {
 		return fmt.Errorf("journal %s: sync: %w", j.f.Name(), err)

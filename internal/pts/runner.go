@@ -8,6 +8,7 @@ import (
 
 	"github.com/ptsrun/ptsrun/internal/engine"
 	"github.com/ptsrun/ptsrun/internal/precondition"
+	"github.com/ptsrun/ptsrun/internal/telemetry"
 )
 
 // ErrInterrupted is returned when a signal stopped the run at a cell boundary.
@@ -58,6 +59,10 @@ type Runner struct {
 	// Costs are what the estimate of the run's time left rests on (zero:
 	// CostsOf the run's record).
 	Costs Costs
+	// Telemetry reads the drives' temperature and health between cells
+	// (telemetry.go); nil or without sources, NoTelemetry says why.
+	Telemetry   *telemetry.Sampler
+	NoTelemetry string
 
 	stageIdx int
 	// The run's estimate; ahead[i] the estimates of stages i on that
@@ -72,6 +77,9 @@ type Runner struct {
 	// Wall time against nominal time of the cells run so far, for
 	// estimates of cells of different lengths.
 	wallSum, nominalSum time.Duration
+	// I/O ran since the last telemetry reading.
+	ioSinceTelemetry bool
+	ctx              context.Context
 }
 
 func (r *Runner) now() time.Time {
@@ -82,6 +90,11 @@ func (r *Runner) now() time.Time {
 }
 
 func (r *Runner) emit(rec Record, pos Position) error {
+	if r.ctx != nil {
+		if err := r.sampleTelemetry(r.ctx, rec, pos); err != nil {
+			return err
+		}
+	}
 	if rec.Time.IsZero() {
 		rec.Time = r.now()
 	}
@@ -177,6 +190,11 @@ func (r *Runner) Run(ctx context.Context, prior *State) error {
 	if err := r.emit(Record{Type: RecStart, Schema: Schema, Message: r.Engine.Describe()}, Position{}); err != nil {
 		return err
 	}
+	if err := r.telemetryStart(); err != nil {
+		return err
+	}
+	r.ctx = ctx
+	defer func() { r.ctx = nil }()
 	restore, err := r.setWriteCache(prior)
 	if err != nil {
 		return err

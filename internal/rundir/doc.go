@@ -16,7 +16,7 @@
 //	fio-seconds.csv derived, `ptsrun fio`: every interval of each reporting group
 //	vdbench/, fio/  the parameter files and job files as they ran, fio's output
 //	sim/            the simulated drive's state
-//	lock.json       the run lock (TakeLock): held by run and resume, read by status (ReadStatus)
+//	lock.json       the run lock (TakeLock): held by run, resume and the recordings of workload --out and ptsrun fio, read by status (ReadStatus)
 //
 // Every derived file is rebuilt from run.json and the journal alone
 // (Report, `ptsrun report`): what a command that records workloads keeps

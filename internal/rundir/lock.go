@@ -27,7 +27,7 @@ type LockInfo struct {
 	Host    string    `json:"host"`
 	PID     int       `json:"pid"`
 	Started time.Time `json:"started"`
-	Command string    `json:"command"` // run, resume
+	Command string    `json:"command"` // run, resume, workload, fio
 }
 
 // ErrLocked means another process holds a run directory's lock: the run

@@ -228,6 +228,10 @@ func (x *Execution) Run(ctx context.Context, obs Observer, now func() time.Time)
 	}
 	r := &pts.Runner{Info: x.Info, Engine: x.Set.Engine, Journal: j, Observer: obs, Purger: purger,
 		Cache: x.Set.WriteCache(), Now: now, Costs: x.Costs}
+	r.Telemetry, r.NoTelemetry = x.Set.Telemetry()
+	if x.Info.Config.NoTelemetry {
+		r.Telemetry, r.NoTelemetry = nil, "not read: the run was started with --no-telemetry"
+	}
 	obs.Begin(x.Info, x.Dir)
 	run = r.Run(ctx, x.Prior)
 	obs.Finish()

@@ -3,6 +3,7 @@ package rundir
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/ptsrun/ptsrun/internal/matrix"
@@ -86,9 +87,33 @@ type Figures struct {
 	LatMaxMs  float64   `json:"lat_max_ms"`
 }
 
-// NoTemperature is what status says of the drive's temperature: a run
-// does not record telemetry yet.
-const NoTemperature = "not available (a run does not record telemetry yet)"
+// NoTemperature is what status says of the drive's temperature when the
+// journal has no reading of it; the journal's reason follows.
+const NoTemperature = "not available"
+
+// lastTemperature is the last temperature the journal has, of each target
+// that reported one, with when it was read; else "not available" and why.
+func lastTemperature(recs []pts.Record) string {
+	for i := len(recs) - 1; i >= 0; i-- {
+		r := recs[i]
+		if r.Type != pts.RecTelemetry || r.Telemetry == nil {
+			continue
+		}
+		var temps []string
+		for _, rd := range r.Telemetry.Readings {
+			if c, ok := rd.Temperature.Get(); ok {
+				temps = append(temps, fmt.Sprintf("%.1f °C", c))
+			}
+		}
+		if len(temps) > 0 {
+			return fmt.Sprintf("%s at %s (%s)", strings.Join(temps, ", "), r.Time.UTC().Format("15:04:05"), strings.Join(r.Telemetry.Readings[0].Sources, ", "))
+		}
+	}
+	if why := pts.TelemetryUnavailable(recs); why != "" {
+		return NoTemperature + ": " + why
+	}
+	return NoTemperature
+}
 
 // ReadStatus reads where the run in dir stands. It writes nothing: run.json
 // and the journal are read, the lock tested (ReadLock), the results built
@@ -114,6 +139,7 @@ func ReadStatus(ctx context.Context, dir string) (Status, error) {
 		}
 		st.Targets += t
 	}
+	st.Temperature = lastTemperature(recs)
 	state := pts.Replay(ri.Stages, recs)
 	if len(recs) > 0 {
 		st.LastRecord = state.Last.Time

@@ -23,8 +23,11 @@ type Summary struct {
 	Scope      string             `json:"scope,omitempty"`
 	Complete   bool               `json:"complete"`
 	Deviations []matrix.Deviation `json:"deviations"`
-	Stages     []StageSummary     `json:"stages"`
-	Headline   []HeadlineValue    `json:"headline"`
+	// Health are the drives' health deviations in measurement windows
+	// (check --strict-health fails on them).
+	Health   []matrix.HealthDeviation `json:"health_deviations,omitempty"`
+	Stages   []StageSummary           `json:"stages"`
+	Headline []HeadlineValue          `json:"headline"`
 	// Imported runs: what from, and the results left out.
 	ImportedFrom string   `json:"imported_from,omitempty"`
 	Warnings     []string `json:"warnings,omitempty"`
@@ -50,11 +53,24 @@ type StageSummary struct {
 	State   string     `json:"state"` // in words, as the text summary says it
 }
 
+// DeviationTexts are the deviations in words, then the health
+// deviations, "HEALTH: " before each: what the text summary lists.
+func (s Summary) DeviationTexts() []string {
+	var out []string
+	for _, d := range s.Deviations {
+		out = append(out, d.Text)
+	}
+	for _, d := range s.Health {
+		out = append(out, "HEALTH: "+d.Text)
+	}
+	return out
+}
+
 // Summary describes the run b built, in its directory.
 func (b *Built) Summary() Summary {
 	res, dir, pdf := b.Results, b.Dir, b.PDF
 	s := Summary{Type: "summary", Dir: dir, Conforming: res.Conforming, Verdict: res.Verdict, Scope: res.Scope, Complete: res.Complete,
-		Deviations: res.Deviations, Stages: []StageSummary{}, Headline: headline(res),
+		Deviations: res.Deviations, Health: res.HealthDeviations, Stages: []StageSummary{}, Headline: headline(res),
 		Files: SummaryFiles{Results: filepath.Join(dir, ResultsFile), Tables: []string{}, Report: pdf}}
 	if s.Deviations == nil {
 		s.Deviations = []matrix.Deviation{}

@@ -61,100 +61,21 @@ func parseOCPResult(dev string, res Result) (Reading, error) {
 	return ParseOCPSmartLog(dev, res.Stdout)
 }
 
-// nvmeSmartLog is `nvme smart-log DEV -o json` in nvme-cli's key names
-// (nvme-print-json.c, json_smart_log; the same since nvme-cli 1.x, which
-// printed counters as floats, 2.x as strings, later as numbers).
+// ParseNVMeSmartLog reads the output of `nvme smart-log DEV -o json`
+// (nvme-print-json.c, json_smart_log; the same keys since nvme-cli 1.x,
+// which printed counters as floats, 2.x as strings, later as numbers).
 // Temperatures are in kelvins.
-type nvmeSmartLog struct {
-	CriticalWarning   json.RawMessage `json:"critical_warning"` // a number; with -v an object with "value"
-	Temperature       num             `json:"temperature"`
-	AvailSpare        num             `json:"avail_spare"`
-	SpareThresh       num             `json:"spare_thresh"`
-	PercentUsed       num             `json:"percent_used"`
-	DataUnitsRead     num             `json:"data_units_read"`
-	DataUnitsWritten  num             `json:"data_units_written"`
-	PowerCycles       num             `json:"power_cycles"`
-	PowerOnHours      num             `json:"power_on_hours"`
-	UnsafeShutdowns   num             `json:"unsafe_shutdowns"`
-	MediaErrors       num             `json:"media_errors"`
-	NumErrLogEntries  num             `json:"num_err_log_entries"`
-	WarningTempTime   num             `json:"warning_temp_time"`
-	CriticalCompTime  num             `json:"critical_comp_time"`
-	Sensor1           num             `json:"temperature_sensor_1"`
-	Sensor2           num             `json:"temperature_sensor_2"`
-	Sensor3           num             `json:"temperature_sensor_3"`
-	Sensor4           num             `json:"temperature_sensor_4"`
-	Sensor5           num             `json:"temperature_sensor_5"`
-	Sensor6           num             `json:"temperature_sensor_6"`
-	Sensor7           num             `json:"temperature_sensor_7"`
-	Sensor8           num             `json:"temperature_sensor_8"`
-	ThmTemp1Count     num             `json:"thm_temp1_trans_count"`
-	ThmTemp2Count     num             `json:"thm_temp2_trans_count"`
-	ThmTemp1TotalTime num             `json:"thm_temp1_total_time"`
-	ThmTemp2TotalTime num             `json:"thm_temp2_total_time"`
-}
-
-// ParseNVMeSmartLog reads the output of `nvme smart-log DEV -o json`.
 func ParseNVMeSmartLog(dev string, stdout []byte) (Reading, error) {
 	obj, ok := jsonObject(stdout)
 	if !ok {
 		return Reading{}, errors.New("output of nvme smart-log holds no JSON object")
 	}
-	var l nvmeSmartLog
-	if err := json.Unmarshal(obj, &l); err != nil {
+	var l healthLog
+	if err := l.decode(obj, nvmeCLIKeys); err != nil {
 		return Reading{}, fmt.Errorf("output of nvme smart-log: %v", err)
 	}
-	const s = SourceNVMe
-	r := Reading{Device: dev, Sources: []string{s}}
-	setU := func(f *Field[uint64], n num) {
-		if v, ok := n.uint(); ok {
-			*f = known(v, s)
-		}
-	}
-	var cw num
-	if err := json.Unmarshal(l.CriticalWarning, &cw); err != nil || !cw.ok {
-		var v struct {
-			Value num `json:"value"`
-		}
-		if json.Unmarshal(l.CriticalWarning, &v) == nil {
-			cw = v.Value
-		}
-	}
-	if v, ok := cw.uint(); ok && v <= 0xff {
-		r.CriticalWarning = known(DecodeCriticalWarning(uint8(v)), s)
-	}
-	if c, ok := kelvin(l.Temperature); ok {
-		r.Temperature = known(c, s)
-	}
-	var sensors []Sensor
-	for i, t := range []num{l.Sensor1, l.Sensor2, l.Sensor3, l.Sensor4, l.Sensor5, l.Sensor6, l.Sensor7, l.Sensor8} {
-		if c, ok := kelvin(t); ok {
-			sensors = append(sensors, Sensor{Label: nvmeSensorLabel(i + 1), Celsius: c})
-		}
-	}
-	if len(sensors) > 0 {
-		r.Sensors = known(sensors, s)
-	}
-	setU(&r.AvailableSpare, l.AvailSpare)
-	setU(&r.AvailableSpareThreshold, l.SpareThresh)
-	setU(&r.PercentUsed, l.PercentUsed)
-	if v, ok := l.DataUnitsRead.mulUint(nvmeDataUnit); ok {
-		r.BytesRead = known(v, s)
-	}
-	if v, ok := l.DataUnitsWritten.mulUint(nvmeDataUnit); ok {
-		r.BytesWritten = known(v, s)
-	}
-	setU(&r.PowerCycles, l.PowerCycles)
-	setU(&r.PowerOnHours, l.PowerOnHours)
-	setU(&r.UnsafeShutdowns, l.UnsafeShutdowns)
-	setU(&r.MediaErrors, l.MediaErrors)
-	setU(&r.ErrorLogEntries, l.NumErrLogEntries)
-	setU(&r.WarningTempMinutes, l.WarningTempTime)
-	setU(&r.CriticalTempMinutes, l.CriticalCompTime)
-	setU(&r.ThermalMgmt1Transitions, l.ThmTemp1Count)
-	setU(&r.ThermalMgmt2Transitions, l.ThmTemp2Count)
-	setU(&r.ThermalMgmt1Seconds, l.ThmTemp1TotalTime)
-	setU(&r.ThermalMgmt2Seconds, l.ThmTemp2TotalTime)
+	r := Reading{Device: dev, Sources: []string{SourceNVMe}}
+	l.fill(&r, SourceNVMe, kelvin)
 	if r.Empty() {
 		return Reading{}, errors.New("output of nvme smart-log has none of the SMART log's fields")
 	}

@@ -14,6 +14,7 @@ const (
 	SourceNVMe     = "nvme-cli"     // nvme smart-log: the NVMe SMART / Health Information log (02h)
 	SourceOCP      = "nvme-cli-ocp" // nvme ocp smart-add-log: the OCP extended SMART log (C0h)
 	SourceSmartctl = "smartctl"     // smartctl --json -a
+	SourceSim      = "sim"          // the simulated drive's model (engine/sim), not hardware
 )
 
 // Field is one figure of a Reading and the source it came from. A Field

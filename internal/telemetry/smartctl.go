@@ -53,27 +53,9 @@ type smartctlJSON struct {
 		Warning  num `json:"warning"`
 		Critical num `json:"critical"`
 	} `json:"nvme_composite_temperature_threshold"`
-	NVMeLog *struct {
-		CriticalWarning         num   `json:"critical_warning"`
-		Temperature             num   `json:"temperature"`
-		AvailableSpare          num   `json:"available_spare"`
-		AvailableSpareThreshold num   `json:"available_spare_threshold"`
-		PercentageUsed          num   `json:"percentage_used"`
-		DataUnitsRead           num   `json:"data_units_read"`
-		DataUnitsWritten        num   `json:"data_units_written"`
-		PowerCycles             num   `json:"power_cycles"`
-		PowerOnHours            num   `json:"power_on_hours"`
-		UnsafeShutdowns         num   `json:"unsafe_shutdowns"`
-		MediaErrors             num   `json:"media_errors"`
-		NumErrLogEntries        num   `json:"num_err_log_entries"`
-		WarningTempTime         num   `json:"warning_temp_time"`
-		CriticalCompTime        num   `json:"critical_comp_time"`
-		TemperatureSensors      []num `json:"temperature_sensors"`
-		ThermalMgmt1Count       num   `json:"thermal_mgmt_temperature_1_transition_count"`
-		ThermalMgmt1Time        num   `json:"thermal_mgmt_temperature_1_total_time"`
-		ThermalMgmt2Count       num   `json:"thermal_mgmt_temperature_2_transition_count"`
-		ThermalMgmt2Time        num   `json:"thermal_mgmt_temperature_2_total_time"`
-	} `json:"nvme_smart_health_information_log"`
+	// NVMeLog is the SMART / Health log in smartctl's key names
+	// (nvmeprint.cpp); temperatures in °C.
+	NVMeLog json.RawMessage `json:"nvme_smart_health_information_log"`
 
 	ATAAttributes struct {
 		Table []struct {
@@ -103,6 +85,10 @@ type smartctlJSON struct {
 	SCSIErrorCounter map[string]struct {
 		TotalUncorrected num `json:"total_uncorrected_errors"`
 	} `json:"scsi_error_counter_log"`
+}
+
+func (j smartctlJSON) hasNVMeLog() bool {
+	return len(j.NVMeLog) > 0 && string(bytes.TrimSpace(j.NVMeLog)) != "null"
 }
 
 type hostIO struct {
@@ -183,40 +169,12 @@ func ParseSmartctl(dev string, stdout []byte) (Reading, error) {
 	// The protocol's own figures first, then smartctl's protocol-independent
 	// ones (which newer smartctl derives from them, or from ATA's device
 	// statistics).
-	if l := j.NVMeLog; l != nil {
-		if v, ok := l.CriticalWarning.uint(); ok && v <= 0xff {
-			r.CriticalWarning = known(DecodeCriticalWarning(uint8(v)), s)
+	if j.hasNVMeLog() {
+		var l healthLog
+		if err := l.decode(j.NVMeLog, smartctlKeys); err != nil {
+			return Reading{}, fmt.Errorf("smartctl's nvme_smart_health_information_log: %v", err)
 		}
-		setC(&r.Temperature, l.Temperature)
-		setU(&r.AvailableSpare, l.AvailableSpare)
-		setU(&r.AvailableSpareThreshold, l.AvailableSpareThreshold)
-		setU(&r.PercentUsed, l.PercentageUsed)
-		if v, ok := l.DataUnitsRead.mulUint(nvmeDataUnit); ok {
-			r.BytesRead = known(v, s)
-		}
-		if v, ok := l.DataUnitsWritten.mulUint(nvmeDataUnit); ok {
-			r.BytesWritten = known(v, s)
-		}
-		setU(&r.PowerCycles, l.PowerCycles)
-		setU(&r.PowerOnHours, l.PowerOnHours)
-		setU(&r.UnsafeShutdowns, l.UnsafeShutdowns)
-		setU(&r.MediaErrors, l.MediaErrors)
-		setU(&r.ErrorLogEntries, l.NumErrLogEntries)
-		setU(&r.WarningTempMinutes, l.WarningTempTime)
-		setU(&r.CriticalTempMinutes, l.CriticalCompTime)
-		setU(&r.ThermalMgmt1Transitions, l.ThermalMgmt1Count)
-		setU(&r.ThermalMgmt1Seconds, l.ThermalMgmt1Time)
-		setU(&r.ThermalMgmt2Transitions, l.ThermalMgmt2Count)
-		setU(&r.ThermalMgmt2Seconds, l.ThermalMgmt2Time)
-		var sensors []Sensor
-		for i, t := range l.TemperatureSensors {
-			if v, ok := t.int(); ok && v > -274 && v < 1000 {
-				sensors = append(sensors, Sensor{Label: nvmeSensorLabel(i + 1), Celsius: float64(v)})
-			}
-		}
-		if len(sensors) > 0 {
-			r.Sensors = known(sensors, s)
-		}
+		l.fill(&r, s, celsius)
 		setC(&r.WarningTemp, j.NVMeThreshold.Warning)
 		setC(&r.CriticalTemp, j.NVMeThreshold.Critical)
 	}
@@ -313,10 +271,10 @@ func ParseSmartctl(dev string, stdout []byte) (Reading, error) {
 	}
 	// ATA's device statistics count in logical sectors, exactly; the
 	// attributes' units are the vendor's.
-	if v, ok := j.HostWrites.bytes(); ok && j.NVMeLog == nil {
+	if v, ok := j.HostWrites.bytes(); ok && !j.hasNVMeLog() {
 		r.BytesWritten = known(v, s)
 	}
-	if v, ok := j.HostReads.bytes(); ok && j.NVMeLog == nil {
+	if v, ok := j.HostReads.bytes(); ok && !j.hasNVMeLog() {
 		r.BytesRead = known(v, s)
 	}
 

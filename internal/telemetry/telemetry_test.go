@@ -15,7 +15,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ptsrun/ptsrun/internal/device"
-	"github.com/ptsrun/ptsrun/internal/golden/goldentest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
@@ -87,12 +86,17 @@ func TestDetect(t *testing.T) {
 	})
 }
 
+// GoldenFile is goldentest.File, set by golden_test.go (package
+// telemetry_test): goldentest reaches telemetry through pts, which only
+// an external test package may import.
+var GoldenFile func(t testing.TB, path string, got []byte, update bool)
+
 // golden writes a reading as JSON and compares it with testdata/golden/NAME.json.
 func golden(t *testing.T, name string, r Reading) {
 	t.Helper()
 	b, err := json.MarshalIndent(r, "", "  ")
 	require.NoError(t, err)
-	goldentest.File(t, filepath.Join("testdata", "golden", name+".json"), append(b, '\n'), *update)
+	GoldenFile(t, filepath.Join("testdata", "golden", name+".json"), append(b, '\n'), *update)
 }
 
 func TestParsers(t *testing.T) {

@@ -32,6 +32,7 @@ type Drive struct {
 
 	hostWritten int64 // bytes the host wrote since the drive was made
 	hostRead    int64
+	th          thermalState // temperature, throttling, NAND bytes, wear (thermal.go)
 
 	// keepIntervals asks run to keep each interval's histograms in
 	// intervals, for a set's series to be merged from its drives'.
@@ -42,7 +43,7 @@ type Drive struct {
 func newDrive(m Model) *Drive {
 	unit := (m.UserBytes + userUnitsTarget - 1) / userUnitsTarget
 	units := int32((m.UserBytes + unit - 1) / unit)
-	return &Drive{m: m, f: newFTL(units, m.OP), unitBytes: unit, wce: true}
+	return &Drive{m: m, f: newFTL(units, m.OP), unitBytes: unit, wce: true, th: newThermalState(m.Thermal)}
 }
 
 // purge puts the drive back in the fresh-out-of-box state.
@@ -86,13 +87,16 @@ func (d *Drive) idle(dur time.Duration) engine.Measurement {
 	target := f.reserve + int(m.IdleFreeShare*float64(f.nBlocks-userBlocks))
 	pagesPerUnit := float64(d.unitBytes) / float64(m.PageBytes)
 	eraseCost := float64(int64(f.unitsPerBlock)*d.unitBytes/m.EraseBlockBytes) * m.TErase.Seconds()
+	var relocated int64
 	for f.freeN < target && budget > 0 && f.hostUnits > 0 {
 		moved, ok := f.collect()
 		if !ok {
 			break
 		}
+		relocated += moved
 		budget -= float64(moved)*pagesPerUnit*(m.TRead+m.TProg).Seconds() + eraseCost
 	}
+	d.heat(dur.Seconds(), 0, 0, 0, relocated*d.unitBytes, relocated*d.unitBytes)
 	d.idleCredit = min(budget, 0) // nothing is saved up while there is nothing to collect
 	d.clock += dur
 	return engine.Measurement{Engine: engine.Sim, Elapsed: dur, DeviceTime: d.clock}
@@ -154,6 +158,13 @@ func (d *Drive) run(w engine.Workload, salt uint64) engine.Measurement {
 			break
 		}
 		rt := d.rates(w, csR, csW, lay, noise, capIOPS)
+		if sh := d.throttleShare(); sh < 1 && rt.iops > 0 {
+			// Throttled: the controller runs at a share of its rates, and
+			// the I/Os in flight wait the longer (Little's law).
+			oio := float64(w.OIO())
+			rt.q += oio/(rt.iops*sh) - oio/rt.iops
+			rt.iops *= sh
+		}
 		n := rt.iops*dt + ioCarry
 		if wantBytes > 0 {
 			per := w.MeanBlockSize()
@@ -168,7 +179,9 @@ func (d *Drive) run(w engine.Workload, salt uint64) engine.Measurement {
 		readCarry = float64(total)*r + readCarry - float64(nr)
 		nw := total - nr
 
-		d.applyWrites(w, csW, st, lay, rng, nr, nw)
+		hostUnits, relUnits := d.applyWrites(w, csW, st, lay, rng, nr, nw)
+		nandW := (hostUnits + relUnits) * d.unitBytes
+		d.heat(dt, nr, nw, w.MeanBlockSize(), int64(float64(nr)*w.MeanBlockSize())+relUnits*d.unitBytes, nandW)
 		// The step's pieces, one per interval it spans: whole intervals of
 		// the ramp (Validate) or of the results.
 		t0, t1 := elapsed, elapsed+dt
@@ -213,8 +226,9 @@ func (d *Drive) run(w engine.Workload, salt uint64) engine.Measurement {
 // applyWrites sends nw host writes through the FTL and updates the GC cost.
 // Sequential streams advance by reads and writes alike; the units they finish
 // are written in proportion to the write share.
-func (d *Drive) applyWrites(w engine.Workload, cs []ioCost, st *streams, lay *layout, rng *rand.Rand, nr, nw int64) {
-	var rel, ers, host int64
+// It returns the units the FTL wrote for the host and relocated.
+func (d *Drive) applyWrites(w engine.Workload, cs []ioCost, st *streams, lay *layout, rng *rand.Rand, nr, nw int64) (host, rel int64) {
+	var ers int64
 	gran := gContig
 	write := func(lu int32) {
 		lay.moved(lu, d.f.gran[lu], gran)
@@ -250,6 +264,7 @@ func (d *Drive) applyWrites(w engine.Workload, cs []ioCost, st *streams, lay *la
 		}
 	}
 	d.decayGC(host, rel, ers)
+	return host, rel
 }
 
 // decayGC keeps an exponentially decayed account of garbage-collection work

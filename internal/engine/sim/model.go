@@ -45,6 +45,8 @@ type Model struct {
 	// surplus is used up: why bursts after longer idle run faster (PTS HIR).
 	IdleGCShare   float64
 	IdleFreeShare float64
+	// Thermal is its power, cooling, throttling and wear (thermal.go).
+	Thermal Thermal
 }
 
 var catalogue = []Model{
@@ -57,6 +59,11 @@ var catalogue = []Model{
 		CmdLatency: 15 * time.Microsecond, BufLatency: 10 * time.Microsecond,
 		PLP: false, Noise: 0.01, HiccupProb: 4e-6,
 		IdleGCShare: 0.25, IdleFreeShare: 0.6,
+		Thermal: Thermal{IdleW: 2.5, ReadIOJ: 1.5e-6, WriteIOJ: 2.5e-6, ReadByteJ: 0.3e-9, WriteByteJ: 0.4e-9,
+			NANDReadByteJ: 0.25e-9, NANDProgByteJ: 3.5e-9,
+			AmbientC: 30, CelsiusPerW: 3.5, HeatJPerC: 50,
+			TMT1C: 80, TMT2C: 85, TMT1Share: 0.7, TMT2Share: 0.4, HysteresisC: 3,
+			WarningC: 82, CriticalC: 86, PECycles: 1500, Cooling: "normal"},
 	},
 	{
 		Name: "enterprise", Vendor: "ptsrun", Product: "SIM-E1600 (model)", Firmware: "SIM1",
@@ -67,19 +74,29 @@ var catalogue = []Model{
 		CmdLatency: 12 * time.Microsecond, BufLatency: 8 * time.Microsecond,
 		PLP: true, Noise: 0.008, HiccupProb: 3e-6,
 		IdleGCShare: 0.08, IdleFreeShare: 0.25,
+		Thermal: Thermal{IdleW: 5, ReadIOJ: 2e-6, WriteIOJ: 3e-6, ReadByteJ: 0.3e-9, WriteByteJ: 0.4e-9,
+			NANDReadByteJ: 0.25e-9, NANDProgByteJ: 3e-9,
+			AmbientC: 30, CelsiusPerW: 1.8, HeatJPerC: 100,
+			TMT1C: 78, TMT2C: 83, TMT1Share: 0.7, TMT2Share: 0.4, HysteresisC: 3,
+			WarningC: 80, CriticalC: 85, PECycles: 7000, Cooling: "normal"},
 	},
 }
 
 // DefaultModel is the model `sim` alone names.
 const DefaultModel = "enterprise"
 
-// Lookup returns the named model.
+// Lookup returns the named model, with the options that follow a '?'
+// applied ("enterprise?cooling=weak": Thermal.applyOptions).
 func Lookup(name string) (Model, error) {
+	name, opts, _ := strings.Cut(name, "?")
 	if name == "" {
 		name = DefaultModel
 	}
 	for _, m := range catalogue {
 		if m.Name == name {
+			if err := m.applyOptions(opts); err != nil {
+				return Model{}, err
+			}
 			return m, nil
 		}
 	}

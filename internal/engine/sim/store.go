@@ -73,7 +73,9 @@ func (d *Drive) writeSnapshot(w io.Writer, seq uint64, serial string) error {
 		Reserve: int64(f.reserve), FreeH: int64(f.freeH), FreeN: int64(f.freeN),
 		HostBlock: f.host.block, HostNext: f.host.next, GCBlock: f.gc.block, GCNext: f.gc.next,
 		HostUnits: f.hostUnits, Relocated: f.relocated, Erased: f.erased}
-	for _, v := range []any{h, f.l2p, f.gran, f.p2l, f.valid, f.state, f.free, f.closedAt, int64(len(f.closed)), f.closed} {
+	// The thermal state last: a snapshot older than it ends before, and
+	// its drive starts at ambient.
+	for _, v := range []any{h, f.l2p, f.gran, f.p2l, f.valid, f.state, f.free, f.closedAt, int64(len(f.closed)), f.closed, d.th} {
 		if err := binary.Write(bw, binary.LittleEndian, v); err != nil {
 			return err
 		}
@@ -122,6 +124,12 @@ func readSnapshot(r io.Reader, m Model) (*Drive, uint64, string, error) {
 		return nil, 0, "", fmt.Errorf("snapshot body: %w", err)
 	}
 	f.countGran()
+	switch err := binary.Read(br, binary.LittleEndian, &d.th); {
+	case errors.Is(err, io.EOF):
+		d.th = newThermalState(m.Thermal)
+	case err != nil:
+		return nil, 0, "", fmt.Errorf("snapshot thermal state: %w", err)
+	}
 	d.clock = durationNs(h.Clock)
 	d.wce, d.gcRel, d.gcHost, d.gcErase, d.randCarry = h.WCE, h.GCRel, h.GCHost, h.GCErase, h.RandCarry
 	d.stepUnits, d.idleCredit = h.StepUnits, h.IdleCredit
