@@ -552,6 +552,10 @@ func (r *Runner) runTimeline(ctx context.Context, s *Stage, ss *StageState) erro
 			pos.Written, pos.Capacity = written, capacity
 			journalErr = r.emit(Record{Type: RecSample, Stage: s.ID, Cell: &idx, Workload: &cell.Workload, Measurement: &m,
 				WallNs: int64(wall)}, pos)
+			// Journaled: a long series keeps every step's bins compact
+			// (35 KB each decoded, a few hundred bytes encoded), as a
+			// round keeps its cells'.
+			m.Compact()
 			ss.Samples = append(ss.Samples, &m)
 			return journalErr
 		})
