@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 
@@ -64,6 +65,11 @@ func (h *Histogram) view() *hdr.Histogram {
 		return h.h
 	}
 	if h.enc != nil {
+		d := hdr.New(histLowest, histHighest, histDigits)
+		err := walkEncoded(h.enc, func(idx int, n int64) { _ = d.RecordValues(binValue(idx), n) })
+		if err == nil {
+			return d
+		}
 		if d, err := decode(h.enc); err == nil { // validated when read
 			return d
 		}
@@ -93,6 +99,12 @@ func (h *Histogram) RecordN(ns, n int64) {
 func (h *Histogram) Merge(o *Histogram) {
 	if o == nil || (o.h == nil && o.enc == nil) {
 		return
+	}
+	if o.h == nil { // encoded: its bins are added as they are read, without making the histogram
+		d := h.bins()
+		if walkEncoded(o.enc, func(idx int, n int64) { _ = d.RecordValues(binValue(idx), n) }) == nil {
+			return
+		}
 	}
 	h.bins().Merge(o.view())
 }
@@ -196,14 +208,14 @@ func (h *Histogram) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &s); err != nil {
 		return fmt.Errorf("latency histogram: %w", err)
 	}
-	raw, err := hdr.Decode([]byte(s))
-	if err != nil {
-		return fmt.Errorf("latency histogram: %w", err)
-	}
-	if raw.LowestTrackableValue() == histLowest && raw.HighestTrackableValue() == histHighest &&
-		raw.SignificantFigures() == histDigits {
-		h.h, h.enc = nil, []byte(s) // valid: keep it compact until written to
+	// Checked without making the histogram: of this geometry, it stays
+	// compact until written to.
+	switch err := walkEncoded([]byte(s), nil); {
+	case err == nil:
+		h.h, h.enc = nil, []byte(s)
 		return nil
+	case !errors.Is(err, errOtherGeometry):
+		return fmt.Errorf("latency histogram: %w", err)
 	}
 	d, err := decode([]byte(s))
 	if err != nil {
