@@ -473,11 +473,23 @@ func Load(dir string) (*Results, pts.RunInfo, error) {
 		}
 		return res, ri, err
 	}
-	recs, cut, err := pts.LoadJournal(dir)
+	// The journal is read record by record into the run's state: a long
+	// run's records are never all held, and the series of the stages
+	// that do not read theirs (every PTS stage: workloads outside the
+	// PTS have them in their results) are not read.
+	rp := pts.NewReplay(ri.Stages)
+	custom := map[string]bool{}
+	for _, s := range ri.Stages {
+		custom[s.ID] = s.Test == pts.Custom
+	}
+	cut, err := pts.ScanDir(dir, pts.ScanOptions{Series: func(stage string) bool { return custom[stage] }},
+		func(r *pts.Record) error { rp.Add(r); return nil })
 	if err != nil {
 		return nil, ri, err
 	}
-	return Build(ri, recs, cut), ri, nil
+	st := rp.State()
+	st.Cut = cut
+	return BuildState(ri, st), ri, nil
 }
 
 // kinds gives results read from results.json, which does not record them,
