@@ -56,74 +56,96 @@ var errOtherGeometry = errors.New("another histogram geometry")
 
 // walkEncoded reads enc, a V2 compressed encoding (encode's, or any
 // HdrHistogram's), and calls f with every non-empty bin's index and
-// count, without making the histogram: for reading a journal's thousands
-// of histograms, which are checked when read and merged later. It refuses
-// what hdrhistogram-go's Decode refuses, with its checks, and does not
-// call f before the whole encoding is checked. An encoding of another
-// geometry is errOtherGeometry. f may be nil, to check only.
+// count, without making the histogram. It refuses what hdrhistogram-go's
+// Decode refuses, with its checks, and does not call f before the whole
+// encoding is checked. An encoding of another geometry is
+// errOtherGeometry. f may be nil, to check only.
 func walkEncoded(enc []byte, f func(idx int, count int64)) error {
 	w := walkStates.Get().(*walkState)
 	defer walkStates.Put(w)
+	p, err := w.inflate(enc)
+	if err != nil {
+		return err
+	}
+	if f != nil {
+		_ = eachBin(p, f) // checked by inflate
+	}
+	return nil
+}
+
+// readEncoded checks enc as walkEncoded does and returns its payload, the
+// bins' counts uncompressed: for reading a journal's thousands of
+// histograms, which are checked when read and merged later, each from its
+// payload (eachBin) without decompressing it again.
+func readEncoded(enc []byte) ([]byte, error) {
+	w := walkStates.Get().(*walkState)
+	defer walkStates.Put(w)
+	p, err := w.inflate(enc)
+	if err != nil {
+		return nil, err
+	}
+	return bytes.Clone(p), nil
+}
+
+// inflate checks enc and gives its payload, in w's memory.
+func (w *walkState) inflate(enc []byte) ([]byte, error) {
 	if n := base64.StdEncoding.DecodedLen(len(enc)); cap(w.raw) < n {
 		w.raw = make([]byte, n)
 	}
 	n, err := base64.StdEncoding.Decode(w.raw[:cap(w.raw)], enc)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	raw := w.raw[:n]
 	if len(raw) < 8 {
-		return fmt.Errorf("encoded histogram too short: got %d bytes, need at least 8", len(raw))
+		return nil, fmt.Errorf("encoded histogram too short: got %d bytes, need at least 8", len(raw))
 	}
 	if c := int32(binary.BigEndian.Uint32(raw)) &^ 0xf0; c != hdr.V2CompressedEncodingCookieBase {
-		return fmt.Errorf("encoding not supported, only V2 is supported. got %d want %d", c, hdr.V2CompressedEncodingCookieBase)
+		return nil, fmt.Errorf("encoding not supported, only V2 is supported. got %d want %d", c, hdr.V2CompressedEncodingCookieBase)
 	}
 	clen := int32(binary.BigEndian.Uint32(raw[4:]))
 	if clen < 0 || int(clen) > len(raw)-8 {
-		return fmt.Errorf("bad length of the compressed contents: %d of %d bytes", clen, len(raw)-8)
+		return nil, fmt.Errorf("bad length of the compressed contents: %d of %d bytes", clen, len(raw)-8)
 	}
 	w.src.Reset(raw[8 : 8+clen])
 	if w.z == nil {
 		if w.z, err = zlib.NewReader(&w.src); err != nil {
 			w.z = nil
-			return err
+			return nil, err
 		}
 	} else if err := w.z.(zlib.Resetter).Reset(&w.src, nil); err != nil {
-		return err
+		return nil, err
 	}
 	var head [40]byte
 	if _, err := io.ReadFull(w.z, head[:]); err != nil {
-		return fmt.Errorf("decompressed histogram truncated: %w", err)
+		return nil, fmt.Errorf("decompressed histogram truncated: %w", err)
 	}
 	if c := int32(binary.BigEndian.Uint32(head[0:])) &^ 0xf0; c != hdr.V2EncodingCookieBase {
-		return fmt.Errorf("encoding not supported, only V2 is supported. got %d want %d", c, hdr.V2EncodingCookieBase)
+		return nil, fmt.Errorf("encoding not supported, only V2 is supported. got %d want %d", c, hdr.V2EncodingCookieBase)
 	}
 	plen := int32(binary.BigEndian.Uint32(head[4:]))
 	digits := int32(binary.BigEndian.Uint32(head[12:]))
 	lowest, highest := int64(binary.BigEndian.Uint64(head[16:])), int64(binary.BigEndian.Uint64(head[24:]))
 	if digits != histDigits || lowest != histLowest || highest != histHighest {
-		return errOtherGeometry
+		return nil, errOtherGeometry
 	}
 	if plen < 0 || int64(plen) > int64(histCounts)*9 {
-		return fmt.Errorf("bad payload length %d for %d bins", plen, histCounts)
+		return nil, fmt.Errorf("bad payload length %d for %d bins", plen, histCounts)
 	}
 	// One byte past the payload: trailing data shows, and reaching the end
 	// checks zlib's checksum.
 	w.payload.Reset()
 	if _, err := w.payload.ReadFrom(io.LimitReader(w.z, int64(plen)+1)); err != nil {
-		return err
+		return nil, err
 	}
 	p := w.payload.Bytes()
 	if len(p) != int(plen) {
-		return fmt.Errorf("PayloadLength should have the same size of the actual payload. got %d want %d", len(p), plen)
+		return nil, fmt.Errorf("PayloadLength should have the same size of the actual payload. got %d want %d", len(p), plen)
 	}
 	if err := eachBin(p, nil); err != nil {
-		return err
+		return nil, err
 	}
-	if f != nil {
-		_ = eachBin(p, f) // checked above
-	}
-	return nil
+	return p, nil
 }
 
 // eachBin reads a payload's counts (ZigZag LEB128, a run of zeros as its

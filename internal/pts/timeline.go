@@ -202,6 +202,7 @@ func timelineSeries(in OutcomeInput, out *Outcome) {
 	steps := s.Steps()
 	var start float64
 	var written int64
+	scratch := engine.NewHistogram() // each step's bins, merged: one histogram's memory for all
 	for k, m := range ss.Samples {
 		if k >= len(steps) {
 			break
@@ -215,7 +216,8 @@ func timelineSeries(in OutcomeInput, out *Outcome) {
 		if !st.Idle && m.Elapsed > 0 {
 			smp.IOPS, smp.MBps = m.IOPS(), m.MBps()
 			smp.LatMeanMs, smp.LatMaxMs = t.MeanLatNs()/1e6, float64(t.LatMaxNs)/1e6
-			var all engine.DirStats // Counts leaves the bins out
+			scratch.Reset()
+			all := engine.DirStats{Hist: scratch} // Counts leaves the bins out
 			all.Merge(m.Read)
 			all.Merge(m.Write)
 			if all.Hist != nil && all.Hist.Count() > 0 {
