@@ -473,22 +473,17 @@ func Load(dir string) (*Results, pts.RunInfo, error) {
 		}
 		return res, ri, err
 	}
-	// The journal is read record by record into the run's state: a long
-	// run's records are never all held, and the series of the stages
-	// that do not read theirs (every PTS stage: workloads outside the
-	// PTS have them in their results) are not read.
-	rp := pts.NewReplay(ri.Stages)
+	// The series of the stages that do not read theirs (every PTS
+	// stage: workloads outside the PTS have them in their results) are
+	// not read.
 	custom := map[string]bool{}
 	for _, s := range ri.Stages {
 		custom[s.ID] = s.Test == pts.Custom
 	}
-	cut, err := pts.ScanDir(dir, pts.ScanOptions{Series: func(stage string) bool { return custom[stage] }},
-		func(r *pts.Record) error { rp.Add(r); return nil })
+	st, err := pts.ReplayDir(dir, ri.Stages, pts.ScanOptions{Series: func(stage string) bool { return custom[stage] }})
 	if err != nil {
 		return nil, ri, err
 	}
-	st := rp.State()
-	st.Cut = cut
 	return BuildState(ri, st), ri, nil
 }
 

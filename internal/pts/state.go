@@ -203,3 +203,22 @@ func (p *Replayer) Add(r *Record) {
 
 	}
 }
+
+// ReplayDir replays dir's journal as it is read, record by record, into
+// the state of a run of stages: a long run's records are never all held
+// at once. o says which stages' series are read (ScanOptions.Series);
+// the state's Cut says whether the last line was cut short.
+func ReplayDir(dir string, stages []Stage, o ScanOptions) (*State, error) {
+	rp := NewReplay(stages)
+	cut, err := ScanDir(dir, o, func(r *Record) error { rp.Add(r); return nil })
+	if err != nil {
+		return nil, err
+	}
+	st := rp.State()
+	st.Cut = cut
+	return st, nil
+}
+
+// NoSeries reads no stage's series (ScanOptions.Series): for a reader of
+// figures, histograms and verdicts only.
+func NoSeries(string) bool { return false }
