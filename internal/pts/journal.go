@@ -251,9 +251,12 @@ func decodeRecord(text []byte, o ScanOptions) (*Record, error) {
 }
 
 // LoadJournal reads dir's journal.
-func LoadJournal(dir string) ([]Record, bool, error) {
+func LoadJournal(dir string) ([]Record, bool, error) { return LoadJournalOf(dir, ScanOptions{}) }
+
+// LoadJournalOf reads dir's journal, keeping what o says of its records.
+func LoadJournalOf(dir string, o ScanOptions) ([]Record, bool, error) {
 	var recs []Record
-	cut, err := ScanDir(dir, ScanOptions{}, func(rec *Record) error {
+	cut, err := ScanDir(dir, o, func(rec *Record) error {
 		recs = append(recs, *rec)
 		return nil
 	})
