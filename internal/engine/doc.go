@@ -19,7 +19,9 @@
 // A Measurement keeps, per direction, exact counts, bytes and latency sums, the
 // true minimum and maximum, and a mergeable latency histogram, so that window
 // aggregates and multi-target merges are exact rather than averages of
-// percentiles. Figures are one direction's figures of a measurement in the
+// percentiles. A histogram read from JSON stays in its encoding, checked
+// when read and merged bin by bin from it (histdec.go), never made into its
+// 35 KB of bins unless it is written to. Figures are one direction's figures of a measurement in the
 // units people read (workload.json, fio-run.json).
 //
 // The engines are named here (Native, Fio, Sim: what --engine takes and

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 
@@ -26,6 +27,17 @@ const (
 type Histogram struct {
 	h   *hdr.Histogram
 	enc []byte // the V2 encoding: of h when both are set (a cache), the only form when h is nil
+	// counts is enc's payload, checked, when enc was read (UnmarshalJSON):
+	// the bins as they merge, without decompressing enc again.
+	counts []byte
+}
+
+// each calls f with every non-empty bin of the encoded histogram.
+func (h *Histogram) each(f func(idx int, n int64)) error {
+	if h.counts != nil {
+		return eachBin(h.counts, f)
+	}
+	return walkEncoded(h.enc, f)
 }
 
 func decode(enc []byte) (*hdr.Histogram, error) {
@@ -53,7 +65,7 @@ func (h *Histogram) bins() *hdr.Histogram {
 	if h.h == nil {
 		h.h = h.view()
 	}
-	h.enc = nil
+	h.enc, h.counts = nil, nil
 	return h.h
 }
 
@@ -64,6 +76,11 @@ func (h *Histogram) view() *hdr.Histogram {
 		return h.h
 	}
 	if h.enc != nil {
+		d := hdr.New(histLowest, histHighest, histDigits)
+		err := h.each(func(idx int, n int64) { _ = d.RecordValues(binValue(idx), n) })
+		if err == nil {
+			return d
+		}
 		if d, err := decode(h.enc); err == nil { // validated when read
 			return d
 		}
@@ -94,6 +111,12 @@ func (h *Histogram) Merge(o *Histogram) {
 	if o == nil || (o.h == nil && o.enc == nil) {
 		return
 	}
+	if o.h == nil { // encoded: its bins are added as they are read, without making the histogram
+		d := h.bins()
+		if o.each(func(idx int, n int64) { _ = d.RecordValues(binValue(idx), n) }) == nil {
+			return
+		}
+	}
 	h.bins().Merge(o.view())
 }
 
@@ -104,7 +127,7 @@ func (h *Histogram) Reset() {
 	} else {
 		h.h.Reset()
 	}
-	h.enc = nil
+	h.enc, h.counts = nil, nil
 }
 
 // Count is the number of recorded values.
@@ -166,7 +189,7 @@ func (m *Measurement) Compact() {
 // Clone returns an independent copy.
 func (h *Histogram) Clone() *Histogram {
 	if h.enc != nil {
-		return &Histogram{enc: h.enc}
+		return &Histogram{enc: h.enc, counts: h.counts}
 	}
 	return &Histogram{h: h.view().Clone()}
 }
@@ -196,20 +219,20 @@ func (h *Histogram) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &s); err != nil {
 		return fmt.Errorf("latency histogram: %w", err)
 	}
-	raw, err := hdr.Decode([]byte(s))
-	if err != nil {
-		return fmt.Errorf("latency histogram: %w", err)
-	}
-	if raw.LowestTrackableValue() == histLowest && raw.HighestTrackableValue() == histHighest &&
-		raw.SignificantFigures() == histDigits {
-		h.h, h.enc = nil, []byte(s) // valid: keep it compact until written to
+	// Checked without making the histogram: of this geometry, it stays
+	// compact until written to.
+	switch counts, err := readEncoded([]byte(s)); {
+	case err == nil:
+		h.h, h.enc, h.counts = nil, []byte(s), counts
 		return nil
+	case !errors.Is(err, errOtherGeometry):
+		return fmt.Errorf("latency histogram: %w", err)
 	}
 	d, err := decode([]byte(s))
 	if err != nil {
 		return fmt.Errorf("latency histogram: %w", err)
 	}
-	h.h, h.enc = d, nil
+	h.h, h.enc, h.counts = d, nil, nil
 	return nil
 }
 

@@ -286,6 +286,12 @@ func (a *cpuAcc) result() *CPUResult {
 func Build(ri pts.RunInfo, recs []pts.Record, cut bool) *Results {
 	st := pts.Replay(ri.Stages, recs)
 	st.Cut = cut
+	return BuildState(ri, st)
+}
+
+// BuildState derives the results of a run from its run.json and the
+// state its journal replays to (pts.Replayer).
+func BuildState(ri pts.RunInfo, st *pts.State) *Results {
 	res := &Results{Schema: Schema, Tool: "ptsrun", Version: ri.Version,
 		Spec: "PTS " + pts.SpecRevision, Profile: ri.Profile.Name, Engine: ri.Engine,
 		Start: st.First.Time, Finish: st.Last.Time, Complete: st.Ended}

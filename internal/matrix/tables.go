@@ -473,11 +473,18 @@ func Load(dir string) (*Results, pts.RunInfo, error) {
 		}
 		return res, ri, err
 	}
-	recs, cut, err := pts.LoadJournal(dir)
+	// The series of the stages that do not read theirs (every PTS
+	// stage: workloads outside the PTS have them in their results) are
+	// not read.
+	custom := map[string]bool{}
+	for _, s := range ri.Stages {
+		custom[s.ID] = s.Test == pts.Custom
+	}
+	st, err := pts.ReplayDir(dir, ri.Stages, pts.ScanOptions{Series: func(stage string) bool { return custom[stage] }})
 	if err != nil {
 		return nil, ri, err
 	}
-	return Build(ri, recs, cut), ri, nil
+	return BuildState(ri, st), ri, nil
 }
 
 // kinds gives results read from results.json, which does not record them,

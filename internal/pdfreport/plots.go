@@ -470,7 +470,10 @@ func linePlot(title, xlabel, ylabel string, ss []series, logY bool) *plot.Plot {
 	if lo, _ := seriesRange(ss); lo <= 0 {
 		logY = false
 	}
-	addLines(p, ss, logY)
+	// A long series (a day of minutes) is drawn as its envelope, on the
+	// axes of all its points.
+	addLines(p, thinSeries(ss, maxSecondsBuckets), logY)
+	spanAll(p, ss, logY)
 	if logY {
 		p.Y.Scale = plot.LogScale{}
 		p.Y.Tick.Marker = decadeTicks{}
@@ -478,6 +481,22 @@ func linePlot(title, xlabel, ylabel string, ss []series, logY bool) *plot.Plot {
 		p.Y.Min = 0
 	}
 	return p
+}
+
+// spanAll widens p's axes to every point of ss that addLines would draw,
+// as if it had drawn them all: an envelope may leave out a series' first
+// or last minute, which the axes still reach.
+func spanAll(p *plot.Plot, ss []series, logY bool) {
+	for _, s := range ss {
+		for j := range s.xs {
+			x, y := s.xs[j], s.ys[j]
+			if math.IsNaN(y) || math.IsInf(y, 0) || logY && y <= 0 {
+				continue
+			}
+			p.X.Min, p.X.Max = math.Min(p.X.Min, x), math.Max(p.X.Max, x)
+			p.Y.Min, p.Y.Max = math.Min(p.Y.Min, y), math.Max(p.Y.Max, y)
+		}
+	}
 }
 
 // spansDecade says the series' positive values span a factor of ten or

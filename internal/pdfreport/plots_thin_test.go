@@ -41,3 +41,29 @@ func TestThinSeries(t *testing.T) {
 	assert.True(t, nan, "the gap still breaks the line")
 	assert.Len(t, long.xs, 3600, "the input is left as it was")
 }
+
+// A line plot of a long series draws its envelope on the axes of all of
+// it: the same ranges, so the same ticks, as every point would give.
+func TestLinePlotEnvelopeAxes(t *testing.T) {
+	long := series{name: "l"}
+	for i := 0; i < 1320; i++ {
+		y := 100 + []float64{1, 0, 2}[i%3] // the first and last minutes fall between their buckets' extremes
+		if i == 700 {
+			y = 5
+		}
+		long.xs, long.ys = append(long.xs, float64(i+1)), append(long.ys, y)
+	}
+	thin := thinSeries([]series{long}, maxSecondsBuckets)[0]
+	require.Less(t, len(thin.xs), len(long.xs), "drawn as its envelope")
+	for _, logY := range []bool{false, true} {
+		got := linePlot("t", "Minute", "IOPS", []series{long}, logY)
+		all := newPlot("t", "Minute", "IOPS")
+		addLines(all, []series{long}, logY)
+		assert.Equal(t, all.X.Min, got.X.Min, "log %v", logY)
+		assert.Equal(t, all.X.Max, got.X.Max, "log %v", logY)
+		assert.Equal(t, all.Y.Max, got.Y.Max, "log %v", logY)
+		if logY {
+			assert.Equal(t, all.Y.Min, got.Y.Min)
+		}
+	}
+}

@@ -37,7 +37,9 @@
 // (Progress, View, Resumed). A
 // verdict or derived figure is computed once, where it is measured or
 // chosen, and read everywhere after: each round's steady-state verdict is
-// journaled by the runner (steady.go) and read back by Replay (state.go)
+// journaled by the runner (steady.go) and read back by Replay (state.go;
+// a journal is read as it streams by, ScanJournal and ReplayDir, without
+// the series of the stages that do not read theirs)
 // for the results and the report; an operating point is journaled with its
 // stage's start. run.json records no kind: a recorded stage's fields say
 // it, read in one place (Stage.UnmarshalJSON).

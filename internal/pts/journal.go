@@ -1,6 +1,7 @@
 package pts
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -160,50 +161,137 @@ var ErrNoRun = errors.New("not a ptsrun run directory")
 // by a kill) is ignored and reported through cut; any other bad line is an
 // error naming it.
 func ReadJournal(r io.Reader) (recs []Record, cut bool, err error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, false, err
-	}
+	cut, err = ScanJournal(r, ScanOptions{}, func(rec *Record) error {
+		recs = append(recs, *rec)
+		return nil
+	})
+	return recs, cut, err
+}
+
+// ScanOptions say what ScanJournal keeps of the records it reads.
+type ScanOptions struct {
+	// Series says which stages' measurements keep their series
+	// (Measurement.Seconds, each target's too): nil keeps every stage's.
+	// A stage's procedure reads its figures and histograms, not its
+	// series, which are most of a long journal; the records of other
+	// stages are read without them.
+	Series func(stage string) bool
+}
+
+// ScanJournal reads a journal line by line, passing each record to f as
+// it is read, so that a reader keeps only what it uses of a long journal:
+// ReadJournal's lines, cut last line and errors. f's record is its own.
+func ScanJournal(r io.Reader, o ScanOptions, f func(*Record) error) (cut bool, err error) {
+	br := bufio.NewReaderSize(r, 256<<10)
+	var long []byte // a line longer than br's buffer
 	line := 0
-	for len(data) > 0 {
-		line++
-		i := bytes.IndexByte(data, '\n')
-		if i < 0 {
-			return recs, true, nil
+	for {
+		text, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			long = append(long, text...)
+			continue
 		}
-		text := bytes.TrimSpace(data[:i])
-		data = data[i+1:]
+		if long != nil {
+			text, long = append(long, text...), nil
+		}
+		if err == io.EOF {
+			return len(text) > 0, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		line++
+		text = bytes.TrimSpace(text)
 		if len(text) == 0 {
 			continue
 		}
-		var rec Record
-		if err := json.Unmarshal(text, &rec); err != nil {
-			return recs, false, fmt.Errorf("line %d: %w", line, err)
+		rec, err := decodeRecord(text, o)
+		if err != nil {
+			return false, fmt.Errorf("line %d: %w", line, err)
 		}
 		if rec.Type == "" {
-			return recs, false, fmt.Errorf("line %d: record without a type", line)
+			return false, fmt.Errorf("line %d: record without a type", line)
 		}
-		recs = append(recs, rec)
+		if err := f(rec); err != nil {
+			return false, err
+		}
 	}
-	return recs, false, nil
+}
+
+// leanRecord is a record read without its measurement's series.
+type leanRecord struct {
+	Record
+	Measurement *leanMeasurement `json:"measurement,omitempty"`
+}
+
+type leanMeasurement struct {
+	engine.Measurement
+	Seconds skipped `json:"seconds,omitempty"`
+}
+
+// skipped is a JSON value checked and not read.
+type skipped struct{}
+
+func (*skipped) UnmarshalJSON([]byte) error { return nil }
+
+// decodeRecord reads one line of the journal.
+func decodeRecord(text []byte, o ScanOptions) (*Record, error) {
+	if o.Series == nil {
+		rec := new(Record)
+		return rec, json.Unmarshal(text, rec)
+	}
+	var lean leanRecord
+	if err := json.Unmarshal(text, &lean); err != nil {
+		return nil, err
+	}
+	rec := &lean.Record
+	if lean.Measurement == nil {
+		return rec, nil
+	}
+	if o.Series(rec.Stage) {
+		rec = new(Record) // again, all of it: a stage whose series are read is short
+		return rec, json.Unmarshal(text, rec)
+	}
+	rec.Measurement = &lean.Measurement.Measurement
+	for i := range rec.Measurement.Targets {
+		rec.Measurement.Targets[i].Seconds = nil
+	}
+	return rec, nil
 }
 
 // LoadJournal reads dir's journal.
-func LoadJournal(dir string) ([]Record, bool, error) {
-	path := filepath.Join(dir, JournalFile)
-	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, false, nil
-	}
+func LoadJournal(dir string) ([]Record, bool, error) { return LoadJournalOf(dir, ScanOptions{}) }
+
+// LoadJournalOf reads dir's journal, keeping what o says of its records.
+func LoadJournalOf(dir string, o ScanOptions) ([]Record, bool, error) {
+	var recs []Record
+	cut, err := ScanDir(dir, o, func(rec *Record) error {
+		recs = append(recs, *rec)
+		return nil
+	})
 	if err != nil {
-		return nil, false, fmt.Errorf("journal %s: %w", path, err)
-	}
-	defer f.Close()
-	recs, cut, err := ReadJournal(f)
-	if err != nil {
-		return nil, false, fmt.Errorf("journal %s: %w", path, err)
+		return nil, false, err
 	}
 	return recs, cut, nil
+}
+
+// ScanDir reads dir's journal as ScanJournal does; a directory without
+// one has no records.
+func ScanDir(dir string, o ScanOptions, f func(*Record) error) (bool, error) {
+	path := filepath.Join(dir, JournalFile)
+	fh, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("journal %s: %w", path, err)
+	}
+	defer fh.Close()
+	cut, err := ScanJournal(fh, o, f)
+	if err != nil {
+		return false, fmt.Errorf("journal %s: %w", path, err)
+	}
+	return cut, nil
 }
 
 // RunInfo is run.json: what was run, on what, where. Written once, atomically,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -291,8 +292,15 @@ func (r *Runner) runRound(ctx context.Context, s *Stage, round int) ([]engine.Me
 			return err
 		}
 		// Journaled; a long stage keeps every round, so keep the bins
-		// compact (35 KB each decoded, a few hundred bytes encoded).
+		// compact (35 KB each decoded, a few hundred bytes encoded), and
+		// not the series, which nothing of the run reads again (the
+		// journal has it).
 		m.Compact()
+		row[i].Seconds = nil
+		row[i].Targets = slices.Clone(row[i].Targets) // the engine's own stays as it was
+		for k := range row[i].Targets {
+			row[i].Targets[k].Seconds = nil
+		}
 		measured++
 		return nil
 	})

@@ -72,105 +72,153 @@ type State struct {
 // Replay rebuilds the state of a run from its journal records. A resume
 // record discards what the interrupted round (or stage) had measured.
 func Replay(stages []Stage, recs []Record) *State {
+	rp := NewReplay(stages)
+	for i := range recs {
+		rp.Add(&recs[i])
+	}
+	return rp.State()
+}
+
+// Replayer rebuilds the state of a run record by record, as a journal is
+// read (ScanJournal), so that a reader holds what the state keeps of the
+// records, not all of them.
+type Replayer struct {
+	st     *State
+	ncells map[string]int
+	n      int       // records added
+	prev   time.Time // the time of the last one
+	// gap is how long nothing ran before the last start record, for the
+	// resume record that follows it.
+	gap time.Duration
+}
+
+// NewReplay starts the state of a run of stages.
+func NewReplay(stages []Stage) *Replayer {
 	st := &State{Stages: map[string]*StageState{}, Purges: map[string]*Record{}, WIPC: map[string]*Record{}}
 	ncells := map[string]int{}
 	for _, s := range stages {
 		st.Stages[s.ID] = &StageState{}
 		ncells[s.ID] = len(s.Cells)
 	}
-	var gap time.Duration
-	for i := range recs {
-		r := &recs[i]
-		if i == 0 {
-			st.First = *r
-		}
-		if r.Type == RecStart && i > 0 {
-			gap = max(0, r.Time.Sub(recs[i-1].Time))
-		}
-		st.Last = *r
-		ss := st.Stages[r.Stage]
-		switch r.Type {
-		case RecStageStart, RecPurge, RecPrecondChunk, RecPrecondition, RecRoundStart, RecCell, RecRoundEnd, RecStageEnd, RecSample:
-			if ss == nil {
-				continue // a stage this plan does not have
-			}
-		}
-		switch r.Type {
-		case RecStageStart:
-			ss.Started = true
-			ss.Point = r.Point
-		case RecPurge:
-			st.Purges[r.Stage] = r
-			ss.Purged = true
-		case RecPrecondChunk:
-			if r.Cell != nil && *r.Cell == ss.WIPCChunks && r.Measurement != nil {
-				ss.WIPCChunks++
-				ss.WIPCBytes += r.Measurement.Write.Bytes
-				ss.WIPCElapsed += r.Measurement.Elapsed
-			}
-		case RecPrecondition:
-			ss.Preconditioned = true
-			st.WIPC[r.Stage] = r
-		case RecRoundStart:
-			ss.partial, ss.partialRound = map[int]*engine.Measurement{}, r.Round
-		case RecCell:
-			if ss.partial != nil && r.Round == ss.partialRound && r.Cell != nil && r.Measurement != nil {
-				ss.partial[*r.Cell] = r.Measurement
-			}
-		case RecRoundEnd:
-			if ss.partial == nil && r.Verdict != nil {
-				// A timeline in rounds: its steps are samples, journaled
-				// before the round's end.
-				ss.judge(r.Round, r.Verdict)
-			}
-			if ss.partial == nil || r.Round != ss.Rounds()+1 || len(ss.partial) != ncells[r.Stage] {
-				continue // a round_end without its cells is not a complete round
-			}
-			if r.Verdict != nil {
-				ss.judge(r.Round, r.Verdict)
-			}
-			row := make([]*engine.Measurement, ncells[r.Stage])
-			for c, m := range ss.partial {
-				if c >= 0 && c < len(row) {
-					row[c] = m
-				}
-			}
-			ss.Cells = append(ss.Cells, row)
-			if len(ss.Tracking) < len(r.Tracking) {
-				ss.Tracking = append(ss.Tracking, make([][]float64, len(r.Tracking)-len(ss.Tracking))...)
-			}
-			for v, x := range r.Tracking {
-				ss.Tracking[v] = append(ss.Tracking[v], x)
-			}
-			ss.partial = nil
-		case RecSample:
-			if r.Cell != nil && *r.Cell == len(ss.Samples) && r.Measurement != nil {
-				ss.Samples = append(ss.Samples, r.Measurement)
-			}
-		case RecStageEnd:
-			ss.Ended = true
-			ss.EndMessage = r.Message
-			ss.Steady = r.Steady != nil && *r.Steady
-			ss.SSRound, ss.Window = r.SSRound, r.Window
-		case RecResume:
-			st.Resumes = append(st.Resumes, *r)
-			st.ResumeGaps = append(st.ResumeGaps, gap)
-			if ss == nil {
-				break
-			}
-			ss.partial = nil
-			if r.Round == 0 && r.Cell == nil { // the stage restarts from its purge (or pre-write)
-				*ss = StageState{Started: true, Point: ss.Point}
-			}
-		case RecInterrupted:
-			st.Interrupts = append(st.Interrupts, *r)
-		case RecError:
-			st.Errors = append(st.Errors, *r)
-		case RecWriteCache:
-			st.WriteCache = append(st.WriteCache, *r)
-		case RecEnd:
-			st.Ended = true
+	return &Replayer{st: st, ncells: ncells}
+}
+
+// State is the run as the records added so far tell it.
+func (p *Replayer) State() *State { return p.st }
+
+// Add replays the next record; the state may keep r and what it points to.
+func (p *Replayer) Add(r *Record) {
+	st, ncells := p.st, p.ncells
+	if r.Type == RecStart && p.n > 0 {
+		p.gap = max(0, r.Time.Sub(p.prev))
+	}
+	if p.n == 0 {
+		st.First = *r
+	}
+	p.n++
+	p.prev = r.Time
+	st.Last = *r
+	ss := st.Stages[r.Stage]
+	switch r.Type {
+	case RecStageStart, RecPurge, RecPrecondChunk, RecPrecondition, RecRoundStart, RecCell, RecRoundEnd, RecStageEnd, RecSample:
+		if ss == nil {
+			return // a stage this plan does not have
 		}
 	}
-	return st
+	switch r.Type {
+	case RecStageStart:
+		ss.Started = true
+		ss.Point = r.Point
+	case RecPurge:
+		st.Purges[r.Stage] = r
+		ss.Purged = true
+	case RecPrecondChunk:
+		if r.Cell != nil && *r.Cell == ss.WIPCChunks && r.Measurement != nil {
+			ss.WIPCChunks++
+			ss.WIPCBytes += r.Measurement.Write.Bytes
+			ss.WIPCElapsed += r.Measurement.Elapsed
+		}
+	case RecPrecondition:
+		ss.Preconditioned = true
+		st.WIPC[r.Stage] = r
+	case RecRoundStart:
+		ss.partial, ss.partialRound = map[int]*engine.Measurement{}, r.Round
+	case RecCell:
+		if ss.partial != nil && r.Round == ss.partialRound && r.Cell != nil && r.Measurement != nil {
+			ss.partial[*r.Cell] = r.Measurement
+		}
+	case RecRoundEnd:
+		if ss.partial == nil && r.Verdict != nil {
+			// A timeline in rounds: its steps are samples, journaled
+			// before the round's end.
+			ss.judge(r.Round, r.Verdict)
+		}
+		if ss.partial == nil || r.Round != ss.Rounds()+1 || len(ss.partial) != ncells[r.Stage] {
+			return // a round_end without its cells is not a complete round
+		}
+		if r.Verdict != nil {
+			ss.judge(r.Round, r.Verdict)
+		}
+		row := make([]*engine.Measurement, ncells[r.Stage])
+		for c, m := range ss.partial {
+			if c >= 0 && c < len(row) {
+				row[c] = m
+			}
+		}
+		ss.Cells = append(ss.Cells, row)
+		if len(ss.Tracking) < len(r.Tracking) {
+			ss.Tracking = append(ss.Tracking, make([][]float64, len(r.Tracking)-len(ss.Tracking))...)
+		}
+		for v, x := range r.Tracking {
+			ss.Tracking[v] = append(ss.Tracking[v], x)
+		}
+		ss.partial = nil
+	case RecSample:
+		if r.Cell != nil && *r.Cell == len(ss.Samples) && r.Measurement != nil {
+			ss.Samples = append(ss.Samples, r.Measurement)
+		}
+	case RecStageEnd:
+		ss.Ended = true
+		ss.EndMessage = r.Message
+		ss.Steady = r.Steady != nil && *r.Steady
+		ss.SSRound, ss.Window = r.SSRound, r.Window
+	case RecResume:
+		st.Resumes = append(st.Resumes, *r)
+		st.ResumeGaps = append(st.ResumeGaps, p.gap)
+		if ss == nil {
+			break
+		}
+		ss.partial = nil
+		if r.Round == 0 && r.Cell == nil { // the stage restarts from its purge (or pre-write)
+			*ss = StageState{Started: true, Point: ss.Point}
+		}
+	case RecInterrupted:
+		st.Interrupts = append(st.Interrupts, *r)
+	case RecError:
+		st.Errors = append(st.Errors, *r)
+	case RecWriteCache:
+		st.WriteCache = append(st.WriteCache, *r)
+	case RecEnd:
+		st.Ended = true
+
+	}
 }
+
+// ReplayDir replays dir's journal as it is read, record by record, into
+// the state of a run of stages: a long run's records are never all held
+// at once. o says which stages' series are read (ScanOptions.Series);
+// the state's Cut says whether the last line was cut short.
+func ReplayDir(dir string, stages []Stage, o ScanOptions) (*State, error) {
+	rp := NewReplay(stages)
+	cut, err := ScanDir(dir, o, func(r *Record) error { rp.Add(r); return nil })
+	if err != nil {
+		return nil, err
+	}
+	st := rp.State()
+	st.Cut = cut
+	return st, nil
+}
+
+// NoSeries reads no stage's series (ScanOptions.Series): for a reader of
+// figures, histograms and verdicts only.
+func NoSeries(string) bool { return false }

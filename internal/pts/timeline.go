@@ -202,6 +202,7 @@ func timelineSeries(in OutcomeInput, out *Outcome) {
 	steps := s.Steps()
 	var start float64
 	var written int64
+	scratch := engine.NewHistogram() // each step's bins, merged: one histogram's memory for all
 	for k, m := range ss.Samples {
 		if k >= len(steps) {
 			break
@@ -215,7 +216,8 @@ func timelineSeries(in OutcomeInput, out *Outcome) {
 		if !st.Idle && m.Elapsed > 0 {
 			smp.IOPS, smp.MBps = m.IOPS(), m.MBps()
 			smp.LatMeanMs, smp.LatMaxMs = t.MeanLatNs()/1e6, float64(t.LatMaxNs)/1e6
-			var all engine.DirStats // Counts leaves the bins out
+			scratch.Reset()
+			all := engine.DirStats{Hist: scratch} // Counts leaves the bins out
 			all.Merge(m.Read)
 			all.Merge(m.Write)
 			if all.Hist != nil && all.Hist.Count() > 0 {
@@ -552,6 +554,10 @@ func (r *Runner) runTimeline(ctx context.Context, s *Stage, ss *StageState) erro
 			pos.Written, pos.Capacity = written, capacity
 			journalErr = r.emit(Record{Type: RecSample, Stage: s.ID, Cell: &idx, Workload: &cell.Workload, Measurement: &m,
 				WallNs: int64(wall)}, pos)
+			// Journaled: a long series keeps every step's bins compact
+			// (35 KB each decoded, a few hundred bytes encoded), as a
+			// round keeps its cells'.
+			m.Compact()
 			ss.Samples = append(ss.Samples, &m)
 			return journalErr
 		})

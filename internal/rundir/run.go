@@ -141,11 +141,13 @@ func Resume(ctx context.Context, dir string, destroy []string) (x *Execution, er
 			lock.Release()
 		}
 	}()
-	recs, _, err := pts.LoadJournal(dir)
+	// What the run has done, read as the journal streams by: the stages
+	// that resume are of the PTS, whose series nothing reads again.
+	prior, err := pts.ReplayDir(dir, ri.Stages, pts.ScanOptions{Series: pts.NoSeries})
 	if err != nil {
 		return nil, err
 	}
-	if pts.Replay(ri.Stages, recs).Ended {
+	if prior.Ended {
 		return nil, fmt.Errorf("%s: %w", dir, ErrComplete)
 	}
 	cfg := ri.Config
@@ -168,6 +170,7 @@ func Resume(ctx context.Context, dir string, destroy []string) (x *Execution, er
 		}
 	}
 	stages := run.Config.Stages(run.Profile)
+	// Equal to those recorded, so prior's state is of these stages too.
 	if err := pts.CheckStages(ri.Stages, stages); err != nil {
 		return nil, fmt.Errorf("%s: %w: not resumed", filepath.Join(dir, RunFile), err)
 	}
@@ -183,7 +186,7 @@ func Resume(ctx context.Context, dir string, destroy []string) (x *Execution, er
 	if err != nil {
 		return nil, err
 	}
-	return &Execution{Dir: dir, Info: info, Set: set, Purge: run.Purge, Prior: pts.Replay(stages, recs), Costs: run.Costs(ctx), lock: lock}, nil
+	return &Execution{Dir: dir, Info: info, Set: set, Purge: run.Purge, Prior: prior, Costs: run.Costs(ctx), lock: lock}, nil
 }
 
 // Execution is a run to execute (or resume) on its opened targets.

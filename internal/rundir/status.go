@@ -128,7 +128,9 @@ func ReadStatus(ctx context.Context, dir string) (Status, error) {
 	if ri.Workload || ri.Imported {
 		return Status{}, fmt.Errorf("%s holds a workload or imported results, not a PTS run: `ptsrun report %s` shows it", dir, dir)
 	}
-	recs, cut, err := pts.LoadJournal(dir)
+	// A PTS run's records without their series, which status does not
+	// read: a long run's journal is mostly per-second latency.
+	recs, cut, err := pts.LoadJournalOf(dir, pts.ScanOptions{Series: pts.NoSeries})
 	if err != nil {
 		return Status{}, err
 	}

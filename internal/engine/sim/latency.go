@@ -70,7 +70,9 @@ func (d *Drive) sample(ds *engine.DirStats, iv *engine.IntervalStats, rng *rand.
 		k        int64
 		fixed, g float64
 	}
-	var recs []record
+	// At most bodySamples and about tailRecords of them: room for all on
+	// the stack (a second's latency is sampled millions of times a run).
+	recs := make([]record, 0, 128)
 	var gSum float64
 	add := func(r record) {
 		recs = append(recs, r)

@@ -1,0 +1,104 @@
+package pts
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/ptsrun/ptsrun/internal/engine"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// A journal read as a stream is the journal read whole: lines longer than
+// the reader's buffer, blank lines, a last line cut short; with
+// ScanOptions.Series, the stages it does not name are read without their
+// series and nothing else differs.
+func TestScanJournal(t *testing.T) {
+	cell := func(stage string, n int) Record {
+		m := &engine.Measurement{Engine: "sim", Seconds: make([]engine.Second, n),
+			Targets: []engine.TargetStats{{Target: "a", Seconds: make([]engine.Second, n)}}}
+		for i := range m.Seconds {
+			m.Seconds[i] = engine.Second{ReadIOs: int64(i), Read: &engine.IntervalLat{MeanNs: 1, P99Ns: 2, P999Ns: 3, MaxNs: 4}}
+		}
+		m.Read.Record(1000, 5, 4096)
+		c := 0
+		return Record{Type: RecCell, Stage: stage, Round: 1, Cell: &c, Measurement: m}
+	}
+	recs := []Record{{Type: RecStart, Message: strings.Repeat("long ", 80_000)}, cell("iops", 3000), cell("custom", 5),
+		{Type: RecEnd}}
+	var buf bytes.Buffer
+	for i, r := range recs {
+		j := encodeLine(t, r)
+		buf.Write(j)
+		if i == 1 {
+			buf.WriteString("\n  \n")
+		}
+	}
+	full := buf.Bytes()
+	require.Greater(t, len(encodeLine(t, recs[1])), 256<<10, "a line longer than the reader's buffer")
+
+	whole, cut, err := ReadJournal(bytes.NewReader(full))
+	require.NoError(t, err)
+	assert.False(t, cut)
+	require.Len(t, whole, len(recs))
+	for i := range recs {
+		assert.Equal(t, string(encodeLine(t, recs[i])), string(encodeLine(t, whole[i])), "record %d", i+1)
+	}
+
+	var lean []Record
+	cut, err = ScanJournal(bytes.NewReader(full), ScanOptions{Series: func(s string) bool { return s == "custom" }},
+		func(r *Record) error { lean = append(lean, *r); return nil })
+	require.NoError(t, err)
+	assert.False(t, cut)
+	require.Len(t, lean, len(recs))
+	assert.Nil(t, lean[1].Measurement.Seconds, "a stage whose series nobody reads")
+	assert.Nil(t, lean[1].Measurement.Targets[0].Seconds)
+	want := *whole[1].Measurement
+	want.Seconds, want.Targets = nil, []engine.TargetStats{want.Targets[0]}
+	want.Targets[0].Seconds = nil
+	assert.Equal(t, string(mustJSON(t, want)), string(mustJSON(t, *lean[1].Measurement)), "the rest as read whole")
+	assert.Len(t, lean[2].Measurement.Seconds, 5, "the custom stage keeps its series")
+	assert.Equal(t, whole[0].Message, lean[0].Message)
+
+	_, cut, err = ReadJournal(bytes.NewReader(append(full, `{"type":"cell","stage":"io`...)))
+	require.NoError(t, err)
+	assert.True(t, cut, "a last line without its newline is cut")
+}
+
+func encodeLine(t *testing.T, r Record) []byte { return append(mustJSON(t, r), '\n') }
+
+func mustJSON(t *testing.T, v any) []byte {
+	b, err := json.Marshal(v)
+	require.NoError(t, err)
+	return b
+}
+
+// A journal read without its series reads as it reads whole, or fails
+// where it fails.
+func FuzzScanJournalLean(f *testing.F) {
+	f.Add([]byte("{\"type\":\"start\"}\n{\"type\":\"cell\",\"stage\":\"iops\",\"measurement\":{\"seconds\":[{\"r_ios\":1}]}}\n"))
+	f.Add([]byte("{\"type\":\"sample\",\"stage\":\"x\",\"measurement\":{\"seconds\":{\"a\":[1,2]},\"read\":{\"ios\":3}}}\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		whole, wcut, werr := ReadJournal(bytes.NewReader(data))
+		var lean []Record
+		lcut, lerr := ScanJournal(bytes.NewReader(data), ScanOptions{Series: func(s string) bool { return s == "x" }},
+			func(r *Record) error { lean = append(lean, *r); return nil })
+		if werr != nil {
+			return // the lean read may accept a series it does not read
+		}
+		require.NoError(t, lerr)
+		assert.Equal(t, wcut, lcut)
+		require.Len(t, lean, len(whole))
+		for i := range whole {
+			if m := whole[i].Measurement; m != nil && whole[i].Stage != "x" {
+				m.Seconds = nil
+				for k := range m.Targets {
+					m.Targets[k].Seconds = nil
+				}
+			}
+			assert.Equal(t, string(mustJSON(t, whole[i])), string(mustJSON(t, lean[i])), "record %d", i+1)
+		}
+	})
+}
