@@ -332,7 +332,7 @@ func BuildState(ri pts.RunInfo, st *pts.State) *Results {
 			res.WriteCache = wc.WriteCache.After
 		}
 	}
-	withTelemetry(recs, res)
+	withTelemetry(st.Telemetry, res)
 	res.Deviations = deviations(ri, st, res)
 	res.Conforming = len(res.Deviations) == 0
 	res.Verdict = verdict(ri, res)

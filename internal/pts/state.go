@@ -59,12 +59,15 @@ type State struct {
 	// ResumeGaps is, for each resume, how long nothing ran before it: from
 	// the last record of the process that stopped to the start of the one
 	// that resumed (the drive rested meanwhile).
-	ResumeGaps  []time.Duration
-	Interrupts  []Record
-	Errors      []Record
-	Purges      map[string]*Record // stage → its (last) purge record
-	WIPC        map[string]*Record // stage → its (last) precondition record
-	WriteCache  []Record
+	ResumeGaps []time.Duration
+	Interrupts []Record
+	Errors     []Record
+	Purges     map[string]*Record // stage → its (last) purge record
+	WIPC       map[string]*Record // stage → its (last) precondition record
+	WriteCache []Record
+	// Telemetry is every telemetry record, in order: the drives' readings
+	// through the run (a kilobyte or so each), which the results read.
+	Telemetry   []Record
 	First, Last Record // first and last record (times)
 	Cut         bool   // the journal ended in a line cut short
 }
@@ -124,6 +127,9 @@ func (p *Replayer) Add(r *Record) {
 		if ss == nil {
 			return // a stage this plan does not have
 		}
+	}
+	if r.Type == RecTelemetry {
+		st.Telemetry = append(st.Telemetry, *r)
 	}
 	switch r.Type {
 	case RecStageStart:
