@@ -3,7 +3,6 @@ package streams
 import (
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/ptsrun/ptsrun/internal/capture"
 )
@@ -12,18 +11,7 @@ import (
 // the device chosen (all: every device), with the name errors and the
 // report call it by.
 func ReadFile(path string, stdin io.Reader, device string, parse capture.Options, opt Options) (*Report, string, error) {
-	name, r := path, stdin
-	if path == "-" {
-		name = "standard input"
-	} else {
-		f, err := os.Open(path)
-		if err != nil {
-			return nil, name, err
-		}
-		defer f.Close()
-		r = f
-	}
-	c, err := capture.Parse(r, name, parse)
+	c, name, err := capture.ReadFile(path, stdin, parse)
 	if err != nil {
 		return nil, name, err
 	}
