@@ -38,6 +38,10 @@ type TimedResult struct {
 	// Delayed counts the I/Os that found every slot busy at their time;
 	// -1 when the engine cannot tell.
 	Delayed int
+	// Completed is the engine's own count of the I/Os completed, where
+	// it keeps one apart from Lat (fio's output, whose latency log may
+	// miss a few); 0 counts those with a latency.
+	Completed int
 	// Resolution is how precise Issue is: 0 for the engine's own clock.
 	Resolution time.Duration
 	// Note says how the figures were taken, where that needs saying.

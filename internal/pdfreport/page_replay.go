@@ -16,8 +16,9 @@ type Replay struct {
 	Capture       string // the capture's file, format and device
 	Target        string // the target's label
 	Engine        string
-	Setup         []KV // speed, slots, mapping
-	Fidelity      []KV // lateness, delayed, totals
+	Setup         []KV // speed, slots: the header's set-up column
+	Params        []KV // the headline figures: the header's test parameters
+	Fidelity      []KV // lateness, delayed, totals: the table
 	Notes         []string
 	// The series, per second of the replay: the replay's I/Os by their
 	// completion, the capture's by their start.
@@ -38,9 +39,10 @@ func ReplayDoc(r Replay, paperSize string) *Doc {
 		TestedBy: "not stated", Lab: "not stated",
 		Platform: []KV{{"Engine", orDash(r.Engine)}}, Device: []KV{{"Target", orDash(r.Target)}}}
 	p := &Page{Test: "Replay", Title: "IOPS and response time over time, replay beside the capture", Landmark: "replay",
-		Setup: append([]KV{{"Capture", r.Capture}}, r.Setup...), Params: r.Fidelity, Flow: true}
-	lines := []string{"Each I/O of the capture issued at its captured time, of its size and direction, at its offset mapped onto the target. " +
-		"The replay's IOPS and response time count its I/Os by the second they completed in; the capture's, by the second they started in."}
+		Setup: r.Setup, Params: r.Params, Flow: true}
+	lines := []string{"The capture: " + r.Capture + ".",
+		"Each of its I/Os issued at its captured time, of its size and direction, at its offset mapped onto the target. " +
+			"The replay's IOPS and response time count its I/Os by the second they completed in; the capture's, by the second they started in."}
 	p.Blocks = append(p.Blocks, Paragraph{Lines: append(lines, r.Notes...)})
 	per := func(in []matrix.Interval, name string, f func(d *matrix.IntervalDir) (float64, float64)) series {
 		s := series{name: name}

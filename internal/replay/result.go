@@ -68,12 +68,15 @@ type Fidelity struct {
 
 // Totals are the replay's.
 type Totals struct {
-	Scheduled int     `json:"scheduled"`
-	Issued    int     `json:"issued"`
-	Completed int     `json:"completed"`
-	ElapsedS  float64 `json:"elapsed_s"`
-	IOPS      float64 `json:"iops"`
-	LatMeanMs float64 `json:"lat_mean_ms"`
+	Scheduled int `json:"scheduled"`
+	Issued    int `json:"issued"`
+	Completed int `json:"completed"`
+	// WithLatency are the I/Os whose latency the engine gave: all of
+	// them natively; those in fio's latency log through fio.
+	WithLatency int     `json:"with_latency"`
+	ElapsedS    float64 `json:"elapsed_s"`
+	IOPS        float64 `json:"iops"`
+	LatMeanMs   float64 `json:"lat_mean_ms"`
 }
 
 // Second is one second of the replay beside the capture's.
@@ -131,7 +134,7 @@ func (p *Prepared) result(tr engine.TimedResult) *Result {
 		}
 		late = append(late, at-int64(p.Timed.IOs[i].At))
 		if l := tr.Lat[i]; l >= 0 {
-			r.Totals.Completed++
+			r.Totals.WithLatency++
 			latSum += float64(l)
 			lastDone = max(lastDone, at+l)
 		}
@@ -143,12 +146,16 @@ func (p *Prepared) result(tr engine.TimedResult) *Result {
 		f.LatenessP50Ms, f.LatenessP99Ms, f.LatenessMaxMs = q(0.50), q(0.99), ms(float64(late[n-1]))
 	}
 	r.Totals.Scheduled, r.Totals.Issued = len(p.Timed.IOs), len(late)
+	r.Totals.Completed = r.Totals.WithLatency
+	if tr.Completed > 0 {
+		r.Totals.Completed = tr.Completed
+	}
 	r.Totals.ElapsedS = max(tr.Elapsed, time.Duration(lastDone)).Seconds()
 	if r.Totals.ElapsedS > 0 {
 		r.Totals.IOPS = float64(r.Totals.Completed) / r.Totals.ElapsedS
 	}
-	if r.Totals.Completed > 0 {
-		r.Totals.LatMeanMs = ms(latSum / float64(r.Totals.Completed))
+	if r.Totals.WithLatency > 0 {
+		r.Totals.LatMeanMs = ms(latSum / float64(r.Totals.WithLatency))
 	}
 
 	// Per second: the replay's completions, the capture's starts.

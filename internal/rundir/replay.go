@@ -122,7 +122,10 @@ func replayPage(rec *ReplayRecord, replayed, captured []matrix.Interval) pdfrepo
 	}
 	p := pdfreport.Replay{Start: rec.Started, Finish: rec.Finished, Target: rec.Identity.Label(), Engine: r.Engine,
 		Capture:  fmt.Sprintf("%s (%s, device %s): %d I/Os, %.1f s, %s IOPS", r.Capture.File, r.Capture.Format, r.Capture.Device, r.Capture.IOs, r.Capture.DurationS, pts.FormatIOPS(r.Capture.IOPS)),
-		Setup:    []pdfreport.KV{{K: "Speed", V: fmt.Sprintf("× %g", r.Speed)}, {K: "Slots", V: fmt.Sprintf("%d: %s", r.Depth, r.DepthRule)}, {K: "Offsets", V: r.Mapping}},
+		Setup: []pdfreport.KV{{K: "Speed", V: fmt.Sprintf("× %g", r.Speed)}, {K: "Slots", V: fmt.Sprint(r.Depth)},
+			{K: "Capture I/Os", V: fmt.Sprint(r.Capture.IOs)}},
+		Params: []pdfreport.KV{{K: "Lateness p99", V: msf(f.LatenessP99Ms)}, {K: "Delayed", V: delayed},
+			{K: "I/Os completed", V: fmt.Sprint(r.Totals.Completed)}},
 		Replayed: replayed, Captured: captured, CapturedLatency: r.Capture.LatMeanMs != nil,
 		Fidelity: []pdfreport.KV{
 			{K: "Lateness p50", V: msf(f.LatenessP50Ms)}, {K: "Lateness p99", V: msf(f.LatenessP99Ms)}, {K: "Lateness max", V: msf(f.LatenessMaxMs)},
@@ -131,7 +134,8 @@ func replayPage(rec *ReplayRecord, replayed, captured []matrix.Interval) pdfrepo
 			{K: "Replay IOPS, mean response time", V: fmt.Sprintf("%s IOPS over %.1f s, %s", pts.FormatIOPS(r.Totals.IOPS), r.Totals.ElapsedS, msf(r.Totals.LatMeanMs))},
 			{K: "Capture mean response time", V: capLat},
 		},
-		Notes: []string{f.LatenessRule + ".", "Delayed: " + f.DelayedRule + "."}}
+		Notes: []string{"Slots: " + r.DepthRule + ".", "Offsets: " + r.Mapping + ".",
+			"Lateness: " + f.LatenessRule + ".", "Delayed: " + f.DelayedRule + "."}}
 	if f.Note != "" {
 		p.Notes = append(p.Notes, f.Note+".")
 	}

@@ -87,6 +87,7 @@ func (e *Engine) Replay(ctx context.Context, t engine.Timed) (engine.TimedResult
 	}
 	res.Issue, res.Lat = MatchReplay(t.IOs, slat, lat)
 	j := out.Jobs[0]
+	res.Completed = int(j.Read.IOs + j.Write.IOs)
 	if n := j.Read.IOs + j.Write.IOs; n != int64(len(t.IOs)) {
 		return res, fmt.Errorf("fio replay: fio did %d I/Os of the %d replayed (job file %s)", n, len(t.IOs), p.base+".fio")
 	}
