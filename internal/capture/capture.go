@@ -239,3 +239,12 @@ func lines(r io.Reader, name string, fn func(n int, l string) error) error {
 	}
 	return nil
 }
+
+// OptionsOf reads the command line's --format and --event.
+func OptionsOf(format, event string) (Options, error) {
+	ev := strings.ToUpper(event)
+	if ev != "Q" && ev != "D" {
+		return Options{}, fmt.Errorf("--event %s: want Q (queued) or D (issued)", event)
+	}
+	return Options{Format: Format(format), Event: ev[0]}, nil
+}

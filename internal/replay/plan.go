@@ -31,10 +31,11 @@ const DefaultDepth = 32
 
 // Options are what `ptsrun replay` is asked.
 type Options struct {
-	Capture string    // a file, or "-" for Stdin
-	Stdin   io.Reader // read when Capture is "-"
-	Parse   capture.Options
-	Device  string // the capture's device to replay; "" or all for every one
+	Args    []string  // the command's arguments: the capture, a file or "-" for Stdin
+	Stdin   io.Reader // read when the capture is "-"
+	Format  string    // the capture's format (capture.Format), "" for auto
+	Event   string    // blkparse's event: Q (the default) or D
+	Device  string    // the capture's device to replay; "" or all for every one
 	Targets targets.Options
 	Speed   float64 // 0 is 1
 	Depth   int     // 0 takes it from the capture

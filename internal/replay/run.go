@@ -35,7 +35,17 @@ func Prepare(o Options) (*Prepared, error) {
 	if len(o.Targets.Specs) != 1 || len(o.Targets.FioServers) > 0 {
 		return nil, errors.New("replay takes one --target, a block device or file:PATH[:SIZE] on this host")
 	}
-	c, name, err := capture.ReadFile(o.Capture, o.Stdin, o.Parse)
+	if len(o.Args) != 1 {
+		return nil, errors.New("replay needs one capture: a file, or - for standard input")
+	}
+	if o.Event == "" {
+		o.Event = "Q"
+	}
+	parse, err := capture.OptionsOf(o.Format, o.Event)
+	if err != nil {
+		return nil, err
+	}
+	c, name, err := capture.ReadFile(o.Args[0], o.Stdin, parse)
 	if err != nil {
 		return nil, err
 	}

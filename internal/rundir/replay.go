@@ -33,13 +33,20 @@ type ReplayRecord struct {
 	*replay.Result
 }
 
-// Replay runs the prepared replay into the new run directory dir
-// (absolute): made as CheckNew allows, locked while it runs; replay.json,
+// Replay runs the prepared replay into the new run directory dir (--out;
+// "" for ./ptsrun-replay-TIME): made as CheckNew allows, locked while it runs; replay.json,
 // seconds.csv and report.pdf written atomically once it has run. A
 // replay cut short by an I/O error or a signal still records what it
 // measured, and returns the error; one that measured nothing leaves no
 // directory behind.
-func Replay(ctx context.Context, p *replay.Prepared, dir, version string) (*ReplayRecord, []string, error) {
+func Replay(ctx context.Context, p *replay.Prepared, out, version string) (*ReplayRecord, []string, error) {
+	if out == "" {
+		out = "ptsrun-replay-" + time.Now().Format("20060102-150405")
+	}
+	dir, err := device.AbsPath(out)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--out: %w", err)
+	}
 	if err := p.Plan.CheckRunDir(dir); err != nil {
 		return nil, nil, err
 	}
@@ -121,7 +128,7 @@ func replayPage(rec *ReplayRecord, replayed, captured []matrix.Interval) pdfrepo
 		capLat = msf(*r.Capture.LatMeanMs)
 	}
 	p := pdfreport.Replay{Start: rec.Started, Finish: rec.Finished, Target: rec.Identity.Label(), Engine: r.Engine,
-		Capture:  fmt.Sprintf("%s (%s, device %s): %d I/Os, %.1f s, %s IOPS", r.Capture.File, r.Capture.Format, r.Capture.Device, r.Capture.IOs, r.Capture.DurationS, pts.FormatIOPS(r.Capture.IOPS)),
+		Capture: fmt.Sprintf("%s (%s, device %s): %d I/Os, %.1f s, %s IOPS", r.Capture.File, r.Capture.Format, r.Capture.Device, r.Capture.IOs, r.Capture.DurationS, pts.FormatIOPS(r.Capture.IOPS)),
 		Setup: []pdfreport.KV{{K: "Speed", V: fmt.Sprintf("× %g", r.Speed)}, {K: "Slots", V: fmt.Sprint(r.Depth)},
 			{K: "Capture I/Os", V: fmt.Sprint(r.Capture.IOs)}},
 		Params: []pdfreport.KV{{K: "Lateness p99", V: msf(f.LatenessP99Ms)}, {K: "Delayed", V: delayed},
@@ -147,6 +154,9 @@ func replayPage(rec *ReplayRecord, replayed, captured []matrix.Interval) pdfrepo
 
 // Print writes the replay's figures for people, and the files written.
 func (rec *ReplayRecord) Print(w io.Writer, files []string) {
+	if rec == nil {
+		return
+	}
 	r := rec.Result
 	f := r.Fidelity
 	fmt.Fprintf(w, "Replayed %s (%d I/Os over %.1f s) on %s with %s, ×%g, %d slots\n", r.Capture.File, r.Capture.IOs, r.Capture.DurationS,

@@ -30,11 +30,13 @@ import (
 // at its submission, with log_offset=1 its offset) and its latency from
 // the _lat log, matching entries to I/Os by direction, offset and size in
 // the order issued: lateness to within 1 ms, and the delayed count
-// unknown.
+// unknown. fio's _lat log leaves out the last I/Os, those in flight when
+// the job ends (fewer than iodepth); its output counts them.
 
 // ReplayNote is what TimedResult.Note says of a replay through fio.
 const ReplayNote = "fio keeps no schedule and logs in whole milliseconds: lateness from its submission log, to within 1 ms, " +
-	"counted from its first I/O; the I/Os delayed by a full queue are unknown to it"
+	"counted from its first I/O; the I/Os delayed by a full queue are unknown to it; " +
+	"its latency log leaves out the last I/Os in flight when it ends, which its totals count"
 
 // Replay replays t on the engine's one local target with fio.
 func (e *Engine) Replay(ctx context.Context, t engine.Timed) (engine.TimedResult, error) {
