@@ -85,6 +85,9 @@ func MaxOutstanding(c *capture.Capture) int {
 // plan is the timed replay of c on a target of capacity bytes, logical
 // block lb.
 func plan(c *capture.Capture, capacity, lb int64, speed float64, depth int) (engine.Timed, string, error) {
+	if c.Coarse != nil {
+		return engine.Timed{}, "", errors.New("a coarse capture (/proc/diskstats) has counts per step, not I/Os: there is nothing to replay")
+	}
 	if !c.Timed {
 		return engine.Timed{}, "", errors.New("the capture has no times of its own (a version 2 iolog without wait lines): there is nothing to replay them by")
 	}
