@@ -88,6 +88,8 @@ var allowedImports = []struct {
 		"characterises a capture (capture's model) into I/O streams after the SNIA RWSW method, its sizes in units: pure, the capture in and a report out"},
 	{"metrics", []string{"device", "engine", "pts", "steadystate"},
 		"--metrics-textfile: a run's journal records (pts, their verdicts steadystate's) and a workload's intervals (engine) as Prometheus metrics (client_golang), written as one of ptsrun's outputs is (device.CheckOutput); an observer beside the display, it reads no run directory and runs nothing"},
+	{"diskstats", []string{"capture", "device", "pts"},
+		"`ptsrun capture --diskstats`: /proc/diskstats sampled (prometheus/procfs) into a coarse capture (capture's model and file), written where the output check allows (device.CheckOutput) atomically (pts.WriteFileAtomic)"},
 	{"replay", []string{"capture", "engine", "targets"},
 		"`ptsrun replay`: a capture (capture's model) planned onto a target checked and opened through targets (the safety gate), replayed by its engine (engine.Replayer), and its fidelity figured; the run directory is rundir's"},
 	{"rundir", []string{"device", "engine", "targets", "fiojobs", "pts", "matrix", "pdfreport", "vdbench", "replay"},
@@ -98,7 +100,7 @@ var allowedImports = []struct {
 		"shows a command's progress while it runs: a PTS run's journal records at their place in it (pts), a workload's intervals as the engine completes them (custom's progress hook), where a run stands as rundir reads it from its directory (ptsrun status); it runs nothing"},
 	{"clihelp", []string{"engine"},
 		"how the command line presents its definitions (urfave/cli): grouped help, usage errors in words (a duration in the engine's reading), completion scripts, the man page; it knows no command"},
-	{"cmd/ptsrun", []string{"clihelp", "progress", "device", "engine", "targets", "precondition", "pts", "steadystate", "matrix", "pdfreport", "comparison", "golden", "importer", "rundir", "custom", "confine", "units", "presets", "capture", "streams", "metrics", "replay"},
+	{"cmd/ptsrun", []string{"clihelp", "progress", "device", "engine", "targets", "precondition", "pts", "steadystate", "matrix", "pdfreport", "comparison", "golden", "importer", "rundir", "custom", "confine", "units", "presets", "capture", "streams", "metrics", "replay", "diskstats"},
 		"the CLI: flags, options and the calls of the packages that do the work; it opens engines only through targets and run directories only through rundir; nothing imports it (its binary confines the fio it runs: confine.Init)"},
 }
 
@@ -217,7 +219,7 @@ func TestDependencyCheckFails(t *testing.T) {
 		{"a fixture outside tests", "pts", "pts/runner.go", false, "engine/sim", nil,
 			"pts/runner.go imports engine/sim"},
 		{"the CLI opens an engine itself", "cmd/ptsrun", "cmd/ptsrun/cmd_run.go", false, "engine/native", nil,
-			"cmd/ptsrun/cmd_run.go imports engine/native: cmd/ptsrun may import only capture, clihelp, comparison, confine, custom, device, engine, golden, importer, matrix, metrics, pdfreport, precondition, presets, progress, pts, replay, rundir, steadystate, streams, targets"},
+			"cmd/ptsrun/cmd_run.go imports engine/native: cmd/ptsrun may import only capture, clihelp, comparison, confine, custom, device, diskstats, engine, golden, importer, matrix, metrics, pdfreport, precondition, presets, progress, pts, replay, rundir, steadystate, streams, targets"},
 		{"the runner opens targets", "pts", "pts/runner.go", false, "targets", nil,
 			"pts/runner.go imports targets: pts may import only device, engine, precondition, steadystate"},
 		{"the CLI reads a run directory itself", "cmd/ptsrun", "cmd/ptsrun/cmd_report.go", false, "matrix", []string{"Load"},

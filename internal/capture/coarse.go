@@ -133,3 +133,7 @@ func parseCoarse(r io.Reader, name string) (*Capture, error) {
 	}
 	return &Capture{Format: Diskstats, Timed: true, Coarse: co}, nil
 }
+
+// IsCoarse says whether data is a coarse capture's file: one ptsrun may
+// replace.
+func IsCoarse(data []byte) bool { return bytes.HasPrefix(data, []byte(coarseMagic+"\n")) }
