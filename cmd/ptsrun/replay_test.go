@@ -48,6 +48,7 @@ type replayRecord struct {
 		LatenessMaxMs *float64 `json:"lateness_max_ms"`
 		Measured      int
 		Delayed       *int
+		OwnP99Ms      *float64 `json:"own_lateness_p99_ms"`
 	}
 	Totals struct {
 		Scheduled, Issued, Completed int
@@ -92,8 +93,12 @@ func TestReplayOnALoopDevice(t *testing.T) {
 			assert.LessOrEqual(t, *rec.Fidelity.LatenessP99Ms, *rec.Fidelity.LatenessMaxMs)
 			if eng == "native" {
 				assert.NotNil(t, rec.Fidelity.Delayed, "the native engine counts the I/Os delayed")
+				if *rec.Fidelity.Delayed < n {
+					assert.NotNil(t, rec.Fidelity.OwnP99Ms, "and the lateness of the others")
+				}
 			} else {
 				assert.Nil(t, rec.Fidelity.Delayed, "fio cannot tell")
+				assert.Nil(t, rec.Fidelity.OwnP99Ms)
 			}
 			var replayed, captured float64
 			for _, s := range rec.Seconds {

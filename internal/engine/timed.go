@@ -36,8 +36,10 @@ type TimedResult struct {
 	Issue  []int64
 	Lat    []int64
 	// Delayed counts the I/Os that found every slot busy at their time;
-	// -1 when the engine cannot tell.
+	// -1 when the engine cannot tell. Waited marks them, per I/O (nil
+	// when the engine cannot tell).
 	Delayed int
+	Waited  []bool
 	// Completed is the engine's own count of the I/Os completed, where
 	// it keeps one apart from Lat (fio's output, whose latency log may
 	// miss a few); 0 counts those with a latency.

@@ -61,9 +61,14 @@ type Fidelity struct {
 	Measured     int     `json:"measured"` // the I/Os with an issue time
 	// Delayed counts the I/Os delayed by a slower target (DelayedRule);
 	// nil when the engine cannot tell.
-	Delayed     *int   `json:"delayed"`
-	DelayedRule string `json:"delayed_rule"`
-	Note        string `json:"note,omitempty"`
+	Delayed *int `json:"delayed"`
+	// The lateness of the I/Os that found a slot free: the replay's own,
+	// apart from the target's slowness; nil when the engine cannot tell.
+	OwnP50Ms    *float64 `json:"own_lateness_p50_ms"`
+	OwnP99Ms    *float64 `json:"own_lateness_p99_ms"`
+	OwnMaxMs    *float64 `json:"own_lateness_max_ms"`
+	DelayedRule string   `json:"delayed_rule"`
+	Note        string   `json:"note,omitempty"`
 }
 
 // Totals are the replay's.
@@ -89,6 +94,17 @@ type Second struct {
 }
 
 func ms(ns float64) float64 { return ns / 1e6 }
+
+// quantiles are v's p50, p99 and maximum in milliseconds (v sorted here).
+func quantiles(v []int64) (p50, p99, mx float64) {
+	slices.Sort(v)
+	n := len(v)
+	if n == 0 {
+		return 0, 0, 0
+	}
+	q := func(p float64) float64 { return ms(float64(v[min(n-1, int(p*float64(n)))])) }
+	return q(0.50), q(0.99), ms(float64(v[n-1]))
+}
 
 // result makes the figures of what the engine measured.
 func (p *Prepared) result(tr engine.TimedResult) *Result {
@@ -126,6 +142,7 @@ func (p *Prepared) result(tr engine.TimedResult) *Result {
 		f.Delayed = &d
 	}
 	late := make([]int64, 0, len(tr.Issue))
+	var own []int64
 	var latSum float64
 	var lastDone int64
 	for i, at := range tr.Issue {
@@ -133,17 +150,20 @@ func (p *Prepared) result(tr engine.TimedResult) *Result {
 			continue
 		}
 		late = append(late, at-int64(p.Timed.IOs[i].At))
+		if tr.Waited != nil && !tr.Waited[i] {
+			own = append(own, at-int64(p.Timed.IOs[i].At))
+		}
 		if l := tr.Lat[i]; l >= 0 {
 			r.Totals.WithLatency++
 			latSum += float64(l)
 			lastDone = max(lastDone, at+l)
 		}
 	}
-	slices.Sort(late)
 	f.Measured = len(late)
-	if n := len(late); n > 0 {
-		q := func(p float64) float64 { return ms(float64(late[min(n-1, int(p*float64(n)))])) }
-		f.LatenessP50Ms, f.LatenessP99Ms, f.LatenessMaxMs = q(0.50), q(0.99), ms(float64(late[n-1]))
+	f.LatenessP50Ms, f.LatenessP99Ms, f.LatenessMaxMs = quantiles(late)
+	if tr.Waited != nil && len(own) > 0 {
+		a, b, c := quantiles(own)
+		f.OwnP50Ms, f.OwnP99Ms, f.OwnMaxMs = &a, &b, &c
 	}
 	r.Totals.Scheduled, r.Totals.Issued = len(p.Timed.IOs), len(late)
 	r.Totals.Completed = r.Totals.WithLatency

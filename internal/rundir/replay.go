@@ -123,6 +123,10 @@ func replayPage(rec *ReplayRecord, replayed, captured []matrix.Interval) pdfrepo
 	if f.ResolutionMs > 0 {
 		res = msf(f.ResolutionMs)
 	}
+	own := "unknown to the engine"
+	if f.OwnP99Ms != nil {
+		own = msf(*f.OwnP50Ms) + ", " + msf(*f.OwnP99Ms) + ", " + msf(*f.OwnMaxMs)
+	}
 	capLat := "none (no completions)"
 	if r.Capture.LatMeanMs != nil {
 		capLat = msf(*r.Capture.LatMeanMs)
@@ -136,6 +140,7 @@ func replayPage(rec *ReplayRecord, replayed, captured []matrix.Interval) pdfrepo
 		Replayed: replayed, Captured: captured, CapturedLatency: r.Capture.LatMeanMs != nil,
 		Fidelity: []pdfreport.KV{
 			{K: "Lateness p50", V: msf(f.LatenessP50Ms)}, {K: "Lateness p99", V: msf(f.LatenessP99Ms)}, {K: "Lateness max", V: msf(f.LatenessMaxMs)},
+			{K: "Lateness of the I/Os not delayed: p50, p99, max", V: own},
 			{K: "Issue times to", V: res}, {K: "Delayed by the target", V: delayed},
 			{K: "I/Os scheduled, issued, completed", V: fmt.Sprintf("%d, %d, %d (the capture: %d)", r.Totals.Scheduled, r.Totals.Issued, r.Totals.Completed, r.Capture.IOs)},
 			{K: "Replay IOPS, mean response time", V: fmt.Sprintf("%s IOPS over %.1f s, %s", pts.FormatIOPS(r.Totals.IOPS), r.Totals.ElapsedS, msf(r.Totals.LatMeanMs))},
@@ -169,6 +174,10 @@ func (rec *ReplayRecord) Print(w io.Writer, files []string) {
 	}
 	fmt.Fprintf(w, "  issue lateness: p50 %s ms, p99 %s ms, max %s ms; delayed by the target: %s\n",
 		pts.FormatMs(f.LatenessP50Ms), pts.FormatMs(f.LatenessP99Ms), pts.FormatMs(f.LatenessMaxMs), delayed)
+	if f.OwnP99Ms != nil {
+		fmt.Fprintf(w, "  lateness of the I/Os not delayed: p50 %s ms, p99 %s ms, max %s ms\n",
+			pts.FormatMs(*f.OwnP50Ms), pts.FormatMs(*f.OwnP99Ms), pts.FormatMs(*f.OwnMaxMs))
+	}
 	if f.Note != "" {
 		fmt.Fprintf(w, "  (%s)\n", f.Note)
 	}

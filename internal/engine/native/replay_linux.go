@@ -49,7 +49,8 @@ func (e *Engine) Replay(ctx context.Context, t engine.Timed) (engine.TimedResult
 		return engine.TimedResult{}, fmt.Errorf("%s is read-only: it cannot take the replay's writes", tg.Name)
 	}
 	depth := max(t.Depth, 1)
-	res := engine.TimedResult{Engine: "native " + e.mode, Issue: make([]int64, len(t.IOs)), Lat: make([]int64, len(t.IOs))}
+	res := engine.TimedResult{Engine: "native " + e.mode, Issue: make([]int64, len(t.IOs)), Lat: make([]int64, len(t.IOs)),
+		Waited: make([]bool, len(t.IOs))}
 	for i := range res.Issue {
 		res.Issue[i], res.Lat[i] = -1, -1
 	}
@@ -98,7 +99,9 @@ func (e *Engine) replayUring(ctx context.Context, ios []engine.TimedIO, depth in
 	}
 	now := func() int64 { return int64(time.Since(start)) }
 	next, inflight := 0, 0
-	blocked := false // the next I/O's time came while every slot was busy
+	// blocked: the next I/O's time came while every slot was busy; the
+	// I/Os issued when a slot frees up had all waited for it.
+	blocked := false
 	var firstErr error
 	for next < len(ios) || inflight > 0 {
 		if ctx.Err() != nil || firstErr != nil {
@@ -123,11 +126,12 @@ func (e *Engine) replayUring(ctx context.Context, ios []engine.TimedIO, depth in
 			res.Issue[next] = t
 			if blocked {
 				res.Delayed++
-				blocked = false
+				res.Waited[next] = true
 			}
 			next++
 			inflight++
 		}
+		blocked = false
 		if next < len(ios) && len(free) == 0 && int64(ios[next].At) <= t {
 			blocked = true
 		}
@@ -195,6 +199,7 @@ func (e *Engine) replayPread(ctx context.Context, ios []engine.TimedIO, depth in
 				// Taken after its time: no worker was free when it came.
 				if int64(time.Since(start)) > int64(ios[n].At)+int64(time.Millisecond) {
 					res.Delayed++
+					res.Waited[n] = true
 				}
 				mu.Unlock()
 				io := ios[n]
