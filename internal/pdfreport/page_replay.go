@@ -73,7 +73,7 @@ func ReplayDoc(r Replay, paperSize string) *Doc {
 	}
 	ss := []series{per(r.Replayed, "replay", iops), per(r.Captured, "capture", iops)}
 	p.Blocks = append(p.Blocks, Chart{Caption: "IOPS per second, the replay and the capture",
-		Plot: linePlot("IOPS per second", "Second", "IOPS", thinSeries(ss, maxSecondsBuckets), false), Height: 80,
+		Plot: linePlot("IOPS per second", "Second", "IOPS", thinSeries(ss, maxSecondsBuckets), false), Height: 68,
 		Summary: seriesRanges(ss, fmtIOPS)})
 	ls := []series{per(r.Replayed, "replay", lat)}
 	if r.CapturedLatency {
@@ -84,7 +84,7 @@ func ReplayDoc(r Replay, paperSize string) *Doc {
 		caption = "Mean response time per second of the replay (the capture has no completions, so no response time)"
 	}
 	p.Blocks = append(p.Blocks, Chart{Caption: caption,
-		Plot: linePlot("Mean response time per second", "Second", "Response time (ms)", thinSeries(ls, maxSecondsBuckets), false), Height: 80,
+		Plot: linePlot("Mean response time per second", "Second", "Response time (ms)", thinSeries(ls, maxSecondsBuckets), false), Height: 68,
 		Summary: seriesRanges(ls, fmtMs)})
 	rows := [][]string{}
 	for _, kv := range r.Fidelity {

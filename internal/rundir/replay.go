@@ -132,7 +132,7 @@ func replayPage(rec *ReplayRecord, replayed, captured []matrix.Interval) pdfrepo
 		capLat = msf(*r.Capture.LatMeanMs)
 	}
 	p := pdfreport.Replay{Start: rec.Started, Finish: rec.Finished, Target: rec.Identity.Label(), Engine: r.Engine,
-		Capture: fmt.Sprintf("%s (%s, device %s): %d I/Os, %.1f s, %s IOPS", r.Capture.File, r.Capture.Format, r.Capture.Device, r.Capture.IOs, r.Capture.DurationS, pts.FormatIOPS(r.Capture.IOPS)),
+		Capture: fmt.Sprintf("%s (%s, device %s): %d I/Os, %.3f s, %s IOPS", r.Capture.File, r.Capture.Format, r.Capture.Device, r.Capture.IOs, r.Capture.DurationS, pts.FormatIOPS(r.Capture.IOPS)),
 		Setup: []pdfreport.KV{{K: "Speed", V: fmt.Sprintf("× %g", r.Speed)}, {K: "Slots", V: fmt.Sprint(r.Depth)},
 			{K: "Capture I/Os", V: fmt.Sprint(r.Capture.IOs)}},
 		Params: []pdfreport.KV{{K: "Lateness p99", V: msf(f.LatenessP99Ms)}, {K: "Delayed", V: delayed},
@@ -164,7 +164,7 @@ func (rec *ReplayRecord) Print(w io.Writer, files []string) {
 	}
 	r := rec.Result
 	f := r.Fidelity
-	fmt.Fprintf(w, "Replayed %s (%d I/Os over %.1f s) on %s with %s, ×%g, %d slots\n", r.Capture.File, r.Capture.IOs, r.Capture.DurationS,
+	fmt.Fprintf(w, "Replayed %s (%d I/Os over %.3f s) on %s with %s, ×%g, %d slots\n", r.Capture.File, r.Capture.IOs, r.Capture.DurationS,
 		r.Target, r.Engine, r.Speed, r.Depth)
 	fmt.Fprintf(w, "  I/Os: %d scheduled, %d issued, %d completed; %s IOPS, mean response time %s ms\n",
 		r.Totals.Scheduled, r.Totals.Issued, r.Totals.Completed, pts.FormatIOPS(r.Totals.IOPS), pts.FormatMs(r.Totals.LatMeanMs))
