@@ -50,6 +50,9 @@ func Name(dev string) string {
 // it: the steps so far are kept) and writes the capture to o.Out. step,
 // when not nil, is told of each step as it ends.
 func Sample(ctx context.Context, o Options, step func(capture.CoarseStep)) (*capture.Coarse, error) {
+	if o.Device == "" || o.Out == "" {
+		return nil, errors.New("name the block device to sample with --diskstats DEV, and the capture file with --out FILE")
+	}
 	if o.Interval < time.Millisecond || o.Duration < o.Interval {
 		return nil, fmt.Errorf("--interval %v, --duration %v: want an interval of 1ms or more, and a duration of one interval or more", o.Interval, o.Duration)
 	}
