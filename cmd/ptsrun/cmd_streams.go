@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -39,11 +38,10 @@ func streamsCommand() *cli.Command {
 			if c.Args().Len() != 1 {
 				return fmt.Errorf("streams needs one capture: a file, or - for standard input")
 			}
-			ev := strings.ToUpper(c.String("event"))
-			if ev != "Q" && ev != "D" {
-				return fmt.Errorf("--event %s: want Q (queued) or D (issued)", c.String("event"))
+			parse, err := capture.OptionsOf(c.String("format"), c.String("event"))
+			if err != nil {
+				return err
 			}
-			parse := capture.Options{Format: capture.Format(c.String("format")), Event: ev[0]}
 			opt := streams.Options{Step: c.Duration("step"), Top: c.Int("top")}
 			if opt.Step <= 0 || opt.Top <= 0 {
 				return fmt.Errorf("--step and --top must be positive")

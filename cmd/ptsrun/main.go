@@ -114,7 +114,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Suggest:        true,                         // "ptsrun rn": did you mean "run"? A mistyped flag too (clihelp.UsageError).
 		ExitErrHandler: func(*cli.Context, error) {}, // exit codes are decided in run
 		Commands: append([]*cli.Command{
-			runCommand(), resumeCommand(), statusCommand(), reportCommand(), planCommand(), workloadCommand(), fioCommand(), devicesCommand(), ssCommand(), streamsCommand(), demoCommand(),
+			runCommand(), resumeCommand(), statusCommand(), reportCommand(), planCommand(), workloadCommand(), fioCommand(), devicesCommand(), ssCommand(), streamsCommand(), captureCommand(), replayCommand(), demoCommand(),
 			checkCommand(), compareCommand(), importCommand(),
 		}, clihelp.Commands("ptsrun")...), // completion, man
 	}

@@ -61,7 +61,7 @@ const (
 )
 
 // Formats are the formats Parse reads, Auto first.
-var Formats = []Format{Auto, Iolog, Blkparse, Biosnoop}
+var Formats = []Format{Auto, Iolog, Blkparse, Biosnoop, Diskstats}
 
 // Capture is a capture's I/Os, in order of their start.
 type Capture struct {
@@ -75,6 +75,9 @@ type Capture struct {
 	// Timed is false when the times are not the I/Os' own (a version 2
 	// iolog without wait lines).
 	Timed bool `json:"timed"`
+	// Coarse is a coarse capture's steps (format diskstats), which has
+	// no I/Os.
+	Coarse *Coarse `json:"coarse,omitempty"`
 }
 
 // DeviceCount is one device of a capture and its I/Os.
@@ -195,8 +198,10 @@ func Parse(r io.Reader, name string, opt Options) (*Capture, error) {
 		return parseBlkparse(br, name, ev)
 	case Biosnoop:
 		return parseBiosnoop(br, name)
+	case Diskstats:
+		return parseCoarse(br, name)
 	}
-	return nil, fmt.Errorf("capture format %q: want one of auto, iolog, blkparse, biosnoop", f)
+	return nil, fmt.Errorf("capture format %q: want one of auto, iolog, blkparse, biosnoop, diskstats", f)
 }
 
 // Detect tells a capture's format from its first bytes.
@@ -211,6 +216,8 @@ func Detect(head []byte) (Format, error) {
 		switch {
 		case strings.HasPrefix(l, "fio version "):
 			return Iolog, nil
+		case strings.HasPrefix(l, "ptsrun diskstats "):
+			return Diskstats, nil
 		case strings.HasPrefix(l, "TIME(s)"):
 			return Biosnoop, nil
 		case isDevNum(strings.Fields(l)[0]):
@@ -238,4 +245,13 @@ func lines(r io.Reader, name string, fn func(n int, l string) error) error {
 		return &Error{File: name, Line: n + 1, Reason: err.Error()}
 	}
 	return nil
+}
+
+// OptionsOf reads the command line's --format and --event.
+func OptionsOf(format, event string) (Options, error) {
+	ev := strings.ToUpper(event)
+	if ev != "Q" && ev != "D" {
+		return Options{}, fmt.Errorf("--event %s: want Q (queued) or D (issued)", event)
+	}
+	return Options{Format: Format(format), Event: ev[0]}, nil
 }

@@ -25,5 +25,6 @@
 // lists them, Capture.Select keeps one.
 //
 // A line that cannot be read fails the parse with an *Error naming the
-// file, the line and the reason. The package reads only what it is given.
+// file, the line and the reason. The package reads only what it is given
+// (ReadFile opens the one file named).
 package capture

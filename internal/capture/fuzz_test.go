@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -51,4 +52,47 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// FuzzCoarse: a coarse capture that parses writes out as a file that
+// parses to the same steps.
+func FuzzCoarse(f *testing.F) {
+	b, err := os.ReadFile("testdata/diskstats.coarse")
+	require.NoError(f, err)
+	f.Add(string(b))
+	f.Add("ptsrun diskstats coarse 1\ndevice sda interval_ms 1\nSTART_MS MS READS WRITES READ_BYTES WRITE_BYTES OUTSTANDING\n0 1 1 1 1 1 1e3\n")
+	f.Fuzz(func(t *testing.T, in string) {
+		c, err := Parse(strings.NewReader(in), "f", Options{Format: Diskstats})
+		if err != nil {
+			assert.True(t, strings.HasPrefix(err.Error(), "f:"), err.Error())
+			return
+		}
+		require.NotNil(t, c.Coarse)
+		again, err := Parse(strings.NewReader(string(c.Coarse.Bytes())), "g", Options{})
+		require.NoError(t, err)
+		assert.Equal(t, c.Coarse, again.Coarse)
+	})
+}
+
+func TestCoarse(t *testing.T) {
+	b, err := os.ReadFile("testdata/diskstats.coarse")
+	require.NoError(t, err)
+	c, err := Parse(strings.NewReader(string(b)), "d.coarse", Options{})
+	require.NoError(t, err)
+	assert.Equal(t, Diskstats, c.Format)
+	assert.Empty(t, c.IOs)
+	require.Len(t, c.Coarse.Steps, 4)
+	assert.Equal(t, CoarseStep{Start: 1000 * time.Millisecond, Length: time.Second, Reads: 13950, Writes: 6050,
+		ReadBytes: 57139200, WriteBytes: 49561600, Outstanding: 1.8}, c.Coarse.Steps[1])
+	assert.Equal(t, string(b), string(c.Coarse.Bytes()))
+	for _, bad := range []struct{ in, want string }{
+		{"ptsrun diskstats coarse 1\ndevice sda interval_ms 1000\nSTART_MS MS READS WRITES READ_BYTES WRITE_BYTES OUTSTANDING\n0 1000 1 2 3\n",
+			"d.coarse:4: 5 fields"},
+		{"ptsrun diskstats coarse 1\n0 1000 1 2 3 4 5\n", "d.coarse:2: a step before the device line"},
+		{"ptsrun diskstats coarse 1\ndevice sda interval_ms 1000\nSTART_MS MS READS WRITES READ_BYTES WRITE_BYTES OUTSTANDING\n0 1000 1 -2 3 4 0\n",
+			"d.coarse:4: WRITES"},
+	} {
+		_, err := Parse(strings.NewReader(bad.in), "d.coarse", Options{})
+		assert.ErrorContains(t, err, bad.want)
+	}
 }

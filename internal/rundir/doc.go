@@ -11,6 +11,7 @@
 //	workload.json   derived, `workload --out`: the measurement as --json prints it
 //	seconds.csv     derived, `workload --out`: every interval of its time series
 //	vdbench.json    derived, `workload --vdbench --out`: the translation and each run's figures
+//	replay.json     `ptsrun replay`: what was replayed on what, its fidelity, totals and per-second series
 //	fio-run.json    derived, `ptsrun fio`: the gate's verdicts and every job's figures
 //	fio-jobs.csv    derived, `ptsrun fio`: every job, ptsrun's and fio's IOPS side by side
 //	fio-seconds.csv derived, `ptsrun fio`: every interval of each reporting group

@@ -42,7 +42,7 @@ const (
 // fio`'s gate refuses a job that writes any of them, in its run directory
 // or in another.
 var Names = []string{RunFile, JournalFile, ResultsFile, ReportFile, TablesDir, FioRunFile, FioJobsFile, FioSecondsFile, FioDir,
-	SecondsFile, WorkloadFile, VdbenchFile, LockFile}
+	SecondsFile, WorkloadFile, VdbenchFile, ReplayFile, LockFile}
 
 // JournalPath is where dir's journal is.
 func JournalPath(dir string) string { return filepath.Join(dir, JournalFile) }

@@ -68,28 +68,9 @@ func FileSHA256(path string) (string, error) {
 // readFile reads and characterises a capture, the file's bytes also
 // written to hash when there is one.
 func readFile(path string, stdin io.Reader, device string, parse capture.Options, opt Options, hash io.Writer) (*Report, *capture.Capture, string, error) {
-	name, r := path, stdin
-	if path == "-" {
-		name = "standard input"
-	} else {
-		f, err := os.Open(path)
-		if err != nil {
-			return nil, nil, name, err
-		}
-		defer f.Close()
-		r = f
-	}
-	if hash != nil {
-		r = io.TeeReader(r, hash)
-	}
-	c, err := capture.Parse(r, name, parse)
+	c, name, err := capture.ReadFile(path, stdin, parse, hash)
 	if err != nil {
 		return nil, nil, name, err
-	}
-	if hash != nil {
-		if _, err := io.Copy(io.Discard, r); err != nil { // the rest, if the parser stopped short
-			return nil, nil, name, fmt.Errorf("%s: %w", name, err)
-		}
 	}
 	one, err := c.Select(device)
 	if err != nil {

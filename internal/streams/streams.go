@@ -128,6 +128,9 @@ type Report struct {
 	TopShare float64       `json:"top_share_pct"`
 	Steps    []Step        `json:"steps"`
 	Workload Workload      `json:"workload"`
+	// Coarse is a coarse capture's report (/proc/diskstats): its steps'
+	// mix and intensity, in place of streams.
+	Coarse *CoarseReport `json:"coarse,omitempty"`
 }
 
 // Characterise makes the report of c's I/Os; devices are the capture's
@@ -141,6 +144,9 @@ func Characterise(c *capture.Capture, devices []capture.DeviceCount, device stri
 	}
 	if opt.Step < 0 || opt.Top < 0 {
 		return nil, errors.New("the step and the number of top streams must be positive")
+	}
+	if c.Coarse != nil {
+		return characteriseCoarse(c, devices, opt)
 	}
 	if len(c.IOs) == 0 {
 		return nil, errors.New("the capture holds no reads or writes")

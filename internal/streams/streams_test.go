@@ -202,3 +202,27 @@ func TestReadCapture(t *testing.T) {
 	_, err = ReadCapture("no-such.iolog", "all", capture.Options{})
 	assert.ErrorContains(t, err, "no-such.iolog")
 }
+
+// TestCoarse: a coarse capture's report has the mix and the intensity
+// per step, says it is coarse and has no streams; its text and JSON are
+// goldens.
+func TestCoarse(t *testing.T) {
+	r := report(t, load(t, "diskstats.coarse", capture.Options{}), Options{Step: 2 * time.Second})
+	require.NotNil(t, r.Coarse)
+	assert.Empty(t, r.Streams)
+	assert.Equal(t, NoStreams, r.SequentialRule)
+	require.Len(t, r.Coarse.Steps, 2)
+	s := r.Coarse.Steps[0]
+	assert.Equal(t, int64(40000), s.IOs)
+	assert.InDelta(t, 20000, s.IOPS, 1e-9)
+	assert.InDelta(t, 100*27950/40000.0, *s.ReadPct, 1e-9)
+	assert.InDelta(t, 1.775, s.DemandIntensity, 1e-9)
+	assert.Equal(t, 4.0, r.Coarse.Steps[1].End, "the last step ends with the capture")
+	var b bytes.Buffer
+	require.NoError(t, r.Text(&b, "diskstats.coarse"))
+	assert.Contains(t, b.String(), "This capture is coarse: ")
+	goldentest.File(t, "testdata/coarse.txt", b.Bytes(), *update)
+	j, err := json.MarshalIndent(r, "", "  ")
+	require.NoError(t, err)
+	goldentest.File(t, "testdata/coarse.json", j, *update)
+}

@@ -13,6 +13,9 @@ import (
 
 // Text writes the report as tables for people; name is the capture's file.
 func (r *Report) Text(w io.Writer, name string) error {
+	if r.Coarse != nil {
+		return r.coarseText(w, name)
+	}
 	var devs []string
 	for _, d := range r.Devices {
 		devs = append(devs, fmt.Sprintf("%s (%d I/Os)", d.Device, d.IOs))

@@ -61,12 +61,14 @@ type Series struct {
 }
 
 // logEntry is one line of a log: the interval's end, the value, the
-// direction (0 read, 1 write, 2 trim), the block size.
+// direction (0 read, 1 write, 2 trim), the block size and, with
+// log_offset=1, the offset (-1 without).
 type logEntry struct {
 	ms   int64
 	val  float64
 	dir  int
 	size int64
+	off  int64
 }
 
 func readLog(path string) ([]logEntry, error) {
@@ -88,9 +90,14 @@ func readLog(path string) ([]logEntry, error) {
 		if err1 != nil || err2 != nil || err3 != nil {
 			continue
 		}
-		e := logEntry{ms: ms, val: val, dir: dir}
+		e := logEntry{ms: ms, val: val, dir: dir, off: -1}
 		if len(fs) > 3 {
 			e.size, _ = strconv.ParseInt(strings.TrimSpace(fs[3]), 10, 64)
+		}
+		if len(fs) > 4 {
+			if off, err := strconv.ParseInt(strings.TrimSpace(fs[4]), 10, 64); err == nil {
+				e.off = off
+			}
 		}
 		out = append(out, e)
 	}

@@ -39,3 +39,8 @@ func (*Engine) Mode() string     { return "" }
 
 // Probe says the engine is not available.
 func Probe() string { return "unavailable on this OS" }
+
+// Replay fails: the native engine needs Linux.
+func (*Engine) Replay(context.Context, engine.Timed) (engine.TimedResult, error) {
+	return engine.TimedResult{}, errOS
+}
