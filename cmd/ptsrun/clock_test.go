@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ptsrun/ptsrun/internal/engine/enginetest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -30,6 +31,7 @@ func TestFixedClock(t *testing.T) {
 // TestDemo reads.
 func TestDemoIsReproducibleWithAFixedClock(t *testing.T) {
 	t.Parallel() // a simulated run, CPU-bound: beside the others
+	enginetest.Long(t, "a second demo run beside the shared one")
 	shared, _ := sharedDemo(t)
 	var files [2][]byte
 	for i, dir := range []string{shared, filepath.Join(t.TempDir(), "demo")} {

@@ -649,7 +649,8 @@ func TestGoldenCommands(t *testing.T) {
 // A run on several targets at once reports each: per-target CSVs with a
 // column per target, and a per-target page in the report.
 func TestPerTargetResults(t *testing.T) {
-	t.Parallel() // real I/O of fixed times on devices of its own: beside the other device tests
+	t.Parallel() // two simulated drives at once, CPU-bound: beside the others
+	enginetest.Long(t, "IOPS and latency on two simulated drives at once")
 	dir := filepath.Join(t.TempDir(), "run")
 	code, _, stderr := ptsrun("run", "--target", "sim:enterprise", "--target", "sim:client", "--tests", "iops,lat",
 		"--cell-time", "5s", "--ss-window", "2", "--max-rounds", "2", "--out", dir)

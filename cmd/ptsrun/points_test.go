@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ptsrun/ptsrun/internal/engine/enginetest"
 	"github.com/ptsrun/ptsrun/internal/matrix"
 	"github.com/ptsrun/ptsrun/internal/pts"
 )
@@ -28,6 +29,7 @@ import (
 // TCs and QDs and shorter points, every stage and page all the same.
 func TestOperatingPointFiguresAgree(t *testing.T) {
 	t.Parallel() // a simulated run of its own, CPU-bound: beside the others
+	enginetest.Long(t, "a simulated DIRTH run and its report")
 	if _, err := exec.LookPath("pdftotext"); err != nil {
 		t.Skip("pdftotext not found (apt-get install poppler-utils); CI installs it")
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ptsrun/ptsrun/internal/engine/enginetest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -76,6 +77,7 @@ func TestHIRStages(t *testing.T) {
 // are faster, and every wait state's bursts are at least the baseline.
 func TestHIRShape(t *testing.T) {
 	t.Parallel() // a simulated run of its own, CPU-bound: beside the others
+	enginetest.Long(t, "a whole simulated HIR: 1,800 bursts, each with its idle period")
 	s := newSetup(t, "enterprise", func(c *Config) { c.Tests = []TestID{HIR} })
 	r, _ := s.runner(t, s.eng)
 	require.NoError(t, r.Run(context.Background(), nil))

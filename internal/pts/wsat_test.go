@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ptsrun/ptsrun/internal/engine/enginetest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -131,6 +132,7 @@ func TestWSATSteadyStateMethod(t *testing.T) {
 // uninterrupted run reaches.
 func TestWSATSteadyStateMethodResumes(t *testing.T) {
 	t.Parallel() // a simulated run of its own, CPU-bound: beside the others
+	enginetest.Long(t, "a simulated WSAT to its steady state, interrupted and resumed")
 	mod := func(c *Config) {
 		c.Tests, c.Params = []TestID{WSAT}, map[string]string{"wsat-ss": "true", "wsat-fills": "8"}
 	}
