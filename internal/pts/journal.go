@@ -1,7 +1,6 @@
 package pts
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -176,46 +175,6 @@ type ScanOptions struct {
 	// series, which are most of a long journal; the records of other
 	// stages are read without them.
 	Series func(stage string) bool
-}
-
-// ScanJournal reads a journal line by line, passing each record to f as
-// it is read, so that a reader keeps only what it uses of a long journal:
-// ReadJournal's lines, cut last line and errors. f's record is its own.
-func ScanJournal(r io.Reader, o ScanOptions, f func(*Record) error) (cut bool, err error) {
-	br := bufio.NewReaderSize(r, 256<<10)
-	var long []byte // a line longer than br's buffer
-	line := 0
-	for {
-		text, err := br.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
-			long = append(long, text...)
-			continue
-		}
-		if long != nil {
-			text, long = append(long, text...), nil
-		}
-		if err == io.EOF {
-			return len(text) > 0, nil
-		}
-		if err != nil {
-			return false, err
-		}
-		line++
-		text = bytes.TrimSpace(text)
-		if len(text) == 0 {
-			continue
-		}
-		rec, err := decodeRecord(text, o)
-		if err != nil {
-			return false, fmt.Errorf("line %d: %w", line, err)
-		}
-		if rec.Type == "" {
-			return false, fmt.Errorf("line %d: record without a type", line)
-		}
-		if err := f(rec); err != nil {
-			return false, err
-		}
-	}
 }
 
 // leanRecord is a record read without its measurement's series.

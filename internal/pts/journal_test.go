@@ -3,6 +3,7 @@ package pts
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -101,4 +102,46 @@ func FuzzScanJournalLean(f *testing.F) {
 			assert.Equal(t, string(mustJSON(t, whole[i])), string(mustJSON(t, lean[i])), "record %d", i+1)
 		}
 	})
+}
+
+// Records reach f in the journal's order across the decoders' batches; a
+// bad line past the first batch is named by its number, after f has had
+// every record before it; f's error stops the scan.
+func TestScanJournalInOrder(t *testing.T) {
+	var buf bytes.Buffer
+	const n = 3*scanBatch + 17
+	for i := range n {
+		buf.Write(encodeLine(t, Record{Type: RecRoundStart, Round: i + 1}))
+	}
+	full := buf.Bytes()
+	var rounds []int
+	cut, err := ScanJournal(bytes.NewReader(full), ScanOptions{}, func(r *Record) error { rounds = append(rounds, r.Round); return nil })
+	require.NoError(t, err)
+	assert.False(t, cut)
+	require.Len(t, rounds, n)
+	for i, r := range rounds {
+		require.Equal(t, i+1, r, "record %d", i+1)
+	}
+
+	bad := bytes.Replace(full, []byte(`"round":300`), []byte(`"round":"x"`), 1)
+	require.NotEqual(t, full, bad)
+	rounds = rounds[:0]
+	_, err = ScanJournal(bytes.NewReader(bad), ScanOptions{}, func(r *Record) error { rounds = append(rounds, r.Round); return nil })
+	assert.ErrorContains(t, err, "line 300: ")
+	assert.Len(t, rounds, 299, "every record before the bad line")
+
+	stopped := errors.New("enough")
+	rounds = rounds[:0]
+	_, err = ScanJournal(bytes.NewReader(full), ScanOptions{}, func(r *Record) error {
+		if rounds = append(rounds, r.Round); r.Round == 10 {
+			return stopped
+		}
+		return nil
+	})
+	assert.ErrorIs(t, err, stopped)
+	assert.Len(t, rounds, 10)
+
+	cut, err = ScanJournal(bytes.NewReader(full[:len(full)-5]), ScanOptions{}, func(*Record) error { return nil })
+	require.NoError(t, err)
+	assert.True(t, cut, "a last line cut short")
 }
