@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/ptsrun/ptsrun/internal/engine"
+	"github.com/ptsrun/ptsrun/internal/engine/enginetest"
 )
 
 // benchDevice returns a loop device backed by /dev/shm for the benchmark:
@@ -64,12 +66,19 @@ type benchCase struct {
 	poll   time.Duration // native.Options.Poll
 }
 
-// fioRun runs the same workload with fio (io_uring) and returns IOPS, MB/s
-// and mean latency in ns.
-func fioRun(b *testing.B, dev string, c benchCase, d time.Duration) (float64, float64, float64) {
+// fioResult is what fio measured of a case.
+type fioResult struct {
+	iops, mbps, meanNs, p999Ns float64
+	cpuS                       float64 // CPU seconds of fio's jobs over the run
+}
+
+// fioRun runs the same workload with fio (io_uring at its best settings for
+// the point: fixedbufs, registerfiles; sqthread_poll would take one of this
+// host's two CPUs) and returns what it measured.
+func fioRun(b *testing.B, dev string, c benchCase, d time.Duration) fioResult {
 	args := []string{"--name=bench", "--filename=" + dev, "--rw=" + c.rw, "--bs=" + strconv.FormatInt(c.w.BlockSize, 10),
 		"--iodepth=" + strconv.Itoa(c.w.QD), "--numjobs=" + strconv.Itoa(max(1, c.w.TC)), "--group_reporting",
-		"--ioengine=io_uring", "--direct=1", "--time_based",
+		"--ioengine=io_uring", "--fixedbufs", "--registerfiles", "--direct=1", "--time_based", "--lat_percentiles=1",
 		"--runtime=" + strconv.Itoa(int(d.Seconds())), "--norandommap", "--randrepeat=0", "--random_generator=tausworthe64",
 		"--output-format=json"}
 	args = append(args, c.extra...)
@@ -80,10 +89,15 @@ func fioRun(b *testing.B, dev string, c benchCase, d time.Duration) (float64, fl
 	var doc struct {
 		Jobs []struct {
 			Read, Write struct {
-				IOPS  float64                `json:"iops"`
-				BW    float64                `json:"bw_bytes"`
-				LatNs struct{ Mean float64 } `json:"lat_ns"`
+				IOPS  float64 `json:"iops"`
+				BW    float64 `json:"bw_bytes"`
+				LatNs struct {
+					Mean       float64            `json:"mean"`
+					Percentile map[string]float64 `json:"percentile"`
+				} `json:"lat_ns"`
 			}
+			UsrCPU float64 `json:"usr_cpu"` // % of one CPU, over the job's run
+			SysCPU float64 `json:"sys_cpu"`
 		}
 	}
 	if i := strings.IndexByte(string(out), '{'); i > 0 {
@@ -93,6 +107,7 @@ func fioRun(b *testing.B, dev string, c benchCase, d time.Duration) (float64, fl
 		b.Fatalf("fio output: %v", err)
 	}
 	j := doc.Jobs[0] // group_reporting: every job in one
+	cpu := (j.UsrCPU + j.SysCPU) / 100 * d.Seconds() * float64(max(1, c.w.TC))
 	dir := j.Read
 	if c.w.ReadPct == 0 {
 		dir = j.Write
@@ -100,9 +115,18 @@ func fioRun(b *testing.B, dev string, c benchCase, d time.Duration) (float64, fl
 	if c.w.ReadPct > 0 && c.w.ReadPct < 100 {
 		// A mix: both directions, latency weighted by I/Os.
 		n := j.Read.IOPS + j.Write.IOPS
-		return n, (j.Read.BW + j.Write.BW) / 1e6, (j.Read.LatNs.Mean*j.Read.IOPS + j.Write.LatNs.Mean*j.Write.IOPS) / n
+		return fioResult{n, (j.Read.BW + j.Write.BW) / 1e6, (j.Read.LatNs.Mean*j.Read.IOPS + j.Write.LatNs.Mean*j.Write.IOPS) / n, 0, cpu}
 	}
-	return dir.IOPS, dir.BW / 1e6, dir.LatNs.Mean
+	return fioResult{dir.IOPS, dir.BW / 1e6, dir.LatNs.Mean, dir.LatNs.Percentile["99.900000"], cpu}
+}
+
+// cpuScale turns a measurement's CPU share into CPUs busy: a share of
+// the host's CPUs, or of one.
+func cpuScale(m engine.Measurement) float64 {
+	if m.CPU.Of == engine.CPUOfHost {
+		return float64(runtime.NumCPU())
+	}
+	return 1
 }
 
 // BenchmarkVsFio runs the native engine and fio alternately (A B A B A B) on
@@ -126,23 +150,36 @@ func BenchmarkVsFio(b *testing.B) {
 		pairs = s
 	}
 	d := time.Duration(secs) * time.Second
+	// The PTS's own load points (fio's options beside each).
+	split := "512/4:1k/1:1536/1:2k/1:2560/1:3k/1:3584/1:4k/67:8k/10:16k/7:32k/3:64k/3"
+	ecw := engine.Workload{Access: engine.Random, ReadPct: 40, BlockSplit: enginetest.ECWSplit, Zones: enginetest.ECWZones, TC: 4, QD: 32}
+	rnd := func(read int, bs int64, tc, qd int) engine.Workload {
+		return engine.Workload{Access: engine.Random, ReadPct: read, BlockSize: bs, TC: tc, QD: qd}
+	}
+	seq := func(read int, bs int64) engine.Workload {
+		return engine.Workload{Access: engine.Sequential, ReadPct: read, BlockSize: bs, TC: 1, QD: 32}
+	}
+	// The native engine writes fresh incompressible data, as fio does with
+	// refill_buffers (fio's default rewrites one buffer with a few bytes
+	// scrambled): fio writes with it here.
+	refill := []string{"--refill_buffers=1"}
 	cases := []benchCase{
-		{"4k-randread-qd32", engine.Workload{Access: engine.Random, ReadPct: 100, BlockSize: 4096, TC: 1, QD: 32}, "randread", "iops", nil, 0},
-		// fio's default write data is the same buffer per I/O with a few
-		// bytes scrambled: 39 % compressible over a file, 9 % per 4 KiB
-		// block. The native engine writes fresh incompressible data, as
-		// fio does with refill_buffers; both comparisons are reported.
-		{"4k-randwrite-qd32", engine.Workload{Access: engine.Random, ReadPct: 0, BlockSize: 4096, TC: 1, QD: 32}, "randwrite", "iops", nil, 0},
-		{"4k-randwrite-qd32-refill", engine.Workload{Access: engine.Random, ReadPct: 0, BlockSize: 4096, TC: 1, QD: 32}, "randwrite", "iops", []string{"--refill_buffers=1"}, 0},
-		{"1m-seqread-qd8", engine.Workload{Access: engine.Sequential, ReadPct: 100, BlockSize: 1 << 20, TC: 1, QD: 8}, "read", "mbps", nil, 0},
-		// A DIRTH sweep's deepest cell: 32 threads of 32 I/Os on 2 cores,
-		// where the per-I/O cost decides. fio: numjobs=32 iodepth=32.
-		{"8k-65/35-tc32-qd32", engine.Workload{Access: engine.Random, ReadPct: 65, BlockSize: 8192, TC: 32, QD: 32}, "randrw", "iops", []string{"--rwmixread=65"}, 0},
-		{"8k-65/35-tc32-qd32-refill", engine.Workload{Access: engine.Random, ReadPct: 65, BlockSize: 8192, TC: 32, QD: 32}, "randrw", "iops", []string{"--rwmixread=65", "--refill_buffers=1"}, 0},
-		{"4k-randread-qd1", engine.Workload{Access: engine.Random, ReadPct: 100, BlockSize: 4096, TC: 1, QD: 1}, "randread", "lat", nil, 0},
-		// fio sleeps until each completion; the native engine polls for
-		// DefaultPoll first. Without polling the two wait alike.
-		{"4k-randread-qd1-nopoll", engine.Workload{Access: engine.Random, ReadPct: 100, BlockSize: 4096, TC: 1, QD: 1}, "randread", "lat", nil, -1},
+		{"rnd4k-read-tc1qd1", rnd(100, 4096, 1, 1), "randread", "lat", nil, 0},
+		{"rnd4k-read-tc1qd32", rnd(100, 4096, 1, 32), "randread", "iops", nil, 0},
+		{"rnd4k-read-tc4qd32", rnd(100, 4096, 4, 32), "randread", "iops", nil, 0},
+		{"rnd4k-write-tc4qd32", rnd(0, 4096, 4, 32), "randwrite", "iops", refill, 0},
+		{"rnd4k-65/35-tc4qd32", rnd(65, 4096, 4, 32), "randrw", "iops", append([]string{"--rwmixread=65"}, refill...), 0},
+		{"rnd8k-65/35-tc32qd32", rnd(65, 8192, 32, 32), "randrw", "iops", append([]string{"--rwmixread=65"}, refill...), 0},
+		{"seq128k-read-tc1qd32", seq(100, 128<<10), "read", "mbps", nil, 0},
+		{"seq128k-write-tc1qd32", seq(0, 128<<10), "write", "mbps", refill, 0},
+		{"seq1m-read-tc1qd32", seq(100, 1<<20), "read", "mbps", nil, 0},
+		{"seq1m-write-tc1qd32", seq(0, 1<<20), "write", "mbps", refill, 0},
+		{"ecw-tc4qd32", ecw, "randrw", "iops", append([]string{"--rwmixread=40", "--bssplit=" + split, "--random_distribution=zoned:50/5:30/15:20/80"}, refill...), 0},
+		// With polling off, the native engine waits as fio does: IOPS per
+		// CPU-second is the cost of an I/O.
+		{"rnd4k-read-tc1qd1-nopoll", rnd(100, 4096, 1, 1), "randread", "lat", nil, -1},
+		{"rnd4k-65/35-tc4qd32-nopoll", rnd(65, 4096, 4, 32), "randrw", "iops", append([]string{"--rwmixread=65"}, refill...), -1},
+		{"rnd8k-65/35-tc32qd32-nopoll", rnd(65, 8192, 32, 32), "randrw", "iops", append([]string{"--rwmixread=65"}, refill...), -1},
 	}
 	if only := os.Getenv("PTSRUN_BENCH_CASES"); only != "" {
 		var keep []benchCase
@@ -176,31 +213,38 @@ func BenchmarkVsFio(b *testing.B) {
 				w.ActiveRange, w.Duration, w.Seed = 100, d, uint64(p+1)
 				// Alternate who goes first (A B, B A, …) so that neither
 				// gains from the other's warm-up.
-				var fi, fm, fl float64
+				var f fioResult
 				if p%2 == 1 {
-					fi, fm, fl = fioRun(b, dev, c, d)
+					f = fioRun(b, dev, c, d)
 				}
 				m, err := e.run(context.Background(), w)
 				if err != nil {
 					b.Fatal(err)
 				}
 				if p%2 == 0 {
-					fi, fm, fl = fioRun(b, dev, c, d)
+					f = fioRun(b, dev, c, d)
 				}
 				var nv, fv, ratio float64
 				switch c.metric {
 				case "iops":
-					nv, fv = m.IOPS(), fi
+					nv, fv = m.IOPS(), f.iops
 					ratio = nv / fv
 				case "mbps":
-					nv, fv = m.MBps(), fm
+					nv, fv = m.MBps(), f.mbps
 					ratio = nv / fv
 				case "lat":
-					nv, fv = m.Total().MeanLatNs(), fl
+					nv, fv = m.Total().MeanLatNs(), f.meanNs
 					ratio = fv / nv
 				}
 				ratios = append(ratios, ratio)
-				lines = append(lines, fmt.Sprintf("native %.0f fio %.0f (%.3f)", nv, fv, ratio))
+				line := fmt.Sprintf("native %.0f fio %.0f (%.3f)", nv, fv, ratio)
+				if c.metric == "lat" {
+					line += fmt.Sprintf(", p99.9 native %d fio %.0f ns", m.Total().PercentileNs(99.9), f.p999Ns)
+				}
+				if busy := (m.CPU.User + m.CPU.Sys) * m.Elapsed.Seconds() * cpuScale(m); busy > 0 && f.cpuS > 0 {
+					line += fmt.Sprintf(", IOPS per CPU-second native %.0f fio %.0f", m.IOPS()*m.Elapsed.Seconds()/busy, f.iops*d.Seconds()/f.cpuS)
+				}
+				lines = append(lines, line)
 			}
 			sort.Float64s(ratios)
 			median := ratios[len(ratios)/2]
