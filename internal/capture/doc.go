@@ -26,5 +26,8 @@
 //
 // A line that cannot be read fails the parse with an *Error naming the
 // file, the line and the reason. The package reads only what it is given
-// (ReadFile opens the one file named).
+// (ReadFile opens the one file named). ReadFile also takes blktrace's
+// binary files (a trace's DEVICE.blktrace.N, one per CPU): blkparse, where
+// it is installed, turns them into its text, which is read as above; the
+// one command the package runs.
 package capture

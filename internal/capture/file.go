@@ -1,6 +1,8 @@
 package capture
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -14,6 +16,26 @@ func ReadFile(path string, stdin io.Reader, opt Options, hash io.Writer) (c *Cap
 	name, r := path, stdin
 	if path == "-" {
 		name = "standard input"
+	} else if head, err := blktraceHead(path); err == nil && IsBlktrace(head) && (opt.Format == "" || opt.Format == Auto || opt.Format == Blkparse) {
+		// blktrace's binary records: blkparse makes them the text Parse
+		// reads. The digest is still the file's own bytes.
+		text, read, err := BlktraceText(context.Background(), path)
+		if err != nil {
+			return nil, path, err
+		}
+		if hash != nil {
+			f, err := os.Open(path)
+			if err != nil {
+				return nil, path, err
+			}
+			defer f.Close()
+			if _, err := io.Copy(hash, f); err != nil {
+				return nil, path, fmt.Errorf("%s: %w", path, err)
+			}
+		}
+		opt.Format = Blkparse
+		c, err = Parse(bytes.NewReader(text), read+" through blkparse", opt)
+		return c, path, err
 	} else {
 		f, err := os.Open(path)
 		if err != nil {
