@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -35,15 +36,26 @@ type counters struct {
 	weightedMs          uint64
 }
 
-// Name is the device's name in /proc/diskstats: a path's (or link's)
-// last element.
-func Name(dev string) string {
-	if strings.HasPrefix(dev, "/") {
-		if p, err := filepath.EvalSymlinks(dev); err == nil {
-			dev = p
-		}
+// Name is the device's name in /proc/diskstats: NAME as given, or a
+// path's (or link's) last element once resolved. A path must lead to a
+// block device: one that does not exist, or leads to anything else, is
+// refused, not taken for the device its last element names.
+func Name(dev string) (string, error) {
+	if !strings.Contains(dev, "/") {
+		return dev, nil
 	}
-	return filepath.Base(dev)
+	p, err := filepath.EvalSymlinks(dev)
+	if err != nil {
+		return "", fmt.Errorf("--diskstats %s: %w", dev, err)
+	}
+	st, err := os.Stat(p)
+	if err != nil {
+		return "", fmt.Errorf("--diskstats %s: %w", dev, err)
+	}
+	if st.Mode()&os.ModeDevice == 0 || st.Mode()&os.ModeCharDevice != 0 {
+		return "", fmt.Errorf("--diskstats %s: %s is not a block device", dev, p)
+	}
+	return filepath.Base(p), nil
 }
 
 // Sample samples o.Device every o.Interval for o.Duration (until ctx ends
@@ -66,7 +78,10 @@ func Sample(ctx context.Context, o Options, step func(capture.CoarseStep)) (*cap
 	if err != nil {
 		return nil, err
 	}
-	name := Name(o.Device)
+	name, err := Name(o.Device)
+	if err != nil {
+		return nil, err
+	}
 	read := func() (counters, error) {
 		all, err := fs.ProcDiskstats()
 		if err != nil {
@@ -111,6 +126,10 @@ func Sample(ctx context.Context, o Options, step func(capture.CoarseStep)) (*cap
 	}
 	if len(co.Steps) == 0 {
 		return nil, errors.Join(stopped, errors.New("no step was sampled: nothing written"))
+	}
+	// Checked again: a file may have come to be there while sampling.
+	if err := device.CheckOutput(o.Out, o.Force, capture.IsCoarse); err != nil {
+		return nil, errors.Join(stopped, err)
 	}
 	if err := pts.WriteFileAtomic(o.Out, co.Bytes()); err != nil {
 		return nil, err

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ptsrun/ptsrun/internal/capture"
+	"github.com/ptsrun/ptsrun/internal/device"
 )
 
 func TestStepOf(t *testing.T) {
@@ -49,7 +50,7 @@ func TestSample(t *testing.T) {
 	proc, sys := fakeProc(t, "loop4")
 	out := filepath.Join(t.TempDir(), "d.coarse")
 	var steps int
-	co, err := Sample(context.Background(), Options{Device: "/dev/loop4", Interval: 5 * time.Millisecond, Duration: 15 * time.Millisecond,
+	co, err := Sample(context.Background(), Options{Device: "loop4", Interval: 5 * time.Millisecond, Duration: 15 * time.Millisecond,
 		Out: out, Proc: proc, Sys: sys}, func(capture.CoarseStep) { steps++ })
 	require.NoError(t, err)
 	assert.Equal(t, 3, steps)
@@ -72,4 +73,43 @@ func TestSample(t *testing.T) {
 	_, err = Sample(context.Background(), Options{Device: "loop4", Interval: 5 * time.Millisecond, Duration: 5 * time.Millisecond,
 		Out: other, Proc: proc, Sys: sys}, nil)
 	assert.ErrorContains(t, err, "ptsrun did not write it")
+}
+
+// A file that comes to be at --out while the device is sampled, which
+// ptsrun did not write, is not replaced when the capture is written at
+// the end: the output is checked again before the write.
+func TestSampleOutputAppearsWhileSampling(t *testing.T) {
+	proc, sys := fakeProc(t, "loop4")
+	out := filepath.Join(t.TempDir(), "d.coarse")
+	_, err := Sample(context.Background(), Options{Device: "loop4", Interval: 5 * time.Millisecond, Duration: 10 * time.Millisecond,
+		Out: out, Proc: proc, Sys: sys}, func(capture.CoarseStep) {
+		if _, err := os.Stat(out); os.IsNotExist(err) {
+			require.NoError(t, os.WriteFile(out, []byte("someone else's\n"), 0o644))
+		}
+	})
+	require.ErrorIs(t, err, device.ErrUnsafe)
+	b, err := os.ReadFile(out)
+	require.NoError(t, err)
+	assert.Equal(t, "someone else's\n", string(b))
+}
+
+// A DEV given as a path must be a block device: a path that does not
+// exist, or a regular file, is refused, not taken for the device of its
+// last element's name.
+func TestSampleDeviceNotABlockDevice(t *testing.T) {
+	proc, sys := fakeProc(t, "loop4")
+	dir := t.TempDir()
+	out := filepath.Join(dir, "d.coarse")
+	file := filepath.Join(dir, "sub", "loop4")
+	for _, dev := range []string{file, "./loop4"} {
+		_, err := Sample(context.Background(), Options{Device: dev, Interval: 5 * time.Millisecond, Duration: 5 * time.Millisecond,
+			Out: out, Proc: proc, Sys: sys}, nil)
+		assert.ErrorContains(t, err, "no such file", dev)
+	}
+	require.NoError(t, os.MkdirAll(filepath.Dir(file), 0o755))
+	require.NoError(t, os.WriteFile(file, nil, 0o644))
+	_, err := Sample(context.Background(), Options{Device: file, Interval: 5 * time.Millisecond, Duration: 5 * time.Millisecond,
+		Out: out, Proc: proc, Sys: sys}, nil)
+	assert.ErrorContains(t, err, "not a block device")
+	assert.NoFileExists(t, out)
 }

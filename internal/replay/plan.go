@@ -43,12 +43,16 @@ type Options struct {
 
 // Map is one captured I/O's offset and size on a target of capacity
 // bytes and logical block lb (MappingRule); ok is false when the I/O is
-// larger than the target.
+// larger than the target, of no bytes, or at a negative offset.
 func Map(off, size, capacity, lb int64) (int64, int64, bool) {
 	lb = max(lb, 512)
-	size = (size + lb - 1) / lb * lb
 	usable := capacity / lb * lb
-	if size > usable || off < 0 {
+	// Checked before rounding up: a size near the largest int64 would
+	// wrap to a negative one that passes the fit check.
+	if size <= 0 || size > usable || off < 0 {
+		return 0, 0, false
+	}
+	if size = (size + lb - 1) / lb * lb; size > usable {
 		return 0, 0, false
 	}
 	room := usable - size + lb
@@ -109,6 +113,9 @@ func plan(c *capture.Capture, capacity, lb int64, speed float64, depth int) (eng
 	t0 := c.IOs[0].Start
 	for _, io := range c.IOs {
 		off, size, ok := Map(io.Offset, io.Size, capacity, lb)
+		if !ok && io.Size <= 0 {
+			return engine.Timed{}, "", fmt.Errorf("line %d: an I/O of %d bytes: nothing to replay", io.Line, io.Size)
+		}
 		if !ok {
 			return engine.Timed{}, "", fmt.Errorf("line %d: an I/O of %d bytes does not fit on the target's %d bytes", io.Line, io.Size, capacity)
 		}

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -29,6 +30,12 @@ func TestMap(t *testing.T) {
 		{"wraps modulo the room", mib - 2048, 4096, mib, 512, mib - 2048 - (mib - 4096 + 512), 4096, true},
 		{"larger than the target", 0, 2 * mib, mib, 512, 0, 0, false},
 		{"a negative offset", -1, 4096, mib, 512, 0, 0, false},
+		// A size that overflows when rounded up to the block must not wrap
+		// to a negative size that passes the fit check.
+		{"a size rounding past int64", 0, math.MaxInt64, mib, 4096, 0, 0, false},
+		{"a size rounding past int64, 512-byte blocks", 0, math.MaxInt64 - 10, mib, 512, 0, 0, false},
+		{"a size of nothing", 0, 0, mib, 512, 0, 0, false},
+		{"a negative size", 0, -4096, mib, 512, 0, 0, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			off, size, ok := Map(c.off, c.size, c.capacity, c.lb)

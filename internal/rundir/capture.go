@@ -2,7 +2,9 @@ package rundir
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"os"
 	"slices"
 
 	"github.com/ptsrun/ptsrun/internal/capture"
@@ -18,6 +20,9 @@ import (
 func ReadApplied(path, format, device string) (*pts.Applied, error) {
 	if device == "" {
 		device = "all"
+	}
+	if err := captureFile(path); err != nil {
+		return nil, err
 	}
 	c, err := streams.ReadCapture(path, device, capture.Options{Format: capture.Format(format), Event: 'Q'})
 	if err != nil {
@@ -65,6 +70,9 @@ func CheckCapture(dir, path string) error {
 	if path == "" {
 		return nil
 	}
+	if err := captureFile(path); err != nil {
+		return fmt.Errorf("--capture: %w", err)
+	}
 	ri, err := pts.LoadRunInfo(dir)
 	if err != nil {
 		return err
@@ -77,4 +85,22 @@ func CheckCapture(dir, path string) error {
 		return err
 	}
 	return ri.Config.RWSW.CheckCapture(path, sum)
+}
+
+// captureFile refuses an rwsw capture that is not a regular file: run.json
+// records it by path and sha256 for resume to check, so standard input
+// ("-", read once) cannot be one, and a device node or fifo (/dev/zero)
+// would be read without end.
+func captureFile(path string) error {
+	if path == "-" {
+		return errors.New("-: an rwsw capture must be a file: run.json records its sha256, and resume reads it again")
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if !st.Mode().IsRegular() {
+		return fmt.Errorf("%s: an rwsw capture must be a regular file, not %s", path, st.Mode().Type())
+	}
+	return nil
 }
