@@ -76,11 +76,14 @@ type fioResult struct {
 // the point: fixedbufs, registerfiles; sqthread_poll would take one of this
 // host's two CPUs) and returns what it measured.
 func fioRun(b *testing.B, dev string, c benchCase, d time.Duration) fioResult {
-	args := []string{"--name=bench", "--filename=" + dev, "--rw=" + c.rw, "--bs=" + strconv.FormatInt(c.w.BlockSize, 10),
+	args := []string{"--name=bench", "--filename=" + dev, "--rw=" + c.rw,
 		"--iodepth=" + strconv.Itoa(c.w.QD), "--numjobs=" + strconv.Itoa(max(1, c.w.TC)), "--group_reporting",
 		"--ioengine=io_uring", "--fixedbufs", "--registerfiles", "--direct=1", "--time_based", "--lat_percentiles=1",
 		"--runtime=" + strconv.Itoa(int(d.Seconds())), "--norandommap", "--randrepeat=0", "--random_generator=tausworthe64",
 		"--output-format=json"}
+	if c.w.BlockSize > 0 { // else the case's --bssplit
+		args = append(args, "--bs="+strconv.FormatInt(c.w.BlockSize, 10))
+	}
 	args = append(args, c.extra...)
 	out, err := exec.Command("fio", args...).Output()
 	if err != nil {

@@ -26,10 +26,10 @@ import (
 // fixedbufs, registerfiles), one after the other at each point on the same
 // /dev/shm-backed loop device. It prints a table and, with
 // PTSRUN_BENCH_PLOT=FILE.png, draws it (README's engine section shows
-// docs/img/scaling.png, made so). PTSRUN_BENCH_SECONDS is each run's length
+// docs/bench/scaling.png, made so). PTSRUN_BENCH_SECONDS is each run's length
 // (default 3).
 //
-//	PTSRUN_BENCH_PLOT=docs/img/scaling.png go test ./internal/engine/native -run '^$' -bench Scaling -benchtime 1x
+//	PTSRUN_BENCH_PLOT=$PWD/docs/bench/scaling.png go test ./internal/engine/native -run '^$' -bench Scaling -benchtime 1x
 func BenchmarkScaling(b *testing.B) {
 	dev, size := benchDevice(b)
 	secs := 3
