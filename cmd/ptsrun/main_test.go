@@ -493,6 +493,7 @@ func TestQuickLook(t *testing.T) {
 // and resume finishes it.
 func TestInterruptExits130(t *testing.T) {
 	t.Parallel() // a simulated run of its own, CPU-bound: beside the others
+	enginetest.Long(t, "a simulated IOPS run, interrupted twice")
 	dir := filepath.Join(t.TempDir(), "run")
 	cmd := exec.Command(binary, "run", "--target", "sim:enterprise", "--tests", "iops", "--out", dir)
 	var stderr bytes.Buffer

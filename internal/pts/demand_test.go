@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ptsrun/ptsrun/internal/engine"
+	"github.com/ptsrun/ptsrun/internal/engine/enginetest"
 )
 
 func TestDemandParams(t *testing.T) {
@@ -330,6 +331,9 @@ func TestDIRTHRunsAndResumes(t *testing.T) {
 	for _, at := range []int{pcCells + 75, pcCells + dvCells, pcCells + dvCells + 70 + 12} {
 		t.Run(fmt.Sprintf("cut after %d", at), func(t *testing.T) {
 			t.Parallel()
+			if at != pcCells+75 {
+				enginetest.Long(t, "a further simulated DIRTH run, cut and resumed")
+			}
 			s := newSetup(t, "enterprise", mod)
 			ctx, cancel := context.WithCancel(context.Background())
 			h := &hooked{Engine: s.eng, cancelAt: at, cancel: cancel}

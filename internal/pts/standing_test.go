@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ptsrun/ptsrun/internal/engine/enginetest"
 	"github.com/ptsrun/ptsrun/internal/precondition"
 )
 
@@ -23,6 +24,7 @@ func (o *positions) Observe(_ Record, p Position) { o.pos = append(o.pos, p) }
 // piece: its records and those that keep its estimate are left out.
 func TestPositionOfIsTheRunnersPosition(t *testing.T) {
 	t.Parallel() // simulated runs, CPU-bound: beside the others
+	enginetest.Long(t, "two simulated runs, interrupted and resumed, and 50 positions each replayed from the journal")
 	for _, c := range []struct {
 		name  string
 		tests []TestID
