@@ -57,6 +57,24 @@ func benchDevice(b *testing.B) (string, int64) {
 	return dev, size
 }
 
+// benchEngines opens the native engine on dev once per polling setting,
+// closed when the benchmark ends.
+func benchEngines(b *testing.B, dev string, size int64) func(poll time.Duration) *Engine {
+	engines := map[time.Duration]*Engine{}
+	return func(poll time.Duration) *Engine {
+		if e := engines[poll]; e != nil {
+			return e
+		}
+		e, err := Open([]Target{{Name: dev, Path: dev, Size: size, LogicalBlock: 512}}, Options{Poll: poll})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { e.Close() })
+		engines[poll] = e
+		return e
+	}
+}
+
 type benchCase struct {
 	name   string
 	w      engine.Workload
@@ -193,19 +211,7 @@ func BenchmarkVsFio(b *testing.B) {
 		}
 		cases = keep
 	}
-	engines := map[time.Duration]*Engine{}
-	open := func(poll time.Duration) *Engine {
-		if e := engines[poll]; e != nil {
-			return e
-		}
-		e, err := Open([]Target{{Name: dev, Path: dev, Size: size, LogicalBlock: 512}}, Options{Poll: poll})
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(func() { e.Close() })
-		engines[poll] = e
-		return e
-	}
+	open := benchEngines(b, dev, size)
 	for i := 0; i < b.N; i++ {
 		for _, c := range cases {
 			e := open(c.poll)

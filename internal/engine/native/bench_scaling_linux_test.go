@@ -46,19 +46,7 @@ func BenchmarkScaling(b *testing.B) {
 		}
 		points = append(points, point{oio, tc, qd})
 	}
-	engines := map[time.Duration]*Engine{}
-	open := func(poll time.Duration) *Engine {
-		if e := engines[poll]; e != nil {
-			return e
-		}
-		e, err := Open([]Target{{Name: dev, Path: dev, Size: size, LogicalBlock: 512}}, Options{Poll: poll})
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(func() { e.Close() })
-		engines[poll] = e
-		return e
-	}
+	open := benchEngines(b, dev, size)
 	names := []string{"native", "native, polling off", "fio"}
 	iops := make([]plotter.XYs, len(names))
 	cpus := make([]plotter.XYs, len(names))
