@@ -65,6 +65,11 @@ func LoopDeviceSector(t testing.TB, size int64, dir string, sector int) string {
 	// A read-only flag set on a loop device outlives its detaching: clear it.
 	_ = exec.Command("blockdev", "--setrw", dev).Run()
 	t.Cleanup(func() {
+		backing := filepath.Join("/sys/block", filepath.Base(dev), "loop", "backing_file")
+		if _, err := os.Stat(backing); err != nil { // the test detached it
+			os.Remove(img)
+			return
+		}
 		_ = exec.Command("blockdev", "--setrw", dev).Run()
 		if out, err := exec.Command("losetup", "-d", dev).CombinedOutput(); err != nil {
 			t.Logf("losetup -d %s: %v: %s", dev, err, out)
@@ -74,13 +79,14 @@ func LoopDeviceSector(t testing.TB, size int64, dir string, sector int) string {
 		// once it has let go: a loop device bound to a removed file is
 		// one whose stacking the safety gate cannot tell, and refuses
 		// every device beside it while it lasts.
-		backing := filepath.Join("/sys/block", filepath.Base(dev), "loop", "backing_file")
 		for i := 0; i < 500; i++ { // 10 s
 			if _, err := os.Stat(backing); err != nil {
-				break
+				os.Remove(img)
+				return
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
+		t.Logf("%s: still open 10 s after the test: something holds it (a leaked fd or io_uring ring)", dev)
 		os.Remove(img)
 	})
 	return dev

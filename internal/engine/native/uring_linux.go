@@ -34,9 +34,10 @@ const (
 
 	sqeFixedFile = 1 << 0
 
-	registerBuffers = 0
-	registerFiles   = 2
-	registerRingFds = 20
+	registerBuffers   = 0
+	registerFiles     = 2
+	registerRingFds   = 20
+	unregisterRingFds = 21
 )
 
 // rsrcUpdate is struct io_uring_rsrc_update.
@@ -207,7 +208,18 @@ func (r *ring) registerRing() {
 	}
 }
 
+// close lets go of the ring. A registered ring fd is a reference the
+// thread holds: closing the fd alone leaves the ring, its registered
+// files and pinned buffers alive until the thread ends, and Go keeps
+// its threads. A device of a finished run stayed open that way (a loop
+// device could not be detached). close must run on the ring's thread.
 func (r *ring) close() {
+	if r.enterFlags&enterRegisteredRing != 0 {
+		u := rsrcUpdate{offset: uint32(r.enterFd)}
+		_, _, _ = unix.Syscall6(unix.SYS_IO_URING_REGISTER, uintptr(r.fd), unregisterRingFds,
+			uintptr(unsafe.Pointer(&u)), 1, 0, 0)
+		r.enterFd, r.enterFlags = uintptr(r.fd), r.enterFlags&^enterRegisteredRing
+	}
 	for _, m := range r.mmaps {
 		_ = unix.Munmap(m)
 	}
