@@ -149,6 +149,7 @@ func TestWorkloadSplitBadInput(t *testing.T) {
 // fio takes whole percentages: a fractional share is refused before the
 // file target is made or fio runs; the native engine runs it as it is.
 func TestWorkloadFractionalShares(t *testing.T) {
+	t.Parallel() // waits on its own files and devices: beside the others
 	enginetest.NeedFio(t)
 	base := t.TempDir()
 	img := filepath.Join(base, "target.img")
@@ -233,6 +234,7 @@ func TestWorkloadSplitOnLoopDevices(t *testing.T) {
 // intervals of --interval with each direction's latency, adding up to the
 // results, in seconds.csv and results.json; the run's finish is its end.
 func TestWorkloadSeriesOnFile(t *testing.T) {
+	t.Parallel() // waits on its own files and devices: beside the others
 	base := t.TempDir()
 	img := filepath.Join(base, "target.img")
 	dir := filepath.Join(base, "out")

@@ -68,6 +68,7 @@ var docHost = map[string]any{
 // host and holds each chosen page's text to the committed docs/img/NAME.txt;
 // -update writes the text and the picture (pdftoppm) of each.
 func TestDocImages(t *testing.T) {
+	t.Parallel() // waits on its own files and devices: beside the others
 	for _, tool := range []string{"pdftotext", "pdftoppm"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("needs %s (poppler-utils) to read the demo's report", tool)

@@ -34,7 +34,7 @@ var tmpRoot string
 
 func TestMain(m *testing.M) {
 	// The long device tests (t.Parallel) mostly wait on real I/O.
-	enginetest.WaitBound()
+	enginetest.WaitBound(32)
 	dir, err := os.MkdirTemp("", "ptsrun-test")
 	if err != nil {
 		panic(err)

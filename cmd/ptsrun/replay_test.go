@@ -64,11 +64,13 @@ type replayRecord struct {
 // capture issued and completed, the lateness figures there, the series
 // and the report written.
 func TestReplayOnALoopDevice(t *testing.T) {
+	t.Parallel() // waits on its own files and devices: beside the others
 	enginetest.NeedRoot(t, "losetup")
 	const n = 1500
 	capture := replayCapture(t, n, true)
 	for _, eng := range []string{"native", "fio"} {
 		t.Run(eng, func(t *testing.T) {
+			t.Parallel()
 			if eng == "fio" {
 				enginetest.NeedFio(t)
 			}
@@ -128,6 +130,7 @@ func TestReplayOnALoopDevice(t *testing.T) {
 // refused (exit 4) with nothing written without it; one of reads only
 // writes nothing and needs no confirmation.
 func TestReplayGate(t *testing.T) {
+	t.Parallel() // waits on its own files and devices: beside the others
 	enginetest.NeedRoot(t, "losetup")
 	dev := enginetest.LoopDevice(t, 16<<20, "")
 	out := filepath.Join(t.TempDir(), "replay")
@@ -144,6 +147,7 @@ func TestReplayGate(t *testing.T) {
 // A malformed capture is refused with its line, before anything is
 // checked or made.
 func TestReplayRefusesAMalformedCapture(t *testing.T) {
+	t.Parallel() // waits on its own files and devices: beside the others
 	path := filepath.Join(t.TempDir(), "bad.iolog")
 	require.NoError(t, os.WriteFile(path, []byte("fio version 3 iolog\n10 /dev/sdz add\n20 /dev/sdz read 4096\n"), 0o644))
 	out := filepath.Join(t.TempDir(), "replay")

@@ -58,15 +58,16 @@ func Long(t testing.TB, why string) {
 
 // WaitBound is for the TestMain of a package whose tests mostly wait on
 // cells of real I/O of fixed times, each on devices of its own (t.Parallel):
-// it lets eight run at once, unless -parallel says otherwise, rather than
-// one per CPU, which keeps a 2-CPU machine busy without stretching them
-// (cmd/ptsrun's tests alone, on 2 CPUs: 238 s with four, 187 s with eight).
-// It parses the flags.
-func WaitBound() {
+// it lets n run at once, unless -parallel says otherwise, rather than one
+// per CPU, which keeps a 2-CPU machine busy without stretching them. A
+// cell of fixed time takes as long on a busy machine, so the waits overlap
+// (cmd/ptsrun's tests alone, on 2 CPUs: 238 s with four, 187 s with eight,
+// 129 s with sixteen). It parses the flags.
+func WaitBound(n int) {
 	flag.Parse()
 	set := false
 	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
 	if !set {
-		_ = flag.Set("test.parallel", strconv.Itoa(max(8, runtime.GOMAXPROCS(0))))
+		_ = flag.Set("test.parallel", strconv.Itoa(max(n, runtime.GOMAXPROCS(0))))
 	}
 }

@@ -19,7 +19,7 @@ const testSize = 256 << 20
 // fio's tests mostly wait on fio processes doing real I/O, each on
 // targets of its own: several at once (enginetest.WaitBound).
 func TestMain(m *testing.M) {
-	enginetest.WaitBound()
+	enginetest.WaitBound(16)
 	os.Exit(m.Run())
 }
 

@@ -44,7 +44,7 @@ func opener(files bool, opts Options) enginetest.Opener {
 // The native engine's tests mostly wait on real I/O, each on targets of
 // its own: several at once (enginetest.WaitBound).
 func TestMain(m *testing.M) {
-	enginetest.WaitBound()
+	enginetest.WaitBound(16)
 	os.Exit(m.Run())
 }
 
