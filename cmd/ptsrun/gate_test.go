@@ -262,6 +262,7 @@ func TestResumeComparesTheBackingFile(t *testing.T) {
 	if out, err := exec.Command("losetup", dev, other).CombinedOutput(); err != nil {
 		t.Skipf("%s was taken by another before it could be attached again: %s", dev, out)
 	}
+	t.Cleanup(func() { exec.Command("losetup", "-d", dev).Run() })
 	before := sum(t, other)
 	code, stderr := ptsrunIn(t, t.TempDir(), "resume", dir, "--destroy-data", dev)
 	assert.Equal(t, 4, code, stderr)

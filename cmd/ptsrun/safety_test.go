@@ -111,10 +111,9 @@ func TestSafetyGateOnLoopDevices(t *testing.T) {
 		t.Parallel() // a device and a mount point of its own
 		mnt := t.TempDir()
 		need(t, "sgdisk", "mkfs.ext4", "partx")
-		dev := enginetest.LoopDevice(t, 64<<20, "")
-		sh(t, "losetup", "-d", dev)
-		img := loopBacking(t)
-		sh(t, "losetup", "-P", dev, img)
+		// Bound with partscan in one step: a device detached and bound
+		// again by name is one another test may take in between.
+		dev := stackLoop(t, loopBacking(t), true)
 		sh(t, "sgdisk", "-n", "1:2048:+20M", "-n", "2:0:+20M", dev)
 		_ = exec.Command("partx", "-u", dev).Run()
 		waitFor(t, dev+"p2")

@@ -62,11 +62,17 @@ func LoopDeviceSector(t testing.TB, size int64, dir string, sector int) string {
 		t.Skipf("losetup: %v: %s", err, strings.TrimSpace(string(out)))
 	}
 	dev := strings.TrimSpace(string(out))
+	bound := img // as the kernel names it
+	if p, err := filepath.EvalSymlinks(img); err == nil {
+		bound = p
+	}
 	// A read-only flag set on a loop device outlives its detaching: clear it.
 	_ = exec.Command("blockdev", "--setrw", dev).Run()
 	t.Cleanup(func() {
 		backing := filepath.Join("/sys/block", filepath.Base(dev), "loop", "backing_file")
-		if _, err := os.Stat(backing); err != nil { // the test detached it
+		// Detached by the test, or bound to another file since (the test
+		// detached it, and another test took the number): not ours.
+		if b, err := os.ReadFile(backing); err != nil || strings.TrimSpace(string(b)) != bound {
 			os.Remove(img)
 			return
 		}

@@ -199,6 +199,7 @@ func BenchmarkVsFio(b *testing.B) {
 		// With polling off, the native engine waits as fio does: IOPS per
 		// CPU-second is the cost of an I/O.
 		{"rnd4k-read-tc1qd1-nopoll", rnd(100, 4096, 1, 1), "randread", "lat", nil, -1},
+		{"rnd4k-read-tc1qd32-nopoll", rnd(100, 4096, 1, 32), "randread", "iops", nil, -1},
 		{"rnd4k-65/35-tc4qd32-nopoll", rnd(65, 4096, 4, 32), "randrw", "iops", append([]string{"--rwmixread=65"}, refill...), -1},
 		{"rnd8k-65/35-tc32qd32-nopoll", rnd(65, 8192, 32, 32), "randrw", "iops", append([]string{"--rwmixread=65"}, refill...), -1},
 	}
