@@ -53,8 +53,9 @@ func TestClosedEngineLetsGoOfTheDevice(t *testing.T) {
 			require.NoError(t, err, "%s", out)
 			backing := filepath.Join("/sys/block", filepath.Base(dev), "loop", "backing_file")
 			// Not a rate: the kernel detaches an unopened loop device at
-			// once; a held one never, while this process lives.
-			for i := 0; i < 250 && exists(backing); i++ {
+			// once (or when udev's probe lets go); a held one never, while
+			// this process lives. 10 s, as the loop helper waits.
+			for i := 0; i < 500 && exists(backing); i++ {
 				time.Sleep(20 * time.Millisecond)
 			}
 			assert.NoFileExists(t, backing, "%s still bound after the engine closed: something of the engine holds it open", dev)
