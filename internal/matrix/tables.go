@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/ptsrun/ptsrun/internal/device"
+	"github.com/ptsrun/ptsrun/internal/jsonfmt"
 	"github.com/ptsrun/ptsrun/internal/pts"
 	"github.com/ptsrun/ptsrun/internal/units"
 )
@@ -420,11 +421,11 @@ func (r *Results) Save(dir string) error {
 			os.Remove(p)
 		}
 	}
-	b, err := json.MarshalIndent(r, "", "  ")
+	b, err := jsonfmt.Marshal(r)
 	if err != nil {
 		return err
 	}
-	return pts.WriteFileAtomic(filepath.Join(dir, ResultsFile), append(b, '\n'))
+	return pts.WriteFileAtomic(filepath.Join(dir, ResultsFile), b)
 }
 
 // ResultsFile is the name of the results in a run directory.

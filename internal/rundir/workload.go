@@ -2,13 +2,13 @@ package rundir
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
 
 	"github.com/ptsrun/ptsrun/internal/engine"
+	"github.com/ptsrun/ptsrun/internal/jsonfmt"
 	"github.com/ptsrun/ptsrun/internal/matrix"
 	"github.com/ptsrun/ptsrun/internal/pts"
 )
@@ -112,13 +112,13 @@ func writeWorkloads(dir string, ri pts.RunInfo, presets []string, cells []Cell) 
 	return pts.WriteFileAtomic(filepath.Join(dir, SecondsFile), buf.Bytes())
 }
 
-// writeJSON writes v, indented, atomically.
+// writeJSON writes v, laid out as jsonfmt does, atomically.
 func writeJSON(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
+	b, err := jsonfmt.Marshal(v)
 	if err != nil {
 		return err
 	}
-	return pts.WriteFileAtomic(path, append(b, '\n'))
+	return pts.WriteFileAtomic(path, b)
 }
 
 // Print writes the result for people: its figures per direction, host
