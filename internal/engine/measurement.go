@@ -355,8 +355,13 @@ type Measurement struct {
 	// queue depth the engine actually reached, counted by the engine (fio:
 	// the lower bound of the highest of its iodepth_level buckets, 1, 2, 4
 	// … 64). 0 when unknown.
-	MaxDepth int    `json:"max_depth,omitempty"`
-	Error    string `json:"error,omitempty"`
+	MaxDepth int `json:"max_depth,omitempty"`
+	// Resubmitted counts the I/Os that the kernel's I/O machinery gave
+	// back unstarted (io_uring's -ECANCELED, -EAGAIN, -EINTR) and that the
+	// engine submitted again; each is counted once, its response time from
+	// its first submission. 0 almost always.
+	Resubmitted int64  `json:"resubmitted,omitempty"`
+	Error       string `json:"error,omitempty"`
 	// Trace holds the first I/Os of each thread when an engine was asked to
 	// trace them (the conformance suite does); normally empty.
 	Trace []TraceIO `json:"trace,omitempty"`

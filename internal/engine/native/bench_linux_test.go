@@ -87,7 +87,7 @@ func benchEngines(b *testing.B, dev string, size int64) func(poll time.Duration)
 		if e := engines[poll]; e != nil {
 			return e
 		}
-		e, err := Open([]Target{{Name: dev, Path: dev, Size: size, LogicalBlock: 512}}, Options{Poll: poll})
+		e, err := Open([]Target{{Name: dev, Path: dev, Size: size, LogicalBlock: 512}}, Options{Poll: poll, NoPin: os.Getenv("PTSRUN_BENCH_NOPIN") != ""})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -176,7 +176,8 @@ func cpuScale(m engine.Measurement) float64 {
 // the same /dev/shm-backed loop device and reports native ÷ fio (fio ÷ native
 // for latency). PTSRUN_BENCH_SECONDS sets each run's length (default 10),
 // PTSRUN_BENCH_PAIRS the number of pairs (default 3), PTSRUN_BENCH_CASES
-// the cases by name (comma-separated; default all).
+// the cases by name (comma-separated; default all), PTSRUN_BENCH_NOPIN=1
+// leaves the native threads unpinned (Options.NoPin).
 //
 //	go test ./internal/engine/native -run '^$' -bench VsFio -benchtime 1x
 func BenchmarkVsFio(b *testing.B) {

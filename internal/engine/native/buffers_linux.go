@@ -16,6 +16,9 @@ type slot struct {
 	off    int64
 	read   bool
 	active bool
+	// retries counts the times the I/O was submitted again after a
+	// transient result (threadResult.resubmitted).
+	retries int
 }
 
 // buffers is one thread's I/O memory: a buffer per slot, then the random

@@ -161,8 +161,11 @@ type threadResult struct {
 	trace  []engine.TraceIO
 	// maxDepth is the most I/Os the thread had in flight at once.
 	maxDepth int
-	err      error
-	end      time.Time
+	// resubmitted counts the I/Os submitted again after a transient
+	// result (transient).
+	resubmitted int64
+	err         error
+	end         time.Time
 }
 
 // RunCells runs each cell on every target at once.
@@ -294,6 +297,7 @@ func (e *Engine) run(ctx context.Context, w engine.Workload) (engine.Measurement
 		per[r.target].Write.Merge(r.write)
 		m.Trace = append(m.Trace, r.trace...)
 		m.MaxDepth = max(m.MaxDepth, r.maxDepth)
+		m.Resubmitted += r.resubmitted
 		if r.err != nil {
 			errs = append(errs, r.err)
 		}

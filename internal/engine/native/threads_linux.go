@@ -19,10 +19,31 @@ func ioError(t Target, s *slot, res int64) error {
 	if s.read {
 		dir = "read"
 	}
+	if res < 0 && s.retries > 0 {
+		return fmt.Errorf("%w: %s %s of %d bytes at offset %d: %v, %d times", engine.ErrIO, t.Name, dir, s.size, s.off, unix.Errno(-res), s.retries+1)
+	}
 	if res < 0 {
 		return fmt.Errorf("%w: %s %s of %d bytes at offset %d: %v", engine.ErrIO, t.Name, dir, s.size, s.off, unix.Errno(-res))
 	}
 	return fmt.Errorf("%w: %s short %s: %d of %d bytes at offset %d", engine.ErrIO, t.Name, dir, res, s.size, s.off)
+}
+
+// maxRetries bounds how often one I/O is submitted again after a
+// transient result: a kernel that keeps cancelling is an error.
+const maxRetries = 8
+
+// transient reports whether an I/O's result is io_uring giving it back
+// unstarted rather than the device failing it: -ECANCELED when an async
+// worker for it could not be made (seen at TC32/QD32 on a loop device
+// on 2 CPUs, where most I/Os wait for the device's 128 tags in workers),
+// -EAGAIN and -EINTR. fio fails its job on these; a day-long run should
+// not end on one, but it counts them (Measurement.Resubmitted).
+func transient(rv int32) bool {
+	switch unix.Errno(-rv) {
+	case unix.ECANCELED, unix.EAGAIN, unix.EINTR:
+		return rv < 0
+	}
+	return false
 }
 
 func (e *Engine) uringThread(w engine.Workload, ti, th, cpu int, pollNs int64, gen *engine.AddrGen, start, deadline time.Time,
@@ -80,7 +101,7 @@ func (e *Engine) uringThread(w engine.Workload, ti, th, cpu int, pollNs int64, g
 			pace.issued(io.Size)
 		}
 		s := &slots[i]
-		s.size, s.off, s.read, s.start, s.active = io.Size, io.Offset, io.Read, t, true
+		s.size, s.off, s.read, s.start, s.active, s.retries = io.Size, io.Offset, io.Read, t, true, 0
 		s.buf = bufs.slot(i)
 		if !io.Read {
 			bufs.write(i, io.Size, rng, &e.stamp)
@@ -152,6 +173,15 @@ func (e *Engine) uringThread(w engine.Workload, ti, th, cpu int, pollNs int64, g
 		rec.at(int(t / ivNs))
 		r.reap(func(ud uint64, rv int32) {
 			s := &slots[ud]
+			if transient(rv) && s.retries < maxRetries {
+				// Given back unstarted by io_uring's own machinery, not
+				// by the device: the same I/O again, its latency still
+				// from its first submission.
+				s.retries++
+				res.resubmitted++
+				r.prep(s.read, fd, s.buf, uint32(s.size), s.off, ud)
+				return
+			}
 			s.active = false
 			inflight--
 			if pace != nil {
