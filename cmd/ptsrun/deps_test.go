@@ -201,7 +201,7 @@ func TestDependencyCheckFails(t *testing.T) {
 		want            string
 	}{
 		{"matrix imports precondition", "matrix", "matrix/tables.go", false, "precondition", nil,
-			"matrix/tables.go imports precondition: matrix may import only device, engine, pts, steadystate"},
+			"matrix/tables.go imports precondition: matrix may import only device, engine, jsonfmt, pts, steadystate"},
 		{"pdfreport runs a program", "pdfreport", "pdfreport/render.go", false, "os/exec", nil,
 			"pdfreport/render.go imports os/exec: pdfreport runs no I/O"},
 		{"pdfreport reads files in a new file", "pdfreport", "pdfreport/page_iops.go", false, "os", nil,
