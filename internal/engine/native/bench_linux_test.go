@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -179,7 +180,9 @@ func cpuScale(m engine.Measurement) float64 {
 // the cases by name (comma-separated; default all), PTSRUN_BENCH_NOPIN=1
 // leaves the native threads unpinned (Options.NoPin).
 //
-//	go test ./internal/engine/native -run '^$' -bench VsFio -benchtime 1x
+//	go test ./internal/engine/native -run '^$' -bench VsFio -benchtime 1x -v
+//
+// (-v: go test keeps only a benchmark's first ten lines of log without it.)
 func BenchmarkVsFio(b *testing.B) {
 	if _, err := exec.LookPath("fio"); err != nil {
 		b.Skip("fio is not installed")
@@ -229,7 +232,7 @@ func BenchmarkVsFio(b *testing.B) {
 	if only := os.Getenv("PTSRUN_BENCH_CASES"); only != "" {
 		var keep []benchCase
 		for _, c := range cases {
-			if strings.Contains(only, c.name) {
+			if slices.Contains(strings.Split(only, ","), c.name) {
 				keep = append(keep, c)
 			}
 		}
