@@ -33,31 +33,38 @@ func Format(src []byte) ([]byte, error) {
 			out = append(out, ' ', ' ')
 		}
 	}
+	line := -1 // the end of the one-line container being written, if any
 	for i := 0; i < len(b); i++ {
-		switch ch := b[i]; ch {
-		case '"':
+		ch := b[i]
+		switch {
+		case ch == '"':
 			j := stringEnd(b, i)
 			out = append(out, b[i:j]...)
 			i = j - 1
-		case '{', '[':
+		case i <= line:
+			// On one line: a space after each colon and comma.
+			out = append(out, ch)
+			if ch == ',' || ch == ':' {
+				out = append(out, ' ')
+			}
+		case ch == '{' || ch == '[':
 			c := cs[k]
 			k++
+			out = append(out, ch)
 			if c.leaf {
-				out = appendLine(out, b[i:c.close+1])
-				i = c.close
+				line = c.close
 				continue
 			}
-			out = append(out, ch)
 			depth++
 			newline()
-		case '}', ']':
+		case ch == '}' || ch == ']':
 			depth--
 			newline()
 			out = append(out, ch)
-		case ',':
+		case ch == ',':
 			out = append(out, ',')
 			newline()
-		case ':':
+		case ch == ':':
 			out = append(out, ':', ' ')
 		default:
 			out = append(out, ch)
@@ -107,22 +114,4 @@ func stringEnd(b []byte, i int) int {
 		}
 	}
 	return len(b)
-}
-
-// appendLine appends a compact container of scalars with a space after
-// each colon and comma, as a person would write it on one line.
-func appendLine(out, b []byte) []byte {
-	for i := 0; i < len(b); i++ {
-		switch ch := b[i]; ch {
-		case '"':
-			j := stringEnd(b, i)
-			out = append(out, b[i:j]...)
-			i = j - 1
-		case ',', ':':
-			out = append(out, ch, ' ')
-		default:
-			out = append(out, ch)
-		}
-	}
-	return out
 }
