@@ -360,8 +360,12 @@ type Measurement struct {
 	// back unstarted (io_uring's -ECANCELED, -EAGAIN, -EINTR) and that the
 	// engine submitted again; each is counted once, its response time from
 	// its first submission. 0 almost always.
-	Resubmitted int64  `json:"resubmitted,omitempty"`
-	Error       string `json:"error,omitempty"`
+	Resubmitted int64 `json:"resubmitted,omitempty"`
+	// Relaunched counts the times the cell was run again, from its start,
+	// because the engine's own process crashed (fio ended by a fault
+	// signal nobody sent it); the measurement is the last run's.
+	Relaunched int    `json:"relaunched,omitempty"`
+	Error      string `json:"error,omitempty"`
 	// Trace holds the first I/Os of each thread when an engine was asked to
 	// trace them (the conformance suite does); normally empty.
 	Trace []TraceIO `json:"trace,omitempty"`

@@ -2,6 +2,7 @@ package fio
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -68,6 +69,18 @@ func (e *Engine) RunCells(ctx context.Context, name string, cells []engine.Cell,
 			}
 		}
 		m, err := e.finish(ctx, p)
+		var crash *crashError
+		if errors.As(err, &crash) && ctx.Err() == nil {
+			// fio itself crashed, not the device nor the workload: the
+			// cell once more, from its start, with a fio of its own.
+			if p, err = e.launch(ctx, c.Workload, names[i], false); err != nil {
+				return err
+			}
+			if m, err = e.finish(ctx, p); err != nil {
+				return fmt.Errorf("%w (run again after %v)", err, crash)
+			}
+			m.Relaunched = 1
+		}
 		if err != nil {
 			return err
 		}
