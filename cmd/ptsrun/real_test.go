@@ -75,7 +75,7 @@ func TestRunOnLoopDeviceWithEachEngine(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "run")
 			// A blank loop device has no PTS purge: auto takes discard.
 			code, _, stderr := ptsrun("run", "--target", dev, "--engine", eng, "--tests", "lat", "--cell-time", "1s",
-				"--ss-window", "2", "--max-rounds", "3", "--destroy-data", dev, "--out", dir)
+				"--ss-window", "2", "--max-rounds", "2", "--destroy-data", dev, "--out", dir)
 			require.Contains(t, []int{0, 3}, code, stderr)
 			res, ri, err := matrix.Load(dir)
 			require.NoError(t, err)

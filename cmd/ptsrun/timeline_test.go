@@ -31,10 +31,10 @@ func TestTimelinesOnLoopDeviceKilledAndResumed(t *testing.T) {
 		flags        []string
 		groups       int // rows of the summary
 	}{
-		{"xsr", "native", []string{"--xsr-groups", "3s,2s,3s", "--xsr-interval", "1s"}, 3},
-		{"xsr", "fio", []string{"--xsr-groups", "3s,2s,3s", "--xsr-interval", "1s"}, 3},
+		{"xsr", "native", []string{"--xsr-groups", "2s,2s,2s", "--xsr-interval", "1s"}, 3},
+		{"xsr", "fio", []string{"--xsr-groups", "2s,2s,2s", "--xsr-interval", "1s"}, 3},
 		// 4 fills of 64 MiB take a second: a fills rule that lets it run.
-		{"wsat", "native", []string{"--wsat-time", "8s", "--wsat-interval", "1s", "--wsat-fills", "100000"}, 1},
+		{"wsat", "native", []string{"--wsat-time", "6s", "--wsat-interval", "1s", "--wsat-fills", "100000"}, 1},
 		{"hir", "fio", []string{"--hir-pc-round", "3s", "--hir-pc-track", "1s", "--max-rounds", "5",
 			"--hir-wait-states", "1", "--hir-cycles", "2", "--hir-baseline", "2s"}, 1},
 	} {
