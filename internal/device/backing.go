@@ -40,6 +40,13 @@ type loopBinding struct {
 	err  error   // why what it is bound to cannot be told
 }
 
+// errUnbound is a loop device let go between reading its backing_file and
+// asking the kernel (LOOP_GET_STATUS64's ENXIO: not bound, or being
+// cleared, which only a loop device nobody holds open is): it is bound to
+// nothing, so nothing is stacked on a target through it. Parallel tests
+// detaching their own loop devices made the gate refuse others' targets.
+var errUnbound = errors.New("no longer bound")
+
 // deletedSuffix is what d_path appends to a name that was removed.
 const deletedSuffix = " (deleted)"
 
@@ -54,6 +61,9 @@ func (fs FS) loopBindings() []loopBinding {
 		}
 		lb := loopBinding{Name: n, File: strings.TrimRight(string(fs.readRaw(attr)), "\n")}
 		lb.key, lb.err = fs.bindingKey(lb)
+		if errors.Is(lb.err, errUnbound) {
+			continue
+		}
 		out = append(out, lb)
 	}
 	slices.SortFunc(out, func(a, b loopBinding) int { return strings.Compare(a.Name, b.Name) })
@@ -67,6 +77,9 @@ func (fs FS) loopBindings() []loopBinding {
 func (fs FS) bindingKey(lb loopBinding) (nodeKey, error) {
 	if fs.live() {
 		dev, ino, rdev, err := loopStatus("/dev/" + lb.Name)
+		if errors.Is(err, syscall.ENXIO) {
+			return nodeKey{}, errUnbound
+		}
 		if err == nil {
 			if rdev != "" {
 				return nodeKey{Block: rdev}, nil

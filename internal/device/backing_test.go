@@ -2,6 +2,7 @@ package device
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -199,5 +200,44 @@ func TestSwapFileIsRefused(t *testing.T) {
 		if tc.refused {
 			assert.Contains(t, strings.Join(v.Refused, "; "), "it is active swap ("+swap+")", tc.path)
 		}
+	}
+}
+
+// A loop device detached after its backing_file was read is bound to
+// nothing: the kernel says so (ENXIO), and it is no binding, instead of
+// one whose file cannot be told (which made the gate refuse every target
+// while another test detached its own loop device).
+func TestLoopDetachedWhileRead(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to bind a loop device; CI runs as root")
+	}
+	if _, err := exec.LookPath("losetup"); err != nil {
+		t.Skip("losetup not found (util-linux); CI installs it")
+	}
+	img := filepath.Join(t.TempDir(), "img")
+	require.NoError(t, os.WriteFile(img, make([]byte, 1<<20), 0o600))
+	out, err := exec.Command("losetup", "-f", "--show", img).Output()
+	require.NoError(t, err)
+	dev := strings.TrimSpace(string(out))
+	name := filepath.Base(dev)
+	detached := false
+	t.Cleanup(func() {
+		if !detached {
+			_ = exec.Command("losetup", "-d", dev).Run()
+		}
+	})
+	fs := FS{Root: "/"}
+	lb := loopBinding{Name: name, File: img}
+	k, err := fs.bindingKey(lb)
+	require.NoError(t, err, "bound")
+	assert.False(t, k.zero())
+
+	require.NoError(t, exec.Command("losetup", "-d", dev).Run())
+	detached = true
+	require.NoError(t, os.Remove(img)) // as a test's clean-up does next
+	_, err = fs.bindingKey(lb)
+	require.ErrorIs(t, err, errUnbound)
+	for _, b := range fs.loopBindings() {
+		assert.NotEqual(t, name, b.Name, "a detached loop device is no binding")
 	}
 }
