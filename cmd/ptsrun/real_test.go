@@ -407,7 +407,7 @@ func TestStopDuringFioCell(t *testing.T) {
 			t.Parallel()
 			dev := enginetest.LoopDevice(t, 128<<20, "")
 			dir := filepath.Join(t.TempDir(), "run")
-			cmd := exec.Command(binary, "run", "--target", dev, "--engine", "fio", "--tests", "tp", "--cell-time", "2s",
+			cmd := exec.Command(binary, "run", "--target", dev, "--engine", "fio", "--tests", "tp", "--cell-time", "1s",
 				"--ss-window", "2", "--max-rounds", "2", "--destroy-data", dev, "--out", dir)
 			require.NoError(t, cmd.Start())
 			deadline := time.Now().Add(30 * time.Second)
