@@ -93,6 +93,11 @@ func intervalLine(label string, w engine.Workload, i int, s engine.Second) strin
 			fmt.Fprintf(&b, " avg %.3g ms", s.LatMeanNs/1e6)
 		}
 	}
+	if s.ReadIOs == 0 && s.WriteIOs == 0 {
+		// Said, not left blank: the first interval of a loaded host, a
+		// stalled device.
+		b.WriteString(" | no I/O completed")
+	}
 	return b.String()
 }
 

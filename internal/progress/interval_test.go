@@ -29,6 +29,9 @@ func TestIntervalLine(t *testing.T) {
 	s = engine.Second{WriteIOs: 500, WriteBytes: 500 * 4096, Write: &engine.IntervalLat{MeanNs: 2e5}}
 	assert.Equal(t, "x 2.5s/2.5s | write 1000 IOPS 4.1 MB/s avg 0.2 ms", intervalLine("x", w, 2, s), "a mean, no percentiles")
 	assert.Equal(t, "x 2.5s/2.5s | write 500 IOPS 2.0 MB/s avg 0.2 ms", intervalLine("x", w, 3, s))
+
+	// An interval in which nothing completed says so.
+	assert.Equal(t, "x 0.5s/2.5s ramp | no I/O completed", intervalLine("x", engine.Workload{Duration: 2500 * time.Millisecond, Interval: 500 * time.Millisecond}, 0, engine.Second{Ramp: true}))
 }
 
 // Off a terminal, the intervals come as lines every ten seconds at most;
