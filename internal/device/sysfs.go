@@ -61,6 +61,11 @@ func (fs FS) Blocks() ([]Block, error) {
 	var out []Block
 	for _, n := range names {
 		b, err := fs.Block(n)
+		if err != nil && !fs.exists("sys/class/block/"+n) {
+			// Removed since the directory was read (a loop device's
+			// partitions as it is detached): no longer a device to list.
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}
