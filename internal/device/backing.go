@@ -41,9 +41,9 @@ type loopBinding struct {
 }
 
 // errUnbound is a loop device let go between reading its backing_file and
-// asking the kernel (LOOP_GET_STATUS64's ENXIO: not bound, or being
-// cleared, which only a loop device nobody holds open is): it is bound to
-// nothing, so nothing is stacked on a target through it. Parallel tests
+// asking the kernel (LOOP_GET_STATUS64's ENXIO on the node that is that
+// device, and its backing_file gone from sysfs on a second look): it is
+// bound to nothing, so nothing is stacked on a target through it. Parallel tests
 // detaching their own loop devices made the gate refuse others' targets.
 var errUnbound = errors.New("no longer bound")
 
@@ -76,8 +76,11 @@ func (fs FS) loopBindings() []loopBinding {
 // fixture trees, the file its path names now.
 func (fs FS) bindingKey(lb loopBinding) (nodeKey, error) {
 	if fs.live() {
-		dev, ino, rdev, err := loopStatus("/dev/" + lb.Name)
-		if errors.Is(err, syscall.ENXIO) {
+		attr := "sys/class/block/" + lb.Name
+		dev, ino, rdev, err := loopStatus("/dev/"+lb.Name, fs.read(attr+"/dev"))
+		if errors.Is(err, syscall.ENXIO) && !fs.exists(attr+"/loop/backing_file") {
+			// The kernel says unbound on the very device, and sysfs
+			// agrees: it was let go after its backing_file was read.
 			return nodeKey{}, errUnbound
 		}
 		if err == nil {

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -231,6 +232,21 @@ func TestLoopDetachedWhileRead(t *testing.T) {
 	k, err := fs.bindingKey(lb)
 	require.NoError(t, err, "bound")
 	assert.False(t, k.zero())
+
+	// A node under the loop device's name that is another device (a stale
+	// /dev: here an unbound loop device's number, whose ENXIO would have
+	// said "bound to nothing") is never asked in its place.
+	want := fs.read("sys/class/block/" + name + "/dev")
+	other := filepath.Join(t.TempDir(), "loop-other")
+	maj, min, _ := strings.Cut(want, ":")
+	n, err := strconv.Atoi(min)
+	require.NoError(t, err, want)
+	out, err = exec.Command("mknod", other, "b", maj, strconv.Itoa(n+200)).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	_, _, _, err = loopStatus(other, want)
+	assert.ErrorContains(t, err, "not the loop device "+want+" that sysfs names")
+	_, _, _, err = loopStatus(dev, want)
+	assert.NoError(t, err)
 
 	require.NoError(t, exec.Command("losetup", "-d", dev).Run())
 	detached = true

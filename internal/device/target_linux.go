@@ -90,12 +90,23 @@ func checkDirectIO(path string) error {
 // loopStatus asks loop device path what it is bound to (LOOP_GET_STATUS64):
 // the backing file's filesystem device and inode, and its device number
 // ("MAJ:MIN") when it is a block device, "" for a file.
-func loopStatus(path string) (dev, ino uint64, rdev string, err error) {
+//
+// want is the loop device's number as sysfs gives it ("MAJ:MIN"): a node
+// under that name that is another device (a stale or hand-made /dev) is
+// an error, never that device's answer.
+func loopStatus(path, want string) (dev, ino uint64, rdev string, err error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return 0, 0, "", err
 	}
 	defer f.Close()
+	var fst unix.Stat_t
+	if err := unix.Fstat(int(f.Fd()), &fst); err != nil {
+		return 0, 0, "", fmt.Errorf("%s: %w", path, err)
+	}
+	if got := fmt.Sprintf("%d:%d", unix.Major(uint64(fst.Rdev)), unix.Minor(uint64(fst.Rdev))); fst.Mode&unix.S_IFMT != unix.S_IFBLK || got != want {
+		return 0, 0, "", fmt.Errorf("%s is device %s, not the loop device %s that sysfs names", path, got, want)
+	}
 	st, err := unix.IoctlLoopGetStatus64(int(f.Fd()))
 	if err != nil {
 		return 0, 0, "", fmt.Errorf("LOOP_GET_STATUS64: %w", err)
