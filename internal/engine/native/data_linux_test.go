@@ -25,20 +25,29 @@ func TestXorWords(t *testing.T) {
 	}
 }
 
+// Every sector of every write is new, also across the windows of a write
+// larger than the pool's window (writeVariety), and the bytes after its
+// stamp too: two windows differ in every word.
 func TestWriteDataUniqueStamps(t *testing.T) {
-	bufs := newBuffers(2, 4096, 512, 7)
-	defer bufs.free()
-	rng := rand.New(rand.NewPCG(3, 4))
-	var stamp atomic.Uint64
-	seen := map[[512]byte]bool{}
-	for i := range 200 {
-		bufs.write(i&1, 4096, rng, &stamp)
-		blk := bufs.mem[int64(i&1)*bufs.maxBS:][:4096]
-		for s := 0; s < 4096; s += 512 {
-			sector := [512]byte(blk[s : s+512])
-			require.False(t, seen[sector], "write %d sector %d repeats an earlier sector", i, s/512)
-			seen[sector] = true
+	for _, size := range []int64{4096, 3 * writeVariety / 2, 4 * writeVariety} {
+		bufs := newBuffers(2, size, 512, 7)
+		rng := rand.New(rand.NewPCG(3, 4))
+		var stamp atomic.Uint64
+		seen := map[[512]byte]bool{}
+		tails := map[[8]byte]bool{}
+		for i := range int(1 << 20 / size * 8) {
+			bufs.write(i&1, size, rng, &stamp)
+			blk := bufs.mem[int64(i&1)*bufs.maxBS:][:size]
+			for s := int64(0); s < size; s += 512 {
+				sector := [512]byte(blk[s : s+512])
+				require.False(t, seen[sector], "size %d: write %d sector %d repeats an earlier sector", size, i, s/512)
+				seen[sector] = true
+				tail := [8]byte(blk[s+8 : s+16]) // the word after the stamp
+				require.False(t, tails[tail], "size %d: write %d sector %d: its second word repeats", size, i, s/512)
+				tails[tail] = true
+			}
 		}
+		bufs.free()
 	}
 }
 
