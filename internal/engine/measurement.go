@@ -336,7 +336,7 @@ type TargetStats struct {
 	// and sys_cpu of its jobs); nil when the engine cannot tell.
 	CPU *CPU `json:"cpu,omitempty"`
 	// Seconds is this target's share of the measurement's series.
-	Seconds []Second `json:"seconds,omitempty"`
+	Seconds Series `json:"seconds,omitempty"`
 }
 
 // Measurement is the result of one Run.
@@ -345,7 +345,7 @@ type Measurement struct {
 	Elapsed time.Duration `json:"elapsed_ns"`
 	Read    DirStats      `json:"read"`
 	Write   DirStats      `json:"write"`
-	Seconds []Second      `json:"seconds,omitempty"`
+	Seconds Series        `json:"seconds,omitempty"`
 	CPU     CPU           `json:"cpu"`
 	Targets []TargetStats `json:"targets,omitempty"`
 	// DeviceTime is the target's own clock when it has one (the simulated

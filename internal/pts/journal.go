@@ -20,7 +20,11 @@ import (
 const (
 	RunFile     = "run.json"
 	JournalFile = "journal.jsonl"
-	Schema      = 1
+	// Schema is run.json's and the journal's: 2 keeps a measurement's
+	// series by column (engine.Series), which 1 kept as an array of
+	// intervals; this ptsrun reads both, an older one refuses 2 by name
+	// instead of failing on its journal's first cell.
+	Schema = 2
 )
 
 // Record types of the journal.

@@ -27,7 +27,7 @@ func TestScanJournal(t *testing.T) {
 		c := 0
 		return Record{Type: RecCell, Stage: stage, Round: 1, Cell: &c, Measurement: m}
 	}
-	recs := []Record{{Type: RecStart, Message: strings.Repeat("long ", 80_000)}, cell("iops", 3000), cell("custom", 5),
+	recs := []Record{{Type: RecStart, Message: strings.Repeat("long ", 80_000)}, cell("iops", 10000), cell("custom", 5),
 		{Type: RecEnd}}
 	var buf bytes.Buffer
 	for i, r := range recs {
@@ -144,4 +144,19 @@ func TestScanJournalInOrder(t *testing.T) {
 	cut, err = ScanJournal(bytes.NewReader(full[:len(full)-5]), ScanOptions{}, func(*Record) error { return nil })
 	require.NoError(t, err)
 	assert.True(t, cut, "a last line cut short")
+}
+
+// A journal written before series were kept by column (an array of
+// intervals) reads as it did, and is written back by column.
+func TestJournalReadsSeriesRows(t *testing.T) {
+	line := `{"type":"cell","time":"2026-11-01T10:00:00Z","stage":"iops","round":1,"cell":0,"measurement":{"engine":"sim","elapsed_ns":1000000000,"read":{"ios":5},"write":{},` +
+		`"seconds":[{"r_ios":5,"w_ios":0,"r_bytes":20480,"w_bytes":0,"lat_mean_ns":1000.5,"r_lat":{"mean_ns":1000.5,"p99_ns":2000,"p99_9_ns":2100,"max_ns":2200},"ramp":true}],"cpu":{"user":0,"sys":0}}}` + "\n"
+	recs, cut, err := ReadJournal(strings.NewReader(line))
+	require.NoError(t, err)
+	assert.False(t, cut)
+	require.Len(t, recs, 1)
+	want := engine.Series{{ReadIOs: 5, ReadBytes: 20480, LatMeanNs: 1000.5, Ramp: true,
+		Read: &engine.IntervalLat{MeanNs: 1000.5, P99Ns: 2000, P999Ns: 2100, MaxNs: 2200}}}
+	assert.Equal(t, want, recs[0].Measurement.Seconds)
+	assert.Contains(t, string(encodeLine(t, recs[0])), `"seconds":{"n":1,"r_ios":[5],`)
 }
