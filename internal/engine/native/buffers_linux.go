@@ -64,17 +64,20 @@ func (b *buffers) slot(i int) unsafe.Pointer {
 func (b *buffers) write(i int, size int64, rng *rand.Rand, stamp *atomic.Uint64) {
 	words := int(size / 8)
 	dst := unsafe.Slice((*uint64)(unsafe.Pointer(&b.mem[int64(i)*b.maxBS])), words)
-	const window = writeVariety / 8 // words
+	const window = writeVariety / 8 // words, a whole number of sectors
+	seq := stamp.Add(uint64(words / 64))
 	for w := 0; w < words; w += window {
 		at := b.pool + int64(rng.Uint64N(uint64(writeVariety/b.align)))*b.align
 		n := min(window, words-w)
 		src := unsafe.Slice((*uint64)(unsafe.Pointer(&b.mem[at])), n)
-		xorWords(dst[w:w+n], src, rng.Uint64())
-	}
-	seq := stamp.Add(uint64(words / 64))
-	for w := 0; w < words; w += 64 { // one word per 512-byte sector
-		dst[w] = mix(seq)
-		seq--
+		d := dst[w : w+n]
+		xorWords(d, src, rng.Uint64())
+		// Stamped while the window is still in the cache: after the
+		// whole of a 1 MiB block its first sectors are not.
+		for s := 0; s < n; s += 64 { // one word per 512-byte sector
+			d[s] = mix(seq)
+			seq--
+		}
 	}
 }
 

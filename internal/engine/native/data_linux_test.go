@@ -2,6 +2,7 @@ package native
 
 import (
 	"math/rand/v2"
+	"strconv"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -51,15 +52,20 @@ func TestWriteDataUniqueStamps(t *testing.T) {
 	}
 }
 
-// BenchmarkWriteData is the cost of making one 4 KiB write's data.
+// BenchmarkWriteData is the cost of making one write's data, of 4 KiB
+// and of 1 MiB (whose buffers, 32 of them as at QD32, are not in the cache).
 func BenchmarkWriteData(b *testing.B) {
-	bufs := newBuffers(32, 4096, 512, 1)
-	defer bufs.free()
-	rng := rand.New(rand.NewPCG(1, 2))
-	var stamp atomic.Uint64
-	b.SetBytes(4096)
-	for i := 0; b.Loop(); i++ {
-		bufs.write(i&31, 4096, rng, &stamp)
+	for _, size := range []int64{4096, 1 << 20} {
+		b.Run(strconv.FormatInt(size>>10, 10)+"KiB", func(b *testing.B) {
+			bufs := newBuffers(32, size, 512, 1)
+			defer bufs.free()
+			rng := rand.New(rand.NewPCG(1, 2))
+			var stamp atomic.Uint64
+			b.SetBytes(size)
+			for i := 0; b.Loop(); i++ {
+				bufs.write(i&31, size, rng, &stamp)
+			}
+		})
 	}
 }
 
