@@ -318,3 +318,24 @@ func deviationCodes(r *matrix.Results) []string {
 	}
 	return out
 }
+
+// A run begun by a ptsrun whose run.json and journal were schema 1 (series
+// as arrays of intervals) is resumed by this one, which appends schema 2
+// records (series by column): run.json says 2 before the first of them, so
+// that the older ptsrun refuses the run by name instead of failing on a
+// journal line, and the run ends whole.
+func TestResumeOfAnOlderSchemaRaisesIt(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "run")
+	interrupted(t, dir, "--target", "sim", "--tests", "iops")
+	editRunInfo(t, dir, func(ri map[string]any) { ri["schema"] = 1 })
+	code, stderr := ptsrunIn(t, t.TempDir(), "resume", dir)
+	require.Equal(t, 0, code, stderr)
+	ri, err := pts.LoadRunInfo(dir)
+	require.NoError(t, err)
+	assert.Equal(t, pts.Schema, ri.Schema)
+	recs, cut, err := pts.LoadJournal(dir)
+	require.NoError(t, err)
+	assert.False(t, cut)
+	assert.Equal(t, pts.RecEnd, recs[len(recs)-1].Type)
+}

@@ -180,6 +180,18 @@ func Resume(ctx context.Context, dir string, destroy []string) (x *Execution, er
 	if err := pts.CheckTargets(stages, tp.Identities); err != nil {
 		return nil, err
 	}
+	// What resume appends is of this schema (engine.Series by column since
+	// 2): run.json says so before the first record, so that an older
+	// ptsrun refuses the run by name instead of failing on a journal line.
+	// It is written back as it was loaded, its schema aside.
+	if ri.Schema < pts.Schema {
+		up := ri
+		up.Schema = pts.Schema
+		if err := pts.WriteRunInfo(dir, up); err != nil {
+			return nil, fmt.Errorf("%s: %w", filepath.Join(dir, RunFile), err)
+		}
+		ri.Schema = pts.Schema
+	}
 	info := ri
 	info.Config, info.Profile, info.Stages = run.Config, run.Profile, stages
 	set, err := tp.Open(dir, targets.OpenOptions{Poll: run.Poll.Duration()})
