@@ -56,15 +56,18 @@ func (s Series) MarshalJSON() ([]byte, error) {
 	b := make([]byte, 0, 64+len(s)*96)
 	b = append(b, `{"n":`...)
 	b = strconv.AppendInt(b, int64(len(s)), 10)
-	ints := func(name string, f func(*Second) int64) {
-		b = append(b, `,"`...)
+	// column writes ,"name":[…] with each(i) writing interval i's value;
+	// the first column of an object (sep "") has no comma before it.
+	column := func(sep, name string, each func(i int)) {
+		b = append(b, sep...)
+		b = append(b, '"')
 		b = append(b, name...)
 		b = append(b, `":[`...)
 		for i := range s {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = strconv.AppendInt(b, f(&s[i]), 10)
+			each(i)
 		}
 		b = append(b, ']')
 	}
@@ -76,18 +79,14 @@ func (s Series) MarshalJSON() ([]byte, error) {
 		}
 		b = appendFloat(b, v)
 	}
+	ints := func(name string, f func(*Second) int64) {
+		column(",", name, func(i int) { b = strconv.AppendInt(b, f(&s[i]), 10) })
+	}
 	ints("r_ios", func(x *Second) int64 { return x.ReadIOs })
 	ints("w_ios", func(x *Second) int64 { return x.WriteIOs })
 	ints("r_bytes", func(x *Second) int64 { return x.ReadBytes })
 	ints("w_bytes", func(x *Second) int64 { return x.WriteBytes })
-	b = append(b, `,"lat_mean_ns":[`...)
-	for i := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		float(s[i].LatMeanNs)
-	}
-	b = append(b, ']')
+	column(",", "lat_mean_ns", func(i int) { float(s[i].LatMeanNs) })
 	lat := func(name string, of func(*Second) *IntervalLat) {
 		any, tagged := false, false
 		for i := range s {
@@ -100,51 +99,35 @@ func (s Series) MarshalJSON() ([]byte, error) {
 		}
 		b = append(b, `,"`...)
 		b = append(b, name...)
-		b = append(b, `":{"mean_ns":[`...)
-		for i := range s {
-			if i > 0 {
-				b = append(b, ',')
-			}
+		b = append(b, `":{`...)
+		column("", "mean_ns", func(i int) {
 			if l := of(&s[i]); l != nil {
 				float(l.MeanNs)
 			} else {
 				b = append(b, "null"...)
 			}
-		}
-		b = append(b, ']')
+		})
 		col := func(name string, f func(*IntervalLat) int64) {
-			b = append(b, `,"`...)
-			b = append(b, name...)
-			b = append(b, `":[`...)
-			for i := range s {
-				if i > 0 {
-					b = append(b, ',')
-				}
+			column(",", name, func(i int) {
 				var v int64
 				if l := of(&s[i]); l != nil {
 					v = f(l)
 				}
 				b = strconv.AppendInt(b, v, 10)
-			}
-			b = append(b, ']')
+			})
 		}
 		col("p99_ns", func(l *IntervalLat) int64 { return l.P99Ns })
 		col("p99_9_ns", func(l *IntervalLat) int64 { return l.P999Ns })
 		col("max_ns", func(l *IntervalLat) int64 { return l.MaxNs })
 		if tagged {
-			b = append(b, `,"of":[`...)
-			for i := range s {
-				if i > 0 {
-					b = append(b, ',')
-				}
+			column(",", "of", func(i int) {
 				var v string
 				if l := of(&s[i]); l != nil {
 					v = l.Of
 				}
 				q, _ := json.Marshal(v)
 				b = append(b, q...)
-			}
-			b = append(b, ']')
+			})
 		}
 		b = append(b, '}')
 	}
