@@ -195,14 +195,8 @@ func BenchmarkVsFio(b *testing.B) {
 		b.Skip("fio is not installed")
 	}
 	dev, size := benchDevice(b)
-	secs := 10
-	if s, err := strconv.Atoi(os.Getenv("PTSRUN_BENCH_SECONDS")); err == nil && s > 0 {
-		secs = s
-	}
-	pairs := 3
-	if s, err := strconv.Atoi(os.Getenv("PTSRUN_BENCH_PAIRS")); err == nil && s > 0 {
-		pairs = s
-	}
+	secs := benchInt("PTSRUN_BENCH_SECONDS", 10)
+	pairs := benchInt("PTSRUN_BENCH_PAIRS", 3)
 	d := time.Duration(secs) * time.Second
 	cases := benchCases()
 	open := benchEngines(b, dev, size)
@@ -339,10 +333,7 @@ func BenchmarkCeiling(b *testing.B) {
 		b.Skip("fio is not installed")
 	}
 	dev, size := benchDevice(b)
-	secs := 4
-	if s, err := strconv.Atoi(os.Getenv("PTSRUN_BENCH_SECONDS")); err == nil && s > 0 {
-		secs = s
-	}
+	secs := benchInt("PTSRUN_BENCH_SECONDS", 4)
 	d := time.Duration(secs) * time.Second
 	open := benchEngines(b, dev, size)
 	for i := 0; i < b.N; i++ {
@@ -391,4 +382,13 @@ func BenchmarkCeiling(b *testing.B) {
 			b.ReportMetric(at[1]/ceiling, c.name+"-fio/ceiling")
 		}
 	}
+}
+
+// benchInt is the positive whole number the environment variable name
+// holds, or def.
+func benchInt(name string, def int) int {
+	if n, err := strconv.Atoi(os.Getenv(name)); err == nil && n > 0 {
+		return n
+	}
+	return def
 }

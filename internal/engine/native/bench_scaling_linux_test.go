@@ -6,7 +6,6 @@ import (
 	"image/color"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -32,10 +31,7 @@ import (
 //	PTSRUN_BENCH_PLOT=$PWD/docs/bench/scaling.png go test ./internal/engine/native -run '^$' -bench Scaling -benchtime 1x
 func BenchmarkScaling(b *testing.B) {
 	dev, size := benchDevice(b)
-	secs := 3
-	if s, err := strconv.Atoi(os.Getenv("PTSRUN_BENCH_SECONDS")); err == nil && s > 0 {
-		secs = s
-	}
+	secs := benchInt("PTSRUN_BENCH_SECONDS", 3)
 	d := time.Duration(secs) * time.Second
 	type point struct{ oio, tc, qd int }
 	var points []point
