@@ -69,21 +69,25 @@ func BenchmarkWriteData(b *testing.B) {
 	}
 }
 
-// Polling is on by default only while the I/O threads leave a CPU free.
+// Polling is on by default only while the I/O threads leave a CPU free,
+// and only then is its budget the automatic one, which stretches.
 func TestPollChoice(t *testing.T) {
 	for _, tc := range []struct {
 		poll          time.Duration
 		threads, cpus int
 		want          int64
+		auto          bool
 	}{
-		{0, 1, 2, int64(DefaultPoll)},
-		{0, 2, 2, 0},
-		{0, 4, 2, 0},
-		{0, 7, 8, int64(DefaultPoll)},
-		{-1, 1, 8, 0},
-		{200 * time.Microsecond, 4, 2, int64(200 * time.Microsecond)},
+		{0, 1, 2, int64(DefaultPoll), true},
+		{0, 2, 2, 0, false},
+		{0, 4, 2, 0, false},
+		{0, 7, 8, int64(DefaultPoll), true},
+		{-1, 1, 8, 0, false},
+		{200 * time.Microsecond, 4, 2, int64(200 * time.Microsecond), false},
 	} {
 		e := &Engine{opts: Options{Poll: tc.poll}}
-		require.Equal(t, tc.want, e.pollNs(tc.threads, tc.cpus), "%+v", tc)
+		got, auto := e.pollNs(tc.threads, tc.cpus)
+		require.Equal(t, tc.want, got, "%+v", tc)
+		require.Equal(t, tc.auto, auto, "%+v", tc)
 	}
 }

@@ -38,9 +38,10 @@ type Options struct {
 	// an inter-processor interrupt that the completing CPU pays and, in a
 	// virtual machine, an exit; at QD32 on a fast device that is 5 to 10 %
 	// of the IOPS, and at QD1 microseconds of every latency. Zero chooses:
-	// DefaultPoll while the I/O threads leave a CPU free, else no polling,
-	// because pollers would take the CPU from each other. Negative never
-	// polls.
+	// while the I/O threads leave a CPU free, DefaultPoll, stretched up to
+	// MaxAutoPoll when the thread's completions come that often (poller);
+	// else no polling, because pollers would take the CPU from each other.
+	// Negative never polls.
 	Poll time.Duration
 }
 
@@ -50,17 +51,18 @@ type Options struct {
 const DefaultPoll = 50 * time.Microsecond
 
 // pollNs is the completion polling of each of threads I/O threads on cpus
-// usable CPUs.
-func (e *Engine) pollNs(threads, cpus int) int64 {
+// usable CPUs: its budget, and whether it is the automatic one (which
+// poller stretches).
+func (e *Engine) pollNs(threads, cpus int) (int64, bool) {
 	switch {
 	case e.opts.Poll < 0:
-		return 0
+		return 0, false
 	case e.opts.Poll > 0:
-		return int64(e.opts.Poll)
+		return int64(e.opts.Poll), false
 	case threads < cpus:
-		return int64(DefaultPoll)
+		return int64(DefaultPoll), true
 	}
-	return 0
+	return 0, false
 }
 
 // Engine is the native engine opened on a target set.
@@ -232,7 +234,7 @@ func (e *Engine) run(ctx context.Context, w engine.Workload) (engine.Measurement
 			}
 		}
 	}
-	pollNs := e.pollNs(threads, len(allowed))
+	pollNs, autoPoll := e.pollNs(threads, len(allowed))
 	if e.opts.NoPin || threads > len(allowed) {
 		allowed = nil
 	}
@@ -258,7 +260,7 @@ func (e *Engine) run(ctx context.Context, w engine.Workload) (engine.Measurement
 			go func(ti, th int) {
 				defer wg.Done()
 				if mode == "io_uring" {
-					res.err = e.uringThread(w, ti, th, cpu, pollNs, gen, start, deadline, &stop, maxBS, res)
+					res.err = e.uringThread(w, ti, th, cpu, newPoller(pollNs, autoPoll), gen, start, deadline, &stop, maxBS, res)
 				} else {
 					res.err = e.preadThread(w, ti, th, gen, start, deadline, &stop, maxBS, res)
 				}

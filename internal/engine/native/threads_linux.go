@@ -46,7 +46,7 @@ func transient(rv int32) bool {
 	return false
 }
 
-func (e *Engine) uringThread(w engine.Workload, ti, th, cpu int, pollNs int64, gen *engine.AddrGen, start, deadline time.Time,
+func (e *Engine) uringThread(w engine.Workload, ti, th, cpu int, poll poller, gen *engine.AddrGen, start, deadline time.Time,
 	stop *atomic.Bool, maxBS int64, res *threadResult) error {
 	// A single-issuer ring must be entered from the thread that made it.
 	runtime.LockOSThread()
@@ -147,6 +147,7 @@ func (e *Engine) uringThread(w engine.Workload, ti, th, cpu int, pollNs int64, g
 			break
 		}
 		var err error
+		waitFrom := int64(-1)
 		switch wake := min(deadNs, 1<<62); {
 		case waiting:
 			if pace.due() < wake {
@@ -160,12 +161,16 @@ func (e *Engine) uringThread(w engine.Workload, ti, th, cpu int, pollNs int64, g
 		default:
 			// Wait for one completion, not more: the queue stays as full
 			// as the workload asks.
-			err = r.wait(pollNs, now)
+			waitFrom = now()
+			err = r.wait(poll.budget(), now)
 		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", e.targets[ti].Name, err)
 		}
 		t := now()
+		if waitFrom >= 0 {
+			poll.waited(t - waitFrom)
+		}
 		halt := firstErr != nil || t >= deadNs || stop.Load()
 		// Every wake-up, with completions or not (a paced thread's), moves
 		// the thread to the interval it is in, so that it does not hold
