@@ -101,7 +101,7 @@ func destroyDataFlag() cli.Flag {
 
 func pollFlag() cli.Flag {
 	return &cli.StringFlag{Name: "poll", Value: "auto", Usage: "native engine: how long an I/O thread polls for completions before it sleeps: " +
-		"auto (50µs while the I/O threads leave a CPU free), off, or a duration"}
+		"auto (while the I/O threads leave a CPU free: 50µs, or up to 1ms when completions come that often), off, or a duration"}
 }
 
 // runOptions are the options of run and plan: the configuration as the
