@@ -321,7 +321,7 @@ func deviationCodes(r *matrix.Results) []string {
 
 // A run begun by a ptsrun whose run.json and journal were schema 1 (series
 // as arrays of intervals) is resumed by this one, which appends schema 2
-// records (series by column): run.json says 2 before the first of them, so
+// records (series by column, compact telemetry): run.json says the current schema before the first of them, so
 // that the older ptsrun refuses the run by name instead of failing on a
 // journal line, and the run ends whole.
 func TestResumeOfAnOlderSchemaRaisesIt(t *testing.T) {

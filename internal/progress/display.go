@@ -295,7 +295,10 @@ func (p *Display) event(r pts.Record, pos pts.Position) {
 		ev["lat_mean_ms"], ev["lat_max_ms"] = t.MeanLatNs()/1e6, float64(t.LatMaxNs)/1e6
 		ev["elapsed_s"] = m.Elapsed.Seconds()
 	}
-	for k, v := range map[string]any{"purge": r.Purge, "write_cache": r.WriteCache, "verdict": r.Verdict, "telemetry": r.Telemetry} {
+	if r.Telemetry != nil {
+		ev["telemetry"] = r.Telemetry.Whole() // readings in full, not the journal's compact form
+	}
+	for k, v := range map[string]any{"purge": r.Purge, "write_cache": r.WriteCache, "verdict": r.Verdict} {
 		switch x := v.(type) {
 		case nil:
 		default:

@@ -22,9 +22,10 @@ const (
 	JournalFile = "journal.jsonl"
 	// Schema is run.json's and the journal's: 2 keeps a measurement's
 	// series by column (engine.Series), which 1 kept as an array of
-	// intervals; this ptsrun reads both, an older one refuses 2 by name
-	// instead of failing on its journal's first cell.
-	Schema = 2
+	// intervals; 3 keeps a telemetry record's readings compactly
+	// (telemetry.Compact). This ptsrun reads them all; an older one refuses
+	// a newer schema by name instead of failing on a journal line.
+	Schema = 3
 )
 
 // Record types of the journal.

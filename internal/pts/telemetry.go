@@ -2,6 +2,7 @@ package pts
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/ptsrun/ptsrun/internal/telemetry"
 )
@@ -132,3 +133,42 @@ func TelemetryUnavailable(recs []Record) string {
 	}
 	return why
 }
+
+// telemetryJSON is a TelemetryRecord as the journal holds it: its readings
+// compact (telemetry.Compact), which reads the whole form of older
+// journals too.
+type telemetryJSON struct {
+	plainTelemetry
+	Readings []telemetry.Compact `json:"readings,omitempty"`
+}
+
+type plainTelemetry TelemetryRecord
+
+// MarshalJSON writes the readings compactly.
+func (t TelemetryRecord) MarshalJSON() ([]byte, error) {
+	out := telemetryJSON{plainTelemetry: plainTelemetry(t)}
+	out.plainTelemetry.Readings = nil
+	for _, r := range t.Readings {
+		out.Readings = append(out.Readings, telemetry.Compact(r))
+	}
+	return json.Marshal(out)
+}
+
+// UnmarshalJSON reads either form of the readings.
+func (t *TelemetryRecord) UnmarshalJSON(b []byte) error {
+	var in telemetryJSON
+	if err := json.Unmarshal(b, &in); err != nil {
+		return err
+	}
+	*t = TelemetryRecord(in.plainTelemetry)
+	t.Readings = nil
+	for _, r := range in.Readings {
+		t.Readings = append(t.Readings, telemetry.Reading(r))
+	}
+	return nil
+}
+
+// Whole is the record as it marshals with every reading in full
+// (telemetry.Reading's own JSON), for output meant for people and scripts
+// rather than for the journal.
+func (t TelemetryRecord) Whole() any { return plainTelemetry(t) }
