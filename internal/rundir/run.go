@@ -180,24 +180,28 @@ func Resume(ctx context.Context, dir string, destroy []string) (x *Execution, er
 	if err := pts.CheckTargets(stages, tp.Identities); err != nil {
 		return nil, err
 	}
+	set, err := tp.Open(dir, targets.OpenOptions{Poll: run.Poll.Duration()})
+	if err != nil {
+		return nil, err
+	}
 	// What resume appends is of this schema (engine.Series by column since
 	// 2): run.json says so before the first record, so that an older
 	// ptsrun refuses the run by name instead of failing on a journal line.
-	// It is written back as it was loaded, its schema aside.
+	// Only once the targets are open: opening them is the last check that
+	// can refuse (a block device another program holds), and a refused
+	// resume changes nothing. It is written back as it was loaded (the
+	// fields this ptsrun knows), its schema aside.
 	if ri.Schema < pts.Schema {
 		up := ri
 		up.Schema = pts.Schema
 		if err := pts.WriteRunInfo(dir, up); err != nil {
+			set.Close()
 			return nil, fmt.Errorf("%s: %w", filepath.Join(dir, RunFile), err)
 		}
 		ri.Schema = pts.Schema
 	}
 	info := ri
 	info.Config, info.Profile, info.Stages = run.Config, run.Profile, stages
-	set, err := tp.Open(dir, targets.OpenOptions{Poll: run.Poll.Duration()})
-	if err != nil {
-		return nil, err
-	}
 	return &Execution{Dir: dir, Info: info, Set: set, Purge: run.Purge, Prior: prior, Costs: run.Costs(ctx), lock: lock}, nil
 }
 
