@@ -18,6 +18,10 @@ func TestPollerBudget(t *testing.T) {
 		{"completions within the base", true, []int64{10_000, 20_000}, base},
 		{"1 MiB writes every 130 us", true, []int64{130_000, 130_000, 130_000}, 260_000},
 		{"at the stretch's bound", true, []int64{MaxAutoPoll / 2}, MaxAutoPoll},
+		{"just past the stretch's bound", true, []int64{MaxAutoPoll/2 + 1}, base},
+		// An average, not the last wait: one slow wait (900 us, which
+		// alone would be slept through) moves it by an eighth.
+		{"one slow wait among fast ones", true, []int64{100_000, 900_000}, 2 * (100_000 + 800_000/8)},
 		{"a slow device: slept through", true, []int64{5_000_000}, base},
 		{"fixed budget does not stretch", false, []int64{130_000}, base},
 		{"negative wait counts as none", true, []int64{-5}, base},
@@ -32,7 +36,7 @@ func TestPollerBudget(t *testing.T) {
 			}
 			got := p.budget()
 			if tc.name == "slow then fast" {
-				// An average, not the last wait: near 2 x 100 us.
+				// The slow wait's share decays: near 2 x 100 us.
 				require.InDelta(t, tc.want, got, 5_000)
 				return
 			}
