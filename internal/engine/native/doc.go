@@ -5,7 +5,8 @@
 // in flight, registered files, buffers and ring fd, and reaps completions in
 // batches: one io_uring_enter per batch submits the refills and collects the
 // next completions. While the I/O threads leave a CPU free, a thread that
-// finds no completion polls for up to DefaultPoll before it sleeps, because
+// finds no completion polls for up to DefaultPoll (stretched to twice its
+// recent waits, at most MaxAutoPoll: poller) before it sleeps, because
 // being woken costs the completing CPU an interrupt (and a virtual machine an
 // exit) on every batch. Where io_uring is not available (an old kernel, or
 // io_uring_disabled set) a pool of TC × QD goroutines doing pread/pwrite takes

@@ -45,9 +45,9 @@ type Options struct {
 	Poll time.Duration
 }
 
-// DefaultPoll bounds the completion polling of Options.Poll: long enough
-// to span the gaps between completions of a busy queue, short enough that
-// an idle or slow device costs little CPU.
+// DefaultPoll is the automatic completion polling's budget before it
+// stretches (poller): long enough to span the gaps between completions of
+// a busy queue, short enough that an idle or slow device costs little CPU.
 const DefaultPoll = 50 * time.Microsecond
 
 // pollNs is the completion polling of each of threads I/O threads on cpus
