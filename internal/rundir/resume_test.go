@@ -15,7 +15,7 @@ import (
 )
 
 // A resume that is refused changes nothing of the run directory: a
-// schema-1 run.json is raised to 2 only once its targets are open (the
+// schema-1 run.json is raised to the current schema only once its targets are open (the
 // last check that can refuse: another holder of a block device, a drive
 // state that does not load), not before. Here the simulated drive's state
 // does not load; on a block device the same order let "is in use" refuse
