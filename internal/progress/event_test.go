@@ -9,18 +9,17 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ptsrun/ptsrun/internal/pts"
-	"github.com/ptsrun/ptsrun/internal/telemetry"
 )
 
 // run --json prints a telemetry record's readings in full, each figure
 // with its source, not in the journal's compact form.
 func TestEventTelemetryInFull(t *testing.T) {
-	var r telemetry.Reading
-	require.NoError(t, json.Unmarshal([]byte(`{"device":"/dev/nvme0n1","sources":["nvme-cli"],
-		"temperature_c":{"value":41,"source":"nvme-cli"},"media_errors":{"value":0,"source":"nvme-cli"}}`), &r))
+	var rec pts.TelemetryRecord
+	require.NoError(t, json.Unmarshal([]byte(`{"at":"round","readings":[{"device":"/dev/nvme0n1","sources":["nvme-cli"],
+		"temperature_c":{"value":41,"source":"nvme-cli"},"media_errors":{"value":0,"source":"nvme-cli"}}]}`), &rec))
 	var out bytes.Buffer
 	p := &Display{out: &out}
-	p.event(pts.Record{Type: pts.RecTelemetry, Stage: "iops", Telemetry: &pts.TelemetryRecord{At: pts.AtRound, Readings: []telemetry.Reading{r}}}, pts.Position{})
+	p.event(pts.Record{Type: pts.RecTelemetry, Stage: "iops", Telemetry: &rec}, pts.Position{})
 	var ev struct {
 		Type      string `json:"type"`
 		Telemetry struct {
