@@ -77,7 +77,7 @@ func (c Compact) MarshalJSON() ([]byte, error) {
 			if fv.FieldByName("Source").String() == def {
 				val = fv.FieldByName("Value").Interface()
 			}
-		} else if f.omit && fv.IsZero() || f.omit && fv.Kind() == reflect.Slice && fv.Len() == 0 {
+		} else if f.omit && (fv.IsZero() || fv.Kind() == reflect.Slice && fv.Len() == 0) {
 			continue
 		}
 		enc, err := json.Marshal(val)
