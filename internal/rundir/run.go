@@ -184,9 +184,9 @@ func Resume(ctx context.Context, dir string, destroy []string) (x *Execution, er
 	if err != nil {
 		return nil, err
 	}
-	// What resume appends is of this schema (engine.Series by column since
-	// 2): run.json says so before the first record, so that an older
-	// ptsrun refuses the run by name instead of failing on a journal line.
+	// What resume appends is of this schema (engine.Series by column since 2,
+	// compact telemetry readings since 3): run.json says so before the first
+	// record, so that an older ptsrun refuses the run by name instead of failing on a journal line.
 	// Only once the targets are open: opening them is the last check that
 	// can refuse (a block device another program holds), and a refused
 	// resume changes nothing. It is written back as it was loaded (the

@@ -7,7 +7,7 @@ package native
 // then the next completion most likely comes while the thread still polls,
 // and the thread is not woken. Waking it costs the completing CPU an
 // interrupt and, in a virtual machine, an exit, and that CPU is often the
-// bottleneck (a loop device's worker copying 1 MiB writes: 4-5 % of its
+// bottleneck (a loop device's worker copying 1 MiB writes: 3-5 % of its
 // MB/s); and the wake-up's own microseconds land in the measured response
 // time. A wait longer than that (a slow device) is slept through after
 // DefaultPoll, so that it costs little CPU.
