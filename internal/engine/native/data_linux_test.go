@@ -52,6 +52,58 @@ func TestWriteDataUniqueStamps(t *testing.T) {
 	}
 }
 
+// A write's buffer is the one given back longest ago, never one another
+// slot holds, and every buffer and the pool lie apart within the mapping.
+func TestForWrite(t *testing.T) {
+	for _, tc := range []struct {
+		slots  int
+		maxBS  int64
+		spares int
+	}{
+		{1, 4096, 1},        // a synchronous worker: two buffers in turn
+		{32, 4096, 32},      // small blocks: as many spares as slots
+		{32, 128 << 10, 32}, // 32 × 128 KiB = writeCooling
+		{32, 1 << 20, 4},    // 4 × 1 MiB = writeCooling
+		{8, 16 << 20, 1},    // a block larger than writeCooling
+		{4, 3 * 4096, 4},
+	} {
+		bufs := newBuffers(tc.slots, tc.maxBS, 512, 1)
+		require.Len(t, bufs.spare, tc.spares, "slots %d, block %d", tc.slots, tc.maxBS)
+		total := tc.slots + tc.spares
+		require.Equal(t, int64(total)*tc.maxBS, bufs.pool, "the pool follows the buffers")
+		require.Equal(t, int(bufs.pool+poolBytes), len(bufs.mem))
+		held := make([]int, tc.slots)
+		for i := range held {
+			held[i] = i
+		}
+		// freed[k] is when buffer k was last given back; the spares count
+		// as given back in their order, before any slot's.
+		freed := make([]int, total)
+		for k := range tc.spares {
+			freed[tc.slots+k] = k - tc.spares
+		}
+		rng := rand.New(rand.NewPCG(5, 6))
+		for step := range 1000 {
+			i := rng.IntN(tc.slots)
+			before := held[i]
+			held[i] = bufs.forWrite(before)
+			freed[before] = step
+			inUse := map[int]bool{}
+			for _, h := range held {
+				require.False(t, inUse[h], "step %d: buffer %d held by two slots", step, h)
+				inUse[h] = true
+			}
+			// The one taken was given back before every other spare.
+			for k := range total {
+				if !inUse[k] {
+					require.Less(t, freed[held[i]], freed[k], "step %d: buffer %d taken before %d", step, held[i], k)
+				}
+			}
+		}
+		bufs.free()
+	}
+}
+
 // BenchmarkWriteData is the cost of making one write's data, of 4 KiB
 // and of 1 MiB (whose buffers, 32 of them as at QD32, are not in the cache).
 func BenchmarkWriteData(b *testing.B) {

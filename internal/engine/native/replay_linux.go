@@ -92,6 +92,9 @@ func (e *Engine) replayUring(ctx context.Context, ios []engine.TimedIO, depth in
 	_ = r.registerBuffer(bufs.mem)
 	rng := rand.New(rand.NewPCG(0x5bd1e995, 0x7265706c6179))
 	slots := make([]slot, depth)
+	for i := range slots {
+		slots[i].bi = i
+	}
 	owner := make([]int, depth) // the I/O each slot holds
 	free := make([]int, 0, depth)
 	for i := depth - 1; i >= 0; i-- {
@@ -117,10 +120,11 @@ func (e *Engine) replayUring(ctx context.Context, ios []engine.TimedIO, depth in
 			free = free[:len(free)-1]
 			s := &slots[i]
 			s.size, s.off, s.read, s.start, s.active = io.Size, io.Offset, io.Read, t, true
-			s.buf = bufs.slot(i)
 			if !io.Read {
-				bufs.write(i, io.Size, rng, &e.stamp)
+				s.bi = bufs.forWrite(s.bi)
+				bufs.write(s.bi, io.Size, rng, &e.stamp)
 			}
+			s.buf = bufs.at(s.bi)
 			r.prep(io.Read, fd, s.buf, uint32(io.Size), io.Offset, uint64(i))
 			owner[i] = next
 			res.Issue[next] = t
@@ -188,6 +192,7 @@ func (e *Engine) replayPread(ctx context.Context, ios []engine.TimedIO, depth in
 			rng := rand.New(rand.NewPCG(0x5bd1e995, uint64(q)))
 			bufs := newBuffers(1, maxBS, tg.LogicalBlock, uint64(q))
 			defer bufs.free()
+			bi := 0 // the buffer this worker holds
 			for {
 				mu.Lock()
 				if next >= len(ios) || firstErr != nil || ctx.Err() != nil {
@@ -206,10 +211,11 @@ func (e *Engine) replayPread(ctx context.Context, ios []engine.TimedIO, depth in
 				if d := time.Until(start.Add(io.At)); d > 0 {
 					time.Sleep(d)
 				}
-				b := unsafe.Slice((*byte)(bufs.slot(0)), io.Size)
 				if !io.Read {
-					bufs.write(0, io.Size, rng, &e.stamp)
+					bi = bufs.forWrite(bi)
+					bufs.write(bi, io.Size, rng, &e.stamp)
 				}
+				b := unsafe.Slice((*byte)(bufs.at(bi)), io.Size)
 				t0 := time.Since(start)
 				var got int
 				var err error

@@ -80,6 +80,9 @@ func (e *Engine) uringThread(w engine.Workload, ti, th, cpu int, poll poller, ge
 	_ = r.registerBuffer(bufs.mem) // unregistered buffers work too, a little slower
 	rng := rand.New(rand.NewPCG(w.Seed^0x5bd1e995, uint64(ti)<<32|uint64(th)))
 	slots := make([]slot, w.QD)
+	for i := range slots {
+		slots[i].bi = i
+	}
 	trace := e.opts.Trace
 	now := func() int64 { return int64(time.Since(start)) }
 	var deadNs int64 = 1<<63 - 1
@@ -102,10 +105,11 @@ func (e *Engine) uringThread(w engine.Workload, ti, th, cpu int, poll poller, ge
 		}
 		s := &slots[i]
 		s.size, s.off, s.read, s.start, s.active, s.retries = io.Size, io.Offset, io.Read, t, true, 0
-		s.buf = bufs.slot(i)
 		if !io.Read {
-			bufs.write(i, io.Size, rng, &e.stamp)
+			s.bi = bufs.forWrite(s.bi)
+			bufs.write(s.bi, io.Size, rng, &e.stamp)
 		}
+		s.buf = bufs.at(s.bi)
 		if trace > 0 {
 			res.trace = append(res.trace, engine.TraceIO{Target: ti, Thread: th, Offset: io.Offset, Size: io.Size, Read: io.Read})
 			trace--
@@ -263,6 +267,7 @@ func (e *Engine) preadThread(w engine.Workload, ti, th int, gen *engine.AddrGen,
 			}
 			defer arrive() // a worker that ends before its first I/O lets the others go
 			depth := 0
+			bi := 0 // the buffer this worker holds
 			defer func() {
 				mu.Lock()
 				res.maxDepth = max(res.maxDepth, depth)
@@ -298,10 +303,11 @@ func (e *Engine) preadThread(w engine.Workload, ti, th int, gen *engine.AddrGen,
 					arrive()
 					ready.Wait()
 				}
-				buf := bufs.slot(0)
 				if !io.Read {
-					bufs.write(0, io.Size, rng, &e.stamp)
+					bi = bufs.forWrite(bi)
+					bufs.write(bi, io.Size, rng, &e.stamp)
 				}
+				buf := bufs.at(bi)
 				b := unsafe.Slice((*byte)(buf), io.Size)
 				t0 := time.Now()
 				var n int
