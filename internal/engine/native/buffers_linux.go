@@ -49,9 +49,10 @@ type buffers struct {
 // 4.9 with 8, 5.2 with 16 and 5.3 with 32, that is once the bytes read
 // since the buffer's last write (E blocks) passed the 2 MiB of the
 // reading CPU's L2; 1 MiB writes went from 4.8 to 5.5-5.6 GB/s with
-// E=4. That fits the cache: the buffer's lines are still in the cache of
-// the CPU that read them, the loop device's worker's, which is the
-// bottleneck, and writing them at once costs it their taking back.
+// E=4. The cause is likely in the caches of the two CPUs, the filling
+// one's and the one of the loop device's worker, the bottleneck, which has
+// just read the buffer; this virtual machine has no hardware counters to
+// show it, and QD16 was fast without spares.
 const writeCooling = 4 << 20
 
 // The pool is two windows' worth of random bytes: a write's data is made a
