@@ -20,5 +20,7 @@
 // however long a workload runs. Write buffers are refreshed for every write
 // from a pool of random bytes at a random offset and stamped with a unique
 // counter in every 512-byte sector, so the data is incompressible and no two
-// written blocks are alike.
+// written blocks are alike. A write fills the thread's least recently freed
+// buffer, of QD and some spares, not the one the device has just read
+// (buffers.forWrite, writeCooling).
 package native
