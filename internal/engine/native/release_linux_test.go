@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -49,18 +50,29 @@ func TestClosedEngineLetsGoOfTheDevice(t *testing.T) {
 			require.NoError(t, err)
 			c.do(t, e)
 			require.NoError(t, e.Close())
+			mine := boundTo(filepath.Join("/sys/block", filepath.Base(dev), "loop", "backing_file"))
+			require.NotEmpty(t, mine, "%s is bound to no file before it is detached", dev)
 			out, err := exec.Command("losetup", "-d", dev).CombinedOutput()
 			require.NoError(t, err, "%s", out)
 			backing := filepath.Join("/sys/block", filepath.Base(dev), "loop", "backing_file")
 			// Not a rate: the kernel detaches an unopened loop device at
 			// once (or when udev's probe lets go); a held one never, while
 			// this process lives. 10 s, as the loop helper waits.
-			for i := 0; i < 500 && exists(backing); i++ {
+			for i := 0; i < 500 && boundTo(backing) == mine; i++ {
 				time.Sleep(20 * time.Millisecond)
 			}
-			assert.NoFileExists(t, backing, "%s still bound after the engine closed: something of the engine holds it open", dev)
+			// Once detached, a parallel test may take the number for its
+			// own file: only this test's file still bound is a failure.
+			assert.NotEqual(t, mine, boundTo(backing), "%s still bound after the engine closed: something of the engine holds it open", dev)
 		})
 	}
 }
 
-func exists(p string) bool { _, err := os.Stat(p); return err == nil }
+// boundTo is the file a loop device's sysfs backing_file names, or "".
+func boundTo(backing string) string {
+	b, err := os.ReadFile(backing)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
+}
