@@ -19,6 +19,7 @@ import (
 
 	"github.com/prometheus/procfs"
 
+	"github.com/ptsrun/ptsrun/internal/cpuidle"
 	"github.com/ptsrun/ptsrun/internal/engine"
 	"github.com/ptsrun/ptsrun/internal/engine/enginetest"
 )
@@ -76,6 +77,7 @@ func deviceBusy(b *testing.B) float64 {
 // benchDevice returns a loop device backed by /dev/shm for the benchmark:
 // PTSRUN_BENCH_DEV names one, else one is made (root only).
 func benchDevice(b *testing.B) (string, int64) {
+	benchCPUIdle(b)
 	if d := os.Getenv("PTSRUN_BENCH_DEV"); d != "" {
 		out, err := exec.Command("blockdev", "--getsize64", d).Output()
 		if err != nil {
@@ -119,6 +121,27 @@ func benchDevice(b *testing.B) (string, int64) {
 	return dev, size
 }
 
+// benchCPUIdle holds the host's idle CPUs for the whole benchmark, both
+// engines' sides alike, as ptsrun holds them while it measures a device
+// (--cpu-idle, package cpuidle): PTSRUN_BENCH_CPUIDLE, shallow by default;
+// "host" measures them as the host has them. At TC1/QD1 on a host whose
+// idle CPUs halt, a wake-up is most of the response time. It sets
+// benchIdlePolls, which the engines are opened with, as targets.Open
+// opens them.
+func benchCPUIdle(b *testing.B) {
+	s, err := cpuidle.Parse(os.Getenv("PTSRUN_BENCH_CPUIDLE"))
+	if err != nil {
+		b.Fatalf("PTSRUN_BENCH_CPUIDLE: %v", err)
+	}
+	h, st := cpuidle.Take(s, "/", cpuidle.QoSPath)
+	b.Cleanup(h.Release)
+	benchIdlePolls = st.Polls()
+	b.Logf("CPU idle: %s", st.Label())
+}
+
+// benchIdlePolls: the host's idle CPUs poll (benchCPUIdle).
+var benchIdlePolls bool
+
 // benchEngines opens the native engine on dev once per polling setting,
 // closed when the benchmark ends.
 func benchEngines(b *testing.B, dev string, size int64) func(poll time.Duration) *Engine {
@@ -127,7 +150,7 @@ func benchEngines(b *testing.B, dev string, size int64) func(poll time.Duration)
 		if e := engines[poll]; e != nil {
 			return e
 		}
-		e, err := Open([]Target{{Name: dev, Path: dev, Size: size, LogicalBlock: 512}}, Options{Poll: poll, NoPin: os.Getenv("PTSRUN_BENCH_NOPIN") != ""})
+		e, err := Open([]Target{{Name: dev, Path: dev, Size: size, LogicalBlock: 512}}, Options{Poll: poll, NoPin: os.Getenv("PTSRUN_BENCH_NOPIN") != "", IdlePolls: benchIdlePolls})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -121,23 +121,28 @@ func BenchmarkWriteData(b *testing.B) {
 	}
 }
 
-// Polling is on by default only while the I/O threads leave a CPU free,
-// and only then is its budget the automatic one, which stretches.
+// Polling is on by default only while the I/O threads leave a CPU free
+// and the host's idle CPUs do not poll for them, and only then is its
+// budget the automatic one, which stretches. A budget given is kept.
 func TestPollChoice(t *testing.T) {
 	for _, tc := range []struct {
 		poll          time.Duration
+		idlePolls     bool
 		threads, cpus int
 		want          int64
 		auto          bool
 	}{
-		{0, 1, 2, int64(DefaultPoll), true},
-		{0, 2, 2, 0, false},
-		{0, 4, 2, 0, false},
-		{0, 7, 8, int64(DefaultPoll), true},
-		{-1, 1, 8, 0, false},
-		{200 * time.Microsecond, 4, 2, int64(200 * time.Microsecond), false},
+		{0, false, 1, 2, int64(DefaultPoll), true},
+		{0, false, 2, 2, 0, false},
+		{0, false, 4, 2, 0, false},
+		{0, false, 7, 8, int64(DefaultPoll), true},
+		{0, true, 1, 2, 0, false},
+		{0, true, 7, 8, 0, false},
+		{-1, false, 1, 8, 0, false},
+		{200 * time.Microsecond, false, 4, 2, int64(200 * time.Microsecond), false},
+		{200 * time.Microsecond, true, 1, 2, int64(200 * time.Microsecond), false},
 	} {
-		e := &Engine{opts: Options{Poll: tc.poll}}
+		e := &Engine{opts: Options{Poll: tc.poll, IdlePolls: tc.idlePolls}}
 		got, auto := e.pollNs(tc.threads, tc.cpus)
 		require.Equal(t, tc.want, got, "%+v", tc)
 		require.Equal(t, tc.auto, auto, "%+v", tc)

@@ -8,7 +8,11 @@
 // finds no completion polls for up to DefaultPoll (stretched to twice its
 // recent waits, at most MaxAutoPoll: poller) before it sleeps, because
 // being woken costs the completing CPU an interrupt (and a virtual machine an
-// exit) on every batch. Where io_uring is not available (an old kernel, or
+// exit) on every batch; unless the host's idle CPUs poll (ptsrun holds them
+// so while it measures, package cpuidle: Options.IdlePolls), for then a
+// sleeping thread's CPU polls in the kernel's idle loop, waking it costs no
+// interrupt, and a polling thread only takes the CPU from the device's
+// workers. Where io_uring is not available (an old kernel, or
 // io_uring_disabled set) a pool of TC × QD goroutines doing pread/pwrite takes
 // its place, and the measurement says which one ran. native_linux.go opens
 // the engine and runs a workload's threads, threads_linux.go is the I/O loop

@@ -20,6 +20,7 @@ type Options struct {
 	NoPin      bool
 	Trace      int
 	Poll       time.Duration
+	IdlePolls  bool
 }
 
 // Engine is not available on this OS.
