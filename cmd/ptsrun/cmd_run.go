@@ -61,7 +61,7 @@ func runFlags() []cli.Flag {
 		testParamFlags(),
 		g("Engine",
 			&cli.StringFlag{Name: "engine", Usage: "workload engine: native, fio or sim", DefaultText: "native; sim for simulated drives, fio with --fio-server"},
-			pollFlag()),
+			pollFlag(), cpuIdleFlag()),
 		operatorFlags(),
 		g("Output",
 			&cli.StringFlag{Name: "out", Usage: "run directory to create"},
@@ -97,6 +97,14 @@ func testParamFlags() []cli.Flag {
 // destroyDataFlag confirms a target may be overwritten.
 func destroyDataFlag() cli.Flag {
 	return &cli.StringSliceFlag{Name: "destroy-data", Usage: "confirm that the named target (serial or path) may be overwritten"}
+}
+
+// cpuIdleFlag is how quick to wake the host's idle CPUs are kept while
+// ptsrun measures local targets (cpuidle.Parse).
+func cpuIdleFlag() cli.Flag {
+	return &cli.StringFlag{Name: "cpu-idle", Value: "shallow", Usage: "how quick to wake the host's idle CPUs are kept while measuring a device on this host " +
+		"(PM QoS, /dev/cpu_dma_latency; needs root): shallow (they poll: no wake-up latency in the device's), host (as the host has them), " +
+		"or the longest wake-up allowed, such as 20us"}
 }
 
 func pollFlag() cli.Flag {
@@ -217,6 +225,7 @@ func configFromFlags(c *cli.Context) (pts.Config, error) {
 	cfg.FioServers = c.StringSlice("fio-server")
 	cfg.Seed = c.Uint64("seed")
 	cfg.Poll = c.String("poll") // run.json keeps the text; checkRun parses it
+	cfg.CPUIdle = c.String("cpu-idle")
 	cfg.SS = steadystate.Criteria{Window: c.Int("ss-window"), MaxRange: c.Float64("ss-max-range"), MaxSlope: c.Float64("ss-max-slope")}
 	if err := rundir.ApplyCapture(&cfg, c.String("capture"), c.String("capture-format"), c.String("capture-device")); err != nil {
 		return cfg, err

@@ -55,7 +55,7 @@ func vdbenchCommand(c *cli.Context) error {
 		return err
 	}
 	opts := vdbenchOptions{File: c.String("vdbench"), Engine: c.String("engine"), DestroyData: c.StringSlice("destroy-data"),
-		Dir: dir, Seed: c.Uint64("seed"), Poll: c.String("poll"), Operator: op, JSON: c.Bool("json"), DryRun: c.Bool("dry-run")}
+		Dir: dir, Seed: c.Uint64("seed"), Poll: c.String("poll"), CPUIdle: c.String("cpu-idle"), Operator: op, JSON: c.Bool("json"), DryRun: c.Bool("dry-run")}
 	return runVdbench(c.Context, opts, c.App.Writer, c.App.ErrWriter)
 }
 

@@ -70,7 +70,7 @@ func workloadCommand() *cli.Command {
 			clihelp.Group("vdbench", vdbenchFlags()...),
 			clihelp.Group("Engine",
 				&cli.StringFlag{Name: "engine", Usage: "native, fio, or sim", DefaultText: "native; sim for simulated drives, fio with --fio-server"},
-				pollFlag()),
+				pollFlag(), cpuIdleFlag()),
 			operatorFlags(),
 			clihelp.Group("Output",
 				&cli.BoolFlag{Name: "json", Usage: "print the measurement as JSON"},
@@ -125,6 +125,7 @@ func workloadOptionsFrom(c *cli.Context) (workloadOptions, error) {
 	opts.Targets = targets.Options{Specs: c.StringSlice("target"), Engine: c.String("engine"), FioServers: c.StringSlice("fio-server"),
 		DestroyData: c.StringSlice("destroy-data")}
 	opts.Poll, opts.JSON, opts.Metrics = c.String("poll"), c.Bool("json"), c.String("metrics-textfile")
+	opts.CPUIdle = c.String("cpu-idle")
 	if err := opts.Check(); err != nil {
 		return workloadOptions{}, err
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ptsrun/ptsrun/internal/cpuidle"
 	"github.com/ptsrun/ptsrun/internal/engine"
 	"github.com/ptsrun/ptsrun/internal/pts"
 	"github.com/ptsrun/ptsrun/internal/rundir"
@@ -26,6 +27,7 @@ type VdbenchOptions struct {
 	Dir         string
 	Seed        uint64
 	Poll        string
+	CPUIdle     string // --cpu-idle
 	Operator    pts.Operator
 	JSON        bool
 	DryRun      bool
@@ -101,8 +103,13 @@ func RunVdbench(ctx context.Context, opts VdbenchOptions, out Output) (err error
 	if err != nil {
 		return err
 	}
+	idle, err := cpuidle.Parse(opts.CPUIdle)
+	if err != nil {
+		return err
+	}
+	var idleState *cpuidle.State // of the latest set opened: one host
 	record := func() error {
-		_, err := rundir.Record(rundir.Recording{Dir: dir, Targets: union, Engine: desc, Poll: poll, Started: started,
+		_, err := rundir.Record(rundir.Recording{Dir: dir, Targets: union, Engine: desc, Poll: poll, CPUIdle: idleState, Started: started,
 			Operator: opts.Operator, Version: opts.Version, Cells: done, Vdbench: &rundir.VdbenchRecord{File: f, Plan: plan, Runs: runs}})
 		return err
 	}
@@ -185,9 +192,10 @@ func RunVdbench(ctx context.Context, opts VdbenchOptions, out Output) (err error
 				}
 				writes = writes || q.Workload.ReadPct < 100
 			}
-			if set, err = tp.Open(dir, targets.OpenOptions{Poll: poll.Duration(), ReadOnly: !writes}); err != nil {
+			if set, err = tp.Open(dir, targets.OpenOptions{Poll: poll.Duration(), ReadOnly: !writes, CPUIdle: idle}); err != nil {
 				return fmt.Errorf("run %s: %w", r.Name, err)
 			}
+			idleState = set.CPUIdle
 			setSpecs = r.Targets
 			if desc == "" {
 				desc = set.Engine.Describe()

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ptsrun/ptsrun/internal/cpuidle"
 	"github.com/ptsrun/ptsrun/internal/engine"
 	"github.com/ptsrun/ptsrun/internal/metrics"
 	"github.com/ptsrun/ptsrun/internal/presets"
@@ -45,6 +46,7 @@ type WorkloadOptions struct {
 	Presets  []string
 	Set      map[string]bool
 	Poll     string // --poll, parsed by RunWorkload
+	CPUIdle  string // --cpu-idle, parsed by RunWorkload
 	Operator pts.Operator
 	Dir      string // --out: record the workloads as a run directory here
 	JSON     bool
@@ -369,6 +371,10 @@ func RunWorkload(ctx context.Context, opts WorkloadOptions, out Output) (err err
 	if err != nil {
 		return err
 	}
+	idle, err := cpuidle.Parse(opts.CPUIdle)
+	if err != nil {
+		return err
+	}
 	recorded := 0
 	if dir != "" {
 		if err := tp.CheckRunDir(dir); err != nil {
@@ -394,11 +400,14 @@ func RunWorkload(ctx context.Context, opts WorkloadOptions, out Output) (err err
 		}
 		defer lock.Release() // before the undo above
 	}
-	set, err := tp.Open(dir, targets.OpenOptions{Poll: poll.Duration(), ReadOnly: !to.Gate})
+	set, err := tp.Open(dir, targets.OpenOptions{Poll: poll.Duration(), ReadOnly: !to.Gate, CPUIdle: idle})
 	if err != nil {
 		return err
 	}
 	defer set.Close()
+	if st := set.CPUIdle; st != nil && !st.Held && st.Asked != "host" && !opts.JSON {
+		fmt.Fprintf(stderr, "ptsrun workload: idle CPUs %s; low-queue-depth response times include the host's CPU wake-ups\n", st.Note)
+	}
 	started := time.Now().UTC()
 	names := tp.Names()
 	desc := set.Engine.Describe()
@@ -415,7 +424,7 @@ func RunWorkload(ctx context.Context, opts WorkloadOptions, out Output) (err err
 				cells[0].Workload.Duration)
 		}
 	}
-	rec := rundir.Recording{Dir: dir, Targets: tp, Engine: desc, Poll: poll, Started: started, Operator: opts.Operator, Version: opts.Version}
+	rec := rundir.Recording{Dir: dir, Targets: tp, Engine: desc, Poll: poll, CPUIdle: set.CPUIdle, Started: started, Operator: opts.Operator, Version: opts.Version}
 	var results []rundir.WorkloadResult
 	runCells := make([]engine.Cell, len(cells))
 	for i, c := range cells {

@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+
+	"github.com/ptsrun/ptsrun/internal/cpuidle"
 )
 
 // Host is the test platform (PTS §5: test system hardware and software).
@@ -24,6 +26,10 @@ type Host struct {
 	Ptsrun string `json:"ptsrun_version"`
 	Go     string `json:"go_version"`
 	Fio    string `json:"fio_version,omitempty"`
+	// CPUIdle is the idle states of the host's CPUs and what ptsrun held
+	// of them while it measured; absent for simulated drives and fio
+	// servers, and in run.json files older than it.
+	CPUIdle *cpuidle.State `json:"cpu_idle,omitempty"`
 }
 
 // FS is a root to read /proc, /sys and /etc from; "/" on a live system.

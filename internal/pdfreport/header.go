@@ -66,6 +66,11 @@ func (b *builder) header() {
 		{"OS", osLabel(host)},
 		{"HBA", strings.Join(unique(mapTargets(ri.Targets, hbaLabel)), "; ")},
 	}
+	// The host's idle CPUs: at a low queue depth their wake-up is in every
+	// response time (cpuidle), so the page says what they were held to.
+	if host.CPUIdle != nil {
+		h.Platform = append(h.Platform, KV{"CPU idle", host.CPUIdle.Label()})
+	}
 	if link := strings.Join(unique(mapTargets(ri.Targets, hbaLink)), "; "); strings.Trim(link, "; ") != "" {
 		h.Platform = append(h.Platform, KV{"HBA link", link})
 	}

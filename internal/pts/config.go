@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ptsrun/ptsrun/internal/cpuidle"
 	"github.com/ptsrun/ptsrun/internal/engine"
 	"github.com/ptsrun/ptsrun/internal/steadystate"
 )
@@ -79,6 +80,11 @@ type Config struct {
 	// ("100us"). engine.ParsePoll reads it into the typed engine.Poll the
 	// rest uses.
 	Poll string `json:"poll,omitempty"`
+	// CPUIdle is how quick to wake the host's idle CPUs are kept while
+	// the run measures, as it was given (--cpu-idle): "" or "shallow",
+	// "host", or the longest wake-up allowed ("20us"); cpuidle.Parse
+	// reads it.
+	CPUIdle string `json:"cpu_idle,omitempty"`
 	// Params are the tests' own parameters by flag name ("xsr-groups"),
 	// as the user gave them; each test's definition declares, defaults and
 	// checks its own (TestDef.Params).
@@ -129,6 +135,9 @@ func (c *Config) Resolve() (Profile, error) {
 	}
 	c.Profile = p.Name
 	if _, err := c.PollDuration(); err != nil {
+		return p, err
+	}
+	if _, err := cpuidle.Parse(c.CPUIdle); err != nil {
 		return p, err
 	}
 	if len(c.Tests) == 0 {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/ptsrun/ptsrun/internal/cpuidle"
 	"github.com/ptsrun/ptsrun/internal/engine"
 	"github.com/ptsrun/ptsrun/internal/pts"
 	"github.com/ptsrun/ptsrun/internal/targets"
@@ -17,10 +18,13 @@ import (
 // the order they ran: `ptsrun workload --out` (one workload, or presets),
 // a vdbench parameter file's runs, `ptsrun fio`'s reporting groups.
 type Recording struct {
-	Dir      string
-	Targets  *targets.Plan // as opened
-	Engine   string        // the opened engine's description
-	Poll     engine.Poll
+	Dir     string
+	Targets *targets.Plan // as opened
+	Engine  string        // the opened engine's description
+	Poll    engine.Poll
+	// CPUIdle is what the opened set held of the host's idle CPUs
+	// (targets.Set.CPUIdle); nil when it held nothing.
+	CPUIdle  *cpuidle.State
 	Started  time.Time
 	Operator pts.Operator
 	Version  string // ptsrun's
@@ -82,6 +86,9 @@ func Record(r Recording) (*Built, error) {
 	if r.Poll != engine.PollAuto {
 		cfg.Poll = r.Poll.String()
 	}
+	if r.CPUIdle != nil {
+		cfg.CPUIdle = r.CPUIdle.Asked
+	}
 	stage := pts.Stage{ID: pts.CustomStage, Test: pts.Custom, Title: "Workload", MaxRounds: 1}
 	var cells []pts.ImportedCell
 	for i, c := range r.Cells {
@@ -95,6 +102,7 @@ func Record(r Recording) (*Built, error) {
 	ri := pts.RunInfo{Schema: pts.Schema, Tool: "ptsrun", Version: r.Version, Build: pts.ThisBuild(r.Version), Spec: "PTS " + pts.SpecRevision,
 		Created: r.Started, Config: cfg, Stages: []pts.Stage{stage}, Targets: r.Targets.Identities,
 		Host: targets.ProbeHost(r.Version), Engine: r.Engine, Source: "ptsrun workload", Operator: r.Operator}
+	ri.Host.CPUIdle = r.CPUIdle
 	if r.Source != "" {
 		ri.Source = r.Source
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ptsrun/ptsrun/internal/cpuidle"
 	"github.com/ptsrun/ptsrun/internal/device"
 	"github.com/ptsrun/ptsrun/internal/engine"
 	"github.com/ptsrun/ptsrun/internal/matrix"
@@ -22,8 +23,9 @@ type Checked struct {
 	Config  pts.Config
 	Profile pts.Profile
 	Targets *targets.Plan
-	Purge   string      // the purge method, chosen once for these targets
-	Poll    engine.Poll // Config.Poll, parsed once
+	Purge   string          // the purge method, chosen once for these targets
+	Poll    engine.Poll     // Config.Poll, parsed once
+	CPUIdle cpuidle.Setting // Config.CPUIdle, parsed once
 }
 
 // CheckRun resolves cfg and checks it against its targets; gate applies
@@ -34,6 +36,10 @@ func CheckRun(ctx context.Context, cfg pts.Config, gate bool) (Checked, error) {
 		return Checked{}, err
 	}
 	poll, err := engine.ParsePoll(cfg.Poll) // Resolve accepted it: from here on it is typed
+	if err != nil {
+		return Checked{}, err
+	}
+	idle, err := cpuidle.Parse(cfg.CPUIdle)
 	if err != nil {
 		return Checked{}, err
 	}
@@ -65,7 +71,7 @@ func CheckRun(ctx context.Context, cfg pts.Config, gate bool) (Checked, error) {
 			return Checked{}, err
 		}
 	}
-	return Checked{Config: cfg, Profile: p, Targets: tp, Purge: method, Poll: poll}, nil
+	return Checked{Config: cfg, Profile: p, Targets: tp, Purge: method, Poll: poll, CPUIdle: idle}, nil
 }
 
 // Start makes dir the run directory of the checked run c and opens its
@@ -98,11 +104,23 @@ func Start(ctx context.Context, c Checked, dir string, op pts.Operator, version 
 		undo()
 		return nil, err
 	}
-	set, err := tp.Open(dir, targets.OpenOptions{Poll: c.Poll.Duration()})
+	set, err := tp.Open(dir, targets.OpenOptions{Poll: c.Poll.Duration(), CPUIdle: c.CPUIdle})
 	if err != nil {
 		lock.Release()
 		undo()
 		return nil, err
+	}
+	// What the host's idle CPUs were held to is known once the targets
+	// are open; run.json was written before, so that a kill from then on
+	// leaves a run resume accepts, and is written again with it.
+	if set.CPUIdle != nil {
+		ri.Host.CPUIdle = set.CPUIdle
+		if err := pts.WriteRunInfo(dir, ri); err != nil {
+			set.Close()
+			lock.Release()
+			undo()
+			return nil, err
+		}
 	}
 	return &Execution{Dir: dir, Info: ri, Set: set, Purge: c.Purge, Costs: c.Costs(ctx), lock: lock}, nil
 }
@@ -180,7 +198,7 @@ func Resume(ctx context.Context, dir string, destroy []string) (x *Execution, er
 	if err := pts.CheckTargets(stages, tp.Identities); err != nil {
 		return nil, err
 	}
-	set, err := tp.Open(dir, targets.OpenOptions{Poll: run.Poll.Duration()})
+	set, err := tp.Open(dir, targets.OpenOptions{Poll: run.Poll.Duration(), CPUIdle: run.CPUIdle})
 	if err != nil {
 		return nil, err
 	}
@@ -191,7 +209,16 @@ func Resume(ctx context.Context, dir string, destroy []string) (x *Execution, er
 	// can refuse (a block device another program holds), and a refused
 	// resume changes nothing. It is written back as it was loaded (the
 	// fields this ptsrun knows), its schema aside.
-	if ri.Schema < pts.Schema {
+	// A resume on a host whose idle CPUs are held otherwise than when the
+	// run began (run as another user, say) is stated: run.json keeps the
+	// latest, with what it began with.
+	changed := set.CPUIdle != nil && ri.Host.CPUIdle != nil && !sameHold(*set.CPUIdle, *ri.Host.CPUIdle)
+	if changed {
+		st := *set.CPUIdle
+		st.Note = strings.TrimSpace(st.Note + " (since a resume; the run began with: " + ri.Host.CPUIdle.Label() + ")")
+		ri.Host.CPUIdle = &st
+	}
+	if ri.Schema < pts.Schema || changed {
 		up := ri
 		up.Schema = pts.Schema
 		if err := pts.WriteRunInfo(dir, up); err != nil {
@@ -203,6 +230,11 @@ func Resume(ctx context.Context, dir string, destroy []string) (x *Execution, er
 	info := ri
 	info.Config, info.Profile, info.Stages = run.Config, run.Profile, stages
 	return &Execution{Dir: dir, Info: info, Set: set, Purge: run.Purge, Prior: prior, Costs: run.Costs(ctx), lock: lock}, nil
+}
+
+// sameHold says whether a and b held the host's idle CPUs alike.
+func sameHold(a, b cpuidle.State) bool {
+	return a.Asked == b.Asked && a.Held == b.Held && a.HeldUs == b.HeldUs
 }
 
 // Execution is a run to execute (or resume) on its opened targets.

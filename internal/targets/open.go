@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ptsrun/ptsrun/internal/cpuidle"
 	"github.com/ptsrun/ptsrun/internal/device"
 	"github.com/ptsrun/ptsrun/internal/engine"
 	"github.com/ptsrun/ptsrun/internal/engine/fio"
@@ -21,6 +22,11 @@ type Set struct {
 	Plan   *Plan
 	Engine engine.Engine
 	holds  *device.Holds
+	// CPUIdle is the host's idle states while the set is open, and the
+	// PM QoS request it holds (OpenOptions.CPUIdle); nil for simulated
+	// drives and fio servers' targets, whose hosts ptsrun does not set.
+	CPUIdle *cpuidle.State
+	idle    *cpuidle.Hold
 }
 
 // OpenOptions tune the engine Open opens.
@@ -33,6 +39,10 @@ type OpenOptions struct {
 	// ReadOnly says nothing will be written: the block devices are not
 	// held exclusively (a device may be read while it is mounted).
 	ReadOnly bool
+	// CPUIdle is how quick to wake the host's idle CPUs are kept while
+	// the set of local targets is open (--cpu-idle; the zero value,
+	// cpuidle.Shallow, keeps them polling).
+	CPUIdle cpuidle.Setting
 }
 
 // Open makes file targets that do not exist yet and opens the engine. dir is
@@ -61,8 +71,13 @@ func (p *Plan) Open(dir string, o OpenOptions) (*Set, error) {
 				return nil, err
 			}
 		}
+		// Held before the engine opens: the native engine's polling
+		// follows what the idle CPUs do (native.Options.IdlePolls).
+		var st cpuidle.State
+		set.idle, st = cpuidle.Take(o.CPUIdle, "/", cpuidle.QoSPath)
+		set.CPUIdle = &st
 		if p.Engine == Native {
-			set.Engine, err = p.openNative(o)
+			set.Engine, err = p.openNative(o, st.Polls())
 		} else {
 			set.Engine, err = p.openFio(p.localFioTargets(), dir, o)
 		}
@@ -72,6 +87,7 @@ func (p *Plan) Open(dir string, o OpenOptions) (*Set, error) {
 		err = fmt.Errorf("targets: no engine for a target set of kind %v", p.Kind)
 	}
 	if err != nil {
+		set.idle.Release()
 		set.holds.Release()
 		return nil, err
 	}
@@ -81,6 +97,7 @@ func (p *Plan) Open(dir string, o OpenOptions) (*Set, error) {
 // Close closes the engine, then lets go of the devices held.
 func (s *Set) Close() error {
 	err := s.Engine.Close()
+	s.idle.Release()
 	return errors.Join(err, s.holds.Release())
 }
 
@@ -118,12 +135,12 @@ func (p *Plan) openSim(dir string, o OpenOptions) (engine.Engine, error) {
 	return e, nil
 }
 
-func (p *Plan) openNative(o OpenOptions) (engine.Engine, error) {
+func (p *Plan) openNative(o OpenOptions, idlePolls bool) (engine.Engine, error) {
 	var ts []engine.Target
 	for _, t := range p.Local {
 		ts = append(ts, engine.Target{Name: t.Raw, Path: devicePath(t), Size: t.Capacity, LogicalBlock: t.LogicalBlock})
 	}
-	e, err := native.Open(ts, native.Options{Trace: o.Trace, Poll: o.Poll})
+	e, err := native.Open(ts, native.Options{Trace: o.Trace, Poll: o.Poll, IdlePolls: idlePolls})
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ptsrun/ptsrun/internal/cpuidle"
 	"github.com/ptsrun/ptsrun/internal/device"
 	"github.com/ptsrun/ptsrun/internal/engine"
 	"github.com/ptsrun/ptsrun/internal/engine/sim"
@@ -98,6 +99,41 @@ func TestSimulatedSet(t *testing.T) {
 	verdicts, err := p.Verdicts(nil)
 	require.NoError(t, err)
 	assert.Empty(t, verdicts, "only local targets are judged")
+	assert.Nil(t, set.CPUIdle, "a simulated drive's run sets nothing of the host")
+}
+
+// A set of local targets holds the host's idle CPUs as asked while it is
+// open: a PM QoS request where the kernel lets this process make one, and
+// otherwise a State that says why not; "host" asks nothing.
+func TestLocalSetHoldsCPUIdle(t *testing.T) {
+	img := filepath.Join(t.TempDir(), "t.img")
+	p, err := Check(Options{Specs: []string{"file:" + img + ":16M"}, Engine: "native"})
+	require.NoError(t, err)
+	f, perr := os.OpenFile(cpuidle.QoSPath, os.O_WRONLY, 0)
+	if perr == nil {
+		f.Close()
+	}
+	set, err := p.Open("", OpenOptions{ReadOnly: true})
+	require.NoError(t, err)
+	require.NotNil(t, set.CPUIdle)
+	assert.Equal(t, "shallow", set.CPUIdle.Asked)
+	if perr != nil {
+		assert.False(t, set.CPUIdle.Held)
+		assert.Contains(t, set.CPUIdle.Note, cpuidle.QoSPath)
+	} else {
+		assert.True(t, set.CPUIdle.Held, set.CPUIdle.Note)
+		now, err := cpuidle.Current(cpuidle.QoSPath)
+		require.NoError(t, err)
+		assert.Zero(t, now, "idle CPUs poll while the set is open")
+	}
+	require.NoError(t, set.Close())
+
+	set, err = p.Open("", OpenOptions{ReadOnly: true, CPUIdle: cpuidle.Setting{Host: true}})
+	require.NoError(t, err)
+	defer set.Close()
+	assert.Equal(t, "host", set.CPUIdle.Asked)
+	assert.False(t, set.CPUIdle.Held)
+	assert.Empty(t, set.CPUIdle.Note)
 }
 
 // A local target's verdict is what the gate would make of it: a new file,
