@@ -106,6 +106,10 @@ func (st State) Polls() bool {
 func (st State) Label() string {
 	var what string
 	switch {
+	case st.Held && len(st.States) == 0:
+		// Without a cpuidle driver the idle loop halts whatever is
+		// asked: the request is held and changes nothing.
+		what = fmt.Sprintf("PM QoS %d µs held, no effect", st.HeldUs)
 	case st.Held && st.HeldUs == 0:
 		what = "kept polling (PM QoS 0 µs)"
 	case st.Held:
@@ -115,8 +119,9 @@ func (st State) Label() string {
 	default:
 		what = st.Note
 	}
-	if st.Driver == "" {
-		return what
+	if len(st.States) == 0 {
+		// The kernel says "none", or has no cpuidle at all.
+		return "no cpuidle driver, idle CPUs halt; " + what
 	}
 	s := st.Driver
 	if n := len(st.States); n > 0 {

@@ -47,6 +47,7 @@ func TestParse(t *testing.T) {
 func TestProbe(t *testing.T) {
 	assert.Equal(t, State{Driver: "haltpoll", Governor: "haltpoll", States: []IdleState{{"POLL", 0}, {"haltpoll", 1}}}, Probe("testdata/haltpoll"))
 	assert.Equal(t, State{Driver: "intel_idle", Governor: "menu", States: []IdleState{{"POLL", 0}, {"C1E", 2}, {"C6", 170}}}, Probe("testdata/intel"))
+	assert.Equal(t, State{Driver: "none", Governor: "menu"}, Probe("testdata/none"), "a driver of none has no states")
 	assert.Equal(t, State{}, Probe(t.TempDir()), "no cpuidle: nothing to say")
 }
 
@@ -67,7 +68,12 @@ func TestLabel(t *testing.T) {
 			s.Asked, s.Note = "shallow", "not held: /dev/cpu_dma_latency: permission denied"
 			return s
 		}, "intel_idle, deepest C6 170 µs; not held: /dev/cpu_dma_latency: permission denied"},
-		{"no cpuidle", func(State) State { return State{Asked: "shallow", Held: true} }, "kept polling (PM QoS 0 µs)"},
+		{"no cpuidle", func(State) State { return State{Asked: "shallow", Held: true} },
+			"no cpuidle driver, idle CPUs halt; PM QoS 0 µs held, no effect"},
+		{"driver none", func(State) State { s := Probe("testdata/none"); s.Asked, s.Held = "shallow", true; return s },
+			"no cpuidle driver, idle CPUs halt; PM QoS 0 µs held, no effect"},
+		{"driver none, host", func(State) State { s := Probe("testdata/none"); s.Asked = "host"; return s },
+			"no cpuidle driver, idle CPUs halt; as the host has them (--cpu-idle host)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) { assert.Equal(t, tc.want, tc.st(base).Label()) })
 	}
@@ -88,6 +94,7 @@ func TestPolls(t *testing.T) {
 		{"haltpoll held at 1: halts", held(halt, 1), false},
 		{"not held", intel, false},
 		{"no cpuidle driver: halt whatever is held", held(State{}, 0), false},
+		{"driver none: halt whatever is held", held(Probe("testdata/none"), 0), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) { assert.Equal(t, tc.want, tc.st.Polls()) })
 	}
