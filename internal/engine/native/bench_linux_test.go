@@ -401,6 +401,10 @@ func benchCases() []benchCase {
 		{"rnd4k-read-tc1qd32-nopoll", rnd(100, 4096, 1, 32), "randread", "iops", nil, -1},
 		{"rnd4k-65/35-tc4qd32-nopoll", rnd(65, 4096, 4, 32), "randrw", "iops", append([]string{"--rwmixread=65"}, refill...), -1},
 		{"rnd8k-65/35-tc32qd32-nopoll", rnd(65, 8192, 32, 32), "randrw", "iops", append([]string{"--rwmixread=65"}, refill...), -1},
+		{"seq128k-read-tc1qd32-nopoll", seq(100, 128<<10), "read", "mbps", nil, -1},
+		{"seq128k-write-tc1qd32-nopoll", seq(0, 128<<10), "write", "mbps", refill, -1},
+		{"seq1m-read-tc1qd32-nopoll", seq(100, 1<<20), "read", "mbps", nil, -1},
+		{"seq1m-write-tc1qd32-nopoll", seq(0, 1<<20), "write", "mbps", refill, -1},
 	})
 }
 

@@ -11,17 +11,34 @@ package native
 // MB/s); and the wake-up's own microseconds land in the measured response
 // time. A wait longer than that (a slow device) is slept through after
 // DefaultPoll, so that it costs little CPU.
+//
+// The automatic budget is also 0 (sleep at once) while completions come
+// closer together than MinPollGap apiece: then a thread that sleeps wakes
+// to several completions, so a wake-up is paid once per batch, while a
+// polling thread reaps them one at a time, submits one at a time, and
+// holds a CPU that the device's own work needs. Measured on a 2-CPU
+// Firecracker guest against a memory-backed loop device, 4 KiB reads at
+// TC1/QD32 (a completion every 5 us): 0.85-0.94x fio's IOPS polling,
+// 1.14 not; 128 KiB and 1 MiB reads at TC1/QD32 (every 20 and 180 us):
+// 1.11 and 1.15 polling, 0.96 and 0.99 not; 4 KiB reads at TC1/QD1 (every
+// 16 us): a mean response time 1.38x better than fio's polling, 1.04 not.
 type poller struct {
 	base, max int64 // ns; max == base: a fixed budget
+	auto      bool
 	gap       int64 // ns, moving average of the recent waits; 0: none yet
+	each      int64 // ns, moving average of a wait over the completions it brought
 }
+
+// MinPollGap is the automatic polling's floor: completions closer
+// together than this apiece are slept for (poller).
+const MinPollGap = 10_000 // ns
 
 // MaxAutoPoll bounds the automatic polling's stretch (Options.Poll zero).
 const MaxAutoPoll = 1_000_000 // ns
 
 func newPoller(base int64, auto bool) poller {
-	p := poller{base: base, max: base}
-	if auto && base > 0 {
+	p := poller{base: base, max: base, auto: auto && base > 0}
+	if p.auto {
 		p.max = max(base, MaxAutoPoll)
 	}
 	return p
@@ -29,22 +46,28 @@ func newPoller(base int64, auto bool) poller {
 
 // budget is how long to poll for the next completion.
 func (p *poller) budget() int64 {
+	if p.auto && p.each > 0 && p.each < MinPollGap {
+		return 0
+	}
 	if b := 2 * p.gap; b > p.base && b <= p.max {
 		return b
 	}
 	return p.base
 }
 
-// waited records how long the thread waited for a completion: an
-// exponential moving average over about eight waits, so that a change of
-// block size or device speed moves it within a few I/Os.
-func (p *poller) waited(ns int64) {
-	if ns < 0 {
-		ns = 0
-	}
-	if p.gap == 0 {
-		p.gap = ns
+// waited records how long the thread waited for a completion and how many
+// completions it then reaped: exponential moving averages over about
+// eight waits, so that a change of block size or device speed moves them
+// within a few I/Os. The wait per completion is the same measure polling
+// or not (a sleeping thread's wait includes its wake-up, but it reaps the
+// completions that came meanwhile), so the choice it makes holds.
+func (p *poller) waited(ns int64, completions int) {
+	ns = max(ns, 0)
+	each := ns / int64(max(completions, 1))
+	if p.gap == 0 && p.each == 0 {
+		p.gap, p.each = ns, each
 		return
 	}
 	p.gap += (ns - p.gap) / 8
+	p.each += (each - p.each) / 8
 }

@@ -12,27 +12,35 @@ func TestPollerBudget(t *testing.T) {
 		name  string
 		auto  bool
 		waits []int64
+		n     int // completions per wait; 0: 1
 		want  int64
 	}{
-		{"no waits yet", true, nil, base},
-		{"completions within the base", true, []int64{10_000, 20_000}, base},
-		{"1 MiB writes every 130 us", true, []int64{130_000, 130_000, 130_000}, 260_000},
-		{"at the stretch's bound", true, []int64{MaxAutoPoll / 2}, MaxAutoPoll},
-		{"just past the stretch's bound", true, []int64{MaxAutoPoll/2 + 1}, base},
+		{"no waits yet", true, nil, 0, base},
+		{"completions within the base", true, []int64{10_000, 20_000}, 0, base},
+		{"1 MiB writes every 130 us", true, []int64{130_000, 130_000, 130_000}, 0, 260_000},
+		{"at the stretch's bound", true, []int64{MaxAutoPoll / 2}, 0, MaxAutoPoll},
+		{"just past the stretch's bound", true, []int64{MaxAutoPoll/2 + 1}, 0, base},
 		// An average, not the last wait: one slow wait (900 us, which
 		// alone would be slept through) moves it by an eighth.
-		{"one slow wait among fast ones", true, []int64{100_000, 900_000}, 2 * (100_000 + 800_000/8)},
-		{"a slow device: slept through", true, []int64{5_000_000}, base},
-		{"fixed budget does not stretch", false, []int64{130_000}, base},
-		{"negative wait counts as none", true, []int64{-5}, base},
+		{"one slow wait among fast ones", true, []int64{100_000, 900_000}, 0, 2 * (100_000 + 800_000/8)},
+		{"a slow device: slept through", true, []int64{5_000_000}, 0, base},
+		{"fixed budget does not stretch", false, []int64{130_000}, 0, base},
+		{"negative wait counts as none", true, []int64{-5}, 0, base},
 		// The average follows a change: after the slow waits, fast ones
 		// bring the budget back within the bound.
-		{"slow then fast", true, append([]int64{5_000_000}, repeat(100_000, 80)...), 200_000},
+		{"slow then fast", true, append([]int64{5_000_000}, repeat(100_000, 80)...), 0, 200_000},
+		// Completions closer together than MinPollGap apiece are slept
+		// for: one every 5 us polled, or four after a 20 us sleep.
+		{"a completion every 5 us", true, repeat(5_000, 4), 1, 0},
+		{"four completions after a 20 us sleep", true, repeat(20_000, 4), 4, 0},
+		{"one completion after a 20 us sleep", true, repeat(20_000, 4), 1, base},
+		{"two completions after a 20 us sleep: at the floor", true, repeat(20_000, 4), 2, base},
+		{"a fixed budget polls however close", false, repeat(5_000, 4), 1, base},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := newPoller(base, tc.auto)
 			for _, w := range tc.waits {
-				p.waited(w)
+				p.waited(w, tc.n)
 			}
 			got := p.budget()
 			if tc.name == "slow then fast" {
@@ -45,7 +53,7 @@ func TestPollerBudget(t *testing.T) {
 	}
 	// Polling off stays off, whatever the waits.
 	p := newPoller(0, true)
-	p.waited(100_000)
+	p.waited(100_000, 1)
 	require.Zero(t, p.budget())
 }
 

@@ -172,15 +172,12 @@ func (e *Engine) uringThread(w engine.Workload, ti, th, cpu int, poll poller, ge
 			return fmt.Errorf("%s: %w", e.targets[ti].Name, err)
 		}
 		t := now()
-		if waitFrom >= 0 {
-			poll.waited(t - waitFrom)
-		}
 		halt := firstErr != nil || t >= deadNs || stop.Load()
 		// Every wake-up, with completions or not (a paced thread's), moves
 		// the thread to the interval it is in, so that it does not hold
 		// the others' intervals open.
 		rec.at(int(t / ivNs))
-		r.reap(func(ud uint64, rv int32) {
+		n := r.reap(func(ud uint64, rv int32) {
 			s := &slots[ud]
 			if transient(rv) && s.retries < maxRetries {
 				// Given back unstarted by io_uring's own machinery, not
@@ -219,6 +216,9 @@ func (e *Engine) uringThread(w engine.Workload, ti, th, cpu int, poll poller, ge
 				inflight++
 			}
 		})
+		if waitFrom >= 0 {
+			poll.waited(t-waitFrom, n)
+		}
 		halted = halted || halt || firstErr != nil
 	}
 	return firstErr
