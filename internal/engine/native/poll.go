@@ -25,8 +25,8 @@ package native
 type poller struct {
 	base, max int64 // ns; max == base: a fixed budget
 	auto      bool
-	gap       int64 // ns, moving average of the recent waits; 0: none yet
-	each      int64 // ns, moving average of a wait over the completions it brought
+	gap       int64   // ns, moving average of the recent waits; 0: none yet
+	reaped    float64 // moving average of the completions a wait brought
 }
 
 // MinPollGap is the automatic polling's floor: completions closer
@@ -46,7 +46,7 @@ func newPoller(base int64, auto bool) poller {
 
 // budget is how long to poll for the next completion.
 func (p *poller) budget() int64 {
-	if p.auto && p.each > 0 && p.each < MinPollGap {
+	if p.auto && p.reaped > 0 && float64(p.gap) < MinPollGap*p.reaped {
 		return 0
 	}
 	if b := 2 * p.gap; b > p.base && b <= p.max {
@@ -58,16 +58,19 @@ func (p *poller) budget() int64 {
 // waited records how long the thread waited for a completion and how many
 // completions it then reaped: exponential moving averages over about
 // eight waits, so that a change of block size or device speed moves them
-// within a few I/Os. The wait per completion is the same measure polling
-// or not (a sleeping thread's wait includes its wake-up, but it reaps the
-// completions that came meanwhile), so the choice it makes holds.
+// within a few I/Os. Their quotient, the wait per completion, is about the
+// same polling or not (a sleeping thread's wait includes its wake-up, but
+// it reaps the completions that came meanwhile), so the choice it makes
+// holds; a mean of each wait's own quotient would not (a sleep's long
+// wait for one completion swings it), and on a 2-CPU guest at TC1/QD32 it
+// flipped between the two on 30-70 % of the waits.
 func (p *poller) waited(ns int64, completions int) {
 	ns = max(ns, 0)
-	each := ns / int64(max(completions, 1))
-	if p.gap == 0 && p.each == 0 {
-		p.gap, p.each = ns, each
+	n := float64(max(completions, 1))
+	if p.reaped == 0 {
+		p.gap, p.reaped = ns, n
 		return
 	}
 	p.gap += (ns - p.gap) / 8
-	p.each += (each - p.each) / 8
+	p.reaped += (n - p.reaped) / 8
 }

@@ -25,7 +25,10 @@ func TestPollerBudget(t *testing.T) {
 		{"one slow wait among fast ones", true, []int64{100_000, 900_000}, 0, 2 * (100_000 + 800_000/8)},
 		{"a slow device: slept through", true, []int64{5_000_000}, 0, base},
 		{"fixed budget does not stretch", false, []int64{130_000}, 0, base},
-		{"negative wait counts as none", true, []int64{-5}, 0, base},
+		// A negative wait (a clock step) counts as 0, a completion that
+		// was there already: below the floor.
+		{"negative wait counts as 0", true, []int64{-5}, 0, 0},
+		{"negative wait, fixed budget", false, []int64{-5}, 0, base},
 		// The average follows a change: after the slow waits, fast ones
 		// bring the budget back within the bound.
 		{"slow then fast", true, append([]int64{5_000_000}, repeat(100_000, 80)...), 0, 200_000},
@@ -55,6 +58,27 @@ func TestPollerBudget(t *testing.T) {
 	p := newPoller(0, true)
 	p.waited(100_000, 1)
 	require.Zero(t, p.budget())
+}
+
+// The floor holds through a sleeping thread's slow wake-ups: waits of
+// 12 us for 3 completions, then two of 40 us for one. The averages'
+// quotient stays at 7.4 us a completion, below the floor; a mean of each
+// wait's quotient would have reached 12 and polled.
+func TestPollerFloorHolds(t *testing.T) {
+	p := newPoller(50_000, true)
+	for range 8 {
+		p.waited(12_000, 3)
+	}
+	require.Zero(t, p.budget())
+	p.waited(40_000, 1)
+	p.waited(40_000, 1)
+	require.Zero(t, p.budget(), "gap %d ns over %.2f completions", p.gap, p.reaped)
+	// A thread whose completions come apart (QD1, or a slow device)
+	// polls again within a few waits.
+	for range 8 {
+		p.waited(16_000, 1)
+	}
+	require.Equal(t, int64(50_000), p.budget())
 }
 
 func repeat(v int64, n int) []int64 {
