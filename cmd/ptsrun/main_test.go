@@ -204,6 +204,7 @@ func TestBadInput(t *testing.T) {
 		{"poll workload", []string{"workload", "--target", "sim", "--poll", "-5us"}, `--poll "-5us"`},
 		{"cpu-idle", []string{"run", "--target", "sim", "--cpu-idle", "deep"}, `--cpu-idle "deep": want shallow, host`},
 		{"cpu-idle workload", []string{"workload", "--target", "sim", "--cpu-idle", "1h"}, `--cpu-idle "1h"`},
+		{"cpu-idle replay", []string{"replay", "-", "--target", "file:/nonexistent/x:1M", "--cpu-idle", "1500ns"}, `--cpu-idle "1500ns"`},
 		{"subset without tracking", []string{"run", "--target", "sim", "--block-sizes", "4k,128k", "--mixes", "100/0,0/100"},
 			"--block-sizes/--mixes leave out the tracking variables IOPS RND 64 KiB 65/35 and IOPS RND 1024 KiB 100/0: " +
 				"steady state is judged on them; add 1024k,64k to --block-sizes and 65/35 to --mixes"},

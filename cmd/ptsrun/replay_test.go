@@ -42,6 +42,7 @@ func replayCapture(t *testing.T, n int, writes bool) string {
 type replayRecord struct {
 	Capture  struct{ IOs int }
 	Engine   string
+	CPUIdle  *struct{ Asked string } `json:"cpu_idle"`
 	Fidelity struct {
 		LatenessP50Ms *float64 `json:"lateness_p50_ms"`
 		LatenessP99Ms *float64 `json:"lateness_p99_ms"`
@@ -88,6 +89,10 @@ func TestReplayOnALoopDevice(t *testing.T) {
 			assert.Equal(t, n, rec.Totals.Issued)
 			assert.Equal(t, n, rec.Totals.Completed)
 			assert.Equal(t, n, rec.Fidelity.Measured)
+			// What the host's idle CPUs were is recorded, held or not
+			// (not root, no cpuidle driver), as --cpu-idle asked.
+			require.NotNil(t, rec.CPUIdle, "replay.json records the host's idle CPUs")
+			assert.Equal(t, "shallow", rec.CPUIdle.Asked)
 			require.NotNil(t, rec.Fidelity.LatenessP50Ms)
 			require.NotNil(t, rec.Fidelity.LatenessP99Ms)
 			require.NotNil(t, rec.Fidelity.LatenessMaxMs)

@@ -39,6 +39,11 @@ type Options struct {
 	Targets targets.Options
 	Speed   float64 // 0 is 1
 	Depth   int     // 0 takes it from the capture
+	// CPUIdle is how quick to wake the host's idle CPUs are kept while
+	// the replay runs (--cpu-idle, cpuidle.Parse): a lateness of the
+	// host's wake-ups is not the target's.
+	CPUIdle string
+	Warn    io.Writer // told when the idle CPUs asked for could not be held; nil: nobody
 }
 
 // Map is one captured I/O's offset and size on a target of capacity

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/ptsrun/ptsrun/internal/capture"
+	"github.com/ptsrun/ptsrun/internal/cpuidle"
 	"github.com/ptsrun/ptsrun/internal/engine"
 )
 
@@ -23,9 +24,12 @@ type Result struct {
 	Speed     float64        `json:"speed"`
 	Depth     int            `json:"depth"`
 	DepthRule string         `json:"depth_rule"`
-	Mapping   string         `json:"mapping_rule"`
-	Fidelity  Fidelity       `json:"fidelity"`
-	Totals    Totals         `json:"totals"`
+	// CPUIdle is the host's idle states while the replay ran and what
+	// was held of them (--cpu-idle).
+	CPUIdle  *cpuidle.State `json:"cpu_idle,omitempty"`
+	Mapping  string         `json:"mapping_rule"`
+	Fidelity Fidelity       `json:"fidelity"`
+	Totals   Totals         `json:"totals"`
 	// Seconds are the replay's and the capture's IOPS and mean response
 	// time per second of the replay (the capture's time divided by
 	// --speed): the replay's I/Os by their completion, the capture's by

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/ptsrun/ptsrun/internal/capture"
+	"github.com/ptsrun/ptsrun/internal/cpuidle"
 	"github.com/ptsrun/ptsrun/internal/engine"
 	"github.com/ptsrun/ptsrun/internal/targets"
 )
@@ -13,6 +14,7 @@ import (
 // Prepared is a replay checked and planned: nothing written yet.
 type Prepared struct {
 	Options Options
+	CPUIdle cpuidle.Setting  // Options.CPUIdle, parsed
 	Name    string           // the capture as its errors name it
 	Capture *capture.Capture // the device chosen
 	Plan    *targets.Plan
@@ -28,6 +30,10 @@ type Prepared struct {
 func Prepare(o Options) (*Prepared, error) {
 	if o.Speed == 0 {
 		o.Speed = 1
+	}
+	idle, err := cpuidle.Parse(o.CPUIdle)
+	if err != nil {
+		return nil, err
 	}
 	if o.Depth < 0 {
 		return nil, fmt.Errorf("--depth %d: want a positive number of slots, or 0 for the capture's", o.Depth)
@@ -53,7 +59,7 @@ func Prepare(o Options) (*Prepared, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	p := &Prepared{Options: o, Name: name, Capture: one}
+	p := &Prepared{Options: o, CPUIdle: idle, Name: name, Capture: one}
 	for _, io := range one.IOs {
 		p.Writes = p.Writes || io.Dir == capture.Write
 	}
@@ -77,11 +83,14 @@ func Prepare(o Options) (*Prepared, error) {
 // dir/fio). A replay cut short still returns what it measured, with the
 // error.
 func (p *Prepared) Run(ctx context.Context, dir string) (*Result, error) {
-	set, err := p.Plan.Open(dir, targets.OpenOptions{ReadOnly: !p.Writes})
+	set, err := p.Plan.Open(dir, targets.OpenOptions{ReadOnly: !p.Writes, CPUIdle: p.CPUIdle})
 	if err != nil {
 		return nil, err
 	}
 	defer set.Close()
+	if st := set.CPUIdle; st != nil && !st.Held && st.Asked != "host" && p.Options.Warn != nil {
+		fmt.Fprintf(p.Options.Warn, "ptsrun replay: idle CPUs %s; the replay's lateness and response times include the host's CPU wake-ups\n", st.Note)
+	}
 	r, ok := set.Engine.(engine.Replayer)
 	if !ok {
 		return nil, fmt.Errorf("engine %s cannot replay", set.Engine.Describe())
@@ -90,5 +99,7 @@ func (p *Prepared) Run(ctx context.Context, dir string) (*Result, error) {
 	if tr.Issue == nil {
 		return nil, err
 	}
-	return p.result(tr), err
+	res := p.result(tr)
+	res.CPUIdle = set.CPUIdle
+	return res, err
 }
