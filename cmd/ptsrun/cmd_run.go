@@ -103,13 +103,13 @@ func destroyDataFlag() cli.Flag {
 // ptsrun measures local targets (cpuidle.Parse).
 func cpuIdleFlag() cli.Flag {
 	return &cli.StringFlag{Name: "cpu-idle", Value: "shallow", Usage: "how quick to wake the host's idle CPUs are kept while measuring a device on this host " +
-		"(PM QoS, /dev/cpu_dma_latency; needs root): shallow (they poll: no wake-up latency in the device's), host (as the host has them), " +
+		"(PM QoS, /dev/cpu_dma_latency; needs root and a cpuidle driver): shallow (they poll: no wake-up latency in the device's), host (as the host has them), " +
 		"or the longest wake-up allowed, such as 20us"}
 }
 
 func pollFlag() cli.Flag {
 	return &cli.StringFlag{Name: "poll", Value: "auto", Usage: "native engine: how long an I/O thread polls for completions before it sleeps: " +
-		"auto (while the I/O threads leave a CPU free: 50µs, or up to 1ms when completions come that often), off, or a duration"}
+		"auto (while the I/O threads leave a CPU free, the host's idle CPUs do not poll and completions come 10µs or more apart: 50µs, or up to 1ms when completions come that often), off, or a duration"}
 }
 
 // runOptions are the options of run and plan: the configuration as the
