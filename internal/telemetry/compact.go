@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 )
 
@@ -139,16 +140,47 @@ func (c *Compact) UnmarshalJSON(data []byte) error {
 		if def == "" {
 			return fmt.Errorf("telemetry: %s of %s is a bare value, but the reading names no source", f.name, r.Device)
 		}
-		if err := json.Unmarshal(raw, fv.FieldByName("Value").Addr().Interface()); err != nil {
-			return fmt.Errorf("telemetry: %s of %s: %w", f.name, r.Device, err)
+		if val := fv.Field(0); !setNumber(raw, val) {
+			if err := json.Unmarshal(raw, val.Addr().Interface()); err != nil {
+				return fmt.Errorf("telemetry: %s of %s: %w", f.name, r.Device, err)
+			}
 		}
-		fv.FieldByName("Source").SetString(def)
+		fv.Field(1).SetString(def) // Field's Source
 	}
 	if len(r.Sources) == 0 {
 		r.Sources = nil // as omitempty leaves it
 	}
 	*c = Compact(r)
 	return nil
+}
+
+// setNumber sets v, a float64 or uint64, to the JSON number raw as
+// encoding/json would, and reports whether it did; anything else (another
+// kind, null, a number out of range) is left to encoding/json, errors and
+// all. Most of a journaled reading's figures are bare numbers, and one
+// json.Unmarshal each was most of reading a run's telemetry back. raw is
+// a value that encoding/json has checked (a json.RawMessage member).
+func setNumber(raw json.RawMessage, v reflect.Value) bool {
+	if len(raw) == 0 || raw[0] != '-' && (raw[0] < '0' || raw[0] > '9') {
+		return false
+	}
+	switch v.Kind() {
+	case reflect.Float64:
+		f, err := strconv.ParseFloat(string(raw), 64)
+		if err != nil {
+			return false
+		}
+		v.SetFloat(f)
+		return true
+	case reflect.Uint64:
+		u, err := strconv.ParseUint(string(raw), 10, 64)
+		if err != nil {
+			return false
+		}
+		v.SetUint(u)
+		return true
+	}
+	return false
 }
 
 // whole reports whether raw is a Field's {"value","source"} object.

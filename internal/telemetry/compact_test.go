@@ -2,6 +2,7 @@ package telemetry
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -141,5 +142,28 @@ func FuzzCompact(f *testing.F) {
 		var back Compact
 		require.NoError(t, json.Unmarshal(b, &back), string(b))
 		require.Equal(t, Reading(c), Reading(back), string(b))
+	})
+}
+
+// setNumber sets what encoding/json would set, or leaves the value to it.
+func FuzzSetNumber(f *testing.F) {
+	for _, s := range []string{"41", "-0", "1.5e3", "1e400", "18446744073709551615", "18446744073709551616", "-1", "0.5", "null", "true", `"7"`, "[1]", "007"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		raw := json.RawMessage(s)
+		if !json.Valid(raw) {
+			return // setNumber is given checked values only
+		}
+		var gotF, wantF float64
+		if setNumber(raw, reflect.ValueOf(&gotF).Elem()) {
+			require.NoError(t, json.Unmarshal(raw, &wantF), s)
+			require.Equal(t, math.Float64bits(wantF), math.Float64bits(gotF), s)
+		}
+		var gotU, wantU uint64
+		if setNumber(raw, reflect.ValueOf(&gotU).Elem()) {
+			require.NoError(t, json.Unmarshal(raw, &wantU), s)
+			require.Equal(t, wantU, gotU, s)
+		}
 	})
 }
