@@ -16,9 +16,10 @@ type Replay struct {
 	Capture       string // the capture's file, format and device
 	Target        string // the target's label
 	Engine        string
-	Setup         []KV // speed, slots: the header's set-up column
-	Params        []KV // the headline figures: the header's test parameters
-	Fidelity      []KV // lateness, delayed, totals: the table
+	CPUIdle       string // the host's idle CPUs while it ran (cpuidle.State.Label); "" not recorded
+	Setup         []KV   // speed, slots: the header's set-up column
+	Params        []KV   // the headline figures: the header's test parameters
+	Fidelity      []KV   // lateness, delayed, totals: the table
 	Notes         []string
 	// The series, per second of the replay: the replay's I/Os by their
 	// completion, the capture's by their start.
@@ -38,6 +39,9 @@ func ReplayDoc(r Replay, paperSize string) *Doc {
 	d.Header = Header{Start: stamp(r.Start), Finish: stamp(r.Finish), Spec: "replay of a capture", Vendor: "Replay", Model: r.Target,
 		TestedBy: "not stated", Lab: "not stated",
 		Platform: []KV{{"Engine", orDash(r.Engine)}}, Device: []KV{{"Target", orDash(r.Target)}}}
+	if r.CPUIdle != "" {
+		d.Header.Platform = append(d.Header.Platform, KV{"CPU idle", r.CPUIdle}) // as a PTS report's header has it
+	}
 	p := &Page{Test: "Replay", Title: "IOPS and response time over time, replay beside the capture", Landmark: "replay",
 		Setup: r.Setup, Params: r.Params, Flow: true}
 	lines := []string{"The capture: " + r.Capture + ".",

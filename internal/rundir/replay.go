@@ -152,7 +152,7 @@ func replayPage(rec *ReplayRecord, replayed, captured []matrix.Interval) pdfrepo
 		p.Notes = append(p.Notes, f.Note+".")
 	}
 	if r.CPUIdle != nil {
-		p.Fidelity = append(p.Fidelity, pdfreport.KV{K: "CPU idle", V: r.CPUIdle.Label()})
+		p.CPUIdle = r.CPUIdle.Label()
 	}
 	if rec.Error != "" {
 		p.Notes = append(p.Notes, "The replay stopped early: "+rec.Error)
