@@ -71,6 +71,9 @@ type State struct {
 	HeldUs int  `json:"held_us,omitempty"`
 	// Note says why a request asked for was not held.
 	Note string `json:"note,omitempty"`
+	// Began is, once a resume held the idle CPUs otherwise than the run
+	// had, what they were when the run began (Label's words).
+	Began string `json:"began,omitempty"`
 }
 
 // IdleState is one of the cpuidle driver's states: its name and how long
@@ -85,16 +88,19 @@ type IdleState struct {
 const pollName = "POLL"
 
 // Polls says whether the host's idle CPUs poll while the request is held:
-// every state that they may enter (no slower to leave than HeldUs) is the
-// polling one. Then waking a CPU needs no interrupt: the kernel sees it
-// polling and only flags it. A host without a cpuidle driver idles in
-// the architecture's halt, which a request does not change.
+// every state that they may enter is the polling one. The governors
+// (menu, teo, haltpoll) always allow the first state, whatever its exit
+// latency, and others no slower to leave than HeldUs; an arm64 host's
+// first is WFI, which waits for an interrupt. When they poll, waking a
+// CPU needs no interrupt: the kernel sees it polling and only flags it. A
+// host without a cpuidle driver idles in the architecture's halt, which a
+// request does not change.
 func (st State) Polls() bool {
 	if !st.Held || len(st.States) == 0 {
 		return false
 	}
-	for _, s := range st.States {
-		if s.LatencyUs <= st.HeldUs && s.Name != pollName {
+	for i, s := range st.States {
+		if (i == 0 || s.LatencyUs <= st.HeldUs) && s.Name != pollName {
 			return false
 		}
 	}
@@ -110,14 +116,23 @@ func (st State) Label() string {
 		// Without a cpuidle driver the idle loop halts whatever is
 		// asked: the request is held and changes nothing.
 		what = fmt.Sprintf("PM QoS %d µs held, no effect", st.HeldUs)
+	case st.Polls():
+		what = fmt.Sprintf("kept polling (PM QoS %d µs)", st.HeldUs)
 	case st.Held && st.HeldUs == 0:
-		what = "kept polling (PM QoS 0 µs)"
+		// The governors keep the first state, which here is not POLL.
+		what = fmt.Sprintf("only %s, the shallowest (PM QoS 0 µs)", st.States[0].Name)
 	case st.Held:
 		what = fmt.Sprintf("none slower than %d µs to wake (PM QoS)", st.HeldUs)
 	case st.Asked == "host":
 		what = "as the host has them (--cpu-idle host)"
 	default:
 		what = st.Note
+	}
+	if st.Held && st.Note != "" {
+		what += " " + st.Note
+	}
+	if st.Began != "" {
+		what += "; since a resume, the run began with: " + st.Began
 	}
 	if len(st.States) == 0 {
 		// The kernel says "none", or has no cpuidle at all.

@@ -70,6 +70,13 @@ func TestLabel(t *testing.T) {
 		}, "intel_idle, deepest C6 170 µs; not held: /dev/cpu_dma_latency: permission denied"},
 		{"no cpuidle", func(State) State { return State{Asked: "shallow", Held: true} },
 			"no cpuidle driver, idle CPUs halt; PM QoS 0 µs held, no effect"},
+		{"arm64: the first state is WFI", func(State) State {
+			return State{Driver: "psci_idle", States: []IdleState{{"WFI", 1}, {"cpu-sleep-0", 250}}, Asked: "shallow", Held: true}
+		}, "psci_idle, deepest cpu-sleep-0 250 µs; only WFI, the shallowest (PM QoS 0 µs)"},
+		{"held, with a note", func(s State) State { s.Asked, s.Held, s.Note = "shallow", true, "(a note)"; return s },
+			"intel_idle, deepest C6 170 µs; kept polling (PM QoS 0 µs) (a note)"},
+		{"resumed otherwise", func(s State) State { s.Asked, s.Held, s.Began = "shallow", true, "as the host has them"; return s },
+			"intel_idle, deepest C6 170 µs; kept polling (PM QoS 0 µs); since a resume, the run began with: as the host has them"},
 		{"driver none", func(State) State { s := Probe("testdata/none"); s.Asked, s.Held = "shallow", true; return s },
 			"no cpuidle driver, idle CPUs halt; PM QoS 0 µs held, no effect"},
 		{"driver none, host", func(State) State { s := Probe("testdata/none"); s.Asked = "host"; return s },
@@ -95,6 +102,9 @@ func TestPolls(t *testing.T) {
 		{"not held", intel, false},
 		{"no cpuidle driver: halt whatever is held", held(State{}, 0), false},
 		{"driver none: halt whatever is held", held(Probe("testdata/none"), 0), false},
+		// The governors always allow the first state: on arm64 WFI.
+		{"arm64 held at 0: WFI", held(State{States: []IdleState{{"WFI", 1}, {"cpu-sleep-0", 250}}}, 0), false},
+		{"a first POLL state of latency above the limit still allowed", held(State{States: []IdleState{{"POLL", 5}, {"C1", 10}}}, 2), true},
 	} {
 		t.Run(tc.name, func(t *testing.T) { assert.Equal(t, tc.want, tc.st.Polls()) })
 	}
