@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ptsrun/ptsrun/internal/cpuidle"
 	"github.com/ptsrun/ptsrun/internal/pts"
 )
 
@@ -45,4 +46,40 @@ func TestRefusedResumeLeavesAnOlderRunJSONAsItWas(t *testing.T) {
 	after, err := os.ReadFile(path)
 	require.NoError(t, err)
 	assert.True(t, bytes.Equal(b, after), "a refused resume rewrote run.json")
+}
+
+// What a resume records of the host's idle CPUs: a hold that differs from
+// the run's, or a run with no record of them, is stated with what the run
+// began with, which stays the first through several resumes.
+func TestResumedHold(t *testing.T) {
+	shallow := &cpuidle.State{Asked: "shallow", Held: true}
+	host := &cpuidle.State{Asked: "host"}
+	refused := &cpuidle.State{Asked: "shallow", Note: "not held: /dev/cpu_dma_latency: permission denied"}
+	for _, tc := range []struct {
+		name     string
+		now, was *cpuidle.State
+		changed  bool
+		began    string
+	}{
+		{"the same hold", shallow, shallow, false, ""},
+		{"nothing held now (sim)", nil, shallow, false, ""},
+		{"nothing held, nothing recorded", nil, nil, false, ""},
+		{"held now, not recorded", shallow, nil, true, "no record of its idle CPUs"},
+		{"held now, refused then", shallow, refused, true, refused.Label()},
+		{"as the host has them now", host, shallow, true, shallow.Label()},
+		{"a second change keeps the first", shallow, &cpuidle.State{Asked: "host", Began: "the first"}, true, "the first"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, changed := resumedHold(tc.now, tc.was)
+			assert.Equal(t, tc.changed, changed)
+			if !changed {
+				assert.Equal(t, tc.was, got)
+				return
+			}
+			require.NotNil(t, got)
+			assert.Equal(t, tc.began, got.Began)
+			assert.Equal(t, tc.now.Asked, got.Asked)
+			assert.Contains(t, got.Label(), "since a resume, the run began with: "+tc.began)
+		})
+	}
 }

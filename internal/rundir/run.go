@@ -170,6 +170,11 @@ func Resume(ctx context.Context, dir string, destroy []string) (x *Execution, er
 	}
 	cfg := ri.Config
 	cfg.DestroyData = destroy
+	if cfg.CPUIdle == "" {
+		// Begun by a ptsrun before --cpu-idle, whose run measured the
+		// idle CPUs as the host had them: resumed alike.
+		cfg.CPUIdle = "host"
+	}
 	run, err := CheckRun(ctx, cfg, true)
 	if err != nil {
 		if errors.Is(err, device.ErrUnsafe) {
@@ -212,11 +217,9 @@ func Resume(ctx context.Context, dir string, destroy []string) (x *Execution, er
 	// A resume on a host whose idle CPUs are held otherwise than when the
 	// run began (run as another user, say) is stated: run.json keeps the
 	// latest, with what it began with.
-	changed := set.CPUIdle != nil && ri.Host.CPUIdle != nil && !sameHold(*set.CPUIdle, *ri.Host.CPUIdle)
+	st, changed := resumedHold(set.CPUIdle, ri.Host.CPUIdle)
 	if changed {
-		st := *set.CPUIdle
-		st.Note = strings.TrimSpace(st.Note + " (since a resume; the run began with: " + ri.Host.CPUIdle.Label() + ")")
-		ri.Host.CPUIdle = &st
+		ri.Host.CPUIdle = st
 	}
 	if ri.Schema < pts.Schema || changed {
 		up := ri
@@ -235,6 +238,28 @@ func Resume(ctx context.Context, dir string, destroy []string) (x *Execution, er
 // sameHold says whether a and b held the host's idle CPUs alike.
 func sameHold(a, b cpuidle.State) bool {
 	return a.Asked == b.Asked && a.Held == b.Held && a.HeldUs == b.HeldUs
+}
+
+// resumedHold is what run.json records of the idle CPUs once a resume
+// holds now where the run had was, and whether that differs from was. A
+// run without a record of them (begun by an older ptsrun, or stopped
+// before its run.json was rewritten) differs from any hold; Began keeps
+// the run's first state through several resumes. A set that holds
+// nothing (simulated, fio servers) changes nothing.
+func resumedHold(now, was *cpuidle.State) (*cpuidle.State, bool) {
+	if now == nil || was != nil && sameHold(*now, *was) {
+		return was, false
+	}
+	st := *now
+	switch {
+	case was == nil:
+		st.Began = "no record of its idle CPUs"
+	case was.Began != "":
+		st.Began = was.Began
+	default:
+		st.Began = was.Label()
+	}
+	return &st, true
 }
 
 // Execution is a run to execute (or resume) on its opened targets.
