@@ -109,7 +109,7 @@ func cpuIdleFlag() cli.Flag {
 
 func pollFlag() cli.Flag {
 	return &cli.StringFlag{Name: "poll", Value: "auto", Usage: "native engine: how long an I/O thread polls for completions before it sleeps: " +
-		"auto (while the I/O threads leave a CPU free, the host's idle CPUs do not poll and completions come 10µs or more apart: 50µs, or up to 1ms when completions come that often), off, or a duration"}
+		"auto (while the I/O threads leave a CPU free, the host's idle CPUs do not poll and, at a depth above 1, completions come 10µs or more apart: 50µs, or up to 1ms when completions come that often), off, or a duration"}
 }
 
 // runOptions are the options of run and plan: the configuration as the

@@ -269,7 +269,7 @@ func (e *Engine) run(ctx context.Context, w engine.Workload) (engine.Measurement
 			go func(ti, th int) {
 				defer wg.Done()
 				if mode == "io_uring" {
-					res.err = e.uringThread(w, ti, th, cpu, newPoller(pollNs, autoPoll), gen, start, deadline, &stop, maxBS, res)
+					res.err = e.uringThread(w, ti, th, cpu, newPoller(pollNs, autoPoll, w.QD), gen, start, deadline, &stop, maxBS, res)
 				} else {
 					res.err = e.preadThread(w, ti, th, gen, start, deadline, &stop, maxBS, res)
 				}

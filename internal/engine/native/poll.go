@@ -16,7 +16,11 @@ package native
 // closer together than MinPollGap apiece: then a thread that sleeps wakes
 // to several completions, so a wake-up is paid once per batch, while a
 // polling thread reaps them one at a time, submits one at a time, and
-// holds a CPU that the device's own work needs. Measured on a 2-CPU
+// holds a CPU that the device's own work needs. Not at a depth of 1: a
+// thread with one I/O in flight has no batch to wake to, so sleeping only
+// adds the wake-up, and its wait, which includes the wake-up when it
+// sleeps and not when it polls, would flip the choice back and forth on a
+// device faster than the floor. Measured on a 2-CPU
 // Firecracker guest against a memory-backed loop device, 4 KiB reads at
 // TC1/QD32 (a completion every 5 us): 0.85-0.94x fio's IOPS polling,
 // 1.14 not; 128 KiB and 1 MiB reads at TC1/QD32 (every 20 and 180 us):
@@ -24,7 +28,7 @@ package native
 // 16 us): a mean response time 1.38x better than fio's polling, 1.04 not.
 type poller struct {
 	base, max int64 // ns; max == base: a fixed budget
-	auto      bool
+	floor     bool  // MinPollGap applies: automatic, and more than one I/O in flight
 	gap       int64   // ns, moving average of the recent waits; 0: none yet
 	reaped    float64 // moving average of the completions a wait brought
 }
@@ -36,9 +40,11 @@ const MinPollGap = 10_000 // ns
 // MaxAutoPoll bounds the automatic polling's stretch (Options.Poll zero).
 const MaxAutoPoll = 1_000_000 // ns
 
-func newPoller(base int64, auto bool) poller {
-	p := poller{base: base, max: base, auto: auto && base > 0}
-	if p.auto {
+// newPoller is the poller of a thread that keeps up to depth I/Os in
+// flight.
+func newPoller(base int64, auto bool, depth int) poller {
+	p := poller{base: base, max: base, floor: auto && base > 0 && depth > 1}
+	if auto && base > 0 {
 		p.max = max(base, MaxAutoPoll)
 	}
 	return p
@@ -46,7 +52,7 @@ func newPoller(base int64, auto bool) poller {
 
 // budget is how long to poll for the next completion.
 func (p *poller) budget() int64 {
-	if p.auto && p.reaped > 0 && float64(p.gap) < MinPollGap*p.reaped {
+	if p.floor && p.reaped > 0 && float64(p.gap) < MinPollGap*p.reaped {
 		return 0
 	}
 	if b := 2 * p.gap; b > p.base && b <= p.max {

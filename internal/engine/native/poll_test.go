@@ -41,7 +41,7 @@ func TestPollerBudget(t *testing.T) {
 		{"a fixed budget polls however close", false, repeat(5_000, 4), 1, base},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := newPoller(base, tc.auto)
+			p := newPoller(base, tc.auto, 32)
 			for _, w := range tc.waits {
 				p.waited(w, tc.n)
 			}
@@ -55,7 +55,7 @@ func TestPollerBudget(t *testing.T) {
 		})
 	}
 	// Polling off stays off, whatever the waits.
-	p := newPoller(0, true)
+	p := newPoller(0, true, 32)
 	p.waited(100_000, 1)
 	require.Zero(t, p.budget())
 }
@@ -65,7 +65,7 @@ func TestPollerBudget(t *testing.T) {
 // quotient stays at 7.4 us a completion, below the floor; a mean of each
 // wait's quotient would have reached 12 and polled.
 func TestPollerFloorHolds(t *testing.T) {
-	p := newPoller(50_000, true)
+	p := newPoller(50_000, true, 32)
 	for range 8 {
 		p.waited(12_000, 3)
 	}
@@ -79,6 +79,22 @@ func TestPollerFloorHolds(t *testing.T) {
 		p.waited(16_000, 1)
 	}
 	require.Equal(t, int64(50_000), p.budget())
+}
+
+// At a depth of 1 there is no batch to wake to: the floor does not
+// apply, and a device faster than it is polled, its waits 7 us polled or
+// 18 us woken alike.
+func TestPollerNoFloorAtDepthOne(t *testing.T) {
+	p := newPoller(50_000, true, 1)
+	for _, w := range []int64{7_000, 18_000, 7_000, 7_000, 18_000, 7_000, 7_000, 7_000} {
+		p.waited(w, 1)
+		require.Equal(t, int64(50_000), p.budget(), "after a wait of %d ns", w)
+	}
+	q := newPoller(50_000, true, 2)
+	for range 8 {
+		q.waited(7_000, 1)
+	}
+	require.Zero(t, q.budget(), "from a depth of 2 the floor applies")
 }
 
 func repeat(v int64, n int) []int64 {
