@@ -20,6 +20,8 @@ const (
 // Field is one figure of a Reading and the source it came from. A Field
 // without a source is not known, whatever its value: "not available" is
 // never 0.
+//
+// Value comes first and Source second: Compact reads them by index.
 type Field[T any] struct {
 	Value  T      `json:"value"`
 	Source string `json:"source"`
