@@ -27,8 +27,8 @@ package native
 // 1.11 and 1.15 polling, 0.96 and 0.99 not; 4 KiB reads at TC1/QD1 (every
 // 16 us): a mean response time 1.38x better than fio's polling, 1.04 not.
 type poller struct {
-	base, max int64 // ns; max == base: a fixed budget
-	floor     bool  // MinPollGap applies: automatic, and more than one I/O in flight
+	base, max int64   // ns; max == base: a fixed budget
+	floor     bool    // MinPollGap applies: automatic, and more than one I/O in flight
 	gap       int64   // ns, moving average of the recent waits; 0: none yet
 	reaped    float64 // moving average of the completions a wait brought
 }
