@@ -107,6 +107,16 @@ func (st State) Polls() bool {
 	return true
 }
 
+// Warning is what to tell the user when the request asked for could not
+// be held (not root, no PM QoS file), "" otherwise: the response times at
+// a low queue depth then include the host's CPU wake-ups.
+func (st *State) Warning() string {
+	if st == nil || st.Held || st.Asked == "host" {
+		return ""
+	}
+	return "idle CPUs " + st.Note + "; low-queue-depth response times include the host's CPU wake-ups"
+}
+
 // Label is the state for a report: of the host's idle states the driver
 // and the deepest, and what was held of them.
 func (st State) Label() string {

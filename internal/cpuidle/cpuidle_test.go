@@ -86,6 +86,16 @@ func TestLabel(t *testing.T) {
 	}
 }
 
+// A warning only for a request asked for and not held.
+func TestWarning(t *testing.T) {
+	var none *State
+	assert.Empty(t, none.Warning(), "nothing opened holds nothing")
+	assert.Empty(t, (&State{Asked: "shallow", Held: true}).Warning())
+	assert.Empty(t, (&State{Asked: "host"}).Warning())
+	assert.Equal(t, "idle CPUs not held: /dev/cpu_dma_latency: permission denied; low-queue-depth response times include the host's CPU wake-ups",
+		(&State{Asked: "shallow", Note: "not held: /dev/cpu_dma_latency: permission denied"}).Warning())
+}
+
 func TestPolls(t *testing.T) {
 	intel, halt := Probe("testdata/intel"), Probe("testdata/haltpoll")
 	held := func(st State, us int) State { st.Held, st.HeldUs = true, us; return st }

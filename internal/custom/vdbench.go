@@ -196,8 +196,8 @@ func RunVdbench(ctx context.Context, opts VdbenchOptions, out Output) (err error
 				return fmt.Errorf("run %s: %w", r.Name, err)
 			}
 			idleState = set.CPUIdle
-			if st := set.CPUIdle; st != nil && !st.Held && st.Asked != "host" && !opts.JSON {
-				fmt.Fprintf(stderr, "ptsrun workload --vdbench: idle CPUs %s; low-queue-depth response times include the host's CPU wake-ups\n", st.Note)
+			if w := set.CPUIdle.Warning(); w != "" && !opts.JSON {
+				fmt.Fprintf(stderr, "ptsrun workload --vdbench: %s\n", w)
 			}
 			setSpecs = r.Targets
 			if desc == "" {

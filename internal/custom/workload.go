@@ -405,8 +405,8 @@ func RunWorkload(ctx context.Context, opts WorkloadOptions, out Output) (err err
 		return err
 	}
 	defer set.Close()
-	if st := set.CPUIdle; st != nil && !st.Held && st.Asked != "host" && !opts.JSON {
-		fmt.Fprintf(stderr, "ptsrun workload: idle CPUs %s; low-queue-depth response times include the host's CPU wake-ups\n", st.Note)
+	if w := set.CPUIdle.Warning(); w != "" && !opts.JSON {
+		fmt.Fprintf(stderr, "ptsrun workload: %s\n", w)
 	}
 	started := time.Now().UTC()
 	names := tp.Names()

@@ -72,8 +72,8 @@ func (p *Display) Begin(ri pts.RunInfo, dir string) {
 	targets := append(append([]string(nil), ri.Config.Targets...), ri.Config.FioServers...)
 	fmt.Fprintf(p.w, "ptsrun %s: %s on %s (%s, %s profile) → %s\n", p.version, pts.JoinTests(ri.Config.Tests, ","),
 		strings.Join(targets, ","), ri.Engine, ri.Profile.Short, dir)
-	if st := ri.Host.CPUIdle; st != nil && !st.Held && st.Asked != "host" {
-		fmt.Fprintf(p.w, "ptsrun: idle CPUs %s; low-queue-depth response times include the host's CPU wake-ups\n", st.Note)
+	if w := ri.Host.CPUIdle.Warning(); w != "" {
+		fmt.Fprintf(p.w, "ptsrun: %s\n", w)
 	}
 }
 

@@ -88,8 +88,8 @@ func (p *Prepared) Run(ctx context.Context, dir string) (*Result, error) {
 		return nil, err
 	}
 	defer set.Close()
-	if st := set.CPUIdle; st != nil && !st.Held && st.Asked != "host" && p.Options.Warn != nil {
-		fmt.Fprintf(p.Options.Warn, "ptsrun replay: idle CPUs %s; the replay's lateness and response times include the host's CPU wake-ups\n", st.Note)
+	if w := set.CPUIdle.Warning(); w != "" && p.Options.Warn != nil {
+		fmt.Fprintf(p.Options.Warn, "ptsrun replay: %s\n", w)
 	}
 	r, ok := set.Engine.(engine.Replayer)
 	if !ok {
