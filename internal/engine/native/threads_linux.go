@@ -338,7 +338,11 @@ func (e *Engine) preadThread(w engine.Workload, ti, th int, gen *engine.AddrGen,
 				// interval (recorder.at).
 				rec.at(w.IntervalOf(t1.Sub(start)))
 				rec.record(io.Read, lat, io.Size)
-				measured := t1.Sub(start) >= w.Ramp // a ramp's I/Os are in the series only
+				// A ramp's I/Os are in the series only. One that completed
+				// in the ramp's last instant but was counted in an interval
+				// after it (above) is measured too: the totals are the
+				// series' intervals after the ramp.
+				measured := t1.Sub(start) >= w.Ramp || rec.cur >= rec.ser.ramp
 				if io.Read {
 					if measured {
 						res.read.Record(lat, 1, io.Size)
