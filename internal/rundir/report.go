@@ -77,14 +77,25 @@ func rebuild(dir string, o ReportOptions) (*Built, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := res.Save(dir); err != nil {
+	// The results, the tables and the side files are written while the
+	// report renders in memory (both only read res): each is a third of a
+	// rebuild's time. The report is written last, once the others are.
+	saved := make(chan error, 1)
+	go func() {
+		if err := res.Save(dir); err != nil {
+			saved <- err
+			return
+		}
+		saved <- writeSide(dir, ri, s)
+	}()
+	pdf, doc, rerr := renderReport(dir, o, ri, res, fio)
+	if err := <-saved; err != nil {
 		return nil, err
 	}
-	if err := writeSide(dir, ri, s); err != nil {
-		return nil, err
+	if rerr != nil {
+		return nil, rerr
 	}
-	pdf, err := writeReport(dir, o, ri, res, fio)
-	if err != nil {
+	if err := writeReport(dir, o, pdf, doc); err != nil {
 		return nil, err
 	}
 	return &Built{Dir: dir, Info: ri, Results: res, PDF: pdf}, nil
@@ -99,13 +110,10 @@ func checkReportPath(dir, pdf string, force bool) error {
 	return device.CheckOutput(pdf, force, pdfreport.Produced)
 }
 
-// writeReport renders the PDF (DIR/report.pdf unless o.PDF says where),
-// atomically, where checkReportPath allows. pdfreport reads no files: the
-// fio job files it shows are read here.
-func writeReport(dir string, o ReportOptions, ri pts.RunInfo, res *matrix.Results, fio *pdfreport.FioRun) (string, error) {
-	if err := checkReportPath(dir, o.PDF, o.Force); err != nil {
-		return "", err
-	}
+// renderReport renders the PDF into memory and says where it goes:
+// DIR/report.pdf unless o.PDF says. pdfreport reads no files: the fio job
+// files it shows are read here.
+func renderReport(dir string, o ReportOptions, ri pts.RunInfo, res *matrix.Results, fio *pdfreport.FioRun) (string, []byte, error) {
 	pdf := o.PDF
 	if pdf == "" {
 		pdf = filepath.Join(dir, ReportFile)
@@ -121,9 +129,18 @@ func writeReport(dir string, o ReportOptions, ri pts.RunInfo, res *matrix.Result
 		created = ri.Created
 	}
 	if err := doc.Render(&buf, created); err != nil {
-		return "", fmt.Errorf("report %s: %w", pdf, err)
+		return pdf, nil, fmt.Errorf("report %s: %w", pdf, err)
 	}
-	return pdf, pts.WriteFileAtomic(pdf, buf.Bytes())
+	return pdf, buf.Bytes(), nil
+}
+
+// writeReport writes the rendered report to pdf atomically, where
+// checkReportPath allows (asked again: the path may have changed since).
+func writeReport(dir string, o ReportOptions, pdf string, doc []byte) error {
+	if err := checkReportPath(dir, o.PDF, o.Force); err != nil {
+		return err
+	}
+	return pts.WriteFileAtomic(pdf, doc)
 }
 
 // jobFiles reads, for each stage, the fio job file of its first cell in
