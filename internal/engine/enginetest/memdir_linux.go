@@ -24,9 +24,7 @@ const memDirRoom = 4 << 30
 // of wall time on disk, 26 s in memory, on a 2-CPU VM). The syncs still
 // run. Without a tmpfs with room, the tests run where they would have.
 func InMemory(m *testing.M) int {
-	var fs unix.Statfs_t
-	if err := unix.Statfs("/dev/shm", &fs); err != nil || fs.Type != unix.TMPFS_MAGIC ||
-		int64(fs.Bavail)*int64(fs.Bsize) < memDirRoom {
+	if !tmpfsWithRoom("/dev/shm", memDirRoom) {
 		return m.Run()
 	}
 	dir, err := os.MkdirTemp("/dev/shm", "ptsrun-test-")
@@ -39,4 +37,14 @@ func InMemory(m *testing.M) int {
 		return 1
 	}
 	return m.Run()
+}
+
+// tmpfsWithRoom says whether path is on a tmpfs with at least room bytes
+// free for an unprivileged writer.
+func tmpfsWithRoom(path string, room int64) bool {
+	var fs unix.Statfs_t
+	if err := unix.Statfs(path, &fs); err != nil || fs.Type != unix.TMPFS_MAGIC {
+		return false
+	}
+	return int64(fs.Bavail)*int64(fs.Bsize) >= room
 }
