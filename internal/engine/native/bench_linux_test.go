@@ -300,7 +300,7 @@ func BenchmarkVsFio(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		for _, c := range cases {
 			e := open(c.poll)
-			var ratios, cpuRatios []float64
+			var ratios, cpuRatios, tailRatios []float64
 			var lines []string
 			for p := 0; p < pairs; p++ {
 				w := c.w
@@ -341,7 +341,11 @@ func BenchmarkVsFio(b *testing.B) {
 				ratios = append(ratios, ratio)
 				line := fmt.Sprintf("native %.0f fio %.0f (%.3f)", nv, fv, ratio)
 				if c.metric == "lat" {
-					line += fmt.Sprintf(", p99.9 native %d fio %.0f ns", m.Total().PercentileNs(99.9), f.p999Ns)
+					np := m.Total().PercentileNs(99.9)
+					line += fmt.Sprintf(", p99.9 native %d fio %.0f ns", np, f.p999Ns)
+					if np > 0 && f.p999Ns > 0 {
+						tailRatios = append(tailRatios, f.p999Ns/float64(np))
+					}
 				}
 				if busy := (m.CPU.User + m.CPU.Sys) * m.Elapsed.Seconds() * cpuScale(m); busy > 0 && f.cpuS > 0 && f.jobCPUS > 0 {
 					nc, fc := m.IOPS()*m.Elapsed.Seconds()/busy, f.iops*d.Seconds()/f.cpuS
@@ -358,7 +362,11 @@ func BenchmarkVsFio(b *testing.B) {
 				line += fmt.Sprintf(", device workers %.2f CPUs native, %.2f fio", nativeDev/m.Elapsed.Seconds(), fioDev/d.Seconds())
 				lines = append(lines, line)
 			}
-			b.Logf("%s [%s, %s]: %s; median ratio %.3f, per CPU-second %.3f", c.name, e.Describe(), c.metric, strings.Join(lines, "; "), median(ratios), median(cpuRatios))
+			sum := fmt.Sprintf("ratio %s, per CPU-second %s", spread(ratios), spread(cpuRatios))
+			if c.metric == "lat" {
+				sum += fmt.Sprintf(", p99.9 (fio ÷ native) %s", spread(tailRatios))
+			}
+			b.Logf("%s [%s, %s]: %s; %s", c.name, e.Describe(), c.metric, strings.Join(lines, "; "), sum)
 			b.ReportMetric(median(ratios), c.name+"-ratio")
 			if c.poll < 0 && len(cpuRatios) > 0 {
 				b.ReportMetric(median(cpuRatios), c.name+"-cpu-ratio")
@@ -499,6 +507,14 @@ func benchInt(name string, def int) int {
 
 // median is the middle of xs (the mean of the two middle ones for an even
 // count), 0 for none; xs is sorted in place.
+// spread is xs' median with its min and max: "1.180 (1.070–1.360)".
+func spread(xs []float64) string {
+	if len(xs) == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.3f (%.3f–%.3f)", median(xs), slices.Min(xs), slices.Max(xs))
+}
+
 func median(xs []float64) float64 {
 	if len(xs) == 0 {
 		return 0
