@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/stretchr/testify/require"
 )
@@ -31,7 +32,7 @@ func TestXorWords(t *testing.T) {
 // stamp too: two windows differ in every word.
 func TestWriteDataUniqueStamps(t *testing.T) {
 	for _, size := range []int64{4096, 3 * writeVariety / 2, 4 * writeVariety} {
-		bufs := newBuffers(2, size, 512, 7)
+		bufs := newBuffers(2, size, 512, 7, size > writeVariety)
 		rng := rand.New(rand.NewPCG(3, 4))
 		var stamp atomic.Uint64
 		seen := map[[512]byte]bool{}
@@ -53,8 +54,24 @@ func TestWriteDataUniqueStamps(t *testing.T) {
 }
 
 // A write's buffer is the one given back longest ago, never one another
-// slot holds, and every buffer and the pool lie apart within the mapping.
+// slot holds, and every buffer and the pool lie apart within the mapping,
+// in pages of 4 KiB or aligned to huge pages in a larger mapping.
 func TestForWrite(t *testing.T) {
+	for _, huge := range []bool{false, true} {
+		t.Run(map[bool]string{false: "pages", true: "huge"}[huge], func(t *testing.T) { forWrite(t, huge) })
+	}
+}
+
+// An io_uring thread's buffers are in huge pages from the first block
+// larger than 128 pages of 4 KiB.
+func TestRingBuffersHugeAboveHalfAMebibyte(t *testing.T) {
+	require.False(t, ringBuffers(4096))
+	require.False(t, ringBuffers(512<<10))
+	require.True(t, ringBuffers(512<<10+512))
+	require.True(t, ringBuffers(1<<20))
+}
+
+func forWrite(t *testing.T, huge bool) {
 	for _, tc := range []struct {
 		slots  int
 		maxBS  int64
@@ -67,8 +84,15 @@ func TestForWrite(t *testing.T) {
 		{8, 16 << 20, 1},    // a block larger than writeCooling
 		{4, 3 * 4096, 4},
 	} {
-		bufs := newBuffers(tc.slots, tc.maxBS, 512, 1)
+		bufs := newBuffers(tc.slots, tc.maxBS, 512, 1, huge)
 		require.Len(t, bufs.spare, tc.spares, "slots %d, block %d", tc.slots, tc.maxBS)
+		start := uintptr(unsafe.Pointer(&bufs.mem[0])) - uintptr(unsafe.Pointer(&bufs.mapped[0]))
+		require.LessOrEqual(t, int(start)+len(bufs.mem), len(bufs.mapped), "the buffers lie in the mapping")
+		if huge {
+			require.Zero(t, uintptr(unsafe.Pointer(&bufs.mem[0]))%hugePage, "aligned to a huge page")
+		} else {
+			require.Equal(t, len(bufs.mem), len(bufs.mapped))
+		}
 		total := tc.slots + tc.spares
 		require.Equal(t, int64(total)*tc.maxBS, bufs.pool, "the pool follows the buffers")
 		require.Equal(t, int(bufs.pool+poolBytes), len(bufs.mem))
@@ -109,7 +133,7 @@ func TestForWrite(t *testing.T) {
 func BenchmarkWriteData(b *testing.B) {
 	for _, size := range []int64{4096, 1 << 20} {
 		b.Run(strconv.FormatInt(size>>10, 10)+"KiB", func(b *testing.B) {
-			bufs := newBuffers(32, size, 512, 1)
+			bufs := newBuffers(32, size, 512, 1, ringBuffers(size))
 			defer bufs.free()
 			rng := rand.New(rand.NewPCG(1, 2))
 			var stamp atomic.Uint64

@@ -26,5 +26,8 @@
 // counter in every 512-byte sector, so the data is incompressible and no two
 // written blocks are alike. A write fills the thread's least recently freed
 // buffer, of QD and some spares, not the one the device has just read
-// (buffers.forWrite, writeCooling).
+// (buffers.forWrite, writeCooling). An io_uring thread whose blocks are
+// larger than 512 KiB has its buffers in transparent huge pages, so that a
+// block is a few segments and the block layer does not split it
+// (hugeBlock).
 package native

@@ -154,14 +154,6 @@ func (e *Engine) Close() error {
 	return first
 }
 
-func alignedBuffer(n int) []byte {
-	b, err := unix.Mmap(-1, 0, n, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
-	if err != nil {
-		panic(fmt.Sprintf("native engine: cannot map %d bytes of buffers: %v", n, err))
-	}
-	return b
-}
-
 // threadResult is what one thread measured: its totals, and its part of
 // the series, which it hands over interval by interval.
 type threadResult struct {

@@ -87,7 +87,7 @@ func (e *Engine) replayUring(ctx context.Context, ios []engine.TimedIO, depth in
 	if r.registerFiles([]int32{fd}) == nil {
 		fd = 0
 	}
-	bufs := newBuffers(depth, maxBS, tg.LogicalBlock, 0x7265706c6179)
+	bufs := newBuffers(depth, maxBS, tg.LogicalBlock, 0x7265706c6179, ringBuffers(maxBS))
 	defer bufs.free()
 	_ = r.registerBuffer(bufs.mem)
 	rng := rand.New(rand.NewPCG(0x5bd1e995, 0x7265706c6179))
@@ -190,7 +190,7 @@ func (e *Engine) replayPread(ctx context.Context, ios []engine.TimedIO, depth in
 		go func(q int) {
 			defer wg.Done()
 			rng := rand.New(rand.NewPCG(0x5bd1e995, uint64(q)))
-			bufs := newBuffers(1, maxBS, tg.LogicalBlock, uint64(q))
+			bufs := newBuffers(1, maxBS, tg.LogicalBlock, uint64(q), false)
 			defer bufs.free()
 			bi := 0 // the buffer this worker holds
 			for {

@@ -75,7 +75,7 @@ func (e *Engine) uringThread(w engine.Workload, ti, th, cpu int, poll poller, ge
 	if r.registerFiles([]int32{fd}) == nil {
 		fd = 0
 	}
-	bufs := newBuffers(w.QD, maxBS, e.targets[ti].LogicalBlock, w.Seed+uint64(ti)<<32+uint64(th))
+	bufs := newBuffers(w.QD, maxBS, e.targets[ti].LogicalBlock, w.Seed+uint64(ti)<<32+uint64(th), ringBuffers(maxBS))
 	defer bufs.free()
 	_ = r.registerBuffer(bufs.mem) // unregistered buffers work too, a little slower
 	rng := rand.New(rand.NewPCG(w.Seed^0x5bd1e995, uint64(ti)<<32|uint64(th)))
@@ -256,7 +256,7 @@ func (e *Engine) preadThread(w engine.Workload, ti, th int, gen *engine.AddrGen,
 		go func(q int) {
 			defer wg.Done()
 			rng := rand.New(rand.NewPCG(w.Seed^0x5bd1e995, uint64(ti)<<32|uint64(th)<<16|uint64(q)))
-			bufs := newBuffers(1, maxBS, e.targets[ti].LogicalBlock, w.Seed+uint64(ti)<<32+uint64(th)<<16+uint64(q))
+			bufs := newBuffers(1, maxBS, e.targets[ti].LogicalBlock, w.Seed+uint64(ti)<<32+uint64(th)<<16+uint64(q), false)
 			defer bufs.free()
 			arrived := ready == nil
 			arrive := func() {
