@@ -172,3 +172,22 @@ func TestPollChoice(t *testing.T) {
 		require.Equal(t, tc.auto, auto, "%+v", tc)
 	}
 }
+
+// A thread submits each refill at once only while the threads leave a CPU
+// free, and never at a depth of 1.
+func TestEagerSubmitChoice(t *testing.T) {
+	for _, tc := range []struct {
+		threads, cpus, qd int
+		want              bool
+	}{
+		{1, 2, 32, true},
+		{1, 2, 2, true},
+		{1, 2, 1, false},
+		{2, 2, 32, false},
+		{4, 2, 32, false},
+		{7, 8, 32, true},
+		{1, 1, 32, false},
+	} {
+		require.Equal(t, tc.want, eagerSubmit(tc.threads, tc.cpus, tc.qd), "%+v", tc)
+	}
+}

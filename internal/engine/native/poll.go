@@ -52,13 +52,20 @@ func newPoller(base int64, auto bool, depth int) poller {
 
 // budget is how long to poll for the next completion.
 func (p *poller) budget() int64 {
-	if p.floor && p.reaped > 0 && float64(p.gap) < MinPollGap*p.reaped {
+	if p.floor && p.close() {
 		return 0
 	}
 	if b := 2 * p.gap; b > p.base && b <= p.max {
 		return b
 	}
 	return p.base
+}
+
+// close says whether the thread's recent completions came closer together
+// than MinPollGap apiece (the quotient waited keeps), which is where a
+// thread that submits each refill at once gains (eagerSubmit).
+func (p *poller) close() bool {
+	return p.reaped > 0 && float64(p.gap) < MinPollGap*p.reaped
 }
 
 // waited records how long the thread waited for a completion and how many

@@ -104,3 +104,33 @@ func repeat(v int64, n int) []int64 {
 	}
 	return s
 }
+
+// close follows the wait per completion, whether or not the budget is the
+// automatic one: the eager submission asks it at any polling setting.
+func TestPollerClose(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		auto bool
+		wait int64
+		n    int
+		want bool
+	}{
+		{"no waits yet", true, -1, 0, false},
+		{"a completion every 5 us", true, 5_000, 1, true},
+		{"a completion every 5 us, polling off", false, 5_000, 1, true},
+		{"four after a 20 us sleep", false, 20_000, 4, true},
+		{"one every 20 us", false, 20_000, 1, false},
+		{"one every 10 us: at the floor", true, 10_000, 1, false},
+	} {
+		p := newPoller(0, tc.auto, 32)
+		if tc.auto {
+			p = newPoller(50_000, true, 32)
+		}
+		for range 16 {
+			if tc.wait >= 0 {
+				p.waited(tc.wait, tc.n)
+			}
+		}
+		require.Equal(t, tc.want, p.close(), tc.name)
+	}
+}

@@ -46,7 +46,7 @@ func transient(rv int32) bool {
 	return false
 }
 
-func (e *Engine) uringThread(w engine.Workload, ti, th, cpu int, poll poller, gen *engine.AddrGen, start, deadline time.Time,
+func (e *Engine) uringThread(w engine.Workload, ti, th, cpu int, poll poller, eager bool, gen *engine.AddrGen, start, deadline time.Time,
 	stop *atomic.Bool, maxBS int64, res *threadResult) error {
 	// A single-issuer ring must be entered from the thread that made it.
 	runtime.LockOSThread()
@@ -211,6 +211,13 @@ func (e *Engine) uringThread(w engine.Workload, ti, th, cpu int, poll poller, ge
 					res.write.Record(lat, 1, s.size)
 				}
 				rec.st.Write.Record(lat, 1, s.size)
+			}
+			if pace == nil && eager && firstErr == nil && poll.close() {
+				// The refill of the completion before this one goes now
+				// (eagerSubmit); a batch's last goes with its wait.
+				if err := r.submit(); err != nil {
+					firstErr = fmt.Errorf("%s: %w", e.targets[ti].Name, err)
+				}
 			}
 			if pace == nil && !halt && firstErr == nil && issue(int(ud), t) {
 				inflight++

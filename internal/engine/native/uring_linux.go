@@ -351,6 +351,36 @@ func (r *ring) waitFor(timeoutNs int64) error {
 	}
 }
 
+// submit hands the kernel the prepared SQEs, if any, and does not wait:
+// without GETEVENTS, so the deferred completion work waits for the
+// thread's next enter, unless the kernel has no room for the SQEs.
+func (r *ring) submit() error {
+	tail := r.pendingTail
+	toSubmit := tail - atomic.LoadUint32(r.sqTail)
+	if toSubmit == 0 {
+		return nil
+	}
+	atomic.StoreUint32(r.sqTail, tail)
+	flags := r.enterFlags &^ enterGetEvents
+	for toSubmit > 0 {
+		// RawSyscall, as enter: it does not block.
+		n, _, errno := unix.RawSyscall6(unix.SYS_IO_URING_ENTER, r.enterFd, uintptr(toSubmit), 0, flags, 0, 0)
+		switch errno {
+		case 0:
+			toSubmit -= uint32(n)
+		case unix.EINTR:
+		case unix.EAGAIN, unix.EBUSY:
+			// No room yet: run the deferred completion work too, as
+			// enter does, so that the completions reach the CQ ring
+			// (the thread reaps them on its next turn) and make room.
+			flags = r.enterFlags
+		default:
+			return fmt.Errorf("io_uring_enter: %w", errno)
+		}
+	}
+	return nil
+}
+
 // ready reports whether a completion is waiting in the CQ ring.
 func (r *ring) ready() bool { return atomic.LoadUint32(r.cqTail) != *r.cqHead }
 
