@@ -141,6 +141,7 @@ func (e *Engine) uringThread(w engine.Workload, ti, th, cpu int, poll poller, ea
 		}
 	}
 	var firstErr error
+	var ringErr error // the eager submission's (eagerSubmit)
 	halted := false
 	for {
 		if pace != nil && !halted {
@@ -212,17 +213,20 @@ func (e *Engine) uringThread(w engine.Workload, ti, th, cpu int, poll poller, ea
 				}
 				rec.st.Write.Record(lat, 1, s.size)
 			}
-			if pace == nil && eager && firstErr == nil && poll.close() {
+			if pace == nil && eager && ringErr == nil && poll.close() {
 				// The refill of the completion before this one goes now
 				// (eagerSubmit); a batch's last goes with its wait.
-				if err := r.submit(); err != nil {
-					firstErr = fmt.Errorf("%s: %w", e.targets[ti].Name, err)
-				}
+				ringErr = r.submit()
 			}
-			if pace == nil && !halt && firstErr == nil && issue(int(ud), t) {
+			if pace == nil && !halt && firstErr == nil && ringErr == nil && issue(int(ud), t) {
 				inflight++
 			}
 		})
+		if ringErr != nil {
+			// As an error of the wait's enter: the ring cannot be
+			// trusted with the I/Os in flight.
+			return fmt.Errorf("%s: %w", e.targets[ti].Name, ringErr)
+		}
 		if waitFrom >= 0 {
 			poll.waited(t-waitFrom, n)
 		}
