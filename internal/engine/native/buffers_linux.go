@@ -2,6 +2,7 @@ package native
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"sync/atomic"
 	"unsafe"
@@ -77,7 +78,11 @@ func newBuffers(slots int, maxBS, align int64, seed uint64, huge bool) *buffers 
 		b.spare = append(b.spare, int32(slots+i))
 	}
 	b.pool = int64(slots+spares) * maxBS
-	b.mem, b.mapped = mapBuffers(int(b.pool+poolBytes), huge)
+	total := b.pool + poolBytes
+	if total > math.MaxInt-2*hugePage {
+		panic(fmt.Sprintf("native engine: %d slots of %d bytes do not fit this platform's mappings", slots+spares, maxBS))
+	}
+	b.mem, b.mapped = mapBuffers(int(total), huge)
 	var key [32]byte
 	for i := range 8 {
 		key[i] = byte(seed >> (8 * i))
@@ -118,6 +123,9 @@ const hugePage = 2 << 20
 // With huge, the memory is aligned to hugePage and asked for in huge
 // pages. It returns the memory and the whole mapping, to unmap.
 func mapBuffers(n int, huge bool) (mem, mapped []byte) {
+	if n <= 0 || int64(n) > math.MaxInt-2*hugePage {
+		panic(fmt.Sprintf("native engine: %d bytes of buffers do not fit this platform's mappings", n))
+	}
 	size := n
 	if huge {
 		size = (n+hugePage-1)/hugePage*hugePage + hugePage // room to align

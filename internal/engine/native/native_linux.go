@@ -77,7 +77,7 @@ func (e *Engine) pollNs(threads, cpus int) (int64, bool) {
 // eagerSubmit says whether each of threads I/O threads on cpus usable CPUs,
 // qd deep, submits a refill as soon as it reaps the next completion, instead
 // of all of a batch's refills with the wait that ends the batch: a system
-// call per completion reaped, for I/Os that reach the device sooner and a
+// call for each completion of a batch but its last, for I/Os that reach the device sooner and a
 // thread that is awake more of the time, so that fewer completions find it
 // asleep and the completing CPU, often the device's bottleneck, wakes it
 // less often. Only while the threads leave a CPU free for those calls, not

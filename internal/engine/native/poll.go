@@ -63,7 +63,9 @@ func (p *poller) budget() int64 {
 
 // close says whether the thread's recent completions came closer together
 // than MinPollGap apiece (the quotient waited keeps), which is where a
-// thread that submits each refill at once gains (eagerSubmit).
+// thread that submits each refill at once gains (eagerSubmit). The waits
+// leave out the thread's own work between them, which the eager
+// submission adds to: once it is on, it stays on a little past the floor.
 func (p *poller) close() bool {
 	return p.reaped > 0 && float64(p.gap) < MinPollGap*p.reaped
 }

@@ -70,14 +70,24 @@ func (e *Engine) uringThread(w engine.Workload, ti, th, cpu int, poll poller, ea
 	if err != nil {
 		return fmt.Errorf("%s: %w", e.targets[ti].Name, err)
 	}
-	defer r.close()
 	fd := int32(e.files[ti].Fd())
 	if r.registerFiles([]int32{fd}) == nil {
 		fd = 0
 	}
 	bufs := newBuffers(w.QD, maxBS, e.targets[ti].LogicalBlock, w.Seed+uint64(ti)<<32+uint64(th), ringBuffers(maxBS))
-	defer bufs.free()
 	_ = r.registerBuffer(bufs.mem) // unregistered buffers work too, a little slower
+	inflight := 0
+	// After the ring (deferred before it, so run after it). A thread that
+	// ends on an error of the ring with I/Os in flight leaves unregistered
+	// buffers mapped: an I/O still queued in one of io_uring's workers
+	// holds their address, which another mapping could take over.
+	// Registered buffers are pinned by the registration, so they go.
+	defer func() {
+		if inflight == 0 || r.registeredBufs {
+			bufs.free()
+		}
+	}()
+	defer r.close()
 	rng := rand.New(rand.NewPCG(w.Seed^0x5bd1e995, uint64(ti)<<32|uint64(th)))
 	slots := make([]slot, w.QD)
 	for i := range slots {
@@ -93,7 +103,6 @@ func (e *Engine) uringThread(w engine.Workload, ti, th, cpu int, poll poller, ea
 	rampNs := int64(w.Ramp)
 	ivNs := int64(w.SeriesInterval()) // w.IntervalOf, without copying w per batch
 	rec := &res.series
-	inflight := 0
 	issue := func(i int, t int64) bool {
 		io := gen.Next()
 		if io.Size == 0 {
@@ -214,8 +223,9 @@ func (e *Engine) uringThread(w engine.Workload, ti, th, cpu int, poll poller, ea
 				rec.st.Write.Record(lat, 1, s.size)
 			}
 			if pace == nil && eager && ringErr == nil && poll.close() {
-				// The refill of the completion before this one goes now
-				// (eagerSubmit); a batch's last goes with its wait.
+				// What was prepared since the last submission (the
+				// previous completion's refill, or a retry) goes now
+				// (eagerSubmit); a batch's last refill goes with its wait.
 				ringErr = r.submit()
 			}
 			if pace == nil && !halt && firstErr == nil && ringErr == nil && issue(int(ud), t) {
