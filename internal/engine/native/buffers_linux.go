@@ -93,6 +93,18 @@ func newBuffers(slots int, maxBS, align int64, seed uint64, huge bool) *buffers 
 
 func (b *buffers) free() { _ = unix.Munmap(b.mapped) }
 
+// release lets go of an io_uring thread's buffers once its ring is closed,
+// with inflight I/Os still in flight: unregistered buffers with I/Os in
+// flight (the thread ended on an error of its ring) stay mapped, because
+// an I/O still queued in one of io_uring's workers holds their address,
+// which another mapping could take over. Registered buffers are pinned by
+// the registration, so they go.
+func (b *buffers) release(r *ring, inflight int) {
+	if inflight == 0 || r.registeredBufs {
+		b.free()
+	}
+}
+
 // ringBuffers says whether an io_uring thread whose largest block is maxBS
 // has its buffers in huge pages (hugeBlock).
 func ringBuffers(maxBS int64) bool { return maxBS > hugeBlock }

@@ -5,10 +5,11 @@
 // in flight, registered files, buffers and ring fd, and reaps completions in
 // batches: one io_uring_enter per batch submits the refills and collects the
 // next completions; while the threads leave a CPU free and completions come
-// closer than MinPollGap apiece, each refill but a batch's last is submitted
-// as soon as the next completion is reaped (eagerSubmit). While the I/O threads leave a CPU free, a thread that
-// finds no completion polls for up to DefaultPoll (stretched to twice its
-// recent waits, at most MaxAutoPoll: poller) before it sleeps, because
+// closer than MinPollGap apiece, each refill but a batch's last is
+// submitted as soon as the next completion is reaped (eagerSubmit). While
+// the I/O threads leave a CPU free, a thread that finds no completion
+// polls for up to DefaultPoll (stretched to twice its recent waits, at
+// most MaxAutoPoll: poller) before it sleeps, because
 // being woken costs the completing CPU an interrupt (and a virtual machine an
 // exit) on every batch; unless the host's idle CPUs poll (ptsrun holds them
 // so while it measures, package cpuidle: Options.IdlePolls), for then a

@@ -74,23 +74,25 @@ func (e *Engine) pollNs(threads, cpus int) (int64, bool) {
 	return 0, false
 }
 
-// eagerSubmit says whether each of threads I/O threads on cpus usable CPUs,
-// qd deep, submits a refill as soon as it reaps the next completion, instead
-// of all of a batch's refills with the wait that ends the batch: a system
-// call for each completion of a batch but its last, for I/Os that reach the device sooner and a
-// thread that is awake more of the time, so that fewer completions find it
-// asleep and the completing CPU, often the device's bottleneck, wakes it
-// less often. Only while the threads leave a CPU free for those calls, not
-// at a depth of 1, where the one refill of a batch goes with its wait
-// anyway, and only while the thread's completions come closer together than
-// MinPollGap apiece (poller.close): further apart, the thread sleeps
-// between most of them whichever way it submits (128 KiB sequential reads
-// at TC1/QD32, a completion every 20 us, were 5.5-6.8 GB/s eager against
-// 5.8-7.6 batched, 4 alternating pairs, within the host's noise). Measured on a 2-CPU KVM guest (idle CPUs polling) against a
-// memory-backed loop device, 4 KiB random reads at TC1/QD32, 4 alternating
-// pairs: 225-263 k IOPS batched, 252-281 k eager, with 110-151 k context
-// switches in 4 s against 58-66 k, for 0.62-0.7 of the host's CPUs against
-// 0.53.
+// eagerSubmit says whether each of threads I/O threads on cpus usable
+// CPUs, qd deep, submits a refill as soon as it reaps the next completion,
+// instead of all of a batch's refills with the wait that ends the batch: a
+// system call for each completion of a batch but its last, for I/Os that
+// reach the device sooner and a thread that is awake more of the time, so
+// that fewer completions find it asleep and the completing CPU, often the
+// device's bottleneck, wakes it less often. Only while the threads leave a
+// CPU free for those calls (at TC4 on 2 CPUs it gave nothing for more
+// CPU), not at a depth of 1, where the one refill of a batch goes with its
+// wait anyway, and only while the thread's completions come closer
+// together than MinPollGap apiece (poller.close): further apart, the
+// thread sleeps between most of them whichever way it submits (128 KiB
+// sequential reads at TC1/QD32, a completion every 20 us, were 5.5-6.8
+// GB/s eager against 5.8-7.6 batched, 4 alternating pairs, within the
+// host's noise). Measured on a 2-CPU KVM guest (idle CPUs polling) against
+// a memory-backed loop device, 4 KiB random reads at TC1/QD32, 4
+// alternating pairs: 225-263 k IOPS batched, 252-281 k eager, with
+// 110-151 k context switches in 4 s against 58-66 k, for 0.62-0.7 of the
+// host's CPUs against 0.53.
 func eagerSubmit(threads, cpus, qd int) bool { return threads < cpus && qd > 1 }
 
 // Engine is the native engine opened on a target set.

@@ -82,14 +82,15 @@ func (e *Engine) replayUring(ctx context.Context, ios []engine.TimedIO, depth in
 	if err != nil {
 		return fmt.Errorf("%s: %w", tg.Name, err)
 	}
-	defer r.close()
 	fd := int32(e.files[0].Fd())
 	if r.registerFiles([]int32{fd}) == nil {
 		fd = 0
 	}
 	bufs := newBuffers(depth, maxBS, tg.LogicalBlock, 0x7265706c6179, ringBuffers(maxBS))
-	defer bufs.free()
 	_ = r.registerBuffer(bufs.mem)
+	next, inflight := 0, 0
+	defer func() { bufs.release(r, inflight) }() // after the ring's close
+	defer r.close()
 	rng := rand.New(rand.NewPCG(0x5bd1e995, 0x7265706c6179))
 	slots := make([]slot, depth)
 	for i := range slots {
@@ -101,7 +102,6 @@ func (e *Engine) replayUring(ctx context.Context, ios []engine.TimedIO, depth in
 		free = append(free, i)
 	}
 	now := func() int64 { return int64(time.Since(start)) }
-	next, inflight := 0, 0
 	// blocked: the next I/O's time came while every slot was busy; the
 	// I/Os issued when a slot frees up had all waited for it.
 	blocked := false

@@ -77,16 +77,7 @@ func (e *Engine) uringThread(w engine.Workload, ti, th, cpu int, poll poller, ea
 	bufs := newBuffers(w.QD, maxBS, e.targets[ti].LogicalBlock, w.Seed+uint64(ti)<<32+uint64(th), ringBuffers(maxBS))
 	_ = r.registerBuffer(bufs.mem) // unregistered buffers work too, a little slower
 	inflight := 0
-	// After the ring (deferred before it, so run after it). A thread that
-	// ends on an error of the ring with I/Os in flight leaves unregistered
-	// buffers mapped: an I/O still queued in one of io_uring's workers
-	// holds their address, which another mapping could take over.
-	// Registered buffers are pinned by the registration, so they go.
-	defer func() {
-		if inflight == 0 || r.registeredBufs {
-			bufs.free()
-		}
-	}()
+	defer func() { bufs.release(r, inflight) }() // after the ring's close
 	defer r.close()
 	rng := rand.New(rand.NewPCG(w.Seed^0x5bd1e995, uint64(ti)<<32|uint64(th)))
 	slots := make([]slot, w.QD)

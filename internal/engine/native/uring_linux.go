@@ -277,8 +277,23 @@ func (r *ring) prep(read bool, fd int32, buf unsafe.Pointer, n uint32, off int64
 }
 
 // enter publishes the prepared SQEs and waits for at least minComplete
-// completions.
-func (r *ring) enter(minComplete uint32) error {
+// completions. GETEVENTS also with minComplete 0: it runs the deferred
+// completion work, so that finished I/Os reach the CQ ring.
+func (r *ring) enter(minComplete uint32) error { return r.enterWith(minComplete, r.enterFlags) }
+
+// submit hands the kernel the prepared SQEs, if any, and does not wait:
+// without GETEVENTS, so the deferred completion work waits for the
+// thread's next enter, unless the kernel has no room for the SQEs.
+func (r *ring) submit() error {
+	if r.pendingTail == atomic.LoadUint32(r.sqTail) {
+		return nil
+	}
+	return r.enterWith(0, r.enterFlags&^enterGetEvents)
+}
+
+// enterWith publishes the prepared SQEs and enters the ring with flags
+// until the kernel has taken them all.
+func (r *ring) enterWith(minComplete uint32, flags uintptr) error {
 	tail := r.pendingTail
 	toSubmit := tail - atomic.LoadUint32(r.sqTail)
 	atomic.StoreUint32(r.sqTail, tail)
@@ -286,9 +301,7 @@ func (r *ring) enter(minComplete uint32) error {
 		// RawSyscall: the thread owns its P (see Engine.run), so there is
 		// no need to hand the P over while the kernel waits for completions,
 		// and not doing so saves the scheduler round trip on every batch.
-		// GETEVENTS also with minComplete 0: it runs the deferred
-		// completion work, so that finished I/Os reach the CQ ring.
-		n, _, errno := unix.RawSyscall6(unix.SYS_IO_URING_ENTER, r.enterFd, uintptr(toSubmit), uintptr(minComplete), r.enterFlags, 0, 0)
+		n, _, errno := unix.RawSyscall6(unix.SYS_IO_URING_ENTER, r.enterFd, uintptr(toSubmit), uintptr(minComplete), flags, 0, 0)
 		switch errno {
 		case 0:
 			toSubmit -= uint32(n)
@@ -296,7 +309,13 @@ func (r *ring) enter(minComplete uint32) error {
 				return nil
 			}
 			continue
-		case unix.EINTR, unix.EAGAIN, unix.EBUSY:
+		case unix.EINTR:
+			continue
+		case unix.EAGAIN, unix.EBUSY:
+			// No room yet: run the deferred completion work too, so that
+			// the completions reach the CQ ring (the thread reaps them on
+			// its next turn) and make room.
+			flags |= enterGetEvents
 			continue
 		}
 		return fmt.Errorf("io_uring_enter: %w", errno)
@@ -349,36 +368,6 @@ func (r *ring) waitFor(timeoutNs int64) error {
 		}
 		return fmt.Errorf("io_uring_enter: %w", errno)
 	}
-}
-
-// submit hands the kernel the prepared SQEs, if any, and does not wait:
-// without GETEVENTS, so the deferred completion work waits for the
-// thread's next enter, unless the kernel has no room for the SQEs.
-func (r *ring) submit() error {
-	tail := r.pendingTail
-	toSubmit := tail - atomic.LoadUint32(r.sqTail)
-	if toSubmit == 0 {
-		return nil
-	}
-	atomic.StoreUint32(r.sqTail, tail)
-	flags := r.enterFlags &^ enterGetEvents
-	for toSubmit > 0 {
-		// RawSyscall, as enter: it does not block.
-		n, _, errno := unix.RawSyscall6(unix.SYS_IO_URING_ENTER, r.enterFd, uintptr(toSubmit), 0, flags, 0, 0)
-		switch errno {
-		case 0:
-			toSubmit -= uint32(n)
-		case unix.EINTR:
-		case unix.EAGAIN, unix.EBUSY:
-			// No room yet: run the deferred completion work too, as
-			// enter does, so that the completions reach the CQ ring
-			// (the thread reaps them on its next turn) and make room.
-			flags = r.enterFlags
-		default:
-			return fmt.Errorf("io_uring_enter: %w", errno)
-		}
-	}
-	return nil
 }
 
 // ready reports whether a completion is waiting in the CQ ring.
