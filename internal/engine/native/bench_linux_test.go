@@ -44,15 +44,15 @@ func hostBusy(b *testing.B) float64 {
 	return c.User + c.Nice + c.System + c.IRQ + c.SoftIRQ + c.Steal
 }
 
-// deviceBusy is the CPU time the kernel's worker threads (kworker,
-// ksoftirqd) have spent so far, in seconds. On a loop device they are the
-// device: one worker copies every request, and the completions of its one
-// hardware queue run as soft interrupts on the worker's CPU, in ksoftirqd
-// when there are many. Near one CPU of it over a run, the device is the
-// limit, whichever engine drives it. Other kernel work counts too, so it
-// is read on a quiet host; soft interrupts that run in the task they
-// interrupt are not in it.
-func deviceBusy(b *testing.B) float64 {
+// deviceThreads is the CPU time each of the kernel's worker threads
+// (kworker, ksoftirqd) has spent so far, in seconds, by thread ID. On a
+// loop device they are the device: one worker copies every request, and
+// the completions of its one hardware queue run as soft interrupts on the
+// worker's CPU, in ksoftirqd when there are many. Near one CPU of it over
+// a run, the device is the limit, whichever engine drives it. Other kernel
+// work counts too, so it is read on a quiet host; soft interrupts that run
+// in the task they interrupt are not in it.
+func deviceThreads(b *testing.B) map[int]float64 {
 	fs, err := procfs.NewFS("/proc")
 	if err != nil {
 		b.Fatal(err)
@@ -61,17 +61,33 @@ func deviceBusy(b *testing.B) float64 {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var t float64
+	t := map[int]float64{}
 	for _, p := range procs {
 		st, err := p.Stat()
 		if err != nil {
 			continue // gone meanwhile
 		}
 		if strings.HasPrefix(st.Comm, "kworker") || strings.HasPrefix(st.Comm, "ksoftirqd") {
-			t += st.CPUTime()
+			t[p.PID] = st.CPUTime()
 		}
 	}
 	return t
+}
+
+// deviceBusy is the CPU time the worker threads spent since the snapshot
+// from: thread by thread, so that a worker that ends meanwhile (the kernel
+// retires idle kworkers) takes its time out of neither side; a sum of the
+// two snapshots' totals went negative when one did. A worker that started
+// meanwhile counts whole, one that ended counts nothing.
+func deviceBusy(b *testing.B, from map[int]float64) float64 {
+	var d float64
+	for pid, t := range deviceThreads(b) {
+		if t0, ok := from[pid]; ok && t0 <= t {
+			t -= t0
+		} // else new, or a new thread with a used ID: whole
+		d += t
+	}
+	return d
 }
 
 // benchDevice returns a loop device backed by /dev/shm for the benchmark:
@@ -310,19 +326,19 @@ func BenchmarkVsFio(b *testing.B) {
 				var f fioResult
 				var fioHost, fioDev float64
 				runFio := func() {
-					h, k := hostBusy(b), deviceBusy(b)
+					h, k := hostBusy(b), deviceThreads(b)
 					f = fioRun(b, dev, c, d)
-					fioHost, fioDev = hostBusy(b)-h, deviceBusy(b)-k
+					fioHost, fioDev = hostBusy(b)-h, deviceBusy(b, k)
 				}
 				if p%2 == 1 {
 					runFio()
 				}
-				h, k := hostBusy(b), deviceBusy(b)
+				h, k := hostBusy(b), deviceThreads(b)
 				m, err := e.run(context.Background(), w)
 				if err != nil {
 					b.Fatal(err)
 				}
-				nativeHost, nativeDev := hostBusy(b)-h, deviceBusy(b)-k
+				nativeHost, nativeDev := hostBusy(b)-h, deviceBusy(b, k)
 				if p%2 == 0 {
 					runFio()
 				}
