@@ -151,12 +151,16 @@ func benchCPUIdle(b *testing.B) {
 	}
 	h, st := cpuidle.Take(s, "/", cpuidle.QoSPath)
 	b.Cleanup(h.Release)
-	benchIdlePolls = st.Polls()
-	b.Logf("CPU idle: %s", st.Label())
+	benchIdlePolls, benchIdleLabel = st.Polls(), st.Label()
+	b.Logf("CPU idle: %s", benchIdleLabel)
 }
 
-// benchIdlePolls: the host's idle CPUs poll (benchCPUIdle).
-var benchIdlePolls bool
+// benchIdlePolls: the host's idle CPUs poll (benchCPUIdle), as
+// benchIdleLabel says.
+var (
+	benchIdlePolls bool
+	benchIdleLabel string
+)
 
 // benchEngines opens the native engine on dev once per polling setting,
 // closed when the benchmark ends.

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"image/color"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -23,15 +25,20 @@ import (
 // outstanding I/O (1 … 1024: TC1 up to QD32, then 32-deep threads) of 4 KiB
 // random reads, native (polling as chosen, and off) and fio (io_uring,
 // fixedbufs, registerfiles), one after the other at each point on the same
-// /dev/shm-backed loop device. It prints a table and, with
-// PTSRUN_BENCH_PLOT=FILE.png, draws it (README's engine section shows
-// docs/bench/scaling.png, made so). PTSRUN_BENCH_SECONDS is each run's length
-// (default 3).
+// /dev/shm-backed loop device, PTSRUN_BENCH_PAIRS rounds at each point
+// (default 3), the order reversed every other round. It prints each
+// engine's median with its min and max and, with PTSRUN_BENCH_PLOT=FILE.png,
+// draws the medians (README's engine section shows docs/bench/scaling.png,
+// made so). PTSRUN_BENCH_SECONDS is each run's length (default 3).
 //
-//	PTSRUN_BENCH_PLOT=$PWD/docs/bench/scaling.png go test ./internal/engine/native -run '^$' -bench Scaling -benchtime 1x
+//	PTSRUN_BENCH_PLOT=$PWD/docs/bench/scaling.png go test ./internal/engine/native -run '^$' -bench Scaling -benchtime 1x -v
 func BenchmarkScaling(b *testing.B) {
+	if _, err := exec.LookPath("fio"); err != nil {
+		b.Skip("fio is not installed")
+	}
 	dev, size := benchDevice(b)
 	secs := benchInt("PTSRUN_BENCH_SECONDS", 3)
+	rounds := benchInt("PTSRUN_BENCH_PAIRS", 3)
 	d := time.Duration(secs) * time.Second
 	type point struct{ oio, tc, qd int }
 	var points []point
@@ -46,28 +53,41 @@ func BenchmarkScaling(b *testing.B) {
 	names := []string{"native", "native, polling off", "fio"}
 	iops := make([]plotter.XYs, len(names))
 	cpus := make([]plotter.XYs, len(names))
-	var table []string
+	table := []string{fmt.Sprintf("# 4 KiB random reads, %d s runs, median (min-max) of %d rounds; CPU idle: %s", secs, rounds, benchIdleLabel)}
 	for i := 0; i < b.N; i++ {
 		for _, p := range points {
-			w := engine.Workload{Access: engine.Random, ReadPct: 100, BlockSize: 4096, TC: p.tc, QD: p.qd, ActiveRange: 100, Duration: d, Seed: 1}
-			row := fmt.Sprintf("OIO %4d (TC%d/QD%d):", p.oio, p.tc, p.qd)
-			for k, poll := range []time.Duration{0, -1} {
-				m, err := open(poll).run(context.Background(), w)
-				if err != nil {
-					b.Fatal(err)
+			w := engine.Workload{Access: engine.Random, ReadPct: 100, BlockSize: 4096, TC: p.tc, QD: p.qd, ActiveRange: 100, Duration: d}
+			got := make([][2][]float64, len(names)) // per engine: IOPS, CPUs
+			for r := range rounds {
+				w.Seed = uint64(r + 1)
+				order := []int{0, 1, 2}
+				if r%2 == 1 {
+					order = []int{2, 1, 0}
 				}
-				busy := (m.CPU.User + m.CPU.Sys) * cpuScale(m)
-				iops[k] = append(iops[k], plotter.XY{X: float64(p.oio), Y: m.IOPS()})
-				cpus[k] = append(cpus[k], plotter.XY{X: float64(p.oio), Y: busy})
-				row += fmt.Sprintf("  %s %.0f IOPS %.2f CPUs;", names[k], m.IOPS(), busy)
+				for _, k := range order {
+					var v, busy float64
+					if k == 2 {
+						f := fioRun(b, dev, benchCase{w: w, rw: "randread"}, d)
+						v, busy = f.iops, f.cpuS/d.Seconds()
+					} else {
+						m, err := open([]time.Duration{0, -1}[k]).run(context.Background(), w)
+						if err != nil {
+							b.Fatal(err)
+						}
+						v, busy = m.IOPS(), (m.CPU.User+m.CPU.Sys)*cpuScale(m)
+					}
+					got[k][0] = append(got[k][0], v)
+					got[k][1] = append(got[k][1], busy)
+				}
 			}
-			f := fioRun(b, dev, benchCase{w: w, rw: "randread"}, d)
-			busy := f.cpuS / d.Seconds()
-			iops[2] = append(iops[2], plotter.XY{X: float64(p.oio), Y: f.iops})
-			cpus[2] = append(cpus[2], plotter.XY{X: float64(p.oio), Y: busy})
-			row += fmt.Sprintf("  fio %.0f IOPS %.2f CPUs", f.iops, busy)
+			row := fmt.Sprintf("OIO %4d (TC%d/QD%d):", p.oio, p.tc, p.qd)
+			for k := range names {
+				iops[k] = append(iops[k], plotter.XY{X: float64(p.oio), Y: median(slices.Clone(got[k][0]))})
+				cpus[k] = append(cpus[k], plotter.XY{X: float64(p.oio), Y: median(slices.Clone(got[k][1]))})
+				row += fmt.Sprintf("  %s %s IOPS, %s CPUs;", names[k], spreadFmt(got[k][0], "%.0f"), spreadFmt(got[k][1], "%.2f"))
+			}
 			b.Log(row)
-			table = append(table, row)
+			table = append(table, strings.TrimSuffix(row, ";"))
 		}
 	}
 	if out := os.Getenv("PTSRUN_BENCH_PLOT"); out != "" {
@@ -78,6 +98,15 @@ func BenchmarkScaling(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// spreadFmt is xs' median with its min and max in the format f:
+// "231044 (220113-240871)"; xs is left as it was.
+func spreadFmt(xs []float64, f string) string {
+	if len(xs) == 0 {
+		return "-"
+	}
+	return fmt.Sprintf(f+" ("+f+"-"+f+")", median(slices.Clone(xs)), slices.Min(xs), slices.Max(xs))
 }
 
 // drawScaling draws IOPS over CPUs busy against the outstanding I/O.
