@@ -30,8 +30,11 @@ import (
 // copying, and its completions run in softirq, in whichever task they
 // interrupt or in ksoftirqd, charged to neither engine: only the host's
 // busy time counts all of it. It is a noisier figure than the engines'
-// own, as it counts whatever else the host does meanwhile.
-func hostBusy(b *testing.B) float64 {
+// own, as it counts whatever else the host does meanwhile. steal is the
+// part of it that the hypervisor gave to other guests while this one had
+// work (/proc/stat's steal): a run with much of it was not run on a quiet
+// host, whatever its engine did.
+func hostBusy(b *testing.B) (busy, steal float64) {
 	fs, err := procfs.NewFS("/proc")
 	if err != nil {
 		b.Fatal(err)
@@ -41,7 +44,7 @@ func hostBusy(b *testing.B) float64 {
 		b.Fatal(err)
 	}
 	c := st.CPUTotal
-	return c.User + c.Nice + c.System + c.IRQ + c.SoftIRQ + c.Steal
+	return c.User + c.Nice + c.System + c.IRQ + c.SoftIRQ + c.Steal, c.Steal
 }
 
 // deviceThreads is the CPU time each of the kernel's worker threads
@@ -328,21 +331,25 @@ func BenchmarkVsFio(b *testing.B) {
 				// Alternate who goes first (A B, B A, …) so that neither
 				// gains from the other's warm-up.
 				var f fioResult
-				var fioHost, fioDev float64
+				var fioHost, fioSteal, fioDev float64
 				runFio := func() {
-					h, k := hostBusy(b), deviceThreads(b)
+					h, st := hostBusy(b)
+					k := deviceThreads(b)
 					f = fioRun(b, dev, c, d)
-					fioHost, fioDev = hostBusy(b)-h, deviceBusy(b, k)
+					h1, st1 := hostBusy(b)
+					fioHost, fioSteal, fioDev = h1-h, st1-st, deviceBusy(b, k)
 				}
 				if p%2 == 1 {
 					runFio()
 				}
-				h, k := hostBusy(b), deviceThreads(b)
+				h, st := hostBusy(b)
+				k := deviceThreads(b)
 				m, err := e.run(context.Background(), w)
 				if err != nil {
 					b.Fatal(err)
 				}
-				nativeHost, nativeDev := hostBusy(b)-h, deviceBusy(b, k)
+				h1, st1 := hostBusy(b)
+				nativeHost, nativeSteal, nativeDev := h1-h, st1-st, deviceBusy(b, k)
 				if p%2 == 0 {
 					runFio()
 				}
@@ -379,7 +386,7 @@ func BenchmarkVsFio(b *testing.B) {
 				}
 				// fio's start-up does no I/O: its device time is over its
 				// run time.
-				line += fmt.Sprintf(", device workers %.2f CPUs native, %.2f fio", nativeDev/m.Elapsed.Seconds(), fioDev/d.Seconds())
+				line += fmt.Sprintf(", device workers %.2f CPUs native, %.2f fio, steal %.0f ms native, %.0f ms fio", nativeDev/m.Elapsed.Seconds(), fioDev/d.Seconds(), nativeSteal*1e3, fioSteal*1e3)
 				lines = append(lines, line)
 			}
 			sum := fmt.Sprintf("ratio %s, per CPU-second %s", spread(ratios), spread(cpuRatios))
