@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -19,6 +20,7 @@ import (
 	"time"
 
 	"github.com/prometheus/procfs"
+	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
 	"github.com/ptsrun/ptsrun/internal/cpuidle"
@@ -304,7 +306,7 @@ func cpuScale(m engine.Measurement) float64 {
 
 // crossCPU is the time the host takes to hand a cache line from one CPU
 // to another and back (two threads pinned to the first two allowed CPUs,
-// each waiting for the other's store), the median of 5 runs of 20 000.
+// each waiting for the other's store), the median of 5 runs of n.
 // Every I/O on a loop device crosses between CPUs several times (the
 // submitter wakes the device's worker, its completion wakes the
 // submitter), and on a virtual machine the hypervisor may place the
@@ -312,7 +314,7 @@ func cpuScale(m engine.Measurement) float64 {
 // trip moved between about 80 and 390 ns from one minute to the next, and
 // fio's TC1/QD1 latency with it (8.7 and 11.5 us). It is printed with each
 // case, so that a case measured in one state is not read as the engine's.
-func crossCPU(b *testing.B) time.Duration {
+func crossCPU(b testing.TB, n int) time.Duration {
 	var set unix.CPUSet
 	if err := unix.SchedGetaffinity(0, &set); err != nil || set.Count() < 2 {
 		return 0
@@ -323,40 +325,49 @@ func crossCPU(b *testing.B) time.Duration {
 			cpus = append(cpus, i)
 		}
 	}
-	const n = 20000
 	var runs []float64
 	for range 5 {
 		var flag atomic.Int32
 		done := make(chan struct{})
-		pin := func(cpu int) {
+		// pin locks the goroutine to its thread on cpu until it ends, and
+		// its return puts the thread's CPUs back as they were; the thread
+		// ends with the goroutine (no UnlockOSThread). No thread pinned to
+		// one CPU may go back to the pool, where fio and the engine's
+		// threads started after it would inherit it.
+		pin := func(cpu int) func() {
 			runtime.LockOSThread()
 			var one unix.CPUSet
 			one.Set(cpu)
 			if err := unix.SchedSetaffinity(0, &one); err != nil {
-				b.Fatal(err)
+				b.Error(err)
+			}
+			return func() {
+				if err := unix.SchedSetaffinity(0, &set); err != nil {
+					b.Error(err)
+				}
 			}
 		}
 		go func() {
 			defer close(done)
-			pin(cpus[1])
-			defer runtime.UnlockOSThread()
+			defer pin(cpus[1])()
 			for range n {
 				for flag.Load() != 1 {
 				}
 				flag.Store(0)
 			}
 		}()
-		got := make(chan time.Duration)
+		got := make(chan time.Duration, 1)
 		go func() {
-			pin(cpus[0])
-			defer runtime.UnlockOSThread()
+			unpin := pin(cpus[0])
 			t := time.Now()
 			for range n {
 				flag.Store(1)
 				for flag.Load() != 0 {
 				}
 			}
-			got <- time.Since(t) / n
+			d := time.Since(t) / time.Duration(n)
+			unpin()
+			got <- d
 		}()
 		runs = append(runs, float64(<-got))
 		<-done
@@ -495,7 +506,7 @@ func BenchmarkVsFio(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		for _, c := range cases {
 			e := open(c.poll)
-			xcpu := crossCPU(b)
+			xcpu := crossCPU(b, 20000)
 			setting, calibration := fioBest(b, dev, c, d)
 			fc := c.with(setting)
 			var ratios, cpuRatios, tailRatios []float64
@@ -737,4 +748,40 @@ func median(xs []float64) float64 {
 		m = (xs[len(xs)/2-1] + m) / 2
 	}
 	return m
+}
+
+// crossCPU pins two threads of its own to a CPU each; none of them may go
+// back to the pool so, or fio and the engine's threads started after it
+// would inherit one CPU (a sitting ran so once: every thread count on one
+// CPU).
+func TestCrossCPULeavesNoPinnedThread(t *testing.T) {
+	if runtime.NumCPU() < 2 {
+		t.Skip("needs 2 CPUs")
+	}
+	want := allowedList(t, "/proc/self/status")
+	require.NotZero(t, crossCPU(t, 100)) // few: a loaded CI host makes each slow
+	tasks, err := filepath.Glob("/proc/self/task/*/status")
+	require.NoError(t, err)
+	for _, task := range tasks {
+		if got := allowedList(t, task); got != "" { // "": the thread ended meanwhile
+			require.Equal(t, want, got, task)
+		}
+	}
+}
+
+// allowedList is the Cpus_allowed_list of a /proc status file, "" when it
+// is gone.
+func allowedList(t *testing.T, path string) string {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ESRCH) {
+		return ""
+	}
+	require.NoError(t, err)
+	for line := range strings.Lines(string(b)) {
+		if v, ok := strings.CutPrefix(line, "Cpus_allowed_list:"); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	t.Fatalf("%s: no Cpus_allowed_list", path)
+	return ""
 }
