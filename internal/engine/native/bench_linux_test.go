@@ -509,7 +509,7 @@ func BenchmarkVsFio(b *testing.B) {
 			xcpu := crossCPU(b, 20000)
 			setting, calibration := fioBest(b, dev, c, d)
 			fc := c.with(setting)
-			var ratios, cpuRatios, tailRatios []float64
+			var ratios, cpuRatios, tailRatios, iopsRatios []float64
 			var lines []string
 			for p := 0; p < pairs; p++ {
 				w := c.w
@@ -559,6 +559,11 @@ func BenchmarkVsFio(b *testing.B) {
 					if np > 0 && f.p999Ns > 0 {
 						tailRatios = append(tailRatios, f.p999Ns/float64(np))
 					}
+					// At QD1 the IOPS are the whole cycle, each engine's
+					// own work between its I/Os too, which neither's
+					// latency counts.
+					line += fmt.Sprintf(", IOPS native %.0f fio %.0f (%.3f)", m.IOPS(), f.iops, m.IOPS()/f.iops)
+					iopsRatios = append(iopsRatios, m.IOPS()/f.iops)
 				}
 				if busy := (m.CPU.User + m.CPU.Sys) * m.Elapsed.Seconds() * cpuScale(m); busy > 0 && f.cpuS > 0 && f.jobCPUS > 0 {
 					nc, fc := m.IOPS()*m.Elapsed.Seconds()/busy, f.iops*d.Seconds()/f.cpuS
@@ -577,7 +582,7 @@ func BenchmarkVsFio(b *testing.B) {
 			}
 			sum := fmt.Sprintf("ratio %s, per CPU-second %s", spread(ratios), spread(cpuRatios))
 			if c.metric == "lat" {
-				sum += fmt.Sprintf(", p99.9 (fio ÷ native) %s", spread(tailRatios))
+				sum += fmt.Sprintf(", p99.9 (fio ÷ native) %s, IOPS %s", spread(tailRatios), spread(iopsRatios))
 			}
 			fioSaid := "fio " + setting.name
 			if calibration != "" {

@@ -13,7 +13,7 @@ import (
 // slot is one I/O in flight.
 type slot struct {
 	buf    unsafe.Pointer
-	start  int64 // ns since the run started
+	start  int64 // ns since the run started, when it was submitted (sent)
 	size   int64
 	off    int64
 	read   bool
@@ -24,6 +24,20 @@ type slot struct {
 	// retries counts the times the I/O was submitted again after a
 	// transient result (threadResult.resubmitted).
 	retries int
+}
+
+// sent stamps the slots prepared since the ring was last entered with t,
+// taken just before the entry that hands them to the kernel, and empties
+// the list. An I/O's latency runs from there, as fio's does (from after its
+// io_u is prepared): the engine's own work between a completion and the
+// next submission (the completion's bookkeeping, the next I/O's address
+// and data) is not the device's response time. A retried I/O keeps its
+// first stamp.
+func sent(slots []slot, unsent []int, t int64) []int {
+	for _, i := range unsent {
+		slots[i].start = t
+	}
+	return unsent[:0]
 }
 
 // buffers is one thread's I/O memory: a buffer per slot and the spares,

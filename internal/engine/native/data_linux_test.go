@@ -191,3 +191,27 @@ func TestEagerSubmitChoice(t *testing.T) {
 		require.Equal(t, tc.want, eagerSubmit(tc.threads, tc.cpus, tc.qd), "%+v", tc)
 	}
 }
+
+// TestSent: the slots prepared since the last entry take the entry's
+// time, the others keep theirs (a retried I/O its first submission's),
+// and the list is empty after.
+func TestSent(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		unsent []int
+		want   []int64
+	}{
+		{"none", nil, []int64{1, 2, 3, 4}},
+		{"one", []int{2}, []int64{1, 2, 50, 4}},
+		{"all", []int{3, 0, 1, 2}, []int64{50, 50, 50, 50}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			slots := []slot{{start: 1}, {start: 2}, {start: 3}, {start: 4}}
+			left := sent(slots, append([]int(nil), tc.unsent...), 50)
+			require.Empty(t, left)
+			for i, s := range slots {
+				require.Equal(t, tc.want[i], s.start, "slot %d", i)
+			}
+		})
+	}
+}

@@ -105,6 +105,7 @@ func (e *Engine) replayUring(ctx context.Context, ios []engine.TimedIO, depth in
 	// blocked: the next I/O's time came while every slot was busy; the
 	// I/Os issued when a slot frees up had all waited for it.
 	blocked := false
+	unsent := make([]int, 0, depth) // prepared, not yet submitted (sent)
 	var firstErr error
 	for next < len(ios) || inflight > 0 {
 		if ctx.Err() != nil || firstErr != nil {
@@ -119,7 +120,7 @@ func (e *Engine) replayUring(ctx context.Context, ios []engine.TimedIO, depth in
 			i := free[len(free)-1]
 			free = free[:len(free)-1]
 			s := &slots[i]
-			s.size, s.off, s.read, s.start, s.active = io.Size, io.Offset, io.Read, t, true
+			s.size, s.off, s.read, s.active = io.Size, io.Offset, io.Read, true
 			if !io.Read {
 				s.bi = bufs.forWrite(s.bi)
 				bufs.write(s.bi, io.Size, rng, &e.stamp)
@@ -127,7 +128,7 @@ func (e *Engine) replayUring(ctx context.Context, ios []engine.TimedIO, depth in
 			s.buf = bufs.at(s.bi)
 			r.prep(io.Read, fd, s.buf, uint32(io.Size), io.Offset, uint64(i))
 			owner[i] = next
-			res.Issue[next] = t
+			unsent = append(unsent, i)
 			if blocked {
 				res.Delayed++
 				res.Waited[next] = true
@@ -139,11 +140,17 @@ func (e *Engine) replayUring(ctx context.Context, ios []engine.TimedIO, depth in
 		if next < len(ios) && len(free) == 0 && int64(ios[next].At) <= t {
 			blocked = true
 		}
+		// Issued, and timed from, the entry below that submits them.
+		tn := now()
+		for _, i := range unsent {
+			res.Issue[owner[i]] = tn
+		}
+		unsent = sent(slots, unsent, tn)
 		switch {
 		case next < len(ios) && len(free) > 0:
 			// Until the next I/O's time: asleep while it is far, woken by
 			// a completion too; polling when it is near.
-			if d := int64(ios[next].At) - now() - int64(replayEarly); d > 0 {
+			if d := int64(ios[next].At) - tn - int64(replayEarly); d > 0 {
 				err = r.waitFor(d)
 			} else {
 				err = r.enter(0)

@@ -94,7 +94,10 @@ func (e *Engine) uringThread(w engine.Workload, ti, th, cpu int, poll poller, ea
 	rampNs := int64(w.Ramp)
 	ivNs := int64(w.SeriesInterval()) // w.IntervalOf, without copying w per batch
 	rec := &res.series
-	issue := func(i int, t int64) bool {
+	// The slots prepared since the ring was last entered; their I/Os'
+	// latency starts at the entry that submits them (sent).
+	unsent := make([]int, 0, w.QD)
+	issue := func(i int) bool {
 		io := gen.Next()
 		if io.Size == 0 {
 			return false
@@ -104,7 +107,7 @@ func (e *Engine) uringThread(w engine.Workload, ti, th, cpu int, poll poller, ea
 			pace.issued(io.Size)
 		}
 		s := &slots[i]
-		s.size, s.off, s.read, s.start, s.active, s.retries = io.Size, io.Offset, io.Read, t, true, 0
+		s.size, s.off, s.read, s.active, s.retries = io.Size, io.Offset, io.Read, true, 0
 		if !io.Read {
 			s.bi = bufs.forWrite(s.bi)
 			bufs.write(s.bi, io.Size, rng, &e.stamp)
@@ -115,24 +118,24 @@ func (e *Engine) uringThread(w engine.Workload, ti, th, cpu int, poll poller, ea
 			trace--
 		}
 		r.prep(io.Read, fd, s.buf, uint32(io.Size), io.Offset, uint64(i))
+		unsent = append(unsent, i)
 		return true
 	}
 	// Paced: the slots without an I/O, each waiting for the next I/O's
 	// turn; without a rate a completed slot is refilled at once.
 	var free []int
 	exhausted := false // the generator has no more I/O (Passes)
-	t0 := now()
 	for i := range slots {
 		switch {
 		case pace != nil:
 			free = append(free, i)
-		case issue(i, t0):
+		case issue(i):
 			inflight++
 		}
 	}
 	fill := func(t int64) {
 		for len(free) > 0 && !exhausted && pace.due() <= t {
-			if !issue(free[len(free)-1], t) {
+			if !issue(free[len(free)-1]) {
 				exhausted = true
 				break
 			}
@@ -158,15 +161,19 @@ func (e *Engine) uringThread(w engine.Workload, ti, th, cpu int, poll poller, ea
 			if pace.due() < wake {
 				wake = pace.due()
 			}
-			if d := wake - now(); d > 0 {
+			tn := now()
+			if d := wake - tn; d > 0 {
+				unsent = sent(slots, unsent, tn)
 				err = r.waitFor(min(d, int64(maxSleep)))
 			} else if inflight > 0 {
+				unsent = sent(slots, unsent, tn)
 				err = r.enter(0) // submit, and reap what is there
 			}
 		default:
 			// Wait for one completion, not more: the queue stays as full
 			// as the workload asks.
 			waitFrom = now()
+			unsent = sent(slots, unsent, waitFrom)
 			err = r.wait(poll.budget(), now)
 		}
 		if err != nil {
@@ -217,9 +224,12 @@ func (e *Engine) uringThread(w engine.Workload, ti, th, cpu int, poll poller, ea
 				// What was prepared since the last submission (the
 				// previous completion's refill, or a retry) goes now
 				// (eagerSubmit); a batch's last refill goes with its wait.
+				if len(unsent) > 0 {
+					unsent = sent(slots, unsent, now())
+				}
 				ringErr = r.submit()
 			}
-			if pace == nil && !halt && firstErr == nil && ringErr == nil && issue(int(ud), t) {
+			if pace == nil && !halt && firstErr == nil && ringErr == nil && issue(int(ud)) {
 				inflight++
 			}
 		})
