@@ -24,7 +24,8 @@ import (
 // BenchmarkScaling measures IOPS and CPUs busy against the total
 // outstanding I/O (1 … 1024: TC1 up to QD32, then 32-deep threads) of 4 KiB
 // random reads, native (polling as chosen, and off) and fio (io_uring,
-// fixedbufs, registerfiles), one after the other at each point on the same
+// fixedbufs, registerfiles, in its best setting at the point: fioBest),
+// one after the other at each point on the same
 // /dev/shm-backed loop device, PTSRUN_BENCH_PAIRS rounds at each point
 // (default 3), the order reversed every other round. It prints each
 // engine's median with its min and max and, with PTSRUN_BENCH_PLOT=FILE.png,
@@ -57,6 +58,11 @@ func BenchmarkScaling(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		for _, p := range points {
 			w := engine.Workload{Access: engine.Random, ReadPct: 100, BlockSize: 4096, TC: p.tc, QD: p.qd, ActiveRange: 100, Duration: d}
+			// fio in its best setting at the point (fioBest), as in
+			// BenchmarkVsFio: pinned fio does more at low depths here.
+			fc := benchCase{w: w, rw: "randread", metric: "iops"}
+			setting, _ := fioBest(b, dev, fc, d)
+			fc = fc.with(setting)
 			got := make([][2][]float64, len(names)) // per engine: IOPS, CPUs
 			for r := range rounds {
 				w.Seed = uint64(r + 1)
@@ -67,7 +73,7 @@ func BenchmarkScaling(b *testing.B) {
 				for _, k := range order {
 					var v, busy float64
 					if k == 2 {
-						f := fioRun(b, dev, benchCase{w: w, rw: "randread"}, d)
+						f := fioRun(b, dev, fc, d)
 						v, busy = f.iops, f.cpuS/d.Seconds()
 					} else {
 						m, err := open([]time.Duration{0, -1}[k]).run(context.Background(), w)
@@ -80,7 +86,7 @@ func BenchmarkScaling(b *testing.B) {
 					got[k][1] = append(got[k][1], busy)
 				}
 			}
-			row := fmt.Sprintf("OIO %4d (TC%d/QD%d):", p.oio, p.tc, p.qd)
+			row := fmt.Sprintf("OIO %4d (TC%d/QD%d, fio %s):", p.oio, p.tc, p.qd, setting.name)
 			for k := range names {
 				iops[k] = append(iops[k], plotter.XY{X: float64(p.oio), Y: median(slices.Clone(got[k][0]))})
 				cpus[k] = append(cpus[k], plotter.XY{X: float64(p.oio), Y: median(slices.Clone(got[k][1]))})
