@@ -315,15 +315,10 @@ func cpuScale(m engine.Measurement) float64 {
 // fio's TC1/QD1 latency with it (8.7 and 11.5 us). It is printed with each
 // case, so that a case measured in one state is not read as the engine's.
 func crossCPU(b testing.TB, n int) time.Duration {
-	var set unix.CPUSet
-	if err := unix.SchedGetaffinity(0, &set); err != nil || set.Count() < 2 {
+	var set unix.CPUSet // to put back
+	cpus := allowedCPUs()
+	if len(cpus) < 2 || unix.SchedGetaffinity(0, &set) != nil {
 		return 0
-	}
-	var cpus []int
-	for i := 0; i < 1024 && len(cpus) < 2; i++ {
-		if set.IsSet(i) {
-			cpus = append(cpus, i)
-		}
 	}
 	var runs []float64
 	for range 5 {
@@ -393,15 +388,9 @@ type fioSetting struct {
 // PTSRUN_BENCH_FIO names one of them for every case instead.
 func fioSettings(b *testing.B, c benchCase) []fioSetting {
 	all := []fioSetting{{name: "default"}}
-	var set unix.CPUSet
-	if err := unix.SchedGetaffinity(0, &set); err != nil {
-		b.Fatal(err)
-	}
 	var cpus []string
-	for i := 0; i < 1024 && len(cpus) < set.Count(); i++ {
-		if set.IsSet(i) {
-			cpus = append(cpus, strconv.Itoa(i))
-		}
+	for _, c := range allowedCPUs() {
+		cpus = append(cpus, strconv.Itoa(c))
 	}
 	tc := max(1, c.w.TC)
 	if tc <= len(cpus) {

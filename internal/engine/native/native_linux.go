@@ -247,15 +247,7 @@ func (e *Engine) run(ctx context.Context, w engine.Workload) (engine.Measurement
 			defer runtime.GOMAXPROCS(prev)
 		}
 	}
-	var allowed []int
-	var set unix.CPUSet
-	if unix.SchedGetaffinity(0, &set) == nil {
-		for c := 0; c < 1024 && len(allowed) < set.Count(); c++ {
-			if set.IsSet(c) {
-				allowed = append(allowed, c)
-			}
-		}
-	}
+	allowed := allowedCPUs()
 	pollNs, autoPoll := e.pollNs(threads, len(allowed))
 	eager := eagerSubmit(threads, len(allowed), w.QD)
 	if e.opts.NoPin || threads > len(allowed) {
@@ -359,4 +351,20 @@ func Probe() string {
 		return "io_uring"
 	}
 	return "pread"
+}
+
+// allowedCPUs lists the CPUs this thread may run on, in order; nil when
+// the kernel does not say.
+func allowedCPUs() []int {
+	var set unix.CPUSet
+	if unix.SchedGetaffinity(0, &set) != nil {
+		return nil
+	}
+	var cpus []int
+	for c := 0; c < 1024 && len(cpus) < set.Count(); c++ {
+		if set.IsSet(c) {
+			cpus = append(cpus, c)
+		}
+	}
+	return cpus
 }
