@@ -221,9 +221,14 @@ type fioResult struct {
 func fioRun(b *testing.B, dev string, c benchCase, d time.Duration) fioResult {
 	args := []string{"--name=bench", "--filename=" + dev, "--rw=" + c.rw,
 		"--iodepth=" + strconv.Itoa(c.w.QD), "--numjobs=" + strconv.Itoa(max(1, c.w.TC)), "--group_reporting",
-		"--ioengine=io_uring", "--fixedbufs", "--registerfiles", "--direct=1", "--time_based", "--lat_percentiles=1",
+		"--direct=1", "--time_based", "--lat_percentiles=1",
 		"--runtime=" + strconv.Itoa(int(d.Seconds())), "--norandommap", "--randrepeat=0", "--random_generator=tausworthe64",
 		"--output-format=json"}
+	if !slices.ContainsFunc(c.extra, func(a string) bool { return strings.HasPrefix(a, "--ioengine=") }) {
+		// io_uring's own options: fio refuses them with another engine
+		// (latencyFloor's).
+		args = append(args, "--ioengine=io_uring", "--fixedbufs", "--registerfiles")
+	}
 	if c.w.BlockSize > 0 { // else the case's --bssplit
 		args = append(args, "--bs="+strconv.FormatInt(c.w.BlockSize, 10))
 	}
@@ -659,8 +664,11 @@ func selectCases(cases []benchCase) []benchCase {
 // best of those counts.
 // The best of all is the device's ceiling at that block size and mix; the
 // load point's own figure beside it says how near each engine gets at the
-// PTS's thread count. PTSRUN_BENCH_SECONDS and PTSRUN_BENCH_CASES as for
-// BenchmarkVsFio (latency and polling-off cases are left out).
+// PTS's thread count. At the latency point (TC1/QD1) it measures the
+// floor instead (latencyFloor): the lowest latency any way of doing that
+// I/O reaches, PTSRUN_BENCH_PAIRS rounds. PTSRUN_BENCH_SECONDS,
+// PTSRUN_BENCH_CASES and PTSRUN_BENCH_FIO as for BenchmarkVsFio (the
+// polling-off cases are left out).
 //
 //	PTSRUN_BENCH_SECONDS=4 go test ./internal/engine/native -run '^$' -bench Ceiling -benchtime 1x -v
 func BenchmarkCeiling(b *testing.B) {
@@ -673,7 +681,11 @@ func BenchmarkCeiling(b *testing.B) {
 	open := benchEngines(b, dev, size)
 	for i := 0; i < b.N; i++ {
 		for _, c := range benchCases() {
-			if c.metric == "lat" || c.poll < 0 {
+			if c.poll < 0 {
+				continue
+			}
+			if c.metric == "lat" {
+				latencyFloor(b, dev, c, d, open)
 				continue
 			}
 			unit := "IOPS"
@@ -721,6 +733,85 @@ func BenchmarkCeiling(b *testing.B) {
 			b.ReportMetric(at[1]/ceiling, c.name+"-fio/ceiling")
 		}
 	}
+}
+
+// latencyFloor is BenchmarkCeiling's answer at a latency point (TC1/QD1),
+// where no engine is held back by the device's throughput: the lowest
+// mean and 99.9 % latency that any way of doing the I/O reaches on the
+// device. The ways: the native engine sleeping and polling (DefaultPoll),
+// and fio with each engine that does this I/O (io_uring, libaio, and the
+// synchronous psync and pvsync2, whose thread sleeps in the read itself
+// and is woken by the block layer, with no completion ring between) in
+// each of its settings. Each way runs PTSRUN_BENCH_PAIRS times (default
+// 3), in turn, the order reversed every other round; medians.
+func latencyFloor(b *testing.B, dev string, c benchCase, d time.Duration, open func(time.Duration) *Engine) {
+	type way struct {
+		name string
+		run  func(round int) (meanNs, p999Ns float64)
+	}
+	var ways []way
+	for _, poll := range []time.Duration{-1, DefaultPoll} {
+		name := "native sleeping"
+		if poll > 0 {
+			name = fmt.Sprintf("native polling %v", poll)
+		}
+		ways = append(ways, way{name, func(round int) (float64, float64) {
+			w := c.w
+			w.ActiveRange, w.Duration, w.Seed = 100, d, uint64(round+1)
+			m, err := open(poll).run(context.Background(), w)
+			if err != nil {
+				b.Fatal(err)
+			}
+			return m.Total().MeanLatNs(), float64(m.Total().PercentileNs(99.9))
+		}})
+	}
+	for _, eng := range []string{"io_uring", "libaio", "psync", "pvsync2"} {
+		pt := c
+		if eng != "io_uring" {
+			pt.extra = append(slices.Clone(c.extra), "--ioengine="+eng)
+		}
+		for _, s := range fioSettings(b, pt) {
+			if s.name == "sqthread_poll" && eng != "io_uring" {
+				continue
+			}
+			fc := pt.with(s)
+			ways = append(ways, way{"fio " + eng + " " + s.name, func(int) (float64, float64) {
+				f := fioRun(b, dev, fc, d)
+				return f.meanNs, f.p999Ns
+			}})
+		}
+	}
+	rounds := benchInt("PTSRUN_BENCH_PAIRS", 3)
+	means, tails := make([][]float64, len(ways)), make([][]float64, len(ways))
+	for r := range rounds {
+		for k := range ways {
+			if r%2 == 1 {
+				k = len(ways) - 1 - k
+			}
+			mn, tl := ways[k].run(r)
+			means[k], tails[k] = append(means[k], mn), append(tails[k], tl)
+		}
+	}
+	var parts []string
+	mean, tail := make([]float64, len(ways)), make([]float64, len(ways))
+	floorMean, floorTail := 0, 0
+	for k, w := range ways {
+		mean[k], tail[k] = median(means[k]), median(tails[k])
+		parts = append(parts, fmt.Sprintf("%s %.1f/%.1f", w.name, mean[k]/1e3, tail[k]/1e3))
+		if mean[k] < mean[floorMean] {
+			floorMean = k
+		}
+		if tail[k] < tail[floorTail] {
+			floorTail = k
+		}
+	}
+	// The floor's figures over each way's: at most 1, 1 at the floor.
+	b.Logf("%s (latency floor; mean/99.9 %% in µs, medians of %d rounds): %s; floor: mean %.1f (%s), 99.9 %% %.1f (%s); floor ÷ each, mean and 99.9 %% (1: at the floor): native sleeping %.2f and %.2f, native polling %.2f and %.2f, fio io_uring at its best %.2f and %.2f",
+		c.name, rounds, strings.Join(parts, ", "), mean[floorMean]/1e3, ways[floorMean].name, tail[floorTail]/1e3, ways[floorTail].name,
+		mean[floorMean]/mean[0], tail[floorTail]/tail[0], mean[floorMean]/mean[1], tail[floorTail]/tail[1],
+		mean[floorMean]/slices.Min(mean[2:2+len(fioSettings(b, c))]), tail[floorTail]/slices.Min(tail[2:2+len(fioSettings(b, c))]))
+	b.ReportMetric(mean[floorMean]/mean[0], c.name+"-native/floor-mean")
+	b.ReportMetric(tail[floorTail]/tail[0], c.name+"-native/floor-p99.9")
 }
 
 // benchInt is the positive whole number the environment variable name
