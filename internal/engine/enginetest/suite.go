@@ -191,6 +191,7 @@ func blockSizeAlignmentRange(t *testing.T, open Opener, caps Caps) {
 		rnd(50, 4096, 2, 4, 50, 0),
 		rnd(30, 512, 1, 8, 100, 0),
 		rnd(70, 64<<10, 2, 2, 25, 0),
+		rnd(50, 4096, 2, 1, 50, 0), // QD1: one I/O at a time, an engine's shortest path
 	} {
 		w = ofIOs(w, 2*minTrace, ts[0].Capacity)
 		m := run(t, e, w)

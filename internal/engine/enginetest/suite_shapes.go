@@ -79,6 +79,8 @@ func rateCap(t *testing.T, open Opener, caps Caps) {
 		// Both caps: the bandwidth binds (8 MB/s of 8 KiB is 977 IOPS).
 		withRate(engine.Workload{Access: engine.Sequential, ReadPct: 0, BlockSize: 8192, TC: 1, QD: 4, ActiveRange: 100,
 			Duration: 3 * time.Second}, 5000, 8),
+		// One I/O at a time per thread, paced.
+		withRate(rnd(50, 4096, 2, 1, 100, 3*time.Second), 2000, 0),
 	} {
 		m := run(t, e, w)
 		checkRate(t, w, m, caps)
@@ -154,11 +156,20 @@ func writtenDataIncompressible(t *testing.T, open Opener, caps Caps) {
 	if !caps.ReadBack {
 		t.Skip("the engine's targets are not files whose written data can be read back")
 	}
-	e, ts := open(t, 1)
-	w := ofIOs(rnd(0, 4096, 2, 8, 100, 0), 4096, ts[0].Capacity) // 16 MiB, however slow the host
-	m := run(t, e, w)
-	require.NotZero(t, m.Write.IOs)
-	data, err := os.ReadFile(ts[0].Path)
+	for _, qd := range []int{8, 1} { // QD1: one I/O at a time, an engine's shortest path
+		e, ts := open(t, 1)
+		w := ofIOs(rnd(0, 4096, 2, qd, 100, 0), 4096, ts[0].Capacity) // 16 MiB, however slow the host
+		m := run(t, e, w)
+		require.NotZero(t, m.Write.IOs, w.String())
+		checkIncompressible(t, ts[0].Path)
+	}
+}
+
+// checkIncompressible reads back the file at path and asserts that its
+// written (non-zero) 4 KiB blocks are all different and do not compress.
+func checkIncompressible(t *testing.T, path string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
 	require.NoError(t, err)
 	zero := make([]byte, 4096)
 	var written bytes.Buffer

@@ -177,7 +177,7 @@ func benchEngines(b *testing.B, dev string, size int64) func(poll time.Duration)
 		if e := engines[poll]; e != nil {
 			return e
 		}
-		e, err := Open([]Target{{Name: dev, Path: dev, Size: size, LogicalBlock: 512}}, Options{Poll: poll, NoPin: os.Getenv("PTSRUN_BENCH_NOPIN") != "", IdlePolls: benchIdlePolls})
+		e, err := Open([]Target{{Name: dev, Path: dev, Size: size, LogicalBlock: 512}}, Options{ForcePread: os.Getenv("PTSRUN_BENCH_PREAD") != "", Poll: poll, NoPin: os.Getenv("PTSRUN_BENCH_NOPIN") != "", IdlePolls: benchIdlePolls})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -631,6 +631,10 @@ func benchCases() []benchCase {
 		{"ecw-tc4qd32", ecw, "randrw", "iops", append([]string{"--rwmixread=40", "--bssplit=" + split, "--random_distribution=zoned:50/5:30/15:20/80"}, refill...), 0},
 		// With polling off, the native engine waits as fio does: IOPS per
 		// CPU-second is the cost of an I/O.
+		// fio's synchronous engine, one I/O at a time: what the native
+		// engine's pread path (PTSRUN_BENCH_PREAD=1) is to be held to
+		// where there is no io_uring.
+		{"rnd4k-read-tc1qd1-psync", rnd(100, 4096, 1, 1), "randread", "lat", []string{"--ioengine=psync"}, -1},
 		{"rnd4k-read-tc1qd1-nopoll", rnd(100, 4096, 1, 1), "randread", "lat", nil, -1},
 		{"rnd4k-read-tc1qd32-nopoll", rnd(100, 4096, 1, 32), "randread", "iops", nil, -1},
 		{"rnd4k-65/35-tc4qd32-nopoll", rnd(65, 4096, 4, 32), "randrw", "iops", append([]string{"--rwmixread=65"}, refill...), -1},

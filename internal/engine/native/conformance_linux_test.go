@@ -63,6 +63,13 @@ func TestConformancePread(t *testing.T) {
 	enginetest.Run(t, opener(false, Options{ForcePread: true}), enginetest.Caps{LiveSeries: true, ExactSeries: true})
 }
 
+// On files the written data is read back: the pread path's writes too,
+// the raw ones at QD1 among them (rawPio).
+func TestConformancePreadFiles(t *testing.T) {
+	t.Parallel() // targets of its own per check: beside the others
+	enginetest.Run(t, opener(true, Options{ForcePread: true}), enginetest.Caps{ReadBack: true, GenerationCovered: true, LiveSeries: true, ExactSeries: true})
+}
+
 // Not beside the others: the engine's CPU time is the process's.
 func TestPacedThreadsSleep(t *testing.T) {
 	enginetest.PacedThreadsSleep(t, opener(false, Options{}))

@@ -17,7 +17,9 @@
 // interrupt, and a polling thread only takes the CPU from the device's
 // workers. Where io_uring is not available (an old kernel, or
 // io_uring_disabled set) a pool of TC × QD goroutines doing pread/pwrite takes
-// its place, and the measurement says which one ran. native_linux.go opens
+// its place, and the measurement says which one ran; at QD1 each thread's
+// one worker is pinned as an io_uring thread is and keeps its P through
+// the system call (rawPio), which is what brings it to fio's psync there. native_linux.go opens
 // the engine and runs a workload's threads, threads_linux.go is the I/O loop
 // of each (io_uring or pread), buffers_linux.go the data they write and
 // uring_linux.go the ring.

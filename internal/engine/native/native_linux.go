@@ -238,10 +238,11 @@ func (e *Engine) run(ctx context.Context, w engine.Workload) (engine.Measurement
 		deadline = start.Add(w.Duration)
 	}
 
-	// Every I/O thread blocks in io_uring_enter without giving up its P, so
-	// each needs a P of its own, and the rest of the process one more.
+	// Every I/O thread blocks in io_uring_enter, or at QD1 in its
+	// pread or pwrite (rawPio), without giving up its P, so each needs a P
+	// of its own, and the rest of the process one more.
 	threads := len(e.targets) * w.TC
-	if mode == "io_uring" {
+	if mode == "io_uring" || w.QD == 1 {
 		if prev := runtime.GOMAXPROCS(0); prev < threads+2 {
 			runtime.GOMAXPROCS(threads + 2)
 			defer runtime.GOMAXPROCS(prev)
@@ -277,7 +278,7 @@ func (e *Engine) run(ctx context.Context, w engine.Workload) (engine.Measurement
 				if mode == "io_uring" {
 					res.err = e.uringThread(w, ti, th, cpu, newPoller(pollNs, autoPoll, w.QD), eager, gen, start, deadline, &stop, maxBS, res)
 				} else {
-					res.err = e.preadThread(w, ti, th, gen, start, deadline, &stop, maxBS, res)
+					res.err = e.preadThread(w, ti, th, cpu, gen, start, deadline, &stop, maxBS, res)
 				}
 				res.end = time.Now()
 				res.series.done()
