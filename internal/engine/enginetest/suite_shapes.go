@@ -156,24 +156,36 @@ func writtenDataIncompressible(t *testing.T, open Opener, caps Caps) {
 	if !caps.ReadBack {
 		t.Skip("the engine's targets are not files whose written data can be read back")
 	}
-	for _, qd := range []int{8, 1} { // QD1: one I/O at a time, an engine's shortest path
+	// QD1: one I/O at a time, an engine's shortest path; few enough I/Os
+	// that an engine's trace (Trace, 2 000 a thread) holds them all.
+	for _, c := range []struct{ qd, ios int }{{8, 4096}, {1, 1500}} {
 		e, ts := open(t, 1)
-		w := ofIOs(rnd(0, 4096, 2, qd, 100, 0), 4096, ts[0].Capacity) // 16 MiB, however slow the host
+		w := ofIOs(rnd(0, 4096, 2, c.qd, 100, 0), c.ios, ts[0].Capacity) // 16 MiB and 6 MiB, however slow the host
 		m := run(t, e, w)
 		require.NotZero(t, m.Write.IOs, w.String())
-		checkIncompressible(t, ts[0].Path)
+		blocks := checkIncompressible(t, ts[0].Path)
+		if int64(len(m.Trace)) == m.Total().IOs {
+			// Every write landed where the engine said it went.
+			traced := map[int64]bool{}
+			for _, io := range m.Trace {
+				traced[io.Offset] = true
+			}
+			require.Equal(t, traced, blocks, "%s: the written blocks are the traced writes'", w)
+		}
 	}
 }
 
 // checkIncompressible reads back the file at path and asserts that its
 // written (non-zero) 4 KiB blocks are all different and do not compress.
-func checkIncompressible(t *testing.T, path string) {
+// It returns their offsets.
+func checkIncompressible(t *testing.T, path string) map[int64]bool {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
 	zero := make([]byte, 4096)
 	var written bytes.Buffer
 	seen := map[[32]byte]int{}
+	blocks := map[int64]bool{}
 	for off := 0; off+4096 <= len(data); off += 4096 {
 		blk := data[off : off+4096]
 		if bytes.Equal(blk, zero) {
@@ -181,6 +193,7 @@ func checkIncompressible(t *testing.T, path string) {
 		}
 		written.Write(blk)
 		seen[sha256.Sum256(blk)]++
+		blocks[int64(off)] = true
 	}
 	require.Greater(t, written.Len(), 1<<20, "at least 1 MiB written")
 	for h, n := range seen {
@@ -192,6 +205,7 @@ func checkIncompressible(t *testing.T, path string) {
 	fw.Close()
 	ratio := float64(z.Len()) / float64(written.Len())
 	assert.Greater(t, ratio, 0.99, "written data compresses to %.3f of its size", ratio)
+	return blocks
 }
 
 // checkRate asserts that a capped workload kept its cap, counted against

@@ -242,7 +242,7 @@ func (e *Engine) run(ctx context.Context, w engine.Workload) (engine.Measurement
 	// pread or pwrite (rawPio), without giving up its P, so each needs a P
 	// of its own, and the rest of the process one more.
 	threads := len(e.targets) * w.TC
-	if mode == "io_uring" || w.QD == 1 {
+	if mode == "io_uring" || (rawQD1 && w.QD == 1) {
 		if prev := runtime.GOMAXPROCS(0); prev < threads+2 {
 			runtime.GOMAXPROCS(threads + 2)
 			defer runtime.GOMAXPROCS(prev)

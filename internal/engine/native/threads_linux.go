@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -256,12 +257,29 @@ func lockThread(cpu int) (unlock func()) {
 	return runtime.UnlockOSThread
 }
 
+// rawQD1 says whether a QD1 pread worker does its I/O by raw system calls
+// (rawPio): on 64-bit ABIs only, where pread64's offset is one argument
+// (32-bit ones split it, arm and mips after a padding slot).
+const rawQD1 = strconv.IntSize == 64
+
+// maxRawNs is the slowest I/O after which a QD1 pread worker goes back to
+// ordinary system calls for the rest of the cell. A raw call keeps the
+// goroutine running in the runtime's eyes, and a direct read waits
+// uninterruptibly, so every stop of the world (the garbage collector's)
+// waits for it: for a microsecond or so on a healthy device, but for the
+// whole of a hung device's timeout, with the other targets' threads and
+// the interrupt handler stopped too. One slow I/O is then the most it
+// holds them.
+const maxRawNs = 10_000_000
+
 // rawPio is pread(2), or pwrite(2), by a raw system call: the calling
 // goroutine keeps its P while the kernel does the I/O, as an io_uring
 // thread does while it waits (Engine.run gives every such thread a P of
-// its own). Through unix.Pread, which hands the P over and takes it back
-// around the call, one 4 KiB read at a time took 12.4–13.1 µs where fio's
-// psync took 8.8–9.3 on a 2-CPU guest's loop device.
+// its own). One 4 KiB read at a time on a 2-CPU guest's loop device, in
+// fio's psync's mean latency ÷ the worker's: 0.68–0.72 through unix.Pread,
+// which hands the P over and takes it back around the call, in an
+// unpinned goroutine; 0.72–0.79 pinned and locked to its thread; 0.77–0.98
+// (median 0.98) pinned and raw.
 func rawPio(read bool, fd int, buf unsafe.Pointer, n, off int64) (int, error) {
 	nr := uintptr(unix.SYS_PWRITE64)
 	if read {
@@ -300,7 +318,7 @@ func (e *Engine) preadThread(w engine.Workload, ti, th, cpu int, gen *engine.Add
 	// it takes the thread's CPU and does its I/O by raw system calls
 	// (rawPio), the shortest path there is for it. Deeper, the QD workers
 	// share the Ps and hand them over while they wait.
-	raw := w.QD == 1
+	raw := rawQD1 && w.QD == 1
 	trace := e.opts.Trace
 	rec := &res.series
 	// tick moves the thread on to the interval it is in while its workers
@@ -318,6 +336,7 @@ func (e *Engine) preadThread(w engine.Workload, ti, th, cpu int, gen *engine.Add
 			if raw {
 				defer lockThread(cpu)()
 			}
+			rawNow := raw // until an I/O is slower than maxRawNs
 			rng := rand.New(rand.NewPCG(w.Seed^0x5bd1e995, uint64(ti)<<32|uint64(th)<<16|uint64(q)))
 			bufs := newBuffers(1, maxBS, e.targets[ti].LogicalBlock, w.Seed+uint64(ti)<<32+uint64(th)<<16+uint64(q), false)
 			defer bufs.free()
@@ -371,21 +390,23 @@ func (e *Engine) preadThread(w engine.Workload, ti, th, cpu int, gen *engine.Add
 					bufs.write(bi, io.Size, rng, &e.stamp)
 				}
 				buf := bufs.at(bi)
-				b := unsafe.Slice((*byte)(buf), io.Size)
 				t0 := time.Since(start)
 				var n int
 				var err error
 				switch {
-				case raw:
+				case rawNow:
 					n, err = rawPio(io.Read, fd, buf, io.Size, io.Offset)
 				case io.Read:
-					n, err = unix.Pread(fd, b, io.Offset)
+					n, err = unix.Pread(fd, unsafe.Slice((*byte)(buf), io.Size), io.Offset)
 				default:
-					n, err = unix.Pwrite(fd, b, io.Offset)
+					n, err = unix.Pwrite(fd, unsafe.Slice((*byte)(buf), io.Size), io.Offset)
 				}
 				t1 := time.Since(start)
 				inflight.Add(-1)
 				lat := int64(t1 - t0)
+				if lat > maxRawNs {
+					rawNow = false
+				}
 				mu.Lock()
 				if err != nil || int64(n) != io.Size {
 					if firstErr == nil {
