@@ -46,12 +46,16 @@ func refused(t *testing.T, dev string, reason string, destroy bool) {
 	refusedBy(t, dev, reason, destroy, sum)
 }
 
-// swapHeader is the sum of an active swap device's first page, its header:
-// the only part of it the kernel does not write while the swap is on. It
-// pages out to the rest at any time (it filled a test's 64 MiB swap within
-// a second on a host with 18 GB free), so the whole device's sum would
-// say the kernel's writes were ptsrun's.
-func swapHeader(t *testing.T, dev string) string {
+// swapState is what of an active swap device only ptsrun could change: the
+// sum of its first page, its header, which the kernel does not write while
+// the swap is on, and its discard counters (/sys/block/NAME/stat fields 12
+// and 14), which move only with a discard (the kernel's own come with
+// swapon --discard, not used here). The kernel pages out to the rest at
+// any time (it filled a test's 64 MiB swap within a second on a host with
+// 18 GB free), so the whole device's sum would take its writes for
+// ptsrun's; ordinary writes to an active swap fail (ETXTBSY), so discards
+// and zero-fills are what could get through.
+func swapState(t *testing.T, dev string) string {
 	t.Helper()
 	f, err := os.Open(dev)
 	require.NoError(t, err)
@@ -59,13 +63,30 @@ func swapHeader(t *testing.T, dev string) string {
 	h := sha256.New()
 	_, err = io.CopyN(h, f, 4096)
 	require.NoError(t, err)
-	return fmt.Sprintf("%x", h.Sum(nil))
+	st, err := os.ReadFile(filepath.Join("/sys/block", filepath.Base(dev), "stat"))
+	require.NoError(t, err)
+	fs := strings.Fields(string(st))
+	require.GreaterOrEqual(t, len(fs), 14, "%s: %q", dev, st)
+	return fmt.Sprintf("header %x, discards %s, sectors discarded %s", h.Sum(nil), fs[11], fs[13])
 }
 
-// refusedBy is refused with the device's state taken by sum.
-func refusedBy(t *testing.T, dev string, reason string, destroy bool, sum func(*testing.T, string) string) {
+// swapOn says whether dev is an active swap (/proc/swaps).
+func swapOn(t *testing.T, dev string) bool {
 	t.Helper()
-	before := sum(t, dev)
+	b, err := os.ReadFile("/proc/swaps")
+	require.NoError(t, err)
+	for _, l := range strings.Split(string(b), "\n") {
+		if fs := strings.Fields(l); len(fs) > 0 && fs[0] == dev {
+			return true
+		}
+	}
+	return false
+}
+
+// refusedBy is refused with the device's state taken by state.
+func refusedBy(t *testing.T, dev string, reason string, destroy bool, state func(*testing.T, string) string) {
+	t.Helper()
+	before := state(t, dev)
 	args := []string{"run", "--target", dev, "--purge", "none", "--tests", "lat", "--cell-time", "1s",
 		"--out", filepath.Join(t.TempDir(), "run")}
 	if destroy {
@@ -74,7 +95,7 @@ func refusedBy(t *testing.T, dev string, reason string, destroy bool, sum func(*
 	code, _, stderr := ptsrun(args...)
 	assert.Equal(t, 4, code, stderr)
 	assert.Contains(t, stderr, reason)
-	assert.Equal(t, before, sum(t, dev), "the device changed")
+	assert.Equal(t, before, state(t, dev), "the device changed")
 }
 
 // freeze stops a mounted filesystem's own writes (the journal commits
@@ -111,11 +132,15 @@ func TestSafetyGateOnLoopDevices(t *testing.T) {
 		if exec.Command("swapon", dev).Run() != nil {
 			t.Skip("swapon is not allowed here")
 		}
-		t.Cleanup(func() { exec.Command("swapoff", dev).Run() })
-		refusedBy(t, dev, dev+" is active swap", true, swapHeader)
-		out, err := exec.Command("swapon", "--show=NAME", "--noheadings").Output()
-		require.NoError(t, err)
-		assert.Contains(t, string(out), dev, "the swap is still on")
+		t.Cleanup(func() {
+			// Left on, a swap on a removed file makes the gate refuse the
+			// devices beside it.
+			if out, err := exec.Command("swapoff", dev).CombinedOutput(); err != nil {
+				t.Logf("swapoff %s: %v: %s", dev, err, out)
+			}
+		})
+		refusedBy(t, dev, dev+" is active swap", true, swapState)
+		assert.True(t, swapOn(t, dev), "%s: the swap is still on", dev)
 	})
 	t.Run("partition tables", func(t *testing.T) {
 		t.Parallel() // a device of its own
